@@ -1,0 +1,43 @@
+// `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
+import { existsSync, readFileSync, renameSync } from "node:fs";
+import type { Command } from "commander";
+import { defaultSettings, type RunSettings } from "../../config/run-options.js";
+import { isRunnerAlive } from "../../process/runner-alive.js";
+import { summariseRun } from "../../store/list-runs.js";
+import { runPaths } from "../../store/run-paths.js";
+import { readStateFile, writeStateFile } from "../../store/state-file.js";
+import { pickRun } from "../pick-run.js";
+import { startRun } from "../start-run.js";
+import { UsageError } from "../usage-error.js";
+import { parseCount } from "../../config/parse-value.js";
+
+function savedSettings(file: string): RunSettings {
+  try {
+    return { ...defaultSettings(), ...(JSON.parse(readFileSync(file, "utf8")) as Partial<RunSettings>) };
+  } catch {
+    throw new UsageError(`${file}: cannot be read; this run cannot be continued`);
+  }
+}
+
+/** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
+export async function continueCommand(projectDir: string, given: string, command: Command): Promise<number> {
+  const id = pickRun(projectDir, given, "continue");
+  const paths = runPaths(projectDir, id);
+  const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
+  if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
+  const opts = command.opts<{ maxIterations?: string; json?: boolean; live?: boolean }>();
+  let maxIterations: number | null = null;
+  if (opts.maxIterations !== undefined) {
+    const parsed = parseCount(opts.maxIterations);
+    if (!parsed.ok) throw new UsageError(`--max-iterations: expected ${parsed.expected}, got ${JSON.stringify(opts.maxIterations)}`);
+    maxIterations = parsed.value;
+  }
+  const read = readStateFile(paths.state);
+  if (!read.ok) throw new UsageError(read.message);
+  const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
+  const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
+  if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  writeStateFile(paths.state, state);
+  return startRun({ projectDir, runId: id, settings, state, previous: status, projectLock: false });
+}

@@ -1,0 +1,47 @@
+// `ralph stop`, `pause` and `resume`: they only create or remove the sentinel files of a run.
+import { existsSync, unlinkSync, writeFileSync } from "node:fs";
+import { isRunnerAlive } from "../../process/runner-alive.js";
+import { summariseRun } from "../../store/list-runs.js";
+import { runPaths } from "../../store/run-paths.js";
+import { pickRun } from "../pick-run.js";
+
+/** `ralph stop [RUN] [--now]`: STOP ends the run at the next boundary; with --now the runner ends the agent at once. */
+export async function stopCommand(projectDir: string, given: string | undefined, now: boolean): Promise<number> {
+  const id = pickRun(projectDir, given, "stop");
+  writeFileSync(runPaths(projectDir, id).stop, now ? "now\n" : "stop\n", { mode: 0o600 });
+  if (!now) {
+    process.stdout.write(`stop requested: run ${id} ends at the next iteration boundary\n`);
+    return 0;
+  }
+  process.stdout.write(`stop --now requested: ending run ${id} and its agent\n`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+    if (!summary.active) {
+      process.stdout.write(`run ${id}: ${summary.state}\n`);
+      return 0;
+    }
+    if (Date.now() > deadline) {
+      process.stdout.write(`run ${id} is still ending; check it with ralph status ${id}\n`);
+      return 0;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `ralph pause [RUN]`: the run waits before its next iteration until resumed. */
+export async function pauseCommand(projectDir: string, given: string | undefined): Promise<number> {
+  const id = pickRun(projectDir, given, "pause");
+  writeFileSync(runPaths(projectDir, id).pause, "pause\n", { mode: 0o600 });
+  process.stdout.write(`pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)\n`);
+  return 0;
+}
+
+/** `ralph resume [RUN]`: removes PAUSE. */
+export async function resumeCommand(projectDir: string, given: string | undefined): Promise<number> {
+  const id = pickRun(projectDir, given, "resume");
+  const file = runPaths(projectDir, id).pause;
+  if (existsSync(file)) unlinkSync(file);
+  process.stdout.write(`run ${id} resumed\n`);
+  return 0;
+}

@@ -1,0 +1,146 @@
+// `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { isRunnerAlive } from "../../process/runner-alive.js";
+import { listRuns, runIds, summariseRun } from "../../store/list-runs.js";
+import { runPaths } from "../../store/run-paths.js";
+import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
+import { pickRun } from "../pick-run.js";
+
+/** `ralph list [--active] [--json]`. */
+export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
+  const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    process.stdout.write(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
+    return 0;
+  }
+  const rows = runs.map((run) => [run.id, run.state, iterationText(run), `$${run.cost_usd.toFixed(4)}`, ageText(run.age_seconds)]);
+  process.stdout.write(table([["RUN", "STATE", "ITERATION", "SPEND", "AGE"], ...rows]));
+  return 0;
+}
+
+/** The status report of one run (RUN, the single active run, or the latest run). */
+export function statusReport(projectDir: string, given: string | undefined, now: Date): RunStatusReport {
+  let id = given;
+  if (id === undefined) {
+    try {
+      id = pickRun(projectDir, undefined, "show");
+    } catch (error) {
+      const latest = runIds(projectDir).at(-1);
+      if (!latest || !String((error as Error).message).startsWith("no active run")) throw error;
+      id = latest;
+    }
+  } else {
+    id = pickRun(projectDir, id, "show");
+  }
+  const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, now);
+  const started = status ? Date.parse(status.started_at) : Number.NaN;
+  const endedAt = status?.ended_at ? Date.parse(status.ended_at) : now.getTime();
+  return {
+    ...summary,
+    schema_version: 1,
+    run_dir: runPaths(projectDir, id).dir,
+    tokens: status?.tokens ?? { input: 0, output: 0 },
+    calls: status?.calls ?? 0,
+    session_id: status?.session_id ?? null,
+    current_task: status?.current_task ?? null,
+    elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
+    exit_reason: status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null),
+    exit_code: status?.exit_code ?? null,
+    last_action: status?.last_action ?? null,
+    resume_at: status?.resume_at ?? null,
+    recent_events: recentEvents(runPaths(projectDir, id).events, 5),
+  };
+}
+
+/** `ralph status [RUN] [--json]`. */
+export async function statusCommand(projectDir: string, given: string | undefined, json: boolean): Promise<number> {
+  const report = statusReport(projectDir, given, new Date());
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
+  const lines = [
+    `run        ${report.id} (${report.run_dir})`,
+    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
+    `iteration  ${iterationText(report)}`,
+    `spend      $${report.cost_usd.toFixed(4)} (agent CLI's estimate), tokens in ${report.tokens.input} / out ${report.tokens.output}`,
+    `task       ${report.current_task ?? "-"}`,
+    `elapsed    ${ageText(report.elapsed_seconds)}`,
+    `last       ${report.last_action ?? "-"}`,
+    ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    "recent events:",
+    ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** `ralph logs [RUN] [-f]`: prints run.log; -f follows it until the run ends. */
+export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean): Promise<number> {
+  const id = given ?? statusReport(projectDir, undefined, new Date()).id;
+  const file = runPaths(projectDir, pickRun(projectDir, id, "show")).log;
+  let offset = 0;
+  const drain = () => {
+    if (!existsSync(file)) return;
+    const size = statSync(file).size;
+    if (size <= offset) return;
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(size - offset);
+      readSync(fd, buffer, 0, buffer.length, offset);
+      offset = size;
+      process.stdout.write(buffer);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  drain();
+  if (!follow) return 0;
+  for (;;) {
+    const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+    drain();
+    if (!summary.active) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
+  if (!existsSync(file)) return [];
+  const size = statSync(file).size;
+  const length = Math.min(size, 64 * 1024);
+  const fd = openSync(file, "r");
+  const buffer = Buffer.alloc(length);
+  try {
+    readSync(fd, buffer, 0, length, size - length);
+  } finally {
+    closeSync(fd);
+  }
+  const lines = buffer.toString("utf8").split("\n").filter((line) => line.startsWith("{") && line.endsWith("}"));
+  return lines
+    .slice(-count * 4)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((event) => event.type !== "agent_event")
+    .slice(-count);
+}
+
+function iterationText(run: Pick<RunSummary, "iteration" | "max_iterations">): string {
+  return `${run.iteration}/${run.max_iterations === 0 ? "∞" : (run.max_iterations ?? "?")}`;
+}
+
+function ageText(seconds: number | null): string {
+  if (seconds === null) return "-";
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86400)}d`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
+}
+

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { demoCommand } from "./commands/demo.js";
+import { initCommand } from "./commands/init.js";
+import { continueCommand } from "./commands/continue.js";
+import { pauseCommand, resumeCommand, stopCommand } from "./commands/control.js";
+import { listCommand, logsCommand, statusCommand } from "./commands/inspect.js";
+import { addRunOptions, runCommand } from "./commands/run.js";
+import { UsageError } from "./usage-error.js";
+
+const VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+const QUOTING_NOTE = `
+A prompt containing ?, *, &, = or other characters special to your shell must be
+quoted (zsh and other globbing shells expand them), or given with --prompt-file.`;
+
+/** Builds the command tree; `trailing` holds the words after `--` (the command agent's argv). */
+function buildProgram(trailing: string[] | null, done: (code: Promise<number>) => void): Command {
+  const program = new Command("ralph")
+    .description("Run an AI coding agent in a loop until the work is provably done, a limit is reached, or you stop it.")
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .showSuggestionAfterError(false)
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+  addRunOptions(
+    program
+      .command("run")
+      .description("start a loop in the foreground")
+      .argument("[prompt...]", "the task (words joined with one space); default: PROMPT.md")
+      .addHelpText("after", `${QUOTING_NOTE}\n\nThe command agent: ralph run "fix the tests" -- ./my-agent --flag   (the prompt arrives on stdin)`)
+      .exitOverride(),
+  ).action((words: string[], _options: unknown, command: Command) => done(runCommand(words, command, trailing)));
+  program
+    .command("demo")
+    .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")
+    .exitOverride()
+    .action(() => done(demoCommand()));
+  program
+    .command("init")
+    .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")
+    .exitOverride()
+    .action(() => done(initCommand(process.cwd())));
+  const cwd = process.cwd();
+  program
+    .command("status")
+    .description("one run: state, iteration, spend, current task, last events")
+    .argument("[run]", "run id (default: the single active run, else the latest)")
+    .option("--json", "print the status as JSON")
+    .exitOverride()
+    .action((run: string | undefined, opts: { json?: boolean }) => done(statusCommand(cwd, run, opts.json === true)));
+  program
+    .command("list")
+    .description("runs under .ralph/runs: id, state, iteration, spend, age")
+    .option("--active", "only running, paused or waiting runs")
+    .option("--json", "print the list as JSON")
+    .exitOverride()
+    .action((opts: { active?: boolean; json?: boolean }) => done(listCommand(cwd, opts.active === true, opts.json === true)));
+  program
+    .command("stop")
+    .description("stop a run at the next iteration boundary (creates its STOP file)")
+    .argument("[run]", "run id (default: the single active run)")
+    .option("--now", "end the current iteration too: the runner ends the agent at once")
+    .exitOverride()
+    .action((run: string | undefined, opts: { now?: boolean }) => done(stopCommand(cwd, run, opts.now === true)));
+  program
+    .command("pause")
+    .description("pause a run before its next iteration (creates its PAUSE file)")
+    .argument("[run]", "run id (default: the single active run)")
+    .exitOverride()
+    .action((run: string | undefined) => done(pauseCommand(cwd, run)));
+  program
+    .command("resume")
+    .description("resume a paused run (removes its PAUSE file)")
+    .argument("[run]", "run id (default: the single active run)")
+    .exitOverride()
+    .action((run: string | undefined) => done(resumeCommand(cwd, run)));
+  program
+    .command("continue")
+    .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
+    .argument("<run>", "run id")
+    .option("-n, --max-iterations <n>", "new iteration cap (counted from the run's start; 0 = unlimited)")
+    .option("--json", "write the event stream to stdout instead of human output")
+    .option("--live", "show the agent's messages and tool calls as they stream")
+    .exitOverride()
+    .action((run: string, _opts: unknown, command: Command) => done(continueCommand(cwd, run, command)));
+  program
+    .command("logs")
+    .description("human-readable log of a run")
+    .argument("[run]", "run id (default: the single active run, else the latest)")
+    .option("-f, --follow", "follow the log until the run ends")
+    .exitOverride()
+    .action((run: string | undefined, opts: { follow?: boolean }) => done(logsCommand(cwd, run, opts.follow === true)));
+  return program;
+}
+
+/** Runs ralph with `argv` (without node and script) and resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const split = argv.indexOf("--");
+  const trailing = split === -1 ? null : argv.slice(split + 1);
+  const words = split === -1 ? argv : argv.slice(0, split);
+  let pending: Promise<number> | null = null;
+  const program = buildProgram(trailing, (code) => (pending = code));
+  try {
+    await program.parseAsync(words, { from: "user" });
+    if (!pending) {
+      process.stdout.write(program.helpInformation());
+      return words.length === 0 ? 0 : 2;
+    }
+    return await pending;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+      return 0;
+    }
+    process.stderr.write(`ralph: ${error.message.replace(/^error: /, "")}\n`);
+    return 2;
+  }
+  if (error instanceof UsageError) {
+    process.stderr.write(`ralph: ${error.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`ralph: internal error: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

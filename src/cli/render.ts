@@ -1,0 +1,73 @@
+// All user-facing wording of a run: per-iteration lines, agent output with --live, the final summary.
+import pc from "picocolors";
+import type { RunResult } from "../loop/finish-run.js";
+import type { RecordListener } from "../loop/run-record.js";
+import type { RunEvent } from "../store/event-log.js";
+
+/** How a run is shown on the terminal. */
+export interface RenderMode {
+  json: boolean;
+  live: boolean;
+  maxIterations: number;
+}
+
+/** A listener that prints a run's progress to `out` in the chosen mode. */
+export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): RecordListener {
+  let maxIterations = mode.maxIterations;
+  let total = 0;
+  const print = (line: string) => out.write(`${line}\n`);
+  return {
+    event(event: RunEvent) {
+      if (mode.json) return print(JSON.stringify(event));
+      if (event.type === "run_started" && typeof event.max_iterations === "number") maxIterations = event.max_iterations;
+      if (event.type === "iteration_ended") {
+        total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
+        print(iterationLine(event, maxIterations, total));
+      }
+      if (event.type === "agent_event" && mode.live) {
+        const line = liveLine(event);
+        if (line !== null) print(line);
+      }
+    },
+    log(line: string) {
+      if (mode.json) return;
+      if (line.startsWith("max_iterations changed to ")) maxIterations = Number(line.split(" ")[3]) || maxIterations;
+      if (line.startsWith("===") || line.startsWith("run ended:")) return;
+      print(pc.dim(line));
+    },
+  };
+}
+
+function iterationLine(event: RunEvent, maxIterations: number, totalUsd: number): string {
+  const of = maxIterations === 0 ? "∞" : String(maxIterations);
+  const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
+  const result = String(event.result);
+  const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${String(event.error)})` : ""}`) : result === "done" ? pc.green(result) : result;
+  return `[${String(event.iteration)}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
+}
+
+function liveLine(event: RunEvent): string | null {
+  const text = typeof event.text === "string" ? event.text : "";
+  switch (event.kind) {
+    case "text":
+      return text ? `  ${text.replace(/\n/g, "\n  ")}` : null;
+    case "tool_use":
+      return pc.cyan(`  → ${String(event.tool ?? "tool")}${text ? ` ${text}` : ""}`);
+    case "tool_result":
+      return text ? pc.dim(`    ${text.split("\n")[0]?.slice(0, 200)}`) : null;
+    case "error":
+      return pc.red(`  ! ${text}`);
+    default:
+      return null;
+  }
+}
+
+/** The closing lines of a run. */
+export function summaryLines(result: RunResult): string[] {
+  const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
+  return [
+    colour(`${result.reason}: ${result.detail}`),
+    `${result.iterations} iteration${result.iterations === 1 ? "" : "s"}, $${result.costUsd.toFixed(4)} (agent CLI's estimate), exit code ${result.exitCode}`,
+    `run directory: ${result.runDir}`,
+  ];
+}

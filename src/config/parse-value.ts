@@ -1,0 +1,101 @@
+// Strict parsers for option values; each returns the value or a message saying what was expected.
+
+/** A parsed value, or what was expected instead. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = <T>(expected: string): Parsed<T> => ({ ok: false, expected });
+
+/** A whole number written in base 10 (leading zeros allowed: `08` is 8). */
+export function parseCount(raw: unknown): Parsed<number> {
+  if (typeof raw === "number" && Number.isSafeInteger(raw) && raw >= 0) return ok(raw);
+  if (typeof raw !== "string" || !/^[0-9]+$/.test(raw.trim())) return bad("a whole number (0 or more, base 10)");
+  const value = Number.parseInt(raw.trim(), 10);
+  return Number.isSafeInteger(value) ? ok(value) : bad("a whole number (0 or more, base 10)");
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration such as `90`, `90s`, `15m`, `2h` (a bare number is seconds), in milliseconds. */
+export function parseDuration(raw: unknown): Parsed<number> {
+  const text = typeof raw === "number" ? String(raw) : raw;
+  const expected = "a duration such as 90, 90s, 15m or 2h";
+  if (typeof text !== "string") return bad(expected);
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match?.[1]) return bad(expected);
+  const ms = Number(match[1]) * (DURATION_UNITS[match[2] ?? "s"] ?? 1000);
+  return Number.isFinite(ms) ? ok(Math.round(ms)) : bad(expected);
+}
+
+/** An amount of US dollars such as `5` or `2.50`. */
+export function parseUsd(raw: unknown): Parsed<number> {
+  const text = typeof raw === "number" ? String(raw) : raw;
+  if (typeof text !== "string" || !/^[0-9]+(\.[0-9]+)?$/.test(text.trim())) return bad("an amount in US dollars such as 5 or 2.50");
+  return ok(Number(text.trim()));
+}
+
+/** `true`/`false` (and 1/0, yes/no) from flags, environment or YAML. */
+export function parseBoolean(raw: unknown): Parsed<boolean> {
+  if (typeof raw === "boolean") return ok(raw);
+  if (typeof raw === "string") {
+    const text = raw.trim().toLowerCase();
+    if (["1", "true", "yes", "on"].includes(text)) return ok(true);
+    if (["0", "false", "no", "off", ""].includes(text)) return ok(false);
+  }
+  return bad("true or false");
+}
+
+/** A non-empty string. */
+export function parseText(raw: unknown): Parsed<string> {
+  return typeof raw === "string" && raw.length > 0 ? ok(raw) : bad("a non-empty text");
+}
+
+/** One of a fixed set of words. */
+export function parseChoice<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T> {
+  return (raw) =>
+    typeof raw === "string" && (choices as readonly string[]).includes(raw) ? ok(raw as T) : bad(`one of ${choices.join(", ")}`);
+}
+
+/** A list of strings: a YAML list, or a single string taken as a one-item list. */
+export function parseTextList(raw: unknown): Parsed<string[]> {
+  if (typeof raw === "string" && raw.length > 0) return ok([raw]);
+  if (Array.isArray(raw) && raw.every((item) => typeof item === "string" && item.length > 0)) return ok(raw as string[]);
+  return bad("a text or a list of texts");
+}
+
+/** A run id: letters, digits, `.`, `_` and `-`, not starting with a dot. */
+export function parseRunId(raw: unknown): Parsed<string> {
+  return typeof raw === "string" && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(raw)
+    ? ok(raw)
+    : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, not starting with '.')");
+}
+
+/** A command line split into words the way a user would expect, without a shell: quotes group, nothing expands. */
+export function parseCommandWords(raw: unknown): Parsed<string[]> {
+  if (Array.isArray(raw)) return raw.length > 0 && raw.every((w) => typeof w === "string") ? ok(raw as string[]) : bad("a command");
+  if (typeof raw !== "string") return bad("a command");
+  const words: string[] = [];
+  let current: string | null = null;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i] as string;
+    if (quote) {
+      if (ch === quote) quote = null;
+      else if (ch === "\\" && quote === '"' && i + 1 < raw.length) current += raw[++i] as string;
+      else current += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      current ??= "";
+    } else if (/\s/.test(ch)) {
+      if (current !== null) words.push(current);
+      current = null;
+    } else if (ch === "\\" && i + 1 < raw.length) {
+      current = (current ?? "") + (raw[++i] as string);
+    } else {
+      current = (current ?? "") + ch;
+    }
+  }
+  if (quote) return bad("a command with balanced quotes");
+  if (current !== null) words.push(current);
+  return words.length > 0 ? ok(words) : bad("a command");
+}

@@ -1,0 +1,96 @@
+// The options of `ralph run`: their names in each source, parsers and defaults (SPEC section 2).
+import { AGENT_NAMES, type AgentName } from "../agents/types.js";
+import {
+  parseBoolean,
+  parseChoice,
+  parseCommandWords,
+  parseCount,
+  parseDuration,
+  parseRunId,
+  parseText,
+  parseTextList,
+  parseUsd,
+  type Parsed,
+} from "./parse-value.js";
+
+/** Fully resolved settings of one run (the prompt itself is resolved separately). */
+export interface RunSettings {
+  promptFile: string | null;
+  maxIterations: number;
+  completionPromise: string | null;
+  checks: string[];
+  tasks: string | null;
+  agent: AgentName;
+  agentCmd: string[] | null;
+  model: string | null;
+  timeoutMs: number;
+  idleTimeoutMs: number | null;
+  graceMs: number;
+  maxCostUsd: number | null;
+  maxRuntimeMs: number | null;
+  maxFailures: number;
+  stallLimit: number;
+  onLimit: "wait" | "stop";
+  live: boolean;
+  dryRun: boolean;
+  dryRunDelayMs: number;
+  json: boolean;
+  name: string | null;
+}
+
+/** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
+export interface OptionSpec<K extends keyof RunSettings = keyof RunSettings> {
+  key: K;
+  flag: string;
+  env: string;
+  yaml: string;
+  parse: (raw: unknown) => Parsed<RunSettings[K]>;
+  defaultValue: RunSettings[K];
+}
+
+const nullable =
+  <T>(parse: (raw: unknown) => Parsed<T>) =>
+  (raw: unknown): Parsed<T | null> =>
+    parse(raw);
+
+function spec<K extends keyof RunSettings>(
+  key: K,
+  flag: string,
+  parse: (raw: unknown) => Parsed<RunSettings[K]>,
+  defaultValue: RunSettings[K],
+): OptionSpec<K> {
+  const snake = flag.replace(/^--/, "").replace(/-/g, "_");
+  return { key, flag, env: `RALPH_${snake.toUpperCase()}`, yaml: snake, parse, defaultValue };
+}
+
+/** Every `ralph run` option except the prompt words and `-- CMD ARGS`. */
+export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
+  spec("promptFile", "--prompt-file", nullable(parseText), null),
+  spec("maxIterations", "--max-iterations", parseCount, 3),
+  spec("completionPromise", "--completion-promise", nullable(parseText), null),
+  spec("checks", "--check", parseTextList, []),
+  spec("tasks", "--tasks", nullable(parseText), null),
+  spec("agent", "--agent", parseChoice<AgentName>(AGENT_NAMES), "claude"),
+  spec("agentCmd", "--agent-cmd", nullable(parseCommandWords), null),
+  spec("model", "--model", nullable(parseText), null),
+  spec("timeoutMs", "--timeout", parseDuration, 30 * 60_000),
+  spec("idleTimeoutMs", "--idle-timeout", nullable(parseDuration), null),
+  spec("graceMs", "--grace", parseDuration, 5000),
+  spec("maxCostUsd", "--max-cost", nullable(parseUsd), null),
+  spec("maxRuntimeMs", "--max-runtime", nullable(parseDuration), null),
+  spec("maxFailures", "--max-failures", parseCount, 3),
+  spec("stallLimit", "--stall-limit", parseCount, 0),
+  spec("onLimit", "--on-limit", parseChoice(["wait", "stop"] as const), "wait"),
+  spec("live", "--live", parseBoolean, false),
+  spec("dryRun", "--dry-run", parseBoolean, false),
+  spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),
+  spec("json", "--json", parseBoolean, false),
+  spec("name", "--name", nullable(parseRunId), null),
+] as OptionSpec[];
+
+/** The defaults of every option. */
+export function defaultSettings(): RunSettings {
+  const settings: Partial<Record<keyof RunSettings, unknown>> = {};
+  for (const option of RUN_OPTION_SPECS) settings[option.key] = option.defaultValue;
+  return settings as RunSettings;
+}

@@ -1,0 +1,81 @@
+// Watches a run directory for the PAUSE and STOP sentinels and state.md edits, by file watch with a polling fallback.
+import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import type { RunPaths } from "../store/run-paths.js";
+
+/** Fallback poll period, for filesystems where watching misses events. */
+const FALLBACK_POLL_MS = 250;
+
+/** What the sentinels ask for right now. */
+export interface SentinelState {
+  stop: boolean;
+  stopNow: boolean;
+  pause: boolean;
+}
+
+/** Reads the sentinels (cheap: two stats and, when STOP exists, one small read). */
+export function readSentinels(paths: RunPaths): SentinelState {
+  const stop = existsSync(paths.stop);
+  let stopNow = false;
+  if (stop) {
+    try {
+      stopNow = /^\s*now\b/m.test(readFileSync(paths.stop, "utf8"));
+    } catch {
+      stopNow = false;
+    }
+  }
+  return { stop, stopNow, pause: existsSync(paths.pause) };
+}
+
+/** Notices changes in the run directory and turns `STOP` with `now` into an abort. */
+export class ControlWatch {
+  private watcher: FSWatcher | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private waiters: Array<() => void> = [];
+  private readonly stopNowController = new AbortController();
+
+  constructor(private readonly paths: RunPaths) {}
+
+  /** Aborted once `ralph stop --now` (a STOP file saying `now`) is seen. */
+  get stopNow(): AbortSignal {
+    return this.stopNowController.signal;
+  }
+
+  /** Starts watching. */
+  start(): void {
+    try {
+      this.watcher = watch(this.paths.dir, { persistent: false }, () => this.changed());
+      this.watcher.on("error", () => undefined);
+    } catch {
+      this.watcher = null;
+    }
+    this.poll = setInterval(() => this.changed(), FALLBACK_POLL_MS);
+    this.poll.unref();
+    this.changed();
+  }
+
+  /** Resolves on the next change in the run directory (or the next fallback poll), or when `signal` aborts. */
+  nextChange(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Stops watching and releases every waiter. */
+  close(): void {
+    this.watcher?.close();
+    if (this.poll) clearInterval(this.poll);
+    this.changed();
+  }
+
+  private changed(): void {
+    if (!this.stopNowController.signal.aborted && readSentinels(this.paths).stopNow) this.stopNowController.abort("stop --now");
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}

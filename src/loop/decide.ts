@@ -1,0 +1,140 @@
+// After an agent returns: record the iteration, then decide between DONE, FAILED, STALLED or another round.
+import { checkCriteria, failingContext, type CriterionVerdict } from "./criteria.js";
+import type { Ending } from "./finish-run.js";
+import type { LoopState } from "./loop-state.js";
+import { describeChange, takeFingerprint } from "./progress-fingerprint.js";
+import { findPromise } from "./promise.js";
+import type { AgentRun } from "./run-agent.js";
+
+/** One finished iteration, as the decision sees it. */
+export interface FinishedIteration {
+  iteration: number;
+  task: string | null;
+  prompt: string;
+  run: Extract<AgentRun, { kind: "finished" }>;
+}
+
+/** Why an iteration counts as failed, or null when it did not fail. */
+export function failureOf(run: FinishedIteration["run"]): string | null {
+  if (run.endedBy === "timeout") return "timed out";
+  if (run.endedBy === "idle_timeout") return "idle timeout";
+  if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
+  if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
+  if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
+  return null;
+}
+
+function describeExit(run: FinishedIteration["run"]): string {
+  return run.exit.signal ?? String(run.exit.code);
+}
+
+/** Records the iteration and returns the Ending it leads to, or null to go on. */
+export async function decideAfterIteration(loop: LoopState, done: FinishedIteration): Promise<Ending | null> {
+  const { record, deps } = loop;
+  const { outcome } = done.run;
+  const failure = failureOf(done.run);
+  const promiseText = loop.state.completionPromise;
+  const promise = promiseText && outcome.finalMessage !== null ? findPromise(outcome.finalMessage, promiseText, done.prompt) : null;
+  const criteria = loop.state.completionCriteria;
+  const shouldCheck = !failure && criteria.length > 0 && (promiseText === null || promise?.found === true);
+  const verdicts: CriterionVerdict[] = shouldCheck ? await runChecks(loop, done.iteration) : [];
+  const criteriaPass = verdicts.every((verdict) => verdict.passed);
+  const isDone = !failure && (promiseText !== null ? promise?.found === true && criteriaPass : criteria.length > 0 && criteriaPass);
+
+  const cost = record.status.cost_usd + (outcome.costUsd ?? 0);
+  const tokens = {
+    input: record.status.tokens.input + (outcome.tokens?.input ?? 0),
+    output: record.status.tokens.output + (outcome.tokens?.output ?? 0),
+  };
+  loop.failures = failure ? loop.failures + 1 : 0;
+  record.update({
+    calls: record.status.calls + 1,
+    cost_usd: cost,
+    tokens,
+    session_id: outcome.sessionId ?? record.status.session_id,
+    failures: loop.failures,
+    last_action: `iteration ${done.iteration} ${failure ? `failed: ${failure}` : "finished"}`,
+  });
+  const result = failure ? (done.run.endedBy === "timeout" ? "timeout" : "failed") : isDone ? "done" : "continue";
+  record.progress([
+    ["iteration", done.iteration],
+    ["task", done.task],
+    ["agent_exit", done.run.exit.signal ?? done.run.exit.code],
+    ["ended_by", done.run.endedBy],
+    ["result", result],
+    ["error", failure],
+    ["duration_ms", done.run.durationMs],
+    ["cost_usd", outcome.costUsd],
+    ["cost_total_usd", cost.toFixed(6)],
+    ["tokens_in", outcome.tokens?.input],
+    ["tokens_out", outcome.tokens?.output],
+    ["session_id", outcome.sessionId],
+    ["promise_found", promise ? promise.found : undefined],
+    ["criteria", verdicts.length > 0 ? verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined],
+    ["leftover_processes", done.run.leftovers || undefined],
+  ]);
+  record.event("iteration_ended", {
+    iteration: done.iteration,
+    exit_code: done.run.exit.code,
+    exit_signal: done.run.exit.signal,
+    ended_by: done.run.endedBy,
+    duration_ms: done.run.durationMs,
+    result,
+    error: failure,
+    cost_usd: outcome.costUsd ?? null,
+    cost_total_usd: cost,
+    tokens: outcome.tokens ?? null,
+    session_id: outcome.sessionId ?? null,
+    promise: promise ? promise.reason : null,
+    criteria_passed: verdicts.length > 0 ? criteriaPass : null,
+  });
+  record.log(`=== Completed iteration ${done.iteration} ===`);
+
+  const signal = deps.signals.firstSignal();
+  if (deps.signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+  if (done.run.endedBy === "stop_now") return { reason: "STOPPED", detail: "stop --now ended the agent" };
+  if (failure) {
+    record.log(`iteration ${done.iteration} failed (${failure}); ${loop.failures}/${loop.options.settings.maxFailures} consecutive failures`);
+    if (loop.failures >= loop.options.settings.maxFailures) {
+      return { reason: "FAILED", detail: `${loop.failures} consecutive failed iterations, last: ${failure}` };
+    }
+    return null;
+  }
+  if (isDone) {
+    record.log("LOOP_COMPLETE: all criteria met.");
+    return { reason: "DONE", detail: promiseText ? `promise <promise>${promiseText}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" };
+  }
+  loop.failingChecks = promise?.found && !criteriaPass ? failingContext(verdicts) : "";
+  if (loop.failingChecks) record.log("promise claimed but a completion check failed; its output goes into the next prompt");
+  return checkStall(loop, done.iteration);
+}
+
+async function runChecks(loop: LoopState, iteration: number): Promise<CriterionVerdict[]> {
+  const verdicts = await checkCriteria(loop.state.completionCriteria, {
+    cwd: loop.options.projectDir,
+    ...(loop.tasksFile ? { tasksFile: loop.tasksFile } : {}),
+    signal: loop.deps.signals.interrupted,
+  });
+  for (const verdict of verdicts) {
+    loop.record.event("criteria_checked", { iteration, type: verdict.type, check: verdict.check, passed: verdict.passed, detail: verdict.detail });
+    loop.record.progress([["criterion", `${verdict.type}: ${verdict.check}`], ["criterion_passed", verdict.passed], ["criterion_detail", verdict.detail]]);
+    loop.record.log(`check ${verdict.passed ? "passed" : "FAILED"}: ${verdict.type}: ${verdict.check}${verdict.passed ? "" : ` (${verdict.detail})`}`);
+  }
+  return verdicts;
+}
+
+async function checkStall(loop: LoopState, iteration: number): Promise<Ending | null> {
+  const limit = loop.options.settings.stallLimit;
+  if (limit === 0) return null;
+  const now = await takeFingerprint(loop.options.projectDir, loop.tasksFile ?? undefined);
+  if (!now.ok) {
+    loop.record.log(`stall detection needs git: ${now.message}`);
+    return null;
+  }
+  const before = loop.fingerprint;
+  loop.fingerprint = now;
+  const change = before ? describeChange(before, now) : "first fingerprint";
+  loop.stalled = change === null ? loop.stalled + 1 : 0;
+  loop.record.log(change === null ? `no progress in iteration ${iteration} (${loop.stalled}/${limit}): git HEAD ${now.head.slice(0, 12)}, working tree and task list unchanged` : `progress in iteration ${iteration}: ${change}`);
+  return loop.stalled >= limit ? { reason: "STALLED", detail: `${loop.stalled} consecutive iterations without a change to the git tree, HEAD or task list` } : null;
+}

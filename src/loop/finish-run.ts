@@ -1,0 +1,57 @@
+// The one place a run ends: every exit reason goes through here and leaves the completion marker.
+import { appendCompletionMarker } from "../store/progress-log.js";
+import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
+import type { RunRecord } from "./run-record.js";
+
+/** How a run ended, as decided by the loop. */
+export interface Ending {
+  reason: ExitReason;
+  /** One line saying why, for the log and the summary. */
+  detail: string;
+  /** The signal, for INTERRUPTED. */
+  signal?: InterruptSignal;
+}
+
+/** The outcome of a finished run, for the CLI to render and exit with. */
+export interface RunResult extends Ending {
+  exitCode: number;
+  runId: string;
+  runDir: string;
+  iterations: number;
+  costUsd: number;
+}
+
+/** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
+export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
+  const exitCode = exitCodeFor(ending.reason, ending.signal);
+  record.stopHeartbeat();
+  const steps: Array<() => void> = [
+    () => record.log(`run ended: ${ending.reason} (${ending.detail})`),
+    () =>
+      record.update({
+        state: "ended",
+        ended_at: now.toISOString(),
+        exit_reason: ending.reason,
+        exit_code: exitCode,
+        last_action: ending.detail,
+      }),
+    () => record.event("run_ended", { reason: ending.reason, exit_code: exitCode, detail: ending.detail }),
+  ];
+  // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
+  for (const step of steps) {
+    try {
+      step();
+    } catch {
+      // The marker below is what matters most; nothing else can be done about a failed write here.
+    }
+  }
+  appendCompletionMarker(record.paths.progress, ending.reason);
+  return {
+    ...ending,
+    exitCode,
+    runId: record.status.run_id,
+    runDir: record.paths.dir,
+    iterations: record.status.iteration,
+    costUsd: record.status.cost_usd,
+  };
+}

@@ -1,0 +1,47 @@
+// Splits a byte stream into lines without holding more than one (capped) line in memory.
+
+/** Calls `onLine` for every complete line; lines longer than `maxLineBytes` are cut (the rest is dropped). */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private overflowed = false;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly maxLineBytes = 1024 * 1024,
+  ) {}
+
+  /** Feeds a chunk of output. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+      this.append(chunk.subarray(start, newline));
+      this.emit();
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.append(chunk.subarray(start));
+  }
+
+  /** Emits a last line that had no newline. */
+  end(): void {
+    if (this.pendingBytes > 0 || this.overflowed) this.emit();
+  }
+
+  private append(part: Buffer): void {
+    const room = this.maxLineBytes - this.pendingBytes;
+    if (part.length > room) this.overflowed = true;
+    const kept = part.length > room ? part.subarray(0, Math.max(0, room)) : part;
+    if (kept.length > 0) {
+      this.pending.push(kept);
+      this.pendingBytes += kept.length;
+    }
+  }
+
+  private emit(): void {
+    const line = Buffer.concat(this.pending, this.pendingBytes).toString("utf8").replace(/\r$/, "");
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.overflowed = false;
+    this.onLine(line);
+  }
+}

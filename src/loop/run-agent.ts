@@ -1,0 +1,128 @@
+// Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
+// and the whole process tree ended afterwards so nothing leaks into the next iteration.
+import { createWriteStream } from "node:fs";
+import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
+import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
+import type { TreeMarker } from "../process/inventory.js";
+import { LineSplitter } from "./line-splitter.js";
+
+/** Why the runner ended an agent before it finished by itself. */
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now";
+
+/** What one agent process did. */
+export type AgentRun =
+  | { kind: "missing"; message: string }
+  | { kind: "finished"; exit: AgentExit; outcome: AgentOutcome; endedBy: EndedBy | null; durationMs: number; leftovers: number };
+
+/** Everything runAgent needs for one iteration. */
+export interface AgentRunInput {
+  adapter: AgentAdapter;
+  invocation: Invocation;
+  prompt: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  marker: TreeMarker;
+  logFile: string;
+  timeoutMs: number;
+  idleTimeoutMs: number | null;
+  graceMs: number;
+  /** Aborted on a first signal: end the agent now, with grace. */
+  interrupted: AbortSignal;
+  /** Aborted on a second signal: skip the grace. */
+  urgent: AbortSignal;
+  /** Aborted by `ralph stop --now`. */
+  stopNow: AbortSignal;
+  onEvent: (event: AgentEvent) => void;
+  spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
+  now: () => number;
+}
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+
+/** Starts the agent, waits for it (or ends it), and always ends its whole tree before returning. */
+export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
+  const started = input.now();
+  const spawned = await input.spawnAgent({
+    argv: input.invocation.argv,
+    cwd: input.cwd,
+    env: input.env,
+    stdin: input.invocation.stdin,
+    marker: input.marker,
+  });
+  if (!spawned.ok) return { kind: "missing", message: spawned.message };
+  const agent = spawned.agent;
+  const log = createWriteStream(input.logFile, { flags: "a", mode: 0o600 });
+  const parser = input.adapter.parser({ prompt: input.prompt });
+  let stderrTail = "";
+  let endedBy: EndedBy | null = null;
+  let idleTimer: NodeJS.Timeout | null = null;
+  const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, skipGrace: input.urgent });
+  const endNow = (why: EndedBy) => {
+    if (endedBy) return;
+    endedBy = why;
+    void agent.end(endOptions());
+  };
+  const armIdle = () => {
+    if (input.idleTimeoutMs === null) return;
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => endNow("idle_timeout"), input.idleTimeoutMs);
+  };
+
+  const splitter = new LineSplitter((line) => {
+    let events: AgentEvent[];
+    try {
+      events = parser.line(line);
+    } catch {
+      // A parser must skip what it cannot read; one that throws loses only this line.
+      events = [];
+    }
+    for (const event of events) input.onEvent(event);
+  });
+  const stdoutDone = new Promise<void>((resolve) => {
+    agent.stdout.on("data", (chunk: Buffer) => {
+      armIdle();
+      log.write(chunk);
+      splitter.push(chunk);
+    });
+    agent.stdout.on("end", resolve);
+    agent.stdout.on("error", () => resolve());
+  });
+  const stderrDone = new Promise<void>((resolve) => {
+    agent.stderr.on("data", (chunk: Buffer) => {
+      armIdle();
+      log.write(chunk);
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+    agent.stderr.on("end", resolve);
+    agent.stderr.on("error", () => resolve());
+  });
+
+  const timeout = setTimeout(() => endNow("timeout"), input.timeoutMs);
+  armIdle();
+  const onInterrupt = () => endNow("interrupted");
+  const onStopNow = () => endNow("stop_now");
+  input.interrupted.addEventListener("abort", onInterrupt);
+  input.stopNow.addEventListener("abort", onStopNow);
+  if (input.interrupted.aborted) onInterrupt();
+  if (input.stopNow.aborted) onStopNow();
+  try {
+    const exit = await agent.exited;
+    // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
+    const report = await agent.end(endOptions());
+    // Every writer of the pipes is gone now; still, never wait on them forever.
+    await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
+    splitter.end();
+    await new Promise<void>((resolve) => log.end(resolve));
+    const outcome = parser.finish(stderrTail, exit);
+    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
+  } finally {
+    clearTimeout(timeout);
+    if (idleTimer) clearTimeout(idleTimer);
+    input.interrupted.removeEventListener("abort", onInterrupt);
+    input.stopNow.removeEventListener("abort", onStopNow);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

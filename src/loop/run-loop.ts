@@ -1,0 +1,96 @@
+// The loop engine: iterations of a fresh agent process until an exit reason is reached.
+//
+//   start → [boundary: signals, state.md, STOP, PAUSE] → limits → select task → run agent → record
+//         → decide (DONE / failure / stall) → [boundary] → …
+//
+// Every way out returns an Ending to runLoop, which hands it to finishRun, the one place that writes
+// the completion marker; an exception anywhere becomes FAILED there too.
+import { randomBytes } from "node:crypto";
+import { checkBoundary } from "./check-boundary.js";
+import { ControlWatch } from "./control-watch.js";
+import { finishRun, type Ending, type RunResult } from "./finish-run.js";
+import { runIteration } from "./iteration.js";
+import type { LoopDeps, LoopOptions } from "./loop-types.js";
+import { RunRecord } from "./run-record.js";
+import { LoopState } from "./loop-state.js";
+import { takeFingerprint } from "./progress-fingerprint.js";
+import { runPaths } from "../store/run-paths.js";
+import { writeStateFile } from "../store/state-file.js";
+import type { RunStatus } from "../store/status-file.js";
+
+/** Runs the loop to its end and returns how it ended; never throws for expected failures. */
+export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<RunResult> {
+  const paths = runPaths(options.projectDir, options.runId);
+  const record = RunRecord.create(paths, initialStatus(options, deps), deps.listener, deps.now);
+  const markerValue = `${options.runId}:${deps.pid}:${randomBytes(6).toString("hex")}`;
+  const guardian = deps.startGuardian?.(markerValue, options.settings.graceMs) ?? null;
+  const control = new ControlWatch(paths);
+  let ending: Ending;
+  try {
+    if (!options.previous) writeStateFile(paths.state, options.state);
+    record.event("run_started", {
+      agent: options.settings.agent,
+      max_iterations: options.state.maxIterations,
+      cwd: options.projectDir,
+      continued_from_iteration: options.previous?.iteration ?? null,
+    });
+    record.log(options.previous ? `run continued at iteration ${options.previous.iteration}` : "run started");
+    if (options.previous) record.progress([["continued_at", deps.now().toISOString()], ["continued_from_iteration", options.previous.iteration]]);
+    for (const note of options.notes ?? []) record.log(note);
+    record.startHeartbeat();
+    control.start();
+    const loop = new LoopState(options, deps, record, control, { key: "RALPH_SUPERVISOR", value: markerValue });
+    if (options.settings.stallLimit > 0) loop.fingerprint = await takeFingerprint(options.projectDir, loop.tasksFile ?? undefined);
+    ending = await iterate(loop);
+  } catch (error) {
+    ending = { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
+  } finally {
+    control.close();
+  }
+  const result = finishRun(record, ending, deps.now());
+  guardian?.dispose();
+  return result;
+}
+
+async function iterate(loop: LoopState): Promise<Ending> {
+  for (;;) {
+    const before = await checkBoundary(loop);
+    if (before) return before;
+    const limit = loop.limitReached();
+    if (limit) return limit;
+    const selection = loop.selectTask();
+    if ("reason" in selection) return selection;
+    const outcome = await runIteration(loop, selection.task);
+    if (outcome) return outcome;
+  }
+}
+
+function initialStatus(options: LoopOptions, deps: LoopDeps): RunStatus {
+  const now = deps.now().toISOString();
+  const previous = options.previous;
+  return {
+    schema_version: 1,
+    run_id: options.runId,
+    mode: "run",
+    pid: deps.pid,
+    pid_start: deps.pidStart,
+    hostname: deps.hostname,
+    cwd: options.projectDir,
+    agent: options.settings.agent,
+    state: "starting",
+    iteration: previous?.iteration ?? 0,
+    max_iterations: options.state.maxIterations,
+    calls: previous?.calls ?? 0,
+    cost_usd: previous?.cost_usd ?? 0,
+    tokens: previous?.tokens ?? { input: 0, output: 0 },
+    session_id: previous?.session_id ?? null,
+    current_task: null,
+    started_at: previous?.started_at ?? now,
+    updated_at: now,
+    ended_at: null,
+    exit_reason: null,
+    exit_code: null,
+    last_action: "starting",
+    failures: 0,
+  };
+}

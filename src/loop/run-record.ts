@@ -1,0 +1,77 @@
+// Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
+import { appendFileSync, mkdirSync } from "node:fs";
+import { appendEvent, type EventType, type RunEvent } from "../store/event-log.js";
+import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
+import type { RunPaths } from "../store/run-paths.js";
+import { writeStatusFile, type RunStatus } from "../store/status-file.js";
+
+/** Receives what the runner records, for rendering on the terminal. */
+export interface RecordListener {
+  event(event: RunEvent): void;
+  log(line: string): void;
+}
+
+/** Writes a run's files; the one object the loop records through. */
+export class RunRecord {
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly paths: RunPaths,
+    private current: RunStatus,
+    private readonly listener: RecordListener,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Creates the run directory (0700) and writes the first status. */
+  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date): RunRecord {
+    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    const record = new RunRecord(paths, status, listener, now);
+    record.writeStatus();
+    return record;
+  }
+
+  /** The last status written. */
+  get status(): Readonly<RunStatus> {
+    return this.current;
+  }
+
+  /** Merges `patch` into status.json and replaces the file. */
+  update(patch: Partial<RunStatus>): void {
+    this.current = { ...this.current, ...patch };
+    this.writeStatus();
+  }
+
+  /** Appends an event to events.jsonl and passes it on. */
+  event(type: EventType, fields: Record<string, unknown> = {}): void {
+    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...fields };
+    appendEvent(this.paths.events, event);
+    this.listener.event(event);
+  }
+
+  /** Appends a human-readable line to run.log and passes it on. */
+  log(line: string): void {
+    appendFileSync(this.paths.log, `${this.now().toISOString()} ${line}\n`, { mode: 0o600 });
+    this.listener.log(line);
+  }
+
+  /** Appends a key=value block to progress.txt. */
+  progress(block: ProgressBlock): void {
+    appendProgress(this.paths.progress, block);
+  }
+
+  /** Refreshes `updated_at` every `intervalMs` so readers can tell a live runner from a dead one. */
+  startHeartbeat(intervalMs = 5000): void {
+    this.heartbeat ??= setInterval(() => this.writeStatus(), intervalMs).unref();
+  }
+
+  /** Stops the heartbeat. */
+  stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  private writeStatus(): void {
+    this.current = { ...this.current, updated_at: this.now().toISOString() };
+    writeStatusFile(this.paths.status, this.current);
+  }
+}

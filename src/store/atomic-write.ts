@@ -1,0 +1,18 @@
+// Replaces a file atomically: write a temporary file beside it, then rename over it.
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+
+/** Writes `text` to `file` so that readers see either the old or the new content, never a mix. */
+export function writeFileAtomic(file: string, text: string, mode = 0o600): void {
+  const temporary = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  const fd = openSync(temporary, "wx", mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(temporary);
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, file);
+}

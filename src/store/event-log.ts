@@ -1,0 +1,28 @@
+// events.jsonl: one JSON event per line (SPEC section 5), appended only.
+import { appendFileSync } from "node:fs";
+
+/** Event types of the stream. */
+export type EventType =
+  | "run_started"
+  | "iteration_started"
+  | "agent_event"
+  | "iteration_ended"
+  | "paused"
+  | "resumed"
+  | "waiting_limit"
+  | "criteria_checked"
+  | "run_ended";
+
+/** One event as written to events.jsonl and to stdout with --json. */
+export interface RunEvent {
+  v: 1;
+  ts: string;
+  run: string;
+  type: EventType;
+  [field: string]: unknown;
+}
+
+/** Appends one event line. */
+export function appendEvent(file: string, event: RunEvent): void {
+  appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+}

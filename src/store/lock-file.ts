@@ -1,0 +1,74 @@
+// Exclusive locks held by a live runner: one per run, and one per project for runs without --name.
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+
+/** Who holds a lock. */
+export interface LockHolder {
+  pid: number;
+  pid_start: string | null;
+  hostname: string;
+  run_id: string;
+  acquired_at: string;
+}
+
+/** Tells whether the process that wrote a lock (or a status) is still running. */
+export type RunnerAlive = (holder: { pid: number; pid_start: string | null; hostname: string }) => boolean;
+
+/** The outcome of trying to take a lock. */
+export type LockResult =
+  | { ok: true; release: () => void; tookOverFrom: LockHolder | null }
+  | { ok: false; holder: LockHolder | null };
+
+function readHolder(file: string): LockHolder | null {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as LockHolder;
+    return typeof value.pid === "number" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function create(file: string, holder: LockHolder): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "wx", 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(holder)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Takes the lock at `file`; a lock left by a dead runner is taken over (and reported). */
+export function acquireLock(file: string, holder: LockHolder, alive: RunnerAlive): LockResult {
+  let tookOverFrom: LockHolder | null = null;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (create(file, holder)) {
+      const release = () => {
+        const current = readHolder(file);
+        if (current && current.pid === holder.pid && current.pid_start === holder.pid_start) {
+          try {
+            unlinkSync(file);
+          } catch {
+            // Already gone: nothing to release.
+          }
+        }
+      };
+      return { ok: true, release, tookOverFrom };
+    }
+    const existing = readHolder(file);
+    // An unreadable lock may be one being written this instant: treat it as held.
+    if (existing === null || alive(existing)) return { ok: false, holder: existing };
+    tookOverFrom = existing;
+    try {
+      unlinkSync(file);
+    } catch {
+      // Someone else removed it first; try again.
+    }
+  }
+  return { ok: false, holder: readHolder(file) };
+}

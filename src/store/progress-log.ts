@@ -1,0 +1,48 @@
+// progress.txt: append-only key=value lines, a block per iteration, ended by the completion marker.
+import { appendFileSync, closeSync, openSync, readSync, fstatSync } from "node:fs";
+import type { ExitReason } from "../loop/exit-reasons.js";
+
+/** One key=value block; values are written on one line (newlines are escaped). */
+export type ProgressBlock = ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>;
+
+/** The last line of every ended run's progress.txt. */
+export const COMPLETION_MARKER = "promise=COMPLETE";
+
+function oneLine(value: string | number | boolean): string {
+  return String(value).replace(/\\/g, "\\\\").replace(/\r/g, "\\r").replace(/\n/g, "\\n");
+}
+
+/** Appends a block of key=value lines followed by a blank line; empty values are left out. */
+export function appendProgress(file: string, block: ProgressBlock): void {
+  const lines = block
+    .filter(([, value]) => value !== undefined && value !== null && value !== "")
+    .map(([key, value]) => `${key}=${oneLine(value as string | number | boolean)}`);
+  appendFileSync(file, `${lines.join("\n")}\n\n`, { mode: 0o600 });
+}
+
+/** Appends the completion marker: `completion_reason=<REASON>` then `promise=COMPLETE`, as the last two lines. */
+export function appendCompletionMarker(file: string, reason: ExitReason): void {
+  appendFileSync(file, `completion_reason=${reason}\n${COMPLETION_MARKER}\n`, { mode: 0o600 });
+}
+
+/** Reads the end of progress.txt (cheap on long runs) and returns the exit reason when the run has ended. */
+export function readCompletion(file: string): { ended: boolean; reason: string | null } {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return { ended: false, reason: null };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, 512);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const lines = buffer.toString("utf8").trimEnd().split("\n");
+    if (lines.at(-1) !== COMPLETION_MARKER) return { ended: false, reason: null };
+    const reasonLine = lines.at(-2) ?? "";
+    return { ended: true, reason: reasonLine.startsWith("completion_reason=") ? reasonLine.slice(18) : null };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,54 @@
+// Where a project's runs and each run's files live (SPEC section 3).
+import { join } from "node:path";
+
+/** The paths of one run directory. */
+export interface RunPaths {
+  dir: string;
+  state: string;
+  status: string;
+  settings: string;
+  progress: string;
+  events: string;
+  log: string;
+  lock: string;
+  pause: string;
+  stop: string;
+  iterationLog: (iteration: number) => string;
+}
+
+/** The directory holding every run of a project. */
+export function runsDir(projectDir: string): string {
+  return join(projectDir, ".ralph", "runs");
+}
+
+/** The project-wide lock held by a run started without --name. */
+export function projectLockPath(projectDir: string): string {
+  return join(projectDir, ".ralph", "lock");
+}
+
+/** The files of run `runId` in `projectDir`. */
+export function runPaths(projectDir: string, runId: string): RunPaths {
+  const dir = join(runsDir(projectDir), runId);
+  return {
+    dir,
+    state: join(dir, "state.md"),
+    status: join(dir, "status.json"),
+    settings: join(dir, "settings.json"),
+    progress: join(dir, "progress.txt"),
+    events: join(dir, "events.jsonl"),
+    log: join(dir, "run.log"),
+    lock: join(dir, "lock"),
+    pause: join(dir, "PAUSE"),
+    stop: join(dir, "STOP"),
+    iterationLog: (iteration) => join(dir, `iter-${String(iteration).padStart(3, "0")}.log`),
+  };
+}
+
+/** A new run id, `YYYYMMDD-HHMMSS-xxxx` in UTC, so ids sort by start time. */
+export function generateRunId(now: Date, random: () => number = Math.random): string {
+  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+  const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
+  const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
+  const suffix = Math.floor(random() * 0x10000).toString(16).padStart(4, "0");
+  return `${date}-${time}-${suffix}`;
+}

@@ -1,0 +1,47 @@
+// The shape of a run as `ralph list` and `ralph status` report it (their --json output is validated against these).
+import { z } from "zod";
+import { EXIT_REASONS } from "../loop/exit-reasons.js";
+
+/** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
+export const LISTED_STATES = ["running", "paused", "waiting", "stale", ...EXIT_REASONS] as const;
+
+/** One run in `ralph list --json`. */
+export const runSummarySchema = z.object({
+  id: z.string(),
+  state: z.enum(LISTED_STATES),
+  active: z.boolean(),
+  mode: z.enum(["run", "hook"]).nullable(),
+  agent: z.string().nullable(),
+  iteration: z.number().int().nonnegative(),
+  max_iterations: z.number().int().nonnegative().nullable(),
+  cost_usd: z.number().nonnegative(),
+  started_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  age_seconds: z.number().nonnegative().nullable(),
+  pid: z.number().int().nullable(),
+});
+
+/** `ralph list --json`. */
+export const runListSchema = z.object({ schema_version: z.literal(1), runs: z.array(runSummarySchema) });
+
+/** `ralph status --json`. */
+export const runStatusReportSchema = runSummarySchema.extend({
+  schema_version: z.literal(1),
+  run_dir: z.string(),
+  tokens: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
+  calls: z.number().int().nonnegative(),
+  session_id: z.string().nullable(),
+  current_task: z.string().nullable(),
+  elapsed_seconds: z.number().nonnegative().nullable(),
+  exit_reason: z.enum(EXIT_REASONS).nullable(),
+  exit_code: z.number().int().nullable(),
+  last_action: z.string().nullable(),
+  resume_at: z.string().nullable(),
+  recent_events: z.array(z.record(z.string(), z.unknown())),
+});
+
+/** One listed run. */
+export type RunSummary = z.infer<typeof runSummarySchema>;
+/** The status report of one run. */
+export type RunStatusReport = z.infer<typeof runStatusReportSchema>;

@@ -1,0 +1,94 @@
+// state.md: the run's desired state, owned by the user; written once, re-read at every boundary.
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "./atomic-write.js";
+import { parseFrontMatter, renderFrontMatter } from "./front-matter.js";
+
+/** A completion criterion as written in state.md or ralph.yaml. */
+export interface CriterionSpec {
+  type: string;
+  check: string;
+}
+
+/** The fields of state.md and its prompt. */
+export interface RunState {
+  active: boolean;
+  maxIterations: number;
+  completionPromise: string | null;
+  completionCriteria: CriterionSpec[];
+  tasks: string | null;
+  prompt: string;
+}
+
+/** Writes a new state.md (only at the start of a run, or by `ralph continue`). */
+export function writeStateFile(file: string, state: RunState): void {
+  const fields = {
+    active: state.active,
+    max_iterations: state.maxIterations,
+    completion_promise: state.completionPromise,
+    completion_criteria: state.completionCriteria,
+    tasks: state.tasks,
+  };
+  writeFileAtomic(file, renderFrontMatter({ fields, body: state.prompt }));
+}
+
+/** Reads state.md; a file the user broke gives a message instead of a state. */
+export function readStateFile(file: string): { ok: true; state: RunState } | { ok: false; message: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  const parsed = parseFrontMatter(text);
+  if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
+  return stateFromFields(file, parsed.doc.fields, parsed.doc.body);
+}
+
+function stateFromFields(
+  file: string,
+  fields: Record<string, unknown>,
+  prompt: string,
+): { ok: true; state: RunState } | { ok: false; message: string } {
+  const fail = (field: string, expected: string) => ({
+    ok: false as const,
+    message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field])}`,
+  });
+  const active = fields.active ?? true;
+  if (typeof active !== "boolean") return fail("active", "true or false");
+  const max = fields.max_iterations ?? 3;
+  const maxIterations = typeof max === "string" && /^[0-9]+$/.test(max) ? Number.parseInt(max, 10) : max;
+  if (typeof maxIterations !== "number" || !Number.isSafeInteger(maxIterations) || maxIterations < 0) {
+    return fail("max_iterations", "a whole number (0 = unlimited)");
+  }
+  const promise = fields.completion_promise ?? null;
+  if (promise !== null && typeof promise !== "string") return fail("completion_promise", "a text or null");
+  const criteria = fields.completion_criteria ?? [];
+  if (!isCriteriaList(criteria)) return fail("completion_criteria", "a list of {type, check}");
+  const tasks = fields.tasks ?? null;
+  if (tasks !== null && typeof tasks !== "string") return fail("tasks", "a file path or null");
+  return {
+    ok: true,
+    state: {
+      active,
+      maxIterations,
+      completionPromise: promise === "" ? null : promise,
+      completionCriteria: criteria.map((c) => ({ type: c.type, check: c.check })),
+      tasks,
+      prompt,
+    },
+  };
+}
+
+/** Whether a value is a list of `{type, check}` with string fields. */
+export function isCriteriaList(value: unknown): value is CriterionSpec[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (item) =>
+        item !== null &&
+        typeof item === "object" &&
+        typeof (item as CriterionSpec).type === "string" &&
+        typeof (item as CriterionSpec).check === "string",
+    )
+  );
+}

@@ -1,0 +1,56 @@
+// status.json: the run's observed state, owned by the runner and always replaced atomically.
+import { readFileSync } from "node:fs";
+import type { ExitReason } from "../loop/exit-reasons.js";
+import { writeFileAtomic } from "./atomic-write.js";
+
+/** What the runner is doing now. */
+export type RunActivity = "starting" | "running" | "paused" | "waiting" | "stopping" | "ended";
+
+/** Token totals of a run. */
+export interface TokenTotals {
+  input: number;
+  output: number;
+}
+
+/** The content of status.json (SPEC section 3). */
+export interface RunStatus {
+  schema_version: 1;
+  run_id: string;
+  mode: "run" | "hook";
+  pid: number;
+  pid_start: string | null;
+  hostname: string;
+  cwd: string;
+  agent: string;
+  state: RunActivity;
+  iteration: number;
+  max_iterations: number;
+  calls: number;
+  cost_usd: number;
+  tokens: TokenTotals;
+  session_id: string | null;
+  current_task: string | null;
+  started_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  exit_reason: ExitReason | null;
+  exit_code: number | null;
+  last_action: string;
+  resume_at?: string | null;
+  failures?: number;
+}
+
+/** Replaces status.json with `status`. */
+export function writeStatusFile(file: string, status: RunStatus): void {
+  writeFileAtomic(file, `${JSON.stringify(status, null, 2)}\n`);
+}
+
+/** Reads status.json, or null when it is missing or unreadable. */
+export function readStatusFile(file: string): RunStatus | null {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as RunStatus;
+    return value && typeof value === "object" && typeof value.run_id === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}

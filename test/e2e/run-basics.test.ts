@@ -1,0 +1,188 @@
+// End-to-end behaviour of `ralph run` with the built CLI: caps, promises, failures, usage errors, prompts.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  FAKE_AGENT,
+  completionMarker,
+  onlyRunDir,
+  readEvents,
+  readStatus,
+  runRalph,
+  startRalph,
+  tempProject,
+  waitForFile,
+  cleanEnv,
+} from "../helpers/cli.js";
+
+const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
+const projects: Array<() => void> = [];
+function project(): string {
+  const { dir, cleanup } = tempProject();
+  projects.push(cleanup);
+  return dir;
+}
+after(() => projects.forEach((cleanup) => cleanup()));
+
+describe("ralph run", () => {
+  test("stops after the default cap of 3 iterations with MAX_ITERATIONS and exit 3", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "do the work", ...agent("--print", "working")], dir);
+    assert.equal(result.code, 3, result.stderr);
+    const runDir = onlyRunDir(dir);
+    assert.deepEqual(completionMarker(runDir), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir).iteration, 3);
+    assert.equal(readEvents(runDir).filter((e) => e.type === "iteration_started").length, 3);
+    const log = readFileSync(join(runDir, "run.log"), "utf8");
+    for (const n of [1, 2, 3]) assert.match(log, new RegExp(`=== Completed iteration ${n} ===`));
+  });
+
+  test("-n 0 runs past 3 iterations until the promise", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "0", "--completion-promise", "DONE", "go", ...agent("--promise", "DONE", "--promise-from", "5")], dir);
+    assert.equal(result.code, 0, result.stderr);
+    const runDir = onlyRunDir(dir);
+    assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir).iteration, 5);
+  });
+
+  test("-n 08 is read as 8 (base 10)", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "08", "go", ...agent()], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.equal(readStatus(onlyRunDir(dir)).iteration, 8);
+  });
+
+  test("a promise only in the agent's final message ends the run with DONE; one in an earlier message does not", async () => {
+    // A stand-in for the claude CLI printing stream-json: the tag in an intermediate assistant message,
+    // and (from iteration 2 in the second run) in the final result.
+    const fakeClaude = (dir: string, ...args: string[]) => {
+      const bin = join(dir, "fake-claude");
+      const quoted = [process.execPath, FAKE_AGENT, "--stream-json", ...args].map((word) => `'${word}'`).join(" ");
+      writeFileSync(bin, `#!/bin/sh\nexec ${quoted}\n`, { mode: 0o755 });
+      return cleanEnv({ RALPH_CLAUDE_BIN: bin });
+    };
+    const dir = project();
+    const early = await runRalph(["run", "-n", "2", "--completion-promise", "DONE", "go"], dir, fakeClaude(dir, "--print", "<promise>DONE</promise>"));
+    assert.equal(early.code, 3, early.stderr);
+    assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    const dir2 = project();
+    const fin = await runRalph(["run", "--completion-promise", "DONE", "go"], dir2, fakeClaude(dir2, "--promise", "DONE", "--promise-from", "2"));
+    assert.equal(fin.code, 0, fin.stderr);
+    const runDir = onlyRunDir(dir2);
+    assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir).iteration, 2);
+    assert.equal(readStatus(runDir).cost_usd, 0.02);
+  });
+
+  test("a promise that appears only in the prompt the agent echoes back does not end the run", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "--completion-promise", "DONE", "Say <promise>DONE</promise> when finished", ...agent("--echo-prompt")], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+  });
+
+  test("a missing agent binary ends the run with FAILED, exit 1, and the marker", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "go", "--", join(dir, "no-such-agent")], dir);
+    assert.equal(result.code, 1, result.stderr);
+    const runDir = onlyRunDir(dir);
+    assert.deepEqual(completionMarker(runDir), ["completion_reason=FAILED", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir).exit_reason, "FAILED");
+  });
+
+  test("--max-failures consecutive failures end the run with FAILED", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "0", "--max-failures", "2", "go", ...agent("--exit", "7")], dir);
+    assert.equal(result.code, 1, result.stderr);
+    const runDir = onlyRunDir(dir);
+    assert.deepEqual(completionMarker(runDir), ["completion_reason=FAILED", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir).iteration, 2);
+  });
+
+  for (const [label, args, fragment] of [
+    ["-n abc", ["run", "-n", "abc", "go"], /--max-iterations: expected a whole number/],
+    ["-n -1", ["run", "-n", "-1", "go"], /max-iterations/],
+    ["an unknown option", ["run", "--frobnicate", "go"], /unknown option '--frobnicate'/],
+    ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file nope\.md: cannot be read/],
+    ["no prompt at all", ["run"], /no prompt/],
+    ["a bad duration", ["run", "--timeout", "soon", "go"], /--timeout: expected a duration/],
+  ] as const) {
+    test(`${label} is a usage error: exit 2, one line, nothing created`, async () => {
+      const dir = project();
+      const result = await runRalph([...args, ...agent()], dir);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stdout, "");
+      assert.equal(result.stderr.trimEnd().split("\n").length, 1, result.stderr);
+      assert.match(result.stderr, fragment);
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+      assert.equal(existsSync(join(dir, ".ralph")), false);
+    });
+  }
+
+  test("RALPH_* environment overrides ralph.yaml, and flags override both", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "ralph.yaml"), "max_iterations: 5\n");
+    const fromYaml = await runRalph(["run", "--name", "a", "go", ...agent()], dir);
+    assert.equal(fromYaml.code, 3, fromYaml.stdout + fromYaml.stderr);
+    assert.equal(readStatus(join(dir, ".ralph", "runs", "a")).iteration, 5);
+    const fromEnv = await runRalph(["run", "--name", "b", "go", ...agent()], dir, cleanEnv({ RALPH_MAX_ITERATIONS: "2" }));
+    assert.equal(readStatus(join(dir, ".ralph", "runs", "b")).iteration, 2, fromEnv.stderr);
+    const fromFlag = await runRalph(["run", "--name", "c", "-n", "1", "go", ...agent()], dir, cleanEnv({ RALPH_MAX_ITERATIONS: "2" }));
+    assert.equal(readStatus(join(dir, ".ralph", "runs", "c")).iteration, 1, fromFlag.stderr);
+  });
+
+  test("a bad ralph.yaml key is a usage error naming the file, key and line", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "ralph.yaml"), "agent: demo\nmax_iteration: 5\n");
+    const result = await runRalph(["run", "go"], dir);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /ralph\.yaml: line 2: unknown key "max_iteration"/);
+    assert.equal(existsSync(join(dir, ".ralph")), false);
+  });
+
+  test("a prompt with ? * & = $ ' \" \\ and a newline reaches the agent byte-identical", async () => {
+    const dir = project();
+    const prompt = "fix ?x=1&y=2 * $HOME 'single' \"double\" back\\slash\nsecond line `tick` ~ ; | > <";
+    const recordFile = join(dir, "received.bin");
+    const result = await runRalph(["run", "-n", "1", prompt, ...agent("--record", recordFile)], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.equal(readFileSync(recordFile).toString("utf8"), `${prompt}\u0000`);
+    const fromFile = join(dir, "PROMPT.md");
+    writeFileSync(fromFile, `${prompt}\n`);
+    const second = await runRalph(["run", "-n", "1", "--name", "file", ...agent("--record", recordFile)], dir);
+    assert.equal(second.code, 3, second.stderr);
+    assert.equal(readFileSync(recordFile).toString("utf8"), `${prompt}\u0000${prompt}\n\u0000`);
+  });
+
+  test("raising max_iterations in state.md mid-run lets the run continue past the old cap", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { child, done } = startRalph(["run", "-n", "2", "--name", "r", "go", ...agent("--wait-for", gate)], dir);
+    try {
+      await waitForFile(`${gate}.started`);
+      const stateFile = join(dir, ".ralph", "runs", "r", "state.md");
+      writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace("max_iterations: 2", "max_iterations: 4"));
+      writeFileSync(gate, "go");
+      const result = await done;
+      assert.equal(result.code, 3, result.stderr);
+      const runDir = onlyRunDir(dir);
+      assert.equal(readStatus(runDir).iteration, 4);
+      assert.deepEqual(completionMarker(runDir), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  test("--json prints only events on stdout, ending with run_ended", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "--json", "-n", "1", "go", ...agent("--print", "hello")], dir);
+    assert.equal(result.code, 3, result.stderr);
+    const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.equal(events[0]?.type, "run_started");
+    assert.equal(events.at(-1)?.type, "run_ended");
+    assert.equal(events.at(-1)?.reason, "MAX_ITERATIONS");
+    assert.ok(events.every((event) => event.v === 1 && typeof event.ts === "string" && typeof event.run === "string"));
+  });
+});

@@ -1,0 +1,99 @@
+// Helpers for e2e tests: run the built ralph CLI in a temp project and read what it left behind.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI entry point. */
+export const RALPH = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+/** The built fake agent. */
+export const FAKE_AGENT = fileURLToPath(new URL("../fixtures/fake-agent.js", import.meta.url));
+
+/** What a finished ralph process did. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh empty project directory, removed by the returned cleanup. */
+export function tempProject(prefix = "ralph-e2e-"): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Environment for ralph under test: no RALPH_* settings leak in from the caller. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_")) env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** Starts ralph with `args` in `cwd`; the caller must await `done`. */
+export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [RALPH, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+/** Runs ralph to completion, killing it (and failing) after `timeoutMs`. */
+export async function runRalph(args: string[], cwd: string, env?: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  const { child, done } = startRalph(args, cwd, env);
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  try {
+    return await done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The single run directory of a project. */
+export function onlyRunDir(projectDir: string): string {
+  const runs = join(projectDir, ".ralph", "runs");
+  const ids = readdirSync(runs);
+  if (ids.length !== 1) throw new Error(`expected one run in ${runs}, found ${ids.length}`);
+  return join(runs, ids[0] as string);
+}
+
+/** The lines of a run's progress.txt. */
+export function progressLines(runDir: string): string[] {
+  return readFileSync(join(runDir, "progress.txt"), "utf8").trimEnd().split("\n");
+}
+
+/** The last two lines of progress.txt, i.e. the completion marker when the run has ended. */
+export function completionMarker(runDir: string): string[] {
+  return progressLines(runDir).slice(-2);
+}
+
+/** A run's status.json. */
+export function readStatus(runDir: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(runDir, "status.json"), "utf8")) as Record<string, unknown>;
+}
+
+/** A run's events. */
+export function readEvents(runDir: string): Array<Record<string, unknown>> {
+  return readFileSync(join(runDir, "events.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Waits until `predicate` holds, checking every 10 ms, failing after `timeoutMs`. */
+export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Waits for a file to exist. */
+export function waitForFile(path: string, timeoutMs?: number): Promise<void> {
+  return waitUntil(() => existsSync(path), path, timeoutMs);
+}
