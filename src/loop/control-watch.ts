@@ -56,7 +56,10 @@ export class ControlWatch {
   /** Resolves on the next change in the run directory (or the next fallback poll), or when `signal` aborts. */
   nextChange(signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      // This timer is also what keeps the process alive while it waits: the watcher and poll are unref'd.
+      const fallback = setTimeout(() => done(), FALLBACK_POLL_MS);
       const done = () => {
+        clearTimeout(fallback);
         signal?.removeEventListener("abort", done);
         resolve();
       };

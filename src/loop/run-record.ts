@@ -59,9 +59,13 @@ export class RunRecord {
     appendProgress(this.paths.progress, block);
   }
 
-  /** Refreshes `updated_at` every `intervalMs` so readers can tell a live runner from a dead one. */
+  /**
+   * Refreshes `updated_at` every `intervalMs` so readers can tell a live runner from a dead one.
+   * The timer is deliberately ref'd: until finishRun stops it, the process cannot fall out of its
+   * event loop and exit without recording how the run ended.
+   */
   startHeartbeat(intervalMs = 5000): void {
-    this.heartbeat ??= setInterval(() => this.writeStatus(), intervalMs).unref();
+    this.heartbeat ??= setInterval(() => this.writeStatus(), intervalMs);
   }
 
   /** Stops the heartbeat. */

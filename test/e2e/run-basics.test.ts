@@ -14,6 +14,7 @@ import {
   tempProject,
   waitForFile,
   cleanEnv,
+  fakeClaudeEnv,
 } from "../helpers/cli.js";
 
 const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
@@ -57,12 +58,7 @@ describe("ralph run", () => {
   test("a promise only in the agent's final message ends the run with DONE; one in an earlier message does not", async () => {
     // A stand-in for the claude CLI printing stream-json: the tag in an intermediate assistant message,
     // and (from iteration 2 in the second run) in the final result.
-    const fakeClaude = (dir: string, ...args: string[]) => {
-      const bin = join(dir, "fake-claude");
-      const quoted = [process.execPath, FAKE_AGENT, "--stream-json", ...args].map((word) => `'${word}'`).join(" ");
-      writeFileSync(bin, `#!/bin/sh\nexec ${quoted}\n`, { mode: 0o755 });
-      return cleanEnv({ RALPH_CLAUDE_BIN: bin });
-    };
+    const fakeClaude = fakeClaudeEnv;
     const dir = project();
     const early = await runRalph(["run", "-n", "2", "--completion-promise", "DONE", "go"], dir, fakeClaude(dir, "--print", "<promise>DONE</promise>"));
     assert.equal(early.code, 3, early.stderr);

@@ -1,6 +1,6 @@
 // Helpers for e2e tests: run the built ralph CLI in a temp project and read what it left behind.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,4 +96,28 @@ export async function waitUntil(predicate: () => boolean, what: string, timeoutM
 /** Waits for a file to exist. */
 export function waitForFile(path: string, timeoutMs?: number): Promise<void> {
   return waitUntil(() => existsSync(path), path, timeoutMs);
+}
+
+/** Environment whose `claude` is a wrapper around the fake agent printing stream-json with `args`. */
+export function fakeClaudeEnv(dir: string, ...args: string[]): NodeJS.ProcessEnv {
+  const bin = join(dir, "fake-claude");
+  const quoted = [process.execPath, FAKE_AGENT, "--stream-json", ...args].map((word) => `'${word}'`).join(" ");
+  writeFileSync(bin, `#!/bin/sh\nexec ${quoted}\n`, { mode: 0o755 });
+  return cleanEnv({ RALPH_CLAUDE_BIN: bin });
+}
+
+/** argv after `--` that runs the fake agent with `args` as the command agent. */
+export function fakeAgent(...args: string[]): string[] {
+  return ["--", process.execPath, FAKE_AGENT, ...args];
+}
+
+/** Whether a process is running (zombies count as dead). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
 }

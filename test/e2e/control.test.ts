@@ -1,0 +1,213 @@
+// Control from outside: sentinels, state.md, locks, and the run commands, with the built CLI.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import {
+  completionMarker,
+  fakeAgent,
+  processAlive,
+  readEvents,
+  readStatus,
+  runRalph,
+  startRalph,
+  tempProject,
+  waitForFile,
+  waitUntil,
+} from "../helpers/cli.js";
+
+const projects: Array<() => void> = [];
+const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
+function project(): string {
+  const { dir, cleanup } = tempProject("ralph-control-");
+  projects.push(cleanup);
+  return dir;
+}
+after(() => {
+  children.forEach((child) => child.kill("SIGKILL"));
+  projects.forEach((cleanup) => cleanup());
+});
+
+function start(dir: string, args: string[]) {
+  const started = startRalph(args, dir);
+  children.push(started.child);
+  return started;
+}
+
+const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
+const logOf = (dir: string, id: string) => readFileSync(join(runDir(dir, id), "run.log"), "utf8");
+const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
+
+describe("sentinels and state.md", () => {
+  test("PAUSE during an iteration holds the next one until removed; paused/resumed logged once each", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const touch = join(dir, "iterations");
+    const { done } = start(dir, ["run", "--name", "p", "-n", "2", "go", ...fakeAgent("--wait-for", gate, "--touch", touch)]);
+    await waitForFile(`${gate}.started`);
+    writeFileSync(join(runDir(dir, "p"), "PAUSE"), "");
+    writeFileSync(gate, "");
+    await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+    assert.equal(readFileSync(touch, "utf8"), "1\n");
+    const removedAt = Date.now();
+    unlinkSync(join(runDir(dir, "p"), "PAUSE"));
+    const result = await done;
+    assert.equal(result.code, 3, result.stderr);
+    const log = logOf(dir, "p");
+    assert.equal(count(log, / paused$/gm), 1);
+    assert.equal(count(log, / resumed$/gm), 1);
+    const second = readEvents(runDir(dir, "p")).find((e) => e.type === "iteration_started" && e.iteration === 2);
+    assert.ok(second && Date.parse(String(second.ts)) >= removedAt - 5, "iteration 2 started only after PAUSE was removed");
+    assert.equal(readFileSync(touch, "utf8"), "1\n2\n");
+  });
+
+  test("STOP while paused ends the run with STOPPED", async () => {
+    const dir = project();
+    const { done } = start(dir, ["run", "--name", "ps", "-n", "0", "go", ...fakeAgent("--sleep", "200")]);
+    await waitForFile(join(runDir(dir, "ps"), "iter-001.log"));
+    writeFileSync(join(runDir(dir, "ps"), "PAUSE"), "");
+    await waitUntil(() => readStatus(runDir(dir, "ps")).state === "paused", "the run to pause");
+    const result = await runRalph(["stop", "ps"], dir);
+    assert.equal(result.code, 0, result.stderr);
+    const ended = await done;
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.deepEqual(completionMarker(runDir(dir, "ps")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+  });
+
+  test("STOP during an iteration ends the run after it: STOPPED, exit 0, STOP left in place", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { done } = start(dir, ["run", "--name", "s", "-n", "0", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    writeFileSync(join(runDir(dir, "s"), "STOP"), "");
+    writeFileSync(gate, "");
+    const result = await done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(completionMarker(runDir(dir, "s")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir(dir, "s")).iteration, 1);
+    assert.ok(existsSync(join(runDir(dir, "s"), "STOP")));
+  });
+
+  test("stop --now ends a long-running agent at once with STOPPED", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { done } = start(dir, ["run", "--name", "n", "--grace", "2s", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const agentPid = Number(readFileSync(`${gate}.started`, "utf8"));
+    assert.ok(processAlive(agentPid));
+    const began = Date.now();
+    const stop = await runRalph(["stop", "--now"], dir);
+    assert.equal(stop.code, 0, stop.stderr);
+    const result = await done;
+    const took = Date.now() - began;
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(completionMarker(runDir(dir, "n")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+    assert.equal(processAlive(agentPid), false);
+    assert.ok(took < 10_000, `stop --now took ${took} ms`);
+  });
+
+  test("active: false written into state.md mid-run stops it at the next boundary", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { done } = start(dir, ["run", "--name", "a", "-n", "0", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const stateFile = join(runDir(dir, "a"), "state.md");
+    writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace("active: true", "active: false"));
+    writeFileSync(gate, "");
+    const result = await done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(completionMarker(runDir(dir, "a")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+    assert.equal(readStatus(runDir(dir, "a")).iteration, 1);
+  });
+});
+
+describe("run commands", () => {
+  test("a SIGKILLed runner is listed as stale; continue resumes its count and ends with a marker", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { child, done } = start(dir, ["run", "--name", "k", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
+    assert.deepEqual(list.runs.map((r) => [r.id, r.state, r.active]), [["k", "running", true]]);
+    child.kill("SIGKILL");
+    await done;
+    const agentPid = Number(readFileSync(`${gate}.started`, "utf8"));
+    await waitUntil(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
+    const after = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
+    assert.deepEqual(after.runs.map((r) => [r.id, r.state, r.active]), [["k", "stale", false]]);
+    const active = await runRalph(["list", "--active"], dir);
+    assert.match(active.stdout, /no active runs/);
+    writeFileSync(gate, "");
+    const continued = await runRalph(["continue", "k"], dir);
+    assert.equal(continued.code, 3, continued.stderr);
+    const status = readStatus(runDir(dir, "k"));
+    assert.equal(status.iteration, 3);
+    assert.deepEqual(completionMarker(runDir(dir, "k")), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    const started = readEvents(runDir(dir, "k")).filter((e) => e.type === "iteration_started").map((e) => e.iteration);
+    assert.deepEqual(started, [1, 2, 3]);
+  });
+
+  test("continue refuses a live run", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { done } = start(dir, ["run", "--name", "live", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const refused = await runRalph(["continue", "live"], dir);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /run live is live/);
+    writeFileSync(join(runDir(dir, "live"), "STOP"), "");
+    writeFileSync(gate, "");
+    assert.equal((await done).code, 0);
+  });
+
+  test("with two active runs, stop without RUN exits 2 listing both; with RUN it stops only that one", async () => {
+    const dir = project();
+    const one = start(dir, ["run", "--name", "one", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
+    const two = start(dir, ["run", "--name", "two", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
+    await waitForFile(join(runDir(dir, "one"), "iter-001.log"));
+    await waitForFile(join(runDir(dir, "two"), "iter-001.log"));
+    const ambiguous = await runRalph(["stop"], dir);
+    assert.equal(ambiguous.code, 2);
+    assert.match(ambiguous.stderr, /2 active runs.*one, two/);
+    assert.equal(ambiguous.stderr.trimEnd().split("\n").length, 1);
+    assert.equal((await runRalph(["stop", "one"], dir)).code, 0);
+    assert.equal((await one.done).code, 0);
+    assert.deepEqual(completionMarker(runDir(dir, "one")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string }> };
+    assert.deepEqual(listed.runs.map((r) => [r.id, r.state]), [["one", "STOPPED"], ["two", "running"]]);
+    assert.equal((await runRalph(["stop"], dir)).code, 0, "the single remaining active run is chosen");
+    assert.equal((await two.done).code, 0);
+  });
+
+  test("a second ralph run on a project with a live run is refused with exit 2 and a clear line", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const first = start(dir, ["run", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const second = await runRalph(["run", "again", ...fakeAgent()], dir);
+    assert.equal(second.code, 2);
+    assert.match(second.stderr, /^ralph: another run is active in this project \(\d{8}-\d{6}-[0-9a-f]{4}, pid \d+\)/);
+    assert.equal(second.stderr.trimEnd().split("\n").length, 1);
+    writeFileSync(gate, "");
+    assert.equal((await first.done).code, 3);
+    const third = await runRalph(["run", "-n", "1", "again", ...fakeAgent()], dir);
+    assert.equal(third.code, 3, "the lock is released when the first run ends");
+  });
+
+  test("list --json and status --json validate against the schemas in the repo", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "--name", "j", "-n", "1", "go", ...fakeAgent()], dir);
+    assert.equal(result.code, 3);
+    const ajv = new Ajv2020({ strict: false });
+    const schemaDir = new URL("../../../schemas/", import.meta.url);
+    const listSchema = JSON.parse(readFileSync(new URL("list.schema.json", schemaDir), "utf8")) as object;
+    const statusSchema = JSON.parse(readFileSync(new URL("status.schema.json", schemaDir), "utf8")) as object;
+    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as unknown;
+    const status = JSON.parse((await runRalph(["status", "--json", "j"], dir)).stdout) as Record<string, unknown>;
+    assert.ok(ajv.validate(listSchema, list), ajv.errorsText());
+    assert.ok(ajv.validate(statusSchema, status), ajv.errorsText());
+    assert.equal(status.exit_reason, "MAX_ITERATIONS");
+    assert.equal(ajv.validate(statusSchema, { ...status, state: "bogus" }), false, "the schema rejects a bad state");
+  });
+});
