@@ -1,0 +1,301 @@
+// Completion criteria ({type, check}): shell commands, file checks, globs and the task list.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { glob } from "tinyglobby";
+import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
+
+/** One completion criterion; an unknown `type` is a label for a `command` check. */
+export interface Criterion {
+  type: string;
+  check: string;
+}
+
+/** The outcome of one criterion. */
+export interface CriterionVerdict {
+  type: string;
+  check: string;
+  passed: boolean;
+  /** One line saying why it passed or failed. */
+  detail: string;
+  /** The last bytes of a command's stdout+stderr (interleaved), or the matching files for `no_files`. */
+  outputTail: string;
+  durationMs: number;
+  exitCode?: number | null;
+  timedOut?: boolean;
+  /** True when the check was not run because the run was aborted or an earlier one failed. */
+  skipped?: boolean;
+}
+
+/** Where and how criteria are checked. */
+export interface CriteriaContext {
+  /** The project directory: commands run here and paths and globs are relative to it. */
+  cwd: string;
+  /** The run's task list, used by `tasks_done` when its `check` names no file. */
+  tasksFile?: string;
+  /** Limit for one command check (default 10 minutes, 0 = none); its process group is then killed. */
+  timeoutMs?: number;
+  /** How much of a command's output is kept, from the end (default 64 KiB). */
+  outputCapBytes?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Aborting kills a running command check; the checks after it are skipped. */
+  signal?: AbortSignal;
+  /** Skip the remaining checks once one fails (default: run them all, so every failure is reported). */
+  stopAtFirstFailure?: boolean;
+}
+
+/** Default limit for one command check. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60 * 1000;
+/** Default amount of command output kept. */
+export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
+
+/** Checks the criteria one after another, in order. */
+export async function checkCriteria(criteria: Criterion[], context: CriteriaContext): Promise<CriterionVerdict[]> {
+  const verdicts: CriterionVerdict[] = [];
+  for (const criterion of criteria) {
+    const why = context.signal?.aborted
+      ? "not run: the run was stopped"
+      : context.stopAtFirstFailure && verdicts.some((v) => !v.passed)
+        ? "not run: an earlier check failed"
+        : null;
+    if (why !== null) {
+      verdicts.push({ ...criterion, passed: false, detail: why, outputTail: "", durationMs: 0, skipped: true });
+      continue;
+    }
+    const started = performance.now();
+    const verdict = await checkOne(criterion, context);
+    verdicts.push({ ...criterion, ...verdict, durationMs: Math.round(performance.now() - started) });
+  }
+  return verdicts;
+}
+
+type Outcome = Omit<CriterionVerdict, "type" | "check" | "durationMs">;
+
+async function checkOne(criterion: Criterion, context: CriteriaContext): Promise<Outcome> {
+  const { type, check } = criterion;
+  switch (type) {
+    case "file_exists": {
+      if (check.trim() === "") return { passed: false, detail: "no path given", outputTail: "" };
+      const exists = existsSync(resolve(context.cwd, check));
+      return { passed: exists, detail: exists ? `${check} exists` : `${check} does not exist`, outputTail: "" };
+    }
+    case "no_files":
+      return checkNoFiles(check, context);
+    case "tasks_done":
+      return checkTasksDone(check, context);
+    default:
+      return checkCommand(check, context);
+  }
+}
+
+async function checkNoFiles(pattern: string, context: CriteriaContext): Promise<Outcome> {
+  if (pattern.trim() === "") return { passed: false, detail: "no glob given", outputTail: "" };
+  let matches: string[];
+  try {
+    matches = await glob(pattern, { cwd: context.cwd, onlyFiles: true });
+  } catch (error) {
+    return { passed: false, detail: `cannot match ${pattern}: ${errorText(error)}`, outputTail: "" };
+  }
+  if (matches.length === 0) return { passed: true, detail: `nothing matches ${pattern}`, outputTail: "" };
+  matches.sort();
+  const shown = matches.slice(0, 5).join(", ") + (matches.length > 5 ? ", …" : "");
+  const noun = matches.length === 1 ? "file matches" : "files match";
+  return { passed: false, detail: `${matches.length} ${noun} ${pattern}: ${shown}`, outputTail: matches.join("\n") };
+}
+
+function checkTasksDone(check: string, context: CriteriaContext): Outcome {
+  const file = check.trim() !== "" ? check.trim() : context.tasksFile;
+  if (file === undefined) return { passed: false, detail: "no task list: name the file in the check or use --tasks", outputTail: "" };
+  const result = loadTasks(resolve(context.cwd, file));
+  if (!result.ok) return { passed: false, detail: `${file} ${result.message}`, outputTail: "" };
+  const left = result.tasks.filter((task) => !task.done).length;
+  const next = firstIncomplete(result.tasks);
+  if (next === null) return { passed: true, detail: `all ${result.tasks.length} tasks in ${file} are done`, outputTail: "" };
+  return { passed: false, detail: `${left} of ${result.tasks.length} tasks in ${file} left; next: ${describeTask(next)}`, outputTail: "" };
+}
+
+async function checkCommand(command: string, context: CriteriaContext): Promise<Outcome> {
+  if (command.trim() === "") return { passed: false, detail: "no command given", outputTail: "" };
+  if (!existsSync(context.cwd)) return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
+  const timeoutMs = context.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const run = await runShell(command, context, timeoutMs);
+  const outputTail = run.output;
+  if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
+  if (run.timedOut) {
+    const detail = `timed out after ${formatMs(timeoutMs)}; its process group was killed`;
+    return { passed: false, detail, outputTail, exitCode: run.exitCode, timedOut: true };
+  }
+  if (run.aborted) return { passed: false, detail: "stopped before it finished: the run was stopped", outputTail, exitCode: run.exitCode };
+  const detail = run.exitCode !== null ? `exit ${run.exitCode}` : `killed by ${run.signal ?? "a signal"}`;
+  return { passed: run.exitCode === 0, detail, outputTail, exitCode: run.exitCode };
+}
+
+interface ShellRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  timedOut: boolean;
+  aborted: boolean;
+  error?: string;
+}
+
+// The user wrote this check as a shell command, so it is the one place a shell runs. It gets its own
+// process group (detached), so a timeout or abort ends everything it started, and whatever it left
+// behind in that group is ended when it exits, so a check cannot leave processes running.
+function runShell(command: string, context: CriteriaContext, timeoutMs: number): Promise<ShellRun> {
+  return new Promise((done) => {
+    const tail = new TailBuffer(context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES);
+    const child = spawn("/bin/sh", ["-c", command], {
+      cwd: context.cwd,
+      env: context.env ?? process.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let timedOut = false;
+    let aborted = false;
+    let finished = false;
+    let drain: NodeJS.Timeout | undefined;
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup();
+    };
+    // 0 (or Infinity) means no limit; Node fires longer timers at once, so they are capped (~24.8 days).
+    const timer =
+      timeoutMs > 0 && Number.isFinite(timeoutMs)
+        ? setTimeout(() => {
+            timedOut = true;
+            killGroup();
+          }, Math.min(timeoutMs, 2 ** 31 - 1))
+        : undefined;
+    context.signal?.addEventListener("abort", onAbort, { once: true });
+    const finish = (result: Omit<ShellRun, "output" | "timedOut" | "aborted">): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      context.signal?.removeEventListener("abort", onAbort);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      done({ ...result, output: tail.text(), timedOut, aborted });
+    };
+    child.stdout.on("data", (chunk: Buffer) => tail.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => tail.push(chunk));
+    child.on("error", (error) => finish({ exitCode: null, signal: null, error: error.message }));
+    child.on("close", (exitCode, signal) => finish({ exitCode, signal }));
+    child.on("exit", (exitCode, signal) => {
+      killGroup();
+      // A process that left the group (setsid) may still hold the pipes: drain briefly, then stop waiting.
+      drain = setTimeout(() => finish({ exitCode, signal }), 250);
+    });
+  });
+}
+
+/** Keeps the last `cap` bytes of a stream of chunks. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly cap: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.cap) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    let start = Math.max(0, all.length - this.cap);
+    // Do not start in the middle of a UTF-8 character.
+    while (start > 0 && start < all.length && ((all[start] ?? 0) & 0xc0) === 0x80) start += 1;
+    return all.subarray(start).toString("utf8");
+  }
+}
+
+function formatMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Validates a list of `{type, check}` read from `source` (state.md, ralph.yaml); a plain string is a command. */
+export function parseCriteria(value: unknown, source: string): { ok: true; criteria: Criterion[] } | { ok: false; message: string } {
+  if (value === undefined || value === null) return { ok: true, criteria: [] };
+  if (!Array.isArray(value)) return { ok: false, message: `${source}: completion criteria must be a list of {type, check}` };
+  const criteria: Criterion[] = [];
+  for (const [index, entry] of value.entries()) {
+    const where = `${source}: completion criterion ${index + 1}`;
+    if (typeof entry === "string") {
+      if (entry.trim() === "") return { ok: false, message: `${where} is an empty command` };
+      criteria.push({ type: "command", check: entry });
+      continue;
+    }
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      return { ok: false, message: `${where} must be {type, check}` };
+    }
+    const { type: rawType = "command", check } = entry as Record<string, unknown>;
+    if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
+    const type = rawType.trim();
+    // tasks_done may leave its check empty: it then means the run's own task list.
+    if (type === "tasks_done" && (check === undefined || check === null)) {
+      criteria.push({ type, check: "" });
+      continue;
+    }
+    if (typeof check !== "string" || (type !== "tasks_done" && check.trim() === "")) {
+      return { ok: false, message: `${where} (${type}) needs a "check" string` };
+    }
+    criteria.push({ type, check });
+  }
+  return { ok: true, criteria };
+}
+
+/** Text for the next prompt: which checks failed and the tail of their output, at most `maxChars` long. */
+export function failingContext(verdicts: CriterionVerdict[], maxChars = 4000): string {
+  const failed = verdicts.filter((verdict) => !verdict.passed && verdict.skipped !== true);
+  if (failed.length === 0) return "";
+  const lines = ["The completion criteria are not met yet. These checks failed:"];
+  for (const verdict of failed) lines.push(`- ${labelOf(verdict)}: ${verdict.detail}`);
+  let text = lines.join("\n");
+  const withOutput = failed.filter((verdict) => verdict.outputTail.trim() !== "");
+  const overhead = 40;
+  const share = Math.floor((maxChars - text.length) / Math.max(1, withOutput.length)) - overhead;
+  if (share >= 80) {
+    for (const verdict of withOutput) {
+      let tail = verdict.outputTail.replace(/\s+$/, "");
+      if (tail.length > share) tail = `…${tail.slice(tail.length - share + 1)}`;
+      const fence = "`".repeat(Math.max(3, longestRun(tail, "`") + 1));
+      text += `\n\nLast output of ${labelOf(verdict)}:\n${fence}\n${tail}\n${fence}`;
+    }
+  }
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+function labelOf(verdict: CriterionVerdict): string {
+  if (verdict.type === "command") return `\`${verdict.check}\``;
+  return verdict.check === "" ? verdict.type : `${verdict.type} \`${verdict.check}\``;
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let current = 0;
+  for (const ch of text) {
+    current = ch === char ? current + 1 : 0;
+    longest = Math.max(longest, current);
+  }
+  return longest;
+}
