@@ -33,7 +33,7 @@ export async function checkBoundary(loop: LoopState): Promise<Ending | null> {
 }
 
 /** INTERRUPTED, or STOPPED for a STOP file or `active: false`; re-reads state.md as a side effect. */
-function stopRequested(loop: LoopState): Ending | null {
+export function stopRequested(loop: LoopState): Ending | null {
   const { signals } = loop.deps;
   const signal = signals.firstSignal();
   if (signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };

@@ -5,6 +5,8 @@ import type { LoopState } from "./loop-state.js";
 import { describeChange, takeFingerprint } from "./progress-fingerprint.js";
 import { findPromise } from "./promise.js";
 import type { AgentRun } from "./run-agent.js";
+import type { LimitInfo } from "../agents/types.js";
+import { waitForLimit } from "./wait-for-limit.js";
 
 /** One finished iteration, as the decision sees it. */
 export interface FinishedIteration {
@@ -32,6 +34,9 @@ function describeExit(run: FinishedIteration["run"]): string {
 export async function decideAfterIteration(loop: LoopState, done: FinishedIteration): Promise<Ending | null> {
   const { record, deps } = loop;
   const { outcome } = done.run;
+  const limit = outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
+  if (limit && done.run.endedBy === null) return handleLimit(loop, done, limit);
+  loop.consecutiveLimits = 0;
   const failure = failureOf(done.run);
   const promiseText = loop.state.completionPromise;
   const promise = promiseText && outcome.finalMessage !== null ? findPromise(outcome.finalMessage, promiseText, done.prompt) : null;
@@ -116,7 +121,7 @@ async function runChecks(loop: LoopState, iteration: number): Promise<CriterionV
     signal: loop.deps.signals.interrupted,
   });
   for (const verdict of verdicts) {
-    loop.record.event("criteria_checked", { iteration, type: verdict.type, check: verdict.check, passed: verdict.passed, detail: verdict.detail });
+    loop.record.event("criteria_checked", { iteration, criterion: verdict.type, check: verdict.check, passed: verdict.passed, detail: verdict.detail });
     loop.record.progress([["criterion", `${verdict.type}: ${verdict.check}`], ["criterion_passed", verdict.passed], ["criterion_detail", verdict.detail]]);
     loop.record.log(`check ${verdict.passed ? "passed" : "FAILED"}: ${verdict.type}: ${verdict.check}${verdict.passed ? "" : ` (${verdict.detail})`}`);
   }
@@ -137,4 +142,47 @@ async function checkStall(loop: LoopState, iteration: number): Promise<Ending | 
   loop.stalled = change === null ? loop.stalled + 1 : 0;
   loop.record.log(change === null ? `no progress in iteration ${iteration} (${loop.stalled}/${limit}): git HEAD ${now.head.slice(0, 12)}, working tree and task list unchanged` : `progress in iteration ${iteration}: ${change}`);
   return loop.stalled >= limit ? { reason: "STALLED", detail: `${loop.stalled} consecutive iterations without a change to the git tree, HEAD or task list` } : null;
+}
+
+/** A usage limit: the call and its spend are recorded, the iteration is not counted; wait, or stop. */
+async function handleLimit(loop: LoopState, done: FinishedIteration, limit: LimitInfo): Promise<Ending | null> {
+  const { record, deps } = loop;
+  const { outcome } = done.run;
+  const cost = record.status.cost_usd + (outcome.costUsd ?? 0);
+  record.update({
+    iteration: done.iteration - 1,
+    calls: record.status.calls + 1,
+    cost_usd: cost,
+    tokens: {
+      input: record.status.tokens.input + (outcome.tokens?.input ?? 0),
+      output: record.status.tokens.output + (outcome.tokens?.output ?? 0),
+    },
+  });
+  record.progress([
+    ["iteration", done.iteration],
+    ["task", done.task],
+    ["agent_exit", done.run.exit.signal ?? done.run.exit.code],
+    ["result", "usage_limit"],
+    ["error", limit.message],
+    ["reset_at", limit.resetAt?.toISOString()],
+    ["counted", false],
+    ["cost_total_usd", cost.toFixed(6)],
+  ]);
+  record.event("iteration_ended", {
+    iteration: done.iteration,
+    exit_code: done.run.exit.code,
+    exit_signal: done.run.exit.signal,
+    duration_ms: done.run.durationMs,
+    result: "usage_limit",
+    error: limit.message,
+    counted: false,
+    cost_usd: outcome.costUsd ?? null,
+    cost_total_usd: cost,
+  });
+  const signal = deps.signals.firstSignal();
+  if (deps.signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+  if (loop.options.settings.onLimit === "stop") {
+    return { reason: "FAILED", detail: `provider usage limit reached (${limit.message})${limit.resetAt ? `, resets ${limit.resetAt.toISOString()}` : ""}; --on-limit stop` };
+  }
+  return waitForLimit(loop, done.iteration, limit);
 }

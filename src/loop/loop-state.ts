@@ -20,6 +20,8 @@ export class LoopState {
   failures = 0;
   /** Consecutive iterations without progress. */
   stalled = 0;
+  /** Consecutive usage-limit hits (for the fallback wait when no reset time is given). */
+  consecutiveLimits = 0;
   /** Failing-check context carried into the next prompt. */
   failingChecks = "";
   /** The project's progress fingerprint after the last iteration (stall detection). */

@@ -43,7 +43,9 @@ export class RunRecord {
 
   /** Appends an event to events.jsonl and passes it on. */
   event(type: EventType, fields: Record<string, unknown> = {}): void {
-    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...fields };
+    // The envelope fields come first and cannot be overridden by an event's own fields.
+    const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
+    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...rest };
     appendEvent(this.paths.events, event);
     this.listener.event(event);
   }
