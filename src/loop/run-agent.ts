@@ -56,7 +56,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   let stderrTail = "";
   let endedBy: EndedBy | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
-  const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, skipGrace: input.urgent });
+  // The gap lets an agent that saves state on SIGINT (Claude Code prints its result) finish before SIGTERM.
+  const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, politeGapMs: 300, skipGrace: input.urgent });
   const endNow = (why: EndedBy) => {
     if (endedBy) return;
     endedBy = why;

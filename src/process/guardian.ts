@@ -1,0 +1,55 @@
+// A watchdog process per run: if the runner dies without saying goodbye (even by
+// SIGKILL), it ends every process carrying the run's marker.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { TreeMarker } from "./inventory.js";
+
+/** The handle on a started guardian. */
+export interface Guardian {
+  /** The guardian's pid (undefined when it could not be started). */
+  pid: number | undefined;
+  /** The runner is ending normally: the guardian exits quietly without touching anything. */
+  dispose(): void;
+}
+
+/** The message that tells the guardian the runner is ending normally. */
+export const DISPOSE_MESSAGE = "dispose\n";
+
+const mainPath = fileURLToPath(new URL("./guardian-main.js", import.meta.url));
+
+/**
+ * Starts the guardian: a detached process (its own session, so a group kill of the
+ * runner spares it) holding a pipe from the runner. When the pipe closes without
+ * the dispose message, the runner is gone and the guardian ends the marked tree.
+ * It never keeps the runner's event loop alive. Best effort: a failed start is silent.
+ */
+export function startGuardian(marker: TreeMarker, graceMs: number): Guardian {
+  // The guardian must not carry the marker itself, or ending the tree would end it.
+  const env = { ...process.env };
+  delete env[marker.key];
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [mainPath, marker.key, marker.value, String(graceMs)], {
+      cwd: "/",
+      env,
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+  } catch {
+    return { pid: undefined, dispose: () => undefined };
+  }
+  child.on("error", () => undefined);
+  child.stdin?.on("error", () => undefined);
+  child.unref();
+  // An idle pipe does not hold the event loop, but make sure it never does.
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  let disposed = false;
+  return {
+    pid: child.pid,
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      child.stdin?.end(DISPOSE_MESSAGE);
+    },
+  };
+}
