@@ -85,5 +85,4 @@ describe("every exit path leaves the completion marker", () => {
       assert.equal(readStatus(runDir).exit_reason, exitCase.reason);
     });
   }
-
 });
