@@ -2,6 +2,9 @@
 import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import type { RunPaths } from "../store/run-paths.js";
 
+/** Names in the run directory whose changes are requests to the runner. */
+const WATCHED_NAMES = new Set(["STOP", "PAUSE", "state.md"]);
+
 /** Fallback poll period, for filesystems where watching misses events. */
 const FALLBACK_POLL_MS = 250;
 
@@ -43,7 +46,11 @@ export class ControlWatch {
   /** Starts watching. */
   start(): void {
     try {
-      this.watcher = watch(this.paths.dir, { persistent: false }, () => this.changed());
+      // The runner's own writes (logs, events, status) change this directory constantly: react only to
+      // the files a user or `ralph stop|pause|resume` touches.
+      this.watcher = watch(this.paths.dir, { persistent: false }, (_event, name) => {
+        if (name === null || WATCHED_NAMES.has(String(name))) this.changed();
+      });
       this.watcher.on("error", () => undefined);
     } catch {
       this.watcher = null;
