@@ -171,6 +171,18 @@ describe("ralph run", () => {
     }
   });
 
+  test("--live renders the agent's messages and tool calls readably, not as raw JSON", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "prd.json"), JSON.stringify({ userStories: [{ id: "US-1", title: "Greet", priority: 1, passes: false }] }));
+    const result = await runRalph(["run", "--live", "--agent", "demo", "--tasks", "prd.json", "--completion-promise", "DONE", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^ {2}Working on US-1: Greet$/m);
+    assert.match(result.stdout, /→ Write demo-output\/us-1-greet\.md/);
+    assert.doesNotMatch(result.stdout, /"type":/);
+    const quiet = await runRalph(["run", "--name", "q", "--agent", "demo", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    assert.doesNotMatch(quiet.stdout, /Working on/, "without --live the agent's messages are not shown");
+  });
+
   test("--json prints only events on stdout, ending with run_ended", async () => {
     const dir = project();
     const result = await runRalph(["run", "--json", "-n", "1", "go", ...agent("--print", "hello")], dir);
