@@ -1,18 +1,12 @@
 // Completion rules end to end: criteria with and without a promise, task lists, failures, stalls, usage limits.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readEvents, readStatus, runRalph, tempProject } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
 
-const projects: Array<() => void> = [];
-after(() => projects.forEach((cleanup) => cleanup()));
-function project(): string {
-  const { dir, cleanup } = tempProject("ralph-completion-");
-  projects.push(cleanup);
-  return dir;
-}
+const project = tempProjects("ralph-completion-");
 const runDir = (dir: string) => join(dir, ".ralph", "runs", "c");
 const runLog = (dir: string) => readFileSync(join(runDir(dir), "run.log"), "utf8");
 const started = (dir: string) => readEvents(runDir(dir)).filter((e) => e.type === "iteration_started");

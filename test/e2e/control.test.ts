@@ -12,22 +12,14 @@ import {
   readStatus,
   runRalph,
   startRalph,
-  tempProject,
+  tempProjects,
   waitForFile,
   waitUntil,
 } from "../helpers/cli.js";
 
-const projects: Array<() => void> = [];
+const project = tempProjects("ralph-control-");
 const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
-function project(): string {
-  const { dir, cleanup } = tempProject("ralph-control-");
-  projects.push(cleanup);
-  return dir;
-}
-after(() => {
-  children.forEach((child) => child.kill("SIGKILL"));
-  projects.forEach((cleanup) => cleanup());
-});
+after(() => children.forEach((child) => child.kill("SIGKILL")));
 
 function start(dir: string, args: string[]) {
   const started = startRalph(args, dir);

@@ -1,13 +1,12 @@
 // Every exit path of the loop leaves completion_reason= and promise=COMPLETE as the last two lines of progress.txt.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readStatus, startRalph, tempProject, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readStatus, startRalph, tempProjects, waitForFile } from "../helpers/cli.js";
 
-const projects: Array<() => void> = [];
-after(() => projects.forEach((cleanup) => cleanup()));
+const project = tempProjects("ralph-exit-");
 
 interface ExitCase {
   reason: string;
@@ -70,8 +69,7 @@ const CASES: ExitCase[] = [
 describe("every exit path leaves the completion marker", () => {
   for (const exitCase of CASES) {
     test(exitCase.reason, async () => {
-      const { dir, cleanup } = tempProject("ralph-exit-");
-      projects.push(cleanup);
+      const dir = project();
       const env = exitCase.setup?.(dir) ?? cleanEnv();
       const { child, done } = startRalph(["run", "--name", "x", ...exitCase.args(dir)], dir, env);
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);

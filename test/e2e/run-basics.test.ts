@@ -1,5 +1,5 @@
 // End-to-end behaviour of `ralph run` with the built CLI: caps, promises, failures, usage errors, prompts.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,20 +11,14 @@ import {
   readStatus,
   runRalph,
   startRalph,
-  tempProject,
+  tempProjects,
   waitForFile,
   cleanEnv,
   fakeClaudeEnv,
 } from "../helpers/cli.js";
 
 const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
-const projects: Array<() => void> = [];
-function project(): string {
-  const { dir, cleanup } = tempProject();
-  projects.push(cleanup);
-  return dir;
-}
-after(() => projects.forEach((cleanup) => cleanup()));
+const project = tempProjects("ralph-e2e-");
 
 describe("ralph run", () => {
   test("stops after the default cap of 3 iterations with MAX_ITERATIONS and exit 3", async () => {

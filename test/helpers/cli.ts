@@ -1,5 +1,6 @@
 // Helpers for e2e tests: run the built ralph CLI in a temp project and read what it left behind.
 import { spawn, type ChildProcess } from "node:child_process";
+import { after } from "node:test";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,4 +121,15 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A maker of temp project directories, all removed after the calling test file's tests. */
+export function tempProjects(prefix: string): () => string {
+  const cleanups: Array<() => void> = [];
+  after(() => cleanups.forEach((cleanup) => cleanup()));
+  return () => {
+    const { dir, cleanup } = tempProject(prefix);
+    cleanups.push(cleanup);
+    return dir;
+  };
 }
