@@ -12,7 +12,6 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
   const { record, options, deps } = loop;
   const { settings } = options;
   const adapter = deps.adapterFor(settings.agent);
-  if (!adapter) return { reason: "FAILED", detail: `the ${settings.agent} agent is not supported yet` };
   const iteration = record.status.iteration + 1;
   const prompt = buildPrompt({ prompt: loop.state.prompt, task, failingChecks: loop.failingChecks });
   const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - record.status.cost_usd);

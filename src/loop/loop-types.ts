@@ -29,7 +29,7 @@ export interface SignalSource {
 
 /** Everything the loop touches outside itself; the CLI passes the real ones, tests may pass fakes. */
 export interface LoopDeps {
-  adapterFor: (name: AgentName) => AgentAdapter | null;
+  adapterFor: (name: AgentName) => AgentAdapter;
   spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
   signals: SignalSource;
   listener: RecordListener;

@@ -1,0 +1,34 @@
+// The Codex adapter: headless `codex exec --json` with the prompt on stdin (`-`).
+import { createCodexParser } from "./codex-parser.js";
+import type { AgentAdapter, InvocationInput } from "./types.js";
+
+/** Environment variable naming the Codex binary to run (default `codex` on PATH). */
+export const CODEX_BIN_VARIABLE = "RALPH_CODEX_BIN";
+
+/** The argv of one Codex iteration (the prompt is not in it: `-` makes Codex read it from stdin). */
+export function codexArgv(input: InvocationInput, bin: string): string[] {
+  return [
+    bin,
+    "exec",
+    "--json",
+    // A loop may run in a directory that is not a git repository; Codex refuses that by default.
+    "--skip-git-repo-check",
+    // Headless, nothing could answer an approval prompt; the loop itself is the sandbox boundary.
+    "--dangerously-bypass-approvals-and-sandbox",
+    ...(input.model ? ["--model", input.model] : []),
+    "-",
+  ];
+}
+
+/** Adapter for Codex (`@openai/codex`, measured with 0.171.0). */
+export const codexAdapter: AgentAdapter = {
+  name: "codex",
+  // SIGINT and SIGTERM both end Codex within ~50 ms and SIGTERM its tool shell, but not what that shell
+  // started in the background; SIGINT is its own cancel path, SIGTERM reaches jobs that ignore SIGINT.
+  politeSignals: ["SIGINT", "SIGTERM"],
+  invocation(input) {
+    const bin = process.env[CODEX_BIN_VARIABLE] || "codex";
+    return { argv: codexArgv(input, bin), stdin: input.prompt, env: {} };
+  },
+  parser: createCodexParser,
+};

@@ -1,0 +1,36 @@
+// The Gemini CLI adapter: headless `gemini --output-format stream-json` with the prompt on stdin.
+import { createGeminiParser } from "./gemini-parser.js";
+import type { AgentAdapter, InvocationInput } from "./types.js";
+
+/** Environment variable naming the Gemini CLI binary to run (default `gemini` on PATH). */
+export const GEMINI_BIN_VARIABLE = "RALPH_GEMINI_BIN";
+
+/**
+ * The argv of one Gemini CLI iteration. The prompt is not in it: with stdin not a terminal, Gemini CLI
+ * runs headless and reads the prompt from stdin (up to 8 MB), so no -p and no argv length limit.
+ */
+export function geminiArgv(input: InvocationInput, bin: string): string[] {
+  return [
+    bin,
+    "--output-format",
+    "stream-json",
+    // Headless, nothing could answer an approval prompt.
+    "--yolo",
+    // Headless runs in an untrusted folder exit at once (exit 55); the user chose this project by running the loop in it.
+    "--skip-trust",
+    ...(input.model ? ["--model", input.model] : []),
+  ];
+}
+
+/** Adapter for Gemini CLI (`@google/gemini-cli`, measured with 0.61.0). */
+export const geminiAdapter: AgentAdapter = {
+  name: "gemini",
+  // Gemini CLI relaunches itself as a child node process; the parent ignores SIGINT and SIGTERM and waits.
+  // The child exits 0 within ~0.1 s on SIGINT (~1.6 s on SIGTERM), leaving its tool shells running.
+  politeSignals: ["SIGINT", "SIGTERM"],
+  invocation(input) {
+    const bin = process.env[GEMINI_BIN_VARIABLE] || "gemini";
+    return { argv: geminiArgv(input, bin), stdin: input.prompt, env: {} };
+  },
+  parser: createGeminiParser,
+};

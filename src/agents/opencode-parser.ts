@@ -1,0 +1,192 @@
+// Reads `opencode run --format json` lines (step_start, text, tool_use, step_finish, error) into events and an outcome.
+import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
+import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
+
+type Json = Record<string, unknown>;
+
+interface Failure {
+  kind: AgentErrorKind;
+  message: string;
+  limit?: LimitInfo;
+}
+
+const TEXT_LIMIT = 300;
+const SUMMARY_LIMIT = 120;
+const SUMMARY_FIELDS = ["command", "filePath", "path", "pattern", "url", "description", "prompt", "name"];
+
+function asRecord(value: unknown): Json | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function asText(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+function summarize(input: unknown): string {
+  const fields = asRecord(input);
+  if (!fields) return "";
+  const field = SUMMARY_FIELDS.find((name) => typeof fields[name] === "string");
+  return clip((field ? (fields[field] as string) : JSON.stringify(fields)).replace(/\s+/g, " ").trim(), SUMMARY_LIMIT);
+}
+
+// The reset time an HTTP error's headers name: retry-after (seconds or a date) or retry-after-ms.
+function resetFromHeaders(headers: Json | null, now: Date): Date | null {
+  if (!headers) return null;
+  const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), asText(value)]));
+  const ms = lower.get("retry-after-ms");
+  if (ms) return parseResetTime(`retry-after-ms: ${ms}`, now);
+  const after = lower.get("retry-after");
+  if (!after) return null;
+  if (/^\d+(\.\d+)?$/.test(after.trim())) return parseResetTime(`retry-after: ${after.trim()}`, now);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? null : new Date(date);
+}
+
+/** The kind of failure an OpenCode `error` line describes, with the limit when it is one. */
+export function classifyOpencodeError(error: Json, now: Date): Failure {
+  const name = asText(error.name) || "Error";
+  const data = asRecord(error.data) ?? {};
+  const status = asNumber(data.statusCode);
+  const text = [asText(data.message), asText(data.responseBody)].filter(Boolean).join("\n");
+  const message = clip(`${name}: ${asText(data.message) || "no message"}`, TEXT_LIMIT);
+  if (name === "ProviderAuthError" || status === 401 || status === 403) return { kind: "auth", message };
+  const limit = status === 429 ? { message, resetAt: null } : detectLimit(text, now);
+  if (limit) {
+    const resetAt = resetFromHeaders(asRecord(data.responseHeaders), now) ?? parseResetTime(text, now);
+    return { kind: "rate_limit", message, limit: { message, resetAt } };
+  }
+  if (isAuthFailure(text)) return { kind: "auth", message };
+  return { kind: name === "APIError" || status !== undefined ? "api" : "other", message };
+}
+
+function addTokens(total: TokenUsage | undefined, tokens: Json): TokenUsage {
+  const cache = asRecord(tokens.cache);
+  return {
+    input: (total?.input ?? 0) + (asNumber(tokens.input) ?? 0),
+    output: (total?.output ?? 0) + (asNumber(tokens.output) ?? 0),
+    cacheRead: (total?.cacheRead ?? 0) + (asNumber(cache?.read) ?? 0),
+    cacheWrite: (total?.cacheWrite ?? 0) + (asNumber(cache?.write) ?? 0),
+  };
+}
+
+/** A parser for one `opencode run --format json` run; `now` dates reset times (tests pass a fixed clock). */
+export function createOpencodeParser(input: { prompt: string; now?: () => Date }): OutputParser {
+  const now = input.now ?? (() => new Date());
+  const stray: string[] = [];
+  let sessionId: string | undefined;
+  let tokens: TokenUsage | undefined;
+  let cost: number | undefined;
+  let steps = 0;
+  let finalText: string[] = [];
+  // OpenCode prints no end-of-run record: a step that finished for any reason but more tool calls is the end.
+  let finished = false;
+  let failure: Failure | null = null;
+
+  function onToolUse(part: Json): AgentEvent[] {
+    const tool = asText(part.tool) || "tool";
+    const state = asRecord(part.state) ?? {};
+    finalText = [];
+    finished = false;
+    const events: AgentEvent[] = [{ kind: "tool_use", tool, text: summarize(state.input) }];
+    if (state.status === "completed") events.push({ kind: "tool_result", tool, text: clip(asText(state.output), TEXT_LIMIT) });
+    if (state.status === "error") events.push({ kind: "tool_result", tool, text: clip(`error: ${asText(state.error)}`, TEXT_LIMIT) });
+    return events;
+  }
+
+  function onStepFinish(part: Json): AgentEvent[] {
+    steps += 1;
+    const stepTokens = asRecord(part.tokens);
+    if (stepTokens) tokens = addTokens(tokens, stepTokens);
+    const stepCost = asNumber(part.cost);
+    if (stepCost !== undefined) cost = (cost ?? 0) + stepCost;
+    const reason = asText(part.reason);
+    finished = reason !== "tool-calls";
+    return finished ? [{ kind: "result", text: finalText.join("\n"), ...(sessionId ? { sessionId } : {}) }] : [];
+  }
+
+  function onLine(line: Json): AgentEvent[] {
+    if (typeof line.sessionID === "string" && !sessionId) sessionId = line.sessionID;
+    const part = asRecord(line.part) ?? {};
+    switch (line.type) {
+      case "step_start":
+        finished = false;
+        return steps === 0 && sessionId ? [{ kind: "init", sessionId }] : [];
+      case "text": {
+        const text = asText(part.text);
+        if (text === "") return [];
+        finalText.push(text);
+        return [{ kind: "text", text }];
+      }
+      case "reasoning":
+        return [{ kind: "other", text: clip(asText(part.text), TEXT_LIMIT) }];
+      case "tool_use":
+        return onToolUse(part);
+      case "step_finish":
+        return onStepFinish(part);
+      case "error": {
+        failure = classifyOpencodeError(asRecord(line.error) ?? {}, now());
+        finished = false;
+        return [{ kind: "error", text: failure.message }];
+      }
+      default:
+        return [{ kind: "other", text: String(line.type ?? "unknown") }];
+    }
+  }
+
+  function failureWithoutEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): Failure | null {
+    const text = [...stray, stderrTail].join("\n").trim();
+    if (text && (detectLimit(text, now()) || isAuthFailure(text))) {
+      const limit = detectLimit(text, now());
+      const message = clip(limit?.message ?? text.split("\n")[0] ?? text, TEXT_LIMIT);
+      return limit ? { kind: "rate_limit", message, limit } : { kind: "auth", message };
+    }
+    const firstLine = text.split("\n").find((line) => line.trim() !== "");
+    if (firstLine && exit.code !== 0 && exit.signal === null) return { kind: "other", message: clip(firstLine.trim(), TEXT_LIMIT) };
+    return null;
+  }
+
+  return {
+    line(text: string): AgentEvent[] {
+      const trimmed = text.trim();
+      if (trimmed === "") return [];
+      let parsed: Json | null;
+      try {
+        parsed = asRecord(JSON.parse(trimmed));
+      } catch {
+        parsed = null;
+      }
+      if (!parsed) {
+        stray.push(clip(trimmed, TEXT_LIMIT));
+        if (stray.length > 20) stray.shift();
+        return [{ kind: "other", text: clip(trimmed, TEXT_LIMIT) }];
+      }
+      return onLine(parsed);
+    },
+
+    finish(stderrTail, exit): AgentOutcome {
+      const reported = failure as Failure | null;
+      const outcome: AgentOutcome = {
+        finalMessage: finished && !reported && finalText.length > 0 ? finalText.join("\n") : null,
+        sawResult: finished || reported !== null,
+      };
+      if (sessionId) outcome.sessionId = sessionId;
+      if (tokens) outcome.tokens = tokens;
+      if (cost !== undefined) outcome.costUsd = cost;
+      if (steps > 0) outcome.turns = steps;
+      const cause = reported ?? (finished ? null : failureWithoutEnd(stderrTail, exit));
+      if (cause) {
+        outcome.error = { kind: cause.kind, message: cause.message };
+        if (cause.limit) outcome.limit = cause.limit;
+      }
+      return outcome;
+    },
+  };
+}

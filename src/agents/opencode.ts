@@ -1,0 +1,38 @@
+// The OpenCode adapter: headless `opencode run --format json` with the prompt on stdin.
+import { createOpencodeParser } from "./opencode-parser.js";
+import type { AgentAdapter, InvocationInput } from "./types.js";
+
+/** Environment variable naming the OpenCode binary to run (default `opencode` on PATH). */
+export const OPENCODE_BIN_VARIABLE = "RALPH_OPENCODE_BIN";
+
+/**
+ * The argv of one OpenCode iteration. The prompt is not in it: `opencode run` without a message reads
+ * it from stdin when stdin is not a terminal, so there is no argv length limit.
+ */
+export function opencodeArgv(input: InvocationInput, bin: string): string[] {
+  return [
+    bin,
+    "run",
+    "--format",
+    "json",
+    // Headless, every permission that would ask (e.g. a path outside the project) is rejected;
+    // --auto approves those, and still honours permissions the user set to "deny".
+    "--auto",
+    ...(input.model ? ["--model", input.model] : []),
+  ];
+}
+
+/** Adapter for OpenCode (`opencode-ai`, measured with 1.18.33). */
+export const opencodeAdapter: AgentAdapter = {
+  name: "opencode",
+  // `opencode run` ignores SIGINT; SIGTERM ends it within ~0.1 s (exit 143) but leaves its bash tool's
+  // process (its own session) running, so the tree kill that follows is what ends that.
+  politeSignals: ["SIGTERM"],
+  invocation(input) {
+    const bin = process.env[OPENCODE_BIN_VARIABLE] || "opencode";
+    // OpenCode takes its directory from PWD, not from the working directory it was started in
+    // (measured: with an inherited PWD its bash tool ran in the caller's directory).
+    return { argv: opencodeArgv(input, bin), stdin: input.prompt, env: { PWD: input.cwd } };
+  },
+  parser: createOpencodeParser,
+};
