@@ -26,6 +26,7 @@ export async function continueCommand(projectDir: string, given: string, command
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
+  if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; json?: boolean; live?: boolean }>();
   let maxIterations: number | null = null;
   if (opts.maxIterations !== undefined) {

@@ -1,0 +1,210 @@
+// `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook (SPEC section 8).
+import { hostname } from "node:os";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError, Option } from "commander";
+import { parseCount, parseText } from "../../config/parse-value.js";
+import { blockCap } from "../../hook/block-cap.js";
+import { cancelHookLoop } from "../../hook/cancel-loop.js";
+import { handleStop, recordHookFailure, type StopDecision } from "../../hook/handle-stop.js";
+import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
+import { parseStopHookInput } from "../../hook/hook-input.js";
+import { startSummary } from "../../hook/hook-messages.js";
+import type { HookClock } from "../../hook/hook-run.js";
+import { installStopHook } from "../../hook/install-hook.js";
+import { readAll } from "../../hook/read-all.js";
+import { shellCommandLine, splitShellWords } from "../../hook/shell-words.js";
+import { writeSlashCommands } from "../../hook/slash-commands.js";
+import { activeLoopProblem, startHookLoop } from "../../hook/start-loop.js";
+import { UsageError } from "../usage-error.js";
+
+const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
+const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
+
+/** This ralph as a shell command: absolute node and script paths, so hooks work without ralph on PATH. */
+function ralphCommand(...args: string[]): string {
+  return shellCommandLine([process.execPath, MAIN_SCRIPT, ...args]);
+}
+
+interface StartFlags {
+  maxIterations?: string;
+  completionPromise?: string;
+  check?: string[];
+  stdin?: boolean;
+}
+
+function addStartOptions(command: Command): Command {
+  return command
+    .addOption(new Option("-n, --max-iterations <n>", "stop after N iterations with MAX_ITERATIONS (default 3; 0 = unlimited)"))
+    .addOption(new Option("--completion-promise <text>", "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
+    .addOption(new Option("--check <cmd>", "completion criterion: a shell command that passes on exit 0 (repeatable)").argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]));
+}
+
+/** Parses argument text read with --stdin as the same options, split with shell quoting rules. */
+function parseStdinArguments(text: string): { words: string[]; flags: StartFlags } {
+  const split = splitShellWords(text);
+  if (!split.ok) throw new UsageError(`--stdin: ${split.message}`);
+  const parser = addStartOptions(new Command("start").argument("[prompt...]").exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }));
+  try {
+    parser.parse(split.words, { from: "user" });
+  } catch (error) {
+    throw new UsageError(`--stdin: ${error instanceof CommanderError ? error.message.replace(/^error: /, "") : String(error)}`);
+  }
+  return { words: parser.args, flags: parser.opts<StartFlags>() };
+}
+
+/** `ralph hook start [PROMPT...] [options]`. */
+export async function hookStartCommand(projectDir: string, cliWords: string[], cliFlags: StartFlags): Promise<number> {
+  let words = cliWords;
+  let flags = cliFlags;
+  if (cliFlags.stdin) {
+    if (cliWords.length > 0 || cliFlags.maxIterations !== undefined || cliFlags.completionPromise !== undefined || cliFlags.check !== undefined) {
+      throw new UsageError("--stdin reads the whole argument text from stdin: give no other arguments");
+    }
+    ({ words, flags } = parseStdinArguments(await readAll(process.stdin, 30_000)));
+  }
+  const prompt = words.join(" ");
+  if (prompt.trim() === "") throw new UsageError("no prompt given: ralph hook start PROMPT... [options] (or --stdin)");
+  const max = parseCount(flags.maxIterations ?? 3);
+  if (!max.ok) throw new UsageError(`--max-iterations: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
+  const promise = flags.completionPromise === undefined ? null : parseText(flags.completionPromise.trim());
+  if (promise && !promise.ok) throw new UsageError(`--completion-promise: expected ${promise.expected}`);
+  const checks = flags.check ?? [];
+  const emptyCheck = checks.find((check) => check.trim() === "");
+  if (emptyCheck !== undefined) throw new UsageError("--check: expected a shell command, got an empty text");
+
+  const problem = activeLoopProblem(projectDir, clock);
+  if (problem) throw new UsageError(problem);
+  const files = hookFiles(projectDir);
+  const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
+  if (!installed.ok) throw new UsageError(installed.message);
+  const sessionId = process.env.CLAUDE_CODE_SESSION_ID;
+  const started = await startHookLoop(
+    projectDir,
+    {
+      prompt,
+      maxIterations: max.value,
+      completionPromise: promise?.ok ? promise.value : null,
+      criteria: checks.map((check) => ({ type: "command", check })),
+      // Started from inside a session (e.g. /ralph-loop): bind the loop to it at once.
+      sessionId: sessionId && /^[A-Za-z0-9_-]{8,}$/.test(sessionId) ? sessionId : null,
+    },
+    clock,
+  );
+  if (!started.ok) throw new UsageError(started.message);
+  const lines = startSummary({
+    runId: started.runId,
+    state: started.state,
+    hookLine: `Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}; state in ${relative(projectDir, files.state)}`,
+    cap: blockCap(process.env),
+    hookNewInSession: installed.changed && started.state.sessionId !== "",
+  });
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** `ralph hook cancel`. */
+export async function hookCancelCommand(projectDir: string): Promise<number> {
+  const outcome = await cancelHookLoop(projectDir, clock);
+  const run = (id: string | null) => (id ? `run ${id}` : "no run recorded");
+  switch (outcome.kind) {
+    case "none":
+      process.stdout.write("ralph: no in-session loop in this project\n");
+      break;
+    case "already_inactive":
+      process.stdout.write(`ralph: the in-session loop was not active (${run(outcome.runId)}${outcome.recorded ? ", now recorded as STOPPED" : ""})\n`);
+      break;
+    case "cancelled":
+      process.stdout.write(
+        `ralph: in-session loop cancelled at iteration ${outcome.iteration ?? "?"} (${run(outcome.runId)}, ${outcome.recorded ? "STOPPED" : "STOPPED is recorded at the next stop"})\n`,
+      );
+      break;
+    default: {
+      const unreachable: never = outcome;
+      throw new Error(`unknown cancel outcome ${JSON.stringify(unreachable)}`);
+    }
+  }
+  return 0;
+}
+
+function renderDecision(decision: StopDecision): string {
+  if (decision.kind === "block") return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
+  return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
+}
+
+/** `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop. */
+export async function hookHandleCommand(): Promise<number> {
+  if (process.stdin.isTTY) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
+  let projectDir = projectDirFrom(process.env, process.cwd());
+  try {
+    const parsed = parseStopHookInput(await readAll(process.stdin, 10_000));
+    if (!parsed.ok) throw new Error(parsed.message);
+    projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
+    process.stdout.write(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
+    let runId: string | null = null;
+    try {
+      runId = recordHookFailure(projectDir, message, clock);
+    } catch {
+      // Nothing more can be recorded; the line below still tells the user.
+    }
+    const ended = runId ? `; the loop ended (FAILED, run ${runId})` : "";
+    process.stderr.write(`ralph hook handle: ${message}${ended}\n`);
+    process.stdout.write(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
+  }
+  return 0;
+}
+
+/** `ralph hook install [--commands]`. */
+export async function hookInstallCommand(projectDir: string, commands: boolean): Promise<number> {
+  const files = hookFiles(projectDir);
+  const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
+  if (!installed.ok) throw new UsageError(installed.message);
+  const lines = [`ralph: Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}`];
+  if (commands) {
+    for (const written of writeSlashCommands(files.commands, ralphCommand())) {
+      lines.push(`ralph: ${relative(projectDir, written.file)} ${written.changed ? "written" : "up to date"}`);
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** Adds `ralph hook` and its subcommands; `trailing` (words after `--`) are prompt words for `hook start`. */
+export function registerHookCommand(program: Command, trailing: string[] | null, done: (code: Promise<number>) => void): void {
+  const projectDir = () => projectDirFrom(process.env, process.cwd());
+  const hook = program
+    .command("hook")
+    .description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install")
+    .argument("[subcommand]")
+    .exitOverride()
+    .action((name: string | undefined) =>
+      done(Promise.reject(new UsageError(`${name === undefined ? "hook needs a subcommand" : `unknown hook subcommand '${name}'`}: start, cancel, handle or install (see ralph hook --help)`))),
+    );
+  addStartOptions(
+    hook
+      .command("start")
+      .description("start an in-session loop: writes .claude/ralph-loop.local.md and installs the Stop hook")
+      .argument("[prompt...]", "the task (words joined with one space)")
+      .option("--stdin", "read the whole argument text from stdin and split it with shell quoting rules (nothing is expanded)")
+      .addHelpText("after", "\nA prompt with ?, *, &, = or $ must be quoted in your shell; with --stdin nothing is expanded.")
+      .exitOverride(),
+  ).action((words: string[], flags: StartFlags) => done(hookStartCommand(projectDir(), [...words, ...(trailing ?? [])], flags)));
+  hook
+    .command("cancel")
+    .description("cancel the in-session loop (active: false; recorded as STOPPED)")
+    .exitOverride()
+    .action(() => done(hookCancelCommand(projectDir())));
+  hook
+    .command("handle")
+    .description("the Stop hook itself: reads Claude Code's hook JSON on stdin, prints the decision")
+    .exitOverride()
+    .action(() => done(hookHandleCommand()));
+  hook
+    .command("install")
+    .description("add the Stop hook to .claude/settings.json (idempotent)")
+    .option("--commands", "also write the /ralph-loop, /cancel-ralph and /ralph-help commands into .claude/commands/")
+    .exitOverride()
+    .action((opts: { commands?: boolean }) => done(hookInstallCommand(projectDir(), opts.commands === true)));
+}

@@ -1,0 +1,36 @@
+// Where the in-session loop keeps its files: Claude Code's project directory `.claude/` and the run directory.
+import { join } from "node:path";
+
+/** The files of the in-session loop of one project. */
+export interface HookFiles {
+  /** `.claude/ralph-loop.local.md`: the loop's state (front matter) and prompt (body). */
+  state: string;
+  /** Held while a hook or a cancel reads and rewrites the state file. */
+  lock: string;
+  /** `.claude/settings.json`, where the Stop hook is installed. */
+  settings: string;
+  /** `.claude/commands/`, for the slash commands. */
+  commands: string;
+}
+
+/** The in-session loop files of `projectDir`. */
+export function hookFiles(projectDir: string): HookFiles {
+  const claudeDir = join(projectDir, ".claude");
+  return {
+    state: join(claudeDir, "ralph-loop.local.md"),
+    lock: join(claudeDir, "ralph-loop.local.lock"),
+    settings: join(claudeDir, "settings.json"),
+    commands: join(claudeDir, "commands"),
+  };
+}
+
+/** The hook's per-turn bookkeeping inside a run directory (how many stops it blocked in the current turn). */
+export function turnFile(runDir: string): string {
+  return join(runDir, "hook-turn.json");
+}
+
+/** The project directory a hook or command works on: Claude Code's project dir when it tells us, else `fallback`. */
+export function projectDirFrom(env: NodeJS.ProcessEnv, fallback: string): string {
+  const fromClaude = env.CLAUDE_PROJECT_DIR;
+  return fromClaude && fromClaude.trim() !== "" ? fromClaude : fallback;
+}

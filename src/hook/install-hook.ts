@@ -1,0 +1,74 @@
+// Adds the Stop hook running `ralph hook handle` to `.claude/settings.json`, once, keeping everything else.
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { writeFileAtomic } from "../store/atomic-write.js";
+
+/** The outcome: whether the file changed, or why it was left alone. */
+export type InstallResult = { ok: true; changed: boolean; file: string } | { ok: false; message: string };
+
+/**
+ * Seconds Claude Code gives the hook. Completion checks run inside it (each limited to 10 minutes); a hook
+ * killed on timeout lets the session stop and leaves the loop where it was, to be judged at the next stop.
+ */
+export const HOOK_TIMEOUT_SECONDS = 1800;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Whether a hook command is ralph's Stop handler (this install's or another copy's, e.g. before ralph moved). */
+export function isRalphHandleCommand(command: unknown): boolean {
+  if (typeof command !== "string") return false;
+  const trimmed = command.trim();
+  return /(^|\s)hook\s+handle$/.test(trimmed) && /ralph|main\.js/.test(trimmed);
+}
+
+function ourEntry(command: string): Json {
+  return { type: "command", command, timeout: HOOK_TIMEOUT_SECONDS };
+}
+
+/** Installs `command` as a Stop hook in the settings file `file`, idempotently; an invalid file is never overwritten. */
+export function installStopHook(file: string, command: string): InstallResult {
+  let settings: Json = {};
+  let mode = 0o644;
+  if (existsSync(file)) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+      mode = statSync(file).mode & 0o777;
+    } catch (error) {
+      return { ok: false, message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); it was left unchanged` };
+    }
+    let parsed: unknown;
+    try {
+      parsed = text.trim() === "" ? {} : JSON.parse(text);
+    } catch (error) {
+      return { ok: false, message: `${file} is not valid JSON (${(error as Error).message}); fix it by hand, ralph does not overwrite it` };
+    }
+    if (!isObject(parsed)) return { ok: false, message: `${file} does not hold a JSON object; fix it by hand, ralph does not overwrite it` };
+    settings = parsed;
+  }
+  const hooks = settings.hooks ?? {};
+  if (!isObject(hooks)) return { ok: false, message: `${file}: "hooks" is not an object; fix it by hand, ralph does not overwrite it` };
+  const stop = hooks.Stop ?? [];
+  if (!Array.isArray(stop)) return { ok: false, message: `${file}: "hooks.Stop" is not a list; fix it by hand, ralph does not overwrite it` };
+
+  const ours = stop.flatMap((group: unknown) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : [])).filter((hook) => isObject(hook) && isRalphHandleCommand(hook.command));
+  const wanted = ourEntry(command);
+  if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted)) return { ok: true, changed: false, file };
+
+  // Other copies of ralph's handler (an old path, a duplicate) are replaced; every other hook stays where it is.
+  const kept = stop
+    .map((group: unknown) => {
+      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+      const remaining = group.hooks.filter((hook: unknown) => !(isObject(hook) && isRalphHandleCommand(hook.command)));
+      return remaining.length === group.hooks.length ? group : remaining.length === 0 ? null : { ...group, hooks: remaining };
+    })
+    .filter((group) => group !== null);
+  const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...kept, { hooks: [wanted] }] } };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, mode);
+  return { ok: true, changed: true, file };
+}

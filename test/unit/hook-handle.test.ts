@@ -1,0 +1,286 @@
+// `ralph hook handle` over a table of hook inputs and state files.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { handleStop, type HandleDeps, type StopDecision } from "../../src/hook/handle-stop.js";
+import { hookFiles } from "../../src/hook/hook-files.js";
+import type { StopHookInput } from "../../src/hook/hook-input.js";
+import { patchHookState, readHookState } from "../../src/hook/hook-state.js";
+import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
+import { runPaths } from "../../src/store/run-paths.js";
+
+const root = mkdtempSync(join(tmpdir(), "ralph-hook-handle-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let count = 0;
+
+function project(): string {
+  count += 1;
+  const dir = join(root, `p${count}`);
+  mkdirSync(dir);
+  return dir;
+}
+
+function deps(projectDir: string, env: NodeJS.ProcessEnv = {}): HandleDeps {
+  return { projectDir, env, now: () => new Date(), pid: process.pid, hostname: "test-host", transcriptRetry: { attempts: 1, delayMs: 0 } };
+}
+
+function input(fields: Partial<StopHookInput> = {}): StopHookInput {
+  return { sessionId: "session-A", transcriptPath: null, cwd: null, stopHookActive: false, lastAssistantMessage: "Still working.", ...fields };
+}
+
+async function start(dir: string, request: Partial<HookStartRequest> = {}): Promise<string> {
+  const started = await startHookLoop(
+    dir,
+    { prompt: "Make the tests pass.", maxIterations: 5, completionPromise: "DONE", criteria: [], sessionId: null, ...request },
+    { now: () => new Date(), pid: process.pid, hostname: "test-host" },
+  );
+  assert.ok(started.ok, started.ok ? "" : started.message);
+  return started.runId;
+}
+
+function state(dir: string) {
+  const read = readHookState(hookFiles(dir).state);
+  assert.equal(read.kind, "ok");
+  return read.kind === "ok" ? read.state : assert.fail("unreachable");
+}
+
+function marker(dir: string, runId: string): string[] {
+  return readFileSync(runPaths(dir, runId).progress, "utf8").trimEnd().split("\n").slice(-2);
+}
+
+function events(dir: string, runId: string): Array<Record<string, unknown>> {
+  return readFileSync(runPaths(dir, runId).events, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function assertBlock(decision: StopDecision): asserts decision is Extract<StopDecision, { kind: "block" }> {
+  assert.equal(decision.kind, "block", JSON.stringify(decision));
+}
+
+describe("hook handle", () => {
+  test("no state file: the stop is allowed and nothing is created", async () => {
+    const dir = project();
+    assert.deepEqual(await handleStop(input(), deps(dir)), { kind: "allow", message: null });
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test("no promise in the last message: iteration + 1, block with the prompt and an iteration message", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    const decision = await handleStop(input(), deps(dir));
+    assertBlock(decision);
+    assert.equal(decision.reason, "Make the tests pass.");
+    assert.match(decision.systemMessage, /^ralph iteration 2\/5 · run /);
+    assert.match(decision.systemMessage, /<promise>DONE<\/promise>/);
+    assert.equal(state(dir).iteration, 2);
+    assert.equal(state(dir).active, true);
+    const ended = events(dir, runId).find((event) => event.type === "iteration_ended");
+    assert.equal(ended?.iteration, 1);
+    assert.equal(ended?.result, "continue");
+    assert.equal(ended?.promise, "absent");
+    assert.match(readFileSync(runPaths(dir, runId).progress, "utf8"), /^iteration=1$/m);
+    assert.equal(JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")).iteration, 2);
+  });
+
+  test("the promise in the last message ends the loop DONE: marker, active: false, file kept", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    assertBlock(await handleStop(input(), deps(dir)));
+    const decision = await handleStop(input({ stopHookActive: true, lastAssistantMessage: "All green.\n<promise>DONE</promise>" }), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /loop done after 2 iterations/);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=DONE", "promise=COMPLETE"]);
+    assert.equal(state(dir).active, false);
+    assert.equal(state(dir).iteration, 2);
+    assert.equal(state(dir).prompt, "Make the tests pass.\n");
+    // A later stop of the same session is let through without recording anything again.
+    assert.deepEqual(await handleStop(input(), deps(dir)), { kind: "allow", message: null });
+    assert.deepEqual(marker(dir, runId), ["completion_reason=DONE", "promise=COMPLETE"]);
+  });
+
+  for (const [name, message] of [
+    ["negated", "I will not output <promise>DONE</promise> until the tests pass."],
+    ["quoted", 'The prompt says to print "<promise>DONE</promise>" at the end.'],
+    ["bare phrase", "DONE with the first half."],
+  ] as const) {
+    test(`a ${name} promise does not end the loop`, async () => {
+      const dir = project();
+      await start(dir);
+      assertBlock(await handleStop(input({ lastAssistantMessage: message }), deps(dir)));
+      assert.equal(state(dir).iteration, 2);
+    });
+  }
+
+  test("inactive state file: the stop is allowed and the run is recorded STOPPED", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    patchHookState(hookFiles(dir).state, { active: false });
+    const decision = await handleStop(input(), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /stopped at iteration 1/);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+    assert.ok(existsSync(hookFiles(dir).state), "the state file is kept");
+  });
+
+  test("an unbound loop is bound to the first session to stop; other sessions are never blocked", async () => {
+    const dir = project();
+    await start(dir);
+    assertBlock(await handleStop(input({ sessionId: "session-A" }), deps(dir)));
+    assert.equal(state(dir).sessionId, "session-A");
+    assert.deepEqual(await handleStop(input({ sessionId: "session-B" }), deps(dir)), { kind: "allow", message: null });
+    assert.deepEqual(await handleStop(input({ sessionId: null }), deps(dir)), { kind: "allow", message: null });
+    assert.equal(state(dir).iteration, 2, "another session's stop changes nothing");
+    assertBlock(await handleStop(input({ sessionId: "session-A", stopHookActive: true }), deps(dir)));
+    assert.equal(state(dir).iteration, 3);
+  });
+
+  test("a loop bound at start (from inside a session) ignores other sessions from the first stop", async () => {
+    const dir = project();
+    const runId = await start(dir, { sessionId: "session-X" });
+    assert.deepEqual(await handleStop(input({ sessionId: "session-A", lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir)), { kind: "allow", message: null });
+    assert.equal(state(dir).active, true);
+    assert.equal(existsSync(join(runPaths(dir, runId).dir, "hook-turn.json")), false);
+  });
+
+  test("max_iterations reached: MAX_ITERATIONS, after exactly max iterations", async () => {
+    const dir = project();
+    const runId = await start(dir, { maxIterations: 3 });
+    assertBlock(await handleStop(input(), deps(dir)));
+    assertBlock(await handleStop(input({ stopHookActive: true }), deps(dir)));
+    const decision = await handleStop(input({ stopHookActive: true }), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /stopped after 3 iterations: max_iterations reached/);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    assert.equal(state(dir).active, false);
+    assert.deepEqual(events(dir, runId).filter((e) => e.type === "iteration_ended").map((e) => e.result), ["continue", "continue", "max_iterations"]);
+  });
+
+  test("promise claimed but a criterion fails: the loop goes on and the next prompt carries the check's output", async () => {
+    const dir = project();
+    const runId = await start(dir, { criteria: [{ type: "command", check: "echo 3 tests failing; exit 1" }] });
+    const decision = await handleStop(input({ lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir));
+    assertBlock(decision);
+    assert.match(decision.reason, /^Make the tests pass\.\n/);
+    assert.match(decision.reason, /checks failed:[\s\S]*echo 3 tests failing; exit 1[\s\S]*3 tests failing/);
+    assert.match(decision.systemMessage, /completion checks failed/);
+    assert.equal(state(dir).active, true);
+    assert.ok(events(dir, runId).some((e) => e.type === "criteria_checked" && e.passed === false));
+  });
+
+  test("criteria without a promise: checked at every stop, DONE once they pass", async () => {
+    const dir = project();
+    const runId = await start(dir, { completionPromise: null, criteria: [{ type: "file_exists", check: "done.txt" }] });
+    assertBlock(await handleStop(input(), deps(dir)));
+    writeFileSync(join(dir, "done.txt"), "x");
+    assert.equal((await handleStop(input({ stopHookActive: true }), deps(dir))).kind, "allow");
+    assert.deepEqual(marker(dir, runId), ["completion_reason=DONE", "promise=COMPLETE"]);
+  });
+
+  test("a corrupt state file ends the loop FAILED with a clear message, once", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    const file = hookFiles(dir).state;
+    writeFileSync(file, readFileSync(file, "utf8").replace(/^iteration: 1$/m, "iteration: [oops"));
+    const decision = await handleStop(input(), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /ralph-loop\.local\.md has invalid YAML.*the loop ended \(FAILED, run /);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=FAILED", "promise=COMPLETE"]);
+    assert.match(readFileSync(file, "utf8"), /^active: false$/m);
+    assert.deepEqual(await handleStop(input(), deps(dir)), { kind: "allow", message: null });
+    assert.deepEqual(marker(dir, runId), ["completion_reason=FAILED", "promise=COMPLETE"]);
+  });
+
+  test("a state file with a bad field (iteration: abc) is corrupt too", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    patchHookState(hookFiles(dir).state, { iteration: 1 });
+    const file = hookFiles(dir).state;
+    writeFileSync(file, readFileSync(file, "utf8").replace(/^iteration: 1$/m, "iteration: abc"));
+    const decision = await handleStop(input(), deps(dir));
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /iteration: expected a whole number of 1 or more, got "abc"/);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=FAILED", "promise=COMPLETE"]);
+  });
+
+  test("a STOP file in the run directory (ralph stop) ends the loop STOPPED", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    writeFileSync(runPaths(dir, runId).stop, "stop\n");
+    assert.equal((await handleStop(input(), deps(dir))).kind, "allow");
+    assert.deepEqual(marker(dir, runId), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+  });
+
+  test("stop_hook_active and Claude Code's block cap: the loop pauses instead of wasting a block, and the next turn resumes it", async () => {
+    const dir = project();
+    const runId = await start(dir, { maxIterations: 0 });
+    const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "2" };
+    assertBlock(await handleStop(input({ stopHookActive: false }), deps(dir, env)));
+    const second = await handleStop(input({ stopHookActive: true }), deps(dir, env));
+    assertBlock(second);
+    assert.match(second.systemMessage, /pauses after this iteration/);
+    const third = await handleStop(input({ stopHookActive: true }), deps(dir, env));
+    assert.equal(third.kind, "allow");
+    assert.match(third.kind === "allow" ? (third.message ?? "") : "", /paused before iteration 4 .*send any message/);
+    assert.equal(state(dir).iteration, 4);
+    assert.equal(state(dir).active, true);
+    // The user's next message starts a new turn (stop_hook_active false): the loop blocks again.
+    assertBlock(await handleStop(input({ stopHookActive: false }), deps(dir, env)));
+    assert.equal(state(dir).iteration, 5);
+    assert.deepEqual(events(dir, runId).filter((e) => e.type === "iteration_ended").map((e) => e.result), ["continue", "continue", "paused", "continue"]);
+  });
+
+  test("a new turn (stop_hook_active false, e.g. after the user interrupted) restarts the count of blocks", async () => {
+    const dir = project();
+    const runId = await start(dir, { maxIterations: 0 });
+    const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "3" };
+    for (const active of [false, true]) assertBlock(await handleStop(input({ stopHookActive: active }), deps(dir, env)));
+    // The turn was interrupted: Claude Code's count restarts with the user's next message, and so does ralph's.
+    for (const active of [false, true, true]) assertBlock(await handleStop(input({ stopHookActive: active }), deps(dir, env)));
+    assert.equal((await handleStop(input({ stopHookActive: true }), deps(dir, env))).kind, "allow");
+    assert.deepEqual(events(dir, runId).filter((e) => e.type === "iteration_ended").map((e) => e.blocks_this_turn), [0, 1, 0, 1, 2, 3]);
+  });
+
+  test("the default cap is 8 honoured blocks; CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0 removes it", async () => {
+    const dir = project();
+    await start(dir, { maxIterations: 0 });
+    for (let i = 0; i < 8; i++) assertBlock(await handleStop(input({ stopHookActive: i > 0 }), deps(dir)));
+    assert.equal((await handleStop(input({ stopHookActive: true }), deps(dir))).kind, "allow");
+    const other = project();
+    await start(other, { maxIterations: 0 });
+    for (let i = 0; i < 10; i++) assertBlock(await handleStop(input({ stopHookActive: i > 0 }), deps(other, { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "0" })));
+  });
+
+  test("without last_assistant_message the transcript is read, waiting for an entry newer than the previous decision", async () => {
+    const entry = (text: string, at: Date) =>
+      `${JSON.stringify({ type: "assistant", timestamp: at.toISOString(), message: { id: `m-${at.getTime()}`, role: "assistant", content: [{ type: "text", text }] } })}\n`;
+    for (const attempts of [1, 50]) {
+      const dir = project();
+      const runId = await start(dir);
+      const transcript = join(dir, "transcript.jsonl");
+      writeFileSync(transcript, entry("<promise>DONE</promise> (an old message)", new Date(Date.now() - 60_000)));
+      const pending = handleStop(input({ lastAssistantMessage: null, transcriptPath: transcript }), { ...deps(dir), transcriptRetry: { attempts, delayMs: 20 } });
+      // The first read has happened synchronously inside handleStop: this line arrives "late".
+      appendFileSync(transcript, entry("Finished. <promise>DONE</promise>", new Date(Date.now() + 1000)));
+      const decision = await pending;
+      if (attempts === 1) {
+        assertBlock(decision);
+        assert.equal(events(dir, runId).find((e) => e.type === "iteration_ended")?.message_source, "none");
+      } else {
+        assert.equal(decision.kind, "allow", JSON.stringify(decision));
+        assert.deepEqual(marker(dir, runId), ["completion_reason=DONE", "promise=COMPLETE"]);
+      }
+    }
+  });
+
+  test("a hand-written state file without run_id gets a run directory at its first stop", async () => {
+    const dir = project();
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(hookFiles(dir).state, "---\nactive: true\niteration: 1\nmax_iterations: 2\ncompletion_promise: null\n---\nKeep going.\n");
+    const decision = await handleStop(input(), deps(dir));
+    assertBlock(decision);
+    assert.equal(decision.reason, "Keep going.");
+    const runId = state(dir).runId;
+    assert.ok(runId !== null && existsSync(runPaths(dir, runId).status));
+    assert.equal(JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")).mode, "hook");
+  });
+});
