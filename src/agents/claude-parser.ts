@@ -1,14 +1,7 @@
 // Reads Claude Code's `--output-format stream-json` lines into events and one iteration's outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, clip, parseJsonRecord } from "./json-fields.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
-
-type Json = Record<string, unknown>;
-
-interface Failure {
-  kind: AgentErrorKind;
-  message: string;
-  limit?: LimitInfo;
-}
 
 const TOOL_RESULT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
@@ -21,18 +14,6 @@ const ERROR_KINDS: Record<string, AgentErrorKind> = {
   oauth_org_not_allowed: "auth",
 };
 const ROOT_REFUSAL = /cannot be used with root\/sudo privileges/i;
-
-function asRecord(value: unknown): Json | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
 
 /** A one-line description of a tool call, e.g. the Bash command or the file written. */
 export function summarizeToolInput(tool: string, input: unknown): string {
@@ -75,7 +56,7 @@ function tokensFrom(result: Json): TokenUsage | undefined {
 export function createClaudeParser(input: { prompt: string; now?: () => Date }): OutputParser {
   const now = input.now ?? (() => new Date());
   const toolNames = new Map<string, string>();
-  const stray: string[] = [];
+  const stray = new StrayLines(TOOL_RESULT_LIMIT);
   let sessionId: string | undefined;
   let result: Json | null = null;
   let finalText = "";
@@ -142,7 +123,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     return [{ kind: "error", text: message }];
   }
 
-  function failureFromResult(line: Json): Failure | null {
+  function failureFromResult(line: Json): AgentFailure | null {
     const text = typeof line.result === "string" ? line.result : "";
     const errors = Array.isArray(line.errors) ? line.errors.filter((item) => typeof item === "string").join("; ") : "";
     const status = asNumber(line.api_error_status);
@@ -163,14 +144,14 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     return null;
   }
 
-  function failureFromText(text: string, fallback: AgentErrorKind): Failure {
+  function failureFromText(text: string, fallback: AgentErrorKind): AgentFailure {
     const limit = detectLimit(text, now());
     if (limit) return { kind: "rate_limit", message: limit.message, limit };
     return { kind: isAuthFailure(text) ? "auth" : fallback, message: clip(text.trim(), TOOL_RESULT_LIMIT) };
   }
 
-  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): Failure | null {
-    const text = [...stray, stderrTail].join("\n").trim();
+  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+    const text = [...stray.lines, stderrTail].join("\n").trim();
     const rootRefusal = text.split("\n").find((line) => ROOT_REFUSAL.test(line));
     if (rootRefusal) {
       return { kind: "other", message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1)` };
@@ -199,17 +180,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     line(text: string): AgentEvent[] {
       const trimmed = text.trim();
       if (trimmed === "") return [];
-      let parsed: Json | null;
-      try {
-        parsed = asRecord(JSON.parse(trimmed));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed) {
-        stray.push(clip(trimmed, TOOL_RESULT_LIMIT));
-        if (stray.length > 20) stray.shift();
-        return [{ kind: "other", text: clip(trimmed, TOOL_RESULT_LIMIT) }];
-      }
+      const parsed = parseJsonRecord(trimmed);
+      if (!parsed) return [stray.keep(trimmed)];
       switch (parsed.type) {
         case "system":
           return onSystem(parsed);
@@ -247,10 +219,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
         const message = failure?.kind === "rate_limit" ? failure.message : limitEvent.message;
         failure = { kind: "rate_limit", message, limit: { message, resetAt: limitEvent.resetAt } };
       }
-      if (failure) {
-        outcome.error = { kind: failure.kind, message: failure.message };
-        if (failure.limit) outcome.limit = failure.limit;
-      }
+      applyFailure(outcome, failure);
       return outcome;
     },
   };

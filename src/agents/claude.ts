@@ -1,5 +1,6 @@
 // The Claude Code adapter: headless `claude -p` with stream-json output and the prompt on stdin.
 import { createClaudeParser } from "./claude-parser.js";
+import { binaryFrom } from "./json-fields.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Claude Code binary to run (default `claude` on PATH). */
@@ -33,7 +34,7 @@ export const claudeAdapter: AgentAdapter = {
   // SIGINT makes Claude Code end its tool processes and print a result; SIGTERM leaves them running.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = process.env[CLAUDE_BIN_VARIABLE] || "claude";
+    const bin = binaryFrom(process.env, CLAUDE_BIN_VARIABLE, "claude");
     return { argv: claudeArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createClaudeParser,

@@ -1,10 +1,7 @@
 // Reads `codex exec --json` lines (thread.started, item.*, turn.completed/failed, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
-
-type Json = Record<string, unknown>;
-
-type Failure = { kind: AgentErrorKind; message: string; limit?: LimitInfo };
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
@@ -13,22 +10,6 @@ const RETRY_NOTICE = /^Reconnecting\.\.\.\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/;
 // What Codex prints for a failed model request (measured with 0.171.0): "unexpected status 500 …",
 // "exceeded retry limit, last status: 429 …", "stream disconnected before completion …", "high demand".
 const API_FAILURE = /\bstatus\b|\bstream\b|\brequest\b|\bserver\b|\bdemand\b|\bconnect|\btimed? ?out\b|\boverloaded\b|\bhttps?:\/\//i;
-
-function asRecord(value: unknown): Json | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-function asText(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
 
 function oneLine(text: string, limit: number): string {
   return clip(text.replace(/\s+/g, " ").trim(), limit);
@@ -44,7 +25,7 @@ export function codexResetTime(text: string, now: Date): Date | null {
 }
 
 /** The kind of failure a Codex error message describes, with the limit when it is one. */
-export function classifyCodexError(message: string, now: Date): Failure {
+export function classifyCodexError(message: string, now: Date): AgentFailure {
   const text = message.trim();
   const limit = detectLimit(text, now);
   if (limit) {
@@ -100,7 +81,7 @@ function addUsage(total: TokenUsage | undefined, usage: Json): TokenUsage {
 export function createCodexParser(input: { prompt: string; now?: () => Date }): OutputParser {
   const now = input.now ?? (() => new Date());
   const started = new Set<string>();
-  const stray: string[] = [];
+  const stray = new StrayLines(TEXT_LIMIT);
   let sessionId: string | undefined;
   let tokens: TokenUsage | undefined;
   let messages: string[] = [];
@@ -166,11 +147,11 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
     }
   }
 
-  function failureWithoutTurnEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): Failure | null {
+  function failureWithoutTurnEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
     // Ended while retrying: the request that kept failing is the cause.
     const error = lastError as string | null;
     if (error !== null) return classifyCodexError(RETRY_NOTICE.exec(error)?.[1] ?? error, now());
-    const text = [...stray, stderrTail].join("\n").trim();
+    const text = [...stray.lines, stderrTail].join("\n").trim();
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) return classifyCodexError(text, now());
     const firstLine = text.split("\n").find((line) => line.trim() !== "" && !/^WARNING: proceeding/.test(line));
     if (firstLine && exit.code !== 0 && exit.signal === null) return { kind: "other", message: clip(firstLine.trim(), TEXT_LIMIT) };
@@ -181,18 +162,8 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
     line(text: string): AgentEvent[] {
       const trimmed = text.trim();
       if (trimmed === "") return [];
-      let parsed: Json | null;
-      try {
-        parsed = asRecord(JSON.parse(trimmed));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed) {
-        stray.push(clip(trimmed, TEXT_LIMIT));
-        if (stray.length > 20) stray.shift();
-        return [{ kind: "other", text: clip(trimmed, TEXT_LIMIT) }];
-      }
-      return onLine(parsed);
+      const parsed = parseJsonRecord(trimmed);
+      return parsed ? onLine(parsed) : [stray.keep(trimmed)];
     },
 
     finish(stderrTail, exit): AgentOutcome {
@@ -204,10 +175,7 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
       if (sessionId) outcome.sessionId = sessionId;
       if (tokens) outcome.tokens = tokens;
       const failure = failedMessage !== null ? classifyCodexError(failedMessage, now()) : completed ? null : failureWithoutTurnEnd(stderrTail, exit);
-      if (failure) {
-        outcome.error = { kind: failure.kind, message: failure.message };
-        if (failure.limit) outcome.limit = failure.limit;
-      }
+      applyFailure(outcome, failure);
       return outcome;
     },
   };

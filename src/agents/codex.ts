@@ -1,5 +1,6 @@
 // The Codex adapter: headless `codex exec --json` with the prompt on stdin (`-`).
 import { createCodexParser } from "./codex-parser.js";
+import { binaryFrom } from "./json-fields.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Codex binary to run (default `codex` on PATH). */
@@ -27,7 +28,7 @@ export const codexAdapter: AgentAdapter = {
   // started in the background; SIGINT is its own cancel path, SIGTERM reaches jobs that ignore SIGINT.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = process.env[CODEX_BIN_VARIABLE] || "codex";
+    const bin = binaryFrom(process.env, CODEX_BIN_VARIABLE, "codex");
     return { argv: codexArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createCodexParser,

@@ -1,15 +1,8 @@
 // Reads Gemini CLI's `--output-format stream-json` lines (init, message, tool_use, tool_result, error, result).
 import { summarizeToolInput } from "./claude-parser.js";
 import { detectLimit, isAuthFailure } from "./limit-detect.js";
-import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
-
-type Json = Record<string, unknown>;
-
-interface Failure {
-  kind: AgentErrorKind;
-  message: string;
-  limit?: LimitInfo;
-}
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
 // Google's wording for quota failures (measured with 0.61.0 against 429 RESOURCE_EXHAUSTED replies).
@@ -21,24 +14,8 @@ const STDERR_NOISE = /^(YOLO mode is enabled|Warning: 256-color|Ripgrep is not a
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-function asRecord(value: unknown): Json | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-function asText(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
-
 /** The kind of failure a Gemini CLI error message describes, with the limit when it is one. */
-export function classifyGeminiError(message: string, now: Date): Failure {
+export function classifyGeminiError(message: string, now: Date): AgentFailure {
   const text = message.replace(ANSI, "").trim();
   const short = clip(text, TEXT_LIMIT);
   if (BAD_KEY.test(text) || isAuthFailure(text)) return { kind: "auth", message: short };
@@ -62,7 +39,7 @@ function tokensFrom(stats: Json): TokenUsage {
 export function createGeminiParser(input: { prompt: string; now?: () => Date }): OutputParser {
   const now = input.now ?? (() => new Date());
   const toolNames = new Map<string, string>();
-  const stray: string[] = [];
+  const stray = new StrayLines(TEXT_LIMIT);
   let sessionId: string | undefined;
   let result: Json | null = null;
   // Text since the last tool call; the streamed deltas of one reply are joined without a separator.
@@ -130,8 +107,8 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
     }
   }
 
-  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): Failure | null {
-    const lines = [...stray, ...stderrTail.replace(ANSI, "").split("\n")].map((line) => line.trim()).filter((line) => line !== "" && !STDERR_NOISE.test(line));
+  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+    const lines = [...stray.lines, ...stderrTail.replace(ANSI, "").split("\n")].map((line) => line.trim()).filter((line) => line !== "" && !STDERR_NOISE.test(line));
     const text = lines.join("\n");
     if (text && (detectLimit(text, now()) || isAuthFailure(text) || QUOTA.test(text) || BAD_KEY.test(text))) return classifyGeminiError(text, now());
     if (exit.code !== 0 && exit.signal === null && lines[0]) return { kind: "other", message: clip(lines[0], TEXT_LIMIT) };
@@ -143,18 +120,8 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
     line(text: string): AgentEvent[] {
       const trimmed = text.trim();
       if (trimmed === "") return [];
-      let parsed: Json | null;
-      try {
-        parsed = asRecord(JSON.parse(trimmed));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed) {
-        stray.push(clip(trimmed, TEXT_LIMIT));
-        if (stray.length > 20) stray.shift();
-        return [...flush(), { kind: "other", text: clip(trimmed, TEXT_LIMIT) }];
-      }
-      return onLine(parsed);
+      const parsed = parseJsonRecord(trimmed);
+      return parsed ? onLine(parsed) : [...flush(), stray.keep(trimmed)];
     },
 
     finish(stderrTail, exit): AgentOutcome {
@@ -164,17 +131,14 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
       if (sessionId) outcome.sessionId = sessionId;
       const stats = asRecord(line?.stats);
       if (stats) outcome.tokens = tokensFrom(stats);
-      let failure: Failure | null = null;
+      let failure: AgentFailure | null = null;
       if (line && !success) {
         const error = asRecord(line.error);
         failure = classifyGeminiError(asText(error?.message) || `Gemini CLI ended with status ${String(line.status)}`, now());
       } else if (!line) {
         failure = failureWithoutResult(stderrTail, exit);
       }
-      if (failure) {
-        outcome.error = { kind: failure.kind, message: failure.message };
-        if (failure.limit) outcome.limit = failure.limit;
-      }
+      applyFailure(outcome, failure);
       return outcome;
     },
   };

@@ -1,5 +1,6 @@
 // The Gemini CLI adapter: headless `gemini --output-format stream-json` with the prompt on stdin.
 import { createGeminiParser } from "./gemini-parser.js";
+import { binaryFrom } from "./json-fields.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Gemini CLI binary to run (default `gemini` on PATH). */
@@ -29,7 +30,7 @@ export const geminiAdapter: AgentAdapter = {
   // The child exits 0 within ~0.1 s on SIGINT (~1.6 s on SIGTERM), leaving its tool shells running.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = process.env[GEMINI_BIN_VARIABLE] || "gemini";
+    const bin = binaryFrom(process.env, GEMINI_BIN_VARIABLE, "gemini");
     return { argv: geminiArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createGeminiParser,

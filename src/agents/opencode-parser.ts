@@ -1,34 +1,11 @@
 // Reads `opencode run --format json` lines (step_start, text, tool_use, step_finish, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
-
-type Json = Record<string, unknown>;
-
-interface Failure {
-  kind: AgentErrorKind;
-  message: string;
-  limit?: LimitInfo;
-}
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
 const SUMMARY_FIELDS = ["command", "filePath", "path", "pattern", "url", "description", "prompt", "name"];
-
-function asRecord(value: unknown): Json | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
-}
-
-function asNumber(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-function asText(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
 
 function summarize(input: unknown): string {
   const fields = asRecord(input);
@@ -51,7 +28,7 @@ function resetFromHeaders(headers: Json | null, now: Date): Date | null {
 }
 
 /** The kind of failure an OpenCode `error` line describes, with the limit when it is one. */
-export function classifyOpencodeError(error: Json, now: Date): Failure {
+export function classifyOpencodeError(error: Json, now: Date): AgentFailure {
   const name = asText(error.name) || "Error";
   const data = asRecord(error.data) ?? {};
   const status = asNumber(data.statusCode);
@@ -80,7 +57,7 @@ function addTokens(total: TokenUsage | undefined, tokens: Json): TokenUsage {
 /** A parser for one `opencode run --format json` run; `now` dates reset times (tests pass a fixed clock). */
 export function createOpencodeParser(input: { prompt: string; now?: () => Date }): OutputParser {
   const now = input.now ?? (() => new Date());
-  const stray: string[] = [];
+  const stray = new StrayLines(TEXT_LIMIT);
   let sessionId: string | undefined;
   let tokens: TokenUsage | undefined;
   let cost: number | undefined;
@@ -88,7 +65,7 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
   let finalText: string[] = [];
   // OpenCode prints no end-of-run record: a step that finished for any reason but more tool calls is the end.
   let finished = false;
-  let failure: Failure | null = null;
+  let failure: AgentFailure | null = null;
 
   function onToolUse(part: Json): AgentEvent[] {
     const tool = asText(part.tool) || "tool";
@@ -141,8 +118,8 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
     }
   }
 
-  function failureWithoutEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): Failure | null {
-    const text = [...stray, stderrTail].join("\n").trim();
+  function failureWithoutEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+    const text = [...stray.lines, stderrTail].join("\n").trim();
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) {
       const limit = detectLimit(text, now());
       const message = clip(limit?.message ?? text.split("\n")[0] ?? text, TEXT_LIMIT);
@@ -157,22 +134,12 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
     line(text: string): AgentEvent[] {
       const trimmed = text.trim();
       if (trimmed === "") return [];
-      let parsed: Json | null;
-      try {
-        parsed = asRecord(JSON.parse(trimmed));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed) {
-        stray.push(clip(trimmed, TEXT_LIMIT));
-        if (stray.length > 20) stray.shift();
-        return [{ kind: "other", text: clip(trimmed, TEXT_LIMIT) }];
-      }
-      return onLine(parsed);
+      const parsed = parseJsonRecord(trimmed);
+      return parsed ? onLine(parsed) : [stray.keep(trimmed)];
     },
 
     finish(stderrTail, exit): AgentOutcome {
-      const reported = failure as Failure | null;
+      const reported = failure as AgentFailure | null;
       const outcome: AgentOutcome = {
         finalMessage: finished && !reported && finalText.length > 0 ? finalText.join("\n") : null,
         sawResult: finished || reported !== null,
@@ -182,10 +149,7 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
       if (cost !== undefined) outcome.costUsd = cost;
       if (steps > 0) outcome.turns = steps;
       const cause = reported ?? (finished ? null : failureWithoutEnd(stderrTail, exit));
-      if (cause) {
-        outcome.error = { kind: cause.kind, message: cause.message };
-        if (cause.limit) outcome.limit = cause.limit;
-      }
+      applyFailure(outcome, cause);
       return outcome;
     },
   };

@@ -1,5 +1,6 @@
 // The OpenCode adapter: headless `opencode run --format json` with the prompt on stdin.
 import { createOpencodeParser } from "./opencode-parser.js";
+import { binaryFrom } from "./json-fields.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the OpenCode binary to run (default `opencode` on PATH). */
@@ -29,7 +30,7 @@ export const opencodeAdapter: AgentAdapter = {
   // process (its own session) running, so the tree kill that follows is what ends that.
   politeSignals: ["SIGTERM"],
   invocation(input) {
-    const bin = process.env[OPENCODE_BIN_VARIABLE] || "opencode";
+    const bin = binaryFrom(process.env, OPENCODE_BIN_VARIABLE, "opencode");
     // OpenCode takes its directory from PWD, not from the working directory it was started in
     // (measured: with an inherited PWD its bash tool ran in the caller's directory).
     return { argv: opencodeArgv(input, bin), stdin: input.prompt, env: { PWD: input.cwd } };

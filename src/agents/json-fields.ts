@@ -1,0 +1,68 @@
+// Helpers shared by the agent adapters and their JSON-lines output parsers.
+import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo } from "./types.js";
+
+/** One JSON object read from an agent's output. */
+export type Json = Record<string, unknown>;
+
+/** A failure a parser found in an iteration's output, with the limit when it is one. */
+export interface AgentFailure {
+  kind: AgentErrorKind;
+  message: string;
+  limit?: LimitInfo;
+}
+
+/** The value when it is a plain object (not an array), else null. */
+export function asRecord(value: unknown): Json | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
+}
+
+/** The value when it is a finite number, else undefined. */
+export function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** The value when it is a string, else "". */
+export function asText(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** The text cut to at most `limit` characters, ending in "…" when cut. */
+export function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/** The text parsed as a JSON object, or null when it is not one. */
+export function parseJsonRecord(text: string): Json | null {
+  try {
+    return asRecord(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/** The last 20 non-JSON lines of an agent's stdout, each clipped to `limit`: they help explain a failure. */
+export class StrayLines {
+  readonly lines: string[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Keeps one non-JSON line and returns the "other" event it becomes. */
+  keep(text: string): AgentEvent {
+    const clipped = clip(text, this.limit);
+    this.lines.push(clipped);
+    if (this.lines.length > 20) this.lines.shift();
+    return { kind: "other", text: clipped };
+  }
+}
+
+/** Copies a failure, when there is one, into the outcome's `error` and `limit`. */
+export function applyFailure(outcome: AgentOutcome, failure: AgentFailure | null): void {
+  if (!failure) return;
+  outcome.error = { kind: failure.kind, message: failure.message };
+  if (failure.limit) outcome.limit = failure.limit;
+}
+
+/** The agent binary named by the environment variable, or the default name when it is unset or empty. */
+export function binaryFrom(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  return env[variable] || fallback;
+}
