@@ -5,6 +5,8 @@ import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser,
 
 const TOOL_RESULT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
+/** Keeps at most this much of the assistant's latest text (the final message when no result line has it). */
+const FINAL_TEXT_LIMIT = 256 * 1024;
 const SUMMARY_FIELDS = ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill"];
 // Claude Code's own names for the failure behind a synthetic assistant message (its `error` field).
 const ERROR_KINDS: Record<string, AgentErrorKind> = {
@@ -91,7 +93,11 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     for (const block of Array.isArray(message?.content) ? message.content.map(asRecord) : []) {
       if (block?.type === "text" && typeof block.text === "string" && block.text !== "") {
         events.push({ kind: synthetic ? "error" : "text", text: block.text });
-        if (topLevel) finalText = finalText ? `${finalText}\n${block.text}` : block.text;
+        if (topLevel) {
+          finalText = finalText ? `${finalText}\n${block.text}` : block.text;
+          // Bounded, and cut only now and then so each line stays cheap: the end of the text is what matters.
+          if (finalText.length > 2 * FINAL_TEXT_LIMIT) finalText = finalText.slice(-FINAL_TEXT_LIMIT);
+        }
       } else if (block?.type === "tool_use" && typeof block.name === "string") {
         if (typeof block.id === "string") toolNames.set(block.id, block.name);
         events.push({ kind: "tool_use", tool: block.name, text: summarizeToolInput(block.name, block.input) });

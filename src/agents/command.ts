@@ -5,16 +5,25 @@ import type { AgentAdapter, AgentEvent, OutputParser } from "./types.js";
 const FINAL_MESSAGE_LIMIT = 256 * 1024;
 
 function createCommandParser(): OutputParser {
-  let output = "";
+  // Lines are collected and only joined and cut when twice the limit has piled up, so each line costs O(1).
+  let lines: string[] = [];
+  let length = 0;
+  const compact = () => {
+    const joined = lines.join("");
+    lines = [joined.length > FINAL_MESSAGE_LIMIT ? joined.slice(-FINAL_MESSAGE_LIMIT) : joined];
+    length = (lines[0] as string).length;
+  };
   return {
     line(text: string): AgentEvent[] {
-      output = `${output}${text}\n`;
-      if (output.length > FINAL_MESSAGE_LIMIT) output = output.slice(-FINAL_MESSAGE_LIMIT);
+      lines.push(`${text}\n`);
+      length += text.length + 1;
+      if (length > 2 * FINAL_MESSAGE_LIMIT) compact();
       return [{ kind: "text", text }];
     },
     finish(_stderrTail, exit) {
+      compact();
       // A plain command has no result record: its exit status says whether its output is a result.
-      return { finalMessage: output, sawResult: exit.code === 0 };
+      return { finalMessage: lines[0] ?? "", sawResult: exit.code === 0 };
     },
   };
 }

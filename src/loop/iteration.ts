@@ -7,6 +7,9 @@ import type { Ending } from "./finish-run.js";
 import type { LoopState } from "./loop-state.js";
 import { runAgent, type AgentRun } from "./run-agent.js";
 
+/** Longest agent text kept in one event; the full output is in iter-NNN.log. */
+const EVENT_TEXT_LIMIT = 4096;
+
 /** Runs the next iteration; returns an Ending when the run must end after it. */
 export async function runIteration(loop: LoopState, task: string | null): Promise<Ending | null> {
   const { record, options, deps } = loop;
@@ -56,7 +59,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
       interrupted: deps.signals.interrupted,
       urgent: deps.signals.urgent,
       stopNow: loop.control.stopNow,
-      onEvent: (event) => record.event("agent_event", { iteration, ...event }),
+      onEvent: (event) => record.event("agent_event", { iteration, ...event, ...(event.text && event.text.length > EVENT_TEXT_LIMIT ? { text: `${event.text.slice(0, EVENT_TEXT_LIMIT)}…` } : {}) }),
       spawnAgent: deps.spawnAgent,
       now: () => deps.now().getTime(),
     });

@@ -42,7 +42,7 @@ export interface RunStatus {
 
 /** Replaces status.json with `status`. */
 export function writeStatusFile(file: string, status: RunStatus): void {
-  writeFileAtomic(file, `${JSON.stringify(status, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify(status, null, 2)}\n`, 0o600, false);
 }
 
 /** Reads status.json, or null when it is missing or unreadable. */
