@@ -2,13 +2,11 @@
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { demoCommand } from "./commands/demo.js";
-import { initCommand } from "./commands/init.js";
-import { continueCommand } from "./commands/continue.js";
-import { pauseCommand, resumeCommand, stopCommand } from "./commands/control.js";
-import { listCommand, logsCommand, statusCommand } from "./commands/inspect.js";
-import { addRunOptions, runCommand } from "./commands/run.js";
+import { addRunOptions } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
+
+type HookModule = typeof import("./commands/hook.js");
+import { isContainerInit, runUnderReaper } from "../process/pid1.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -17,7 +15,7 @@ A prompt containing ?, *, &, = or other characters special to your shell must be
 quoted (zsh and other globbing shells expand them), or given with --prompt-file.`;
 
 /** Builds the command tree; `trailing` holds the words after `--` (the command agent's argv). */
-function buildProgram(trailing: string[] | null, done: (code: Promise<number>) => void): Command {
+function buildProgram(trailing: string[] | null, done: (code: Promise<number>) => void, hook: HookModule | null): Command {
   const program = new Command("ralph")
     .description("Run an AI coding agent in a loop until the work is provably done, a limit is reached, or you stop it.")
     .version(VERSION, "-V, --version", "print the version")
@@ -32,17 +30,17 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
       .argument("[prompt...]", "the task (words joined with one space); default: PROMPT.md")
       .addHelpText("after", `${QUOTING_NOTE}\n\nThe command agent: ralph run "fix the tests" -- ./my-agent --flag   (the prompt arrives on stdin)`)
       .exitOverride(),
-  ).action((words: string[], _options: unknown, command: Command) => done(runCommand(words, command, trailing)));
+  ).action((words: string[], _options: unknown, command: Command) => done(import("./commands/run.js").then((m) => m.runCommand(words, command, trailing))));
   program
     .command("demo")
     .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")
     .exitOverride()
-    .action(() => done(demoCommand()));
+    .action(() => done(import("./commands/demo.js").then((m) => m.demoCommand())));
   program
     .command("init")
     .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")
     .exitOverride()
-    .action(() => done(initCommand(process.cwd())));
+    .action(() => done(import("./commands/init.js").then((m) => m.initCommand(process.cwd()))));
   const cwd = process.cwd();
   program
     .command("status")
@@ -50,33 +48,33 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .argument("[run]", "run id (default: the single active run, else the latest)")
     .option("--json", "print the status as JSON")
     .exitOverride()
-    .action((run: string | undefined, opts: { json?: boolean }) => done(statusCommand(cwd, run, opts.json === true)));
+    .action((run: string | undefined, opts: { json?: boolean }) => done(import("./commands/inspect.js").then((m) => m.statusCommand(cwd, run, opts.json === true))));
   program
     .command("list")
     .description("runs under .ralph/runs: id, state, iteration, spend, age")
     .option("--active", "only running, paused or waiting runs")
     .option("--json", "print the list as JSON")
     .exitOverride()
-    .action((opts: { active?: boolean; json?: boolean }) => done(listCommand(cwd, opts.active === true, opts.json === true)));
+    .action((opts: { active?: boolean; json?: boolean }) => done(import("./commands/inspect.js").then((m) => m.listCommand(cwd, opts.active === true, opts.json === true))));
   program
     .command("stop")
     .description("stop a run at the next iteration boundary (creates its STOP file)")
     .argument("[run]", "run id (default: the single active run)")
     .option("--now", "end the current iteration too: the runner ends the agent at once")
     .exitOverride()
-    .action((run: string | undefined, opts: { now?: boolean }) => done(stopCommand(cwd, run, opts.now === true)));
+    .action((run: string | undefined, opts: { now?: boolean }) => done(import("./commands/control.js").then((m) => m.stopCommand(cwd, run, opts.now === true))));
   program
     .command("pause")
     .description("pause a run before its next iteration (creates its PAUSE file)")
     .argument("[run]", "run id (default: the single active run)")
     .exitOverride()
-    .action((run: string | undefined) => done(pauseCommand(cwd, run)));
+    .action((run: string | undefined) => done(import("./commands/control.js").then((m) => m.pauseCommand(cwd, run))));
   program
     .command("resume")
     .description("resume a paused run (removes its PAUSE file)")
     .argument("[run]", "run id (default: the single active run)")
     .exitOverride()
-    .action((run: string | undefined) => done(resumeCommand(cwd, run)));
+    .action((run: string | undefined) => done(import("./commands/control.js").then((m) => m.resumeCommand(cwd, run))));
   program
     .command("continue")
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
@@ -85,14 +83,16 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .option("--json", "write the event stream to stdout instead of human output")
     .option("--live", "show the agent's messages and tool calls as they stream")
     .exitOverride()
-    .action((run: string, _opts: unknown, command: Command) => done(continueCommand(cwd, run, command)));
+    .action((run: string, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
     .command("logs")
     .description("human-readable log of a run")
     .argument("[run]", "run id (default: the single active run, else the latest)")
     .option("-f, --follow", "follow the log until the run ends")
     .exitOverride()
-    .action((run: string | undefined, opts: { follow?: boolean }) => done(logsCommand(cwd, run, opts.follow === true)));
+    .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+  if (hook) hook.registerHookCommand(program, trailing, done);
+  else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;
 }
 
@@ -102,7 +102,9 @@ export async function main(argv: string[]): Promise<number> {
   const trailing = split === -1 ? null : argv.slice(split + 1);
   const words = split === -1 ? argv : argv.slice(0, split);
   let pending: Promise<number> | null = null;
-  const program = buildProgram(trailing, (code) => (pending = code));
+  // Commands load their modules only when run, so that start-up (and every Stop hook call) stays quick.
+  const hook = words[0] === "hook" ? await import("./commands/hook.js") : null;
+  const program = buildProgram(trailing, (code) => (pending = code), hook);
   try {
     await program.parseAsync(words, { from: "user" });
     if (!pending) {
@@ -131,7 +133,18 @@ function reportError(error: unknown): number {
   return 1;
 }
 
-main(process.argv.slice(2)).then(
+// PID 1 of a container cannot reap the orphans that reparent to it from Node: run
+// ralph as the child of a reaper instead (src/process/pid1.ts).
+async function start(argv: string[]): Promise<number> {
+  if (isContainerInit()) {
+    const reaped = await runUnderReaper([process.execPath, ...process.execArgv, ...process.argv.slice(1)]);
+    if (reaped.kind === "exited") return reaped.exitCode;
+    process.stderr.write(`ralph: running as PID 1 without a reaper (${reaped.message}): orphaned processes may stay as zombies\n`);
+  }
+  return main(argv);
+}
+
+start(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
