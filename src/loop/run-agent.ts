@@ -56,12 +56,13 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   let stderrTail = "";
   let endedBy: EndedBy | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
+  let ending: Promise<unknown> | null = null;
   // The gap lets an agent that saves state on SIGINT (Claude Code prints its result) finish before SIGTERM.
   const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, politeGapMs: 300, skipGrace: input.urgent });
   const endNow = (why: EndedBy) => {
     if (endedBy) return;
     endedBy = why;
-    void agent.end(endOptions());
+    ending = agent.end(endOptions());
   };
   const armIdle = () => {
     if (input.idleTimeoutMs === null) return;
@@ -110,6 +111,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     const exit = await agent.exited;
     // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
     const report = await agent.end(endOptions());
+    // The ending started by a timeout or signal must be over too: it keeps re-scanning for
+    // the run's marker, and would otherwise catch the next iteration's agent.
+    if (ending) await ending;
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();

@@ -1,0 +1,115 @@
+// A real Ctrl-C: ralph runs in a shell script on a pseudo-terminal, and "\x03" is typed
+// into it. The terminal sends SIGINT to the whole foreground job (the shell and ralph);
+// the agent, in its own session without a terminal, hears of it only from ralph.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { spawn, type IPty } from "@lydell/node-pty";
+import { RALPH, cleanEnv, completionMarker, readStatus } from "../helpers/cli.js";
+import { isRunning } from "../fixtures/tree-harness.js";
+import {
+  agentCommand,
+  hasTerminal,
+  identify,
+  pollUntil,
+  procRunning,
+  runnerProc,
+  survivors,
+  until,
+  waitForJson,
+  within,
+  type Ready,
+} from "../fixtures/e2e-harness.js";
+import { Cleanup } from "../fixtures/e2e-cleanup.js";
+
+const cleanup = new Cleanup();
+after(() => cleanup.run());
+
+const SIGINT = 2;
+const CTRL_C = "\x03";
+
+interface Terminal {
+  pty: IPty;
+  running(): boolean;
+  output(): string;
+  exited: Promise<{ exitCode: number; signal: number | undefined; at: number }>;
+}
+
+/** Runs `bash -c 'ralph ARGS; echo AFTER'` on a fresh pseudo-terminal (bash is its session leader). */
+function inTerminal(cwd: string, ralphArgs: string[]): Terminal {
+  const pty = spawn("bash", ["-c", '"$0" "$@"; echo AFTER', process.execPath, RALPH, ...ralphArgs], {
+    cwd,
+    env: cleanEnv() as Record<string, string>,
+    cols: 200,
+    rows: 50,
+    name: "xterm",
+  });
+  cleanup.pid(identify(pty.pid));
+  let output = "";
+  pty.onData((data) => (output += data));
+  const exited = new Promise<{ exitCode: number; signal: number | undefined; at: number }>((resolve) =>
+    pty.onExit(({ exitCode, signal }) => resolve({ exitCode, signal, at: performance.now() })),
+  );
+  let running = true;
+  void exited.then(() => (running = false));
+  return { pty, running: () => running, output: () => output, exited };
+}
+
+describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
+  for (const live of [false, true]) {
+    test(`stops the loop, ends the agent tree and the calling script${live ? " (--live)" : ""}`, async () => {
+      const { dir, files, runDir } = cleanup.project();
+      const tag = cleanup.tag();
+      const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...(live ? ["--live"] : []), "go", ...agentCommand(tag, files, "--tree", "mixed")];
+      const terminal = inTerminal(dir, args);
+      const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
+      const runner = runnerProc(runDir);
+      cleanup.pid(runner);
+      // The runner is on the terminal; the agent must not be (a raw-mode agent would swallow Ctrl-C).
+      assert.ok(hasTerminal(runner.pid), "ralph runs on the pseudo-terminal");
+      assert.ok(!hasTerminal(ready.agent), "the agent has no controlling terminal");
+
+      terminal.pty.write(CTRL_C);
+      const exit = await within(terminal.exited, 15_000, "the terminal's shell to exit");
+      // ralph died of SIGINT, so bash stopped its script and died of SIGINT too.
+      assert.equal(exit.signal, SIGINT, terminal.output());
+      assert.doesNotMatch(terminal.output(), /AFTER/);
+      assert.ok(!procRunning(runner), "ralph is gone");
+      assert.deepEqual(ready.procs.filter(procRunning), []);
+      assert.deepEqual(survivors(tag), []);
+      const status = readStatus(runDir);
+      assert.deepEqual([status.exit_reason, status.exit_code, status.iteration], ["INTERRUPTED", 130, 1]);
+      assert.deepEqual(completionMarker(runDir), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
+      assert.match(terminal.output(), /INTERRUPTED/);
+    });
+  }
+
+  test("a second Ctrl-C more than 0.5 s later skips a long grace and ends everything at once", async (t) => {
+    const { dir, files, runDir } = cleanup.project();
+    const tag = cleanup.tag();
+    const terminal = inTerminal(dir, ["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")]);
+    const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
+    const runner = runnerProc(runDir);
+    cleanup.pid(runner);
+    const first = performance.now();
+    terminal.pty.write(CTRL_C);
+    // The agent and the fixture's root die of the polite SIGTERM; the ignorer waits out the grace.
+    await pollUntil(() => !isRunning(ready.agent) && !isRunning(ready.root), "the agent to end", 10_000);
+    await until(first + 700);
+    assert.ok(procRunning(runner), "ralph is still in the grace period");
+    assert.ok(survivors(tag).length >= 1, "the TERM-ignorer is still running");
+
+    const second = performance.now();
+    terminal.pty.write(CTRL_C);
+    const exit = await within(terminal.exited, 10_000, "the terminal's shell to exit");
+    const latency = exit.at - second;
+    t.diagnostic(`second Ctrl-C → the shell (and so ralph) gone in ${Math.round(latency)} ms (grace 30 s)`);
+    assert.equal(exit.signal, SIGINT, terminal.output());
+    assert.doesNotMatch(terminal.output(), /AFTER/);
+    assert.ok(!procRunning(runner));
+    assert.deepEqual(survivors(tag), []);
+    assert.ok(latency < 1500, `${Math.round(latency)} ms`);
+    const status = readStatus(runDir);
+    assert.deepEqual([status.exit_reason, status.exit_code], ["INTERRUPTED", 130]);
+  });
+});
