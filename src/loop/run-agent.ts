@@ -2,6 +2,7 @@
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
 import { createWriteStream } from "node:fs";
 import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
+import type { EndTreeReport } from "../process/kill-tree.js";
 import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -56,7 +57,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   let stderrTail = "";
   let endedBy: EndedBy | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
-  let ending: Promise<unknown> | null = null;
+  let ending: Promise<EndTreeReport> | null = null;
   // The gap lets an agent that saves state on SIGINT (Claude Code prints its result) finish before SIGTERM.
   const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, politeGapMs: 300, skipGrace: input.urgent });
   const endNow = (why: EndedBy) => {
@@ -68,6 +69,14 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     if (input.idleTimeoutMs === null) return;
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = setTimeout(() => endNow("idle_timeout"), input.idleTimeoutMs);
+  };
+
+  // A fast agent must not fill memory with log writes waiting for the disk: stop reading its pipe until
+  // the log has drained (the agent then blocks on its own writes).
+  const writeLog = (source: NodeJS.ReadableStream, chunk: Buffer) => {
+    if (log.write(chunk)) return;
+    source.pause();
+    log.once("drain", () => source.resume());
   };
 
   const splitter = new LineSplitter((line) => {
@@ -83,7 +92,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   const stdoutDone = new Promise<void>((resolve) => {
     agent.stdout.on("data", (chunk: Buffer) => {
       armIdle();
-      log.write(chunk);
+      writeLog(agent.stdout, chunk);
       splitter.push(chunk);
     });
     agent.stdout.on("end", resolve);
@@ -92,7 +101,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   const stderrDone = new Promise<void>((resolve) => {
     agent.stderr.on("data", (chunk: Buffer) => {
       armIdle();
-      log.write(chunk);
+      writeLog(agent.stderr, chunk);
       stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
     agent.stderr.on("end", resolve);
@@ -110,10 +119,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   try {
     const exit = await agent.exited;
     // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
-    const report = await agent.end(endOptions());
-    // The ending started by a timeout or signal must be over too: it keeps re-scanning for
-    // the run's marker, and would otherwise catch the next iteration's agent.
-    if (ending) await ending;
+    // An ending already started by a timeout, signal or stop --now covers them (it re-scans for the
+    // run's marker until nothing is left), and must be over before the next iteration's agent starts.
+    const report = await (ending ?? agent.end(endOptions()));
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
