@@ -187,6 +187,24 @@ describe("run commands", () => {
     assert.equal(third.code, 3, "the lock is released when the first run ends");
   });
 
+  test("logs -f follows the run's log until the run ends", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const run = start(dir, ["run", "--name", "f", "-n", "1", "go", ...fakeAgent("--wait-for", gate)]);
+    await waitForFile(`${gate}.started`);
+    const follow = start(dir, ["logs", "-f", "f"]);
+    let followed = "";
+    follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
+    await waitUntil(() => followed.includes("run started"), "logs -f to print the log so far");
+    assert.doesNotMatch(followed, /Completed iteration/);
+    writeFileSync(gate, "");
+    assert.equal((await run.done).code, 3);
+    const result = await follow.done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /=== Completed iteration 1 ===/);
+    assert.match(result.stdout, /run ended: MAX_ITERATIONS/);
+  });
+
   test("list --json and status --json validate against the schemas in the repo", async () => {
     const dir = project();
     const result = await runRalph(["run", "--name", "j", "-n", "1", "go", ...fakeAgent()], dir);
