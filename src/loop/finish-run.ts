@@ -46,6 +46,7 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
     }
   }
   appendCompletionMarker(record.paths.progress, ending.reason);
+  record.close();
   return {
     ...ending,
     exitCode,

@@ -1,5 +1,5 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { appendEvent, type EventType, type RunEvent } from "../store/event-log.js";
 import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
 import type { RunPaths } from "../store/run-paths.js";
@@ -14,6 +14,8 @@ export interface RecordListener {
 /** Writes a run's files; the one object the loop records through. */
 export class RunRecord {
   private heartbeat: NodeJS.Timeout | null = null;
+  /** events.jsonl stays open while the run records (an agent can emit an event per output line). */
+  private eventsFd: number | null = null;
 
   constructor(
     readonly paths: RunPaths,
@@ -46,7 +48,8 @@ export class RunRecord {
     // The envelope fields come first and cannot be overridden by an event's own fields.
     const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
     const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...rest };
-    appendEvent(this.paths.events, event);
+    this.eventsFd ??= openSync(this.paths.events, "a", 0o600);
+    appendEvent(this.eventsFd, event);
     this.listener.event(event);
   }
 
@@ -74,6 +77,12 @@ export class RunRecord {
   stopHeartbeat(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+  }
+
+  /** Closes what the record holds open (it reopens on the next event). */
+  close(): void {
+    if (this.eventsFd !== null) closeSync(this.eventsFd);
+    this.eventsFd = null;
   }
 
   private writeStatus(): void {

@@ -22,7 +22,7 @@ export interface RunEvent {
   [field: string]: unknown;
 }
 
-/** Appends one event line. */
-export function appendEvent(file: string, event: RunEvent): void {
+/** Appends one event line to a file path, or to a descriptor opened for appending. */
+export function appendEvent(file: string | number, event: RunEvent): void {
   appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
 }
