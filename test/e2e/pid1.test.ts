@@ -1,16 +1,15 @@
 // ralph as PID 1 of a container (a new PID namespace made with `unshare`): signals end it
 // with 128+n, and orphans that reparent to it are reaped instead of staying zombies.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RALPH, cleanEnv, completionMarker, readStatus } from "../helpers/cli.js";
 import { E2E_AGENT, agentCommand, pollUntil, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
-import { Cleanup } from "../fixtures/e2e-cleanup.js";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
-const cleanup = new Cleanup();
-after(() => cleanup.run());
+const cleanup = cleanupAfterTests();
 
 /** A program's path from PATH, or null. */
 function which(name: string): string | null {

@@ -1,7 +1,7 @@
 // A real Ctrl-C: ralph runs in a shell script on a pseudo-terminal, and "\x03" is typed
 // into it. The terminal sends SIGINT to the whole foreground job (the shell and ralph);
 // the agent, in its own session without a terminal, hears of it only from ralph.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { spawn, type IPty } from "@lydell/node-pty";
@@ -13,17 +13,15 @@ import {
   identify,
   pollUntil,
   procRunning,
-  runnerProc,
   survivors,
   until,
   waitForJson,
   within,
   type Ready,
 } from "../fixtures/e2e-harness.js";
-import { Cleanup } from "../fixtures/e2e-cleanup.js";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
-const cleanup = new Cleanup();
-after(() => cleanup.run());
+const cleanup = cleanupAfterTests();
 
 const SIGINT = 2;
 const CTRL_C = "\x03";
@@ -58,13 +56,11 @@ function inTerminal(cwd: string, ralphArgs: string[]): Terminal {
 describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
   for (const live of [false, true]) {
     test(`stops the loop, ends the agent tree and the calling script${live ? " (--live)" : ""}`, async () => {
-      const { dir, files, runDir } = cleanup.project();
-      const tag = cleanup.tag();
+      const { dir, files, runDir, tag } = cleanup.scenario();
       const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...(live ? ["--live"] : []), "go", ...agentCommand(tag, files, "--tree", "mixed")];
       const terminal = inTerminal(dir, args);
       const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
-      const runner = runnerProc(runDir);
-      cleanup.pid(runner);
+      const runner = cleanup.runner(runDir);
       // The runner is on the terminal; the agent must not be (a raw-mode agent would swallow Ctrl-C).
       assert.ok(hasTerminal(runner.pid), "ralph runs on the pseudo-terminal");
       assert.ok(!hasTerminal(ready.agent), "the agent has no controlling terminal");
@@ -85,12 +81,10 @@ describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
   }
 
   test("a second Ctrl-C more than 0.5 s later skips a long grace and ends everything at once", async (t) => {
-    const { dir, files, runDir } = cleanup.project();
-    const tag = cleanup.tag();
+    const { dir, files, runDir, tag } = cleanup.scenario();
     const terminal = inTerminal(dir, ["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")]);
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
-    const runner = runnerProc(runDir);
-    cleanup.pid(runner);
+    const runner = cleanup.runner(runDir);
     const first = performance.now();
     terminal.pty.write(CTRL_C);
     // The agent and the fixture's root die of the polite SIGTERM; the ignorer waits out the grace.

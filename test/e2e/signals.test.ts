@@ -1,6 +1,6 @@
 // Signals through the built CLI: ralph ends the agent tree, records INTERRUPTED, and
 // dies of the signal it got (so a calling shell sees 130/143/129 and stops its script).
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,17 +11,15 @@ import {
   iterationsStarted,
   pollUntil,
   progressBlocks,
-  runnerProc,
   survivors,
   until,
   waitForJson,
   within,
   type Ready,
 } from "../fixtures/e2e-harness.js";
-import { Cleanup } from "../fixtures/e2e-cleanup.js";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
-const cleanup = new Cleanup();
-after(() => cleanup.run());
+const cleanup = cleanupAfterTests();
 
 const SIGNALS = [
   ["SIGTERM", 143],
@@ -53,8 +51,7 @@ describe("a signal ends the run: INTERRUPTED recorded, agent tree gone, ralph di
   for (const mode of MODES) {
     for (const [signal, exitCode] of SIGNALS) {
       test(`${signal} in ${mode.name} mode`, async () => {
-        const { dir, files, runDir } = cleanup.project();
-        const tag = cleanup.tag();
+        const { dir, files, runDir, tag } = cleanup.scenario();
         const dryRun = mode.name === "--dry-run";
         // Iteration 1 finishes normally; iteration 2 runs a process tree and hangs.
         const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...mode.args, "go", ...agentCommand(tag, files, "--tree", "wrapper", "--tree-from", "2")];
@@ -91,13 +88,11 @@ describe("a signal ends the run: INTERRUPTED recorded, agent tree gone, ralph di
 describe("a calling shell sees the signal", { concurrency: 2 }, () => {
   for (const [signal, exitCode] of SIGNALS) {
     test(`bash -c 'ralph …; echo "status $?"' prints status ${exitCode} after ${signal}`, async () => {
-      const { dir, files, runDir } = cleanup.project();
-      const tag = cleanup.tag();
+      const { dir, files, runDir, tag } = cleanup.scenario();
       const ralphArgs = ["run", "--name", "x", "-n", "0", "--grace", "3s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
       const bash = cleanup.process("bash", ["-c", '"$0" "$@"; echo "status $?"', process.execPath, RALPH, ...ralphArgs], { cwd: dir, detached: true });
       await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, bash);
-      const runner = runnerProc(runDir);
-      cleanup.pid(runner);
+      const runner = cleanup.runner(runDir);
       process.kill(runner.pid, signal);
       const result = await within(bash.done, 15_000, "the shell's exit");
       assert.match(result.stdout, new RegExp(`^status ${exitCode}$`, "m"), result.stdout + result.stderr);
@@ -107,13 +102,12 @@ describe("a calling shell sees the signal", { concurrency: 2 }, () => {
   }
 
   test("SIGINT to the whole foreground job (as Ctrl-C sends it) stops the calling script: no AFTER", async () => {
-    const { dir, files, runDir } = cleanup.project();
-    const tag = cleanup.tag();
+    const { dir, files, runDir, tag } = cleanup.scenario();
     const ralphArgs = ["run", "--name", "x", "-n", "0", "--grace", "3s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
     // Its own process group, like a terminal's foreground job: bash and ralph both get the SIGINT.
     const bash = cleanup.process("bash", ["-c", '"$0" "$@"; echo AFTER', process.execPath, RALPH, ...ralphArgs], { cwd: dir, detached: true });
     await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, bash);
-    cleanup.pid(runnerProc(runDir));
+    cleanup.runner(runDir);
     process.kill(-(bash.child.pid as number), "SIGINT");
     const result = await within(bash.done, 15_000, "the shell's exit");
     // bash saw its child die of SIGINT, so it stopped the script and died of SIGINT itself.
@@ -126,8 +120,7 @@ describe("a calling shell sees the signal", { concurrency: 2 }, () => {
 
 describe("repeated signals", () => {
   test("a repeat within 0.5 s is one signal; a later one skips a long grace and ends everything at once", async (t) => {
-    const { dir, files, runDir } = cleanup.project();
-    const tag = cleanup.tag();
+    const { dir, files, runDir, tag } = cleanup.scenario();
     // The tree holds a TERM-ignorer: with a 30 s grace only a second signal can end it early.
     const ralph = cleanup.ralph(["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")], dir);
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
@@ -159,8 +152,7 @@ describe("stop latency", () => {
   test("SIGTERM → ralph gone with every process of a 200-process agent tree gone", async (t) => {
     const exits: number[] = [];
     for (let run = 0; run < 3; run++) {
-      const { dir, files, runDir } = cleanup.project();
-      const tag = cleanup.tag();
+      const { dir, files, runDir, tag } = cleanup.scenario();
       const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "5s", "go", ...agentCommand(tag, files, "--tree", "big")], dir);
       const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 60_000, ralph);
       assert.ok(ready.procs.length >= 203, `${ready.procs.length} processes`);

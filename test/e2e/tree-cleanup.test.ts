@@ -1,6 +1,6 @@
 // Agent trees are ended for real through the built CLI: leftovers between iterations,
 // iteration and idle timeouts, and a runner that is SIGKILLed mid-iteration.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { completionMarker, readStatus } from "../helpers/cli.js";
@@ -15,10 +15,9 @@ import {
   type Proc,
   type Ready,
 } from "../fixtures/e2e-harness.js";
-import { Cleanup } from "../fixtures/e2e-cleanup.js";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
-const cleanup = new Cleanup();
-after(() => cleanup.run());
+const cleanup = cleanupAfterTests();
 
 interface Probe {
   checked: number;

@@ -32,26 +32,34 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Starts ralph with `args` in `cwd`; the caller must await `done`. */
-export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [RALPH, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+/** Collects a child's output; resolves on 'close' with it and how the child ended. */
+export function resultOf(child: ChildProcess): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done };
+  return new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
-/** Runs ralph to completion, killing it (and failing) after `timeoutMs`. */
-export async function runRalph(args: string[], cwd: string, env?: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
-  const { child, done } = startRalph(args, cwd, env);
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+/** Starts ralph with `args` in `cwd`; the caller must await `done`. */
+export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [RALPH, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  return { child, done: resultOf(child) };
+}
+
+/** Awaits a started process, SIGKILLing it after `timeoutMs` (the caller then sees the signal). */
+export async function finishWithin(started: { child: ChildProcess; done: Promise<CliResult> }, timeoutMs: number): Promise<CliResult> {
+  const timer = setTimeout(() => started.child.kill("SIGKILL"), timeoutMs);
   try {
-    return await done;
+    return await started.done;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Runs ralph to completion, killing it (and failing) after `timeoutMs`. */
+export function runRalph(args: string[], cwd: string, env?: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  return finishWithin(startRalph(args, cwd, env), timeoutMs);
 }
 
 /** The single run directory of a project. */

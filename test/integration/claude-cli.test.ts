@@ -1,12 +1,12 @@
 // The real pinned Claude Code CLI against the fake Anthropic server, read by our adapter and parser.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, watch } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeAdapter, CLAUDE_BIN_VARIABLE } from "../../src/agents/claude.js";
-import type { AgentEvent, AgentOutcome, InvocationInput } from "../../src/agents/types.js";
+import { processAlive } from "../helpers/cli.js";
+import { cliCases } from "../fixtures/cli-cases.js";
+import { runAgentCli, sessionOf, waitUntilDead, type CliRun, type CliRunOptions } from "../fixtures/run-agent-cli.js";
 import { fakeClaudeEnvironment, PINNED_CLAUDE_BIN } from "../fixtures/fake-anthropic-env.js";
 import {
   authErrorTurn,
@@ -22,118 +22,36 @@ import {
 } from "../fixtures/fake-anthropic.js";
 
 const RUN_TIMEOUT_MS = 30_000;
-const root = mkdtempSync(join(tmpdir(), "ralph-claude-cli-"));
-const children = new Set<ChildProcess>();
-const strayPids = new Set<number>();
-const servers: FakeAnthropic[] = [];
+const cases = cliCases("ralph-claude-cli-", startFakeAnthropic, (fake, dirs) => fakeClaudeEnvironment(fake.url, dirs, { maxRetries: 0 }));
 const savedBin = process.env[CLAUDE_BIN_VARIABLE];
-let caseCount = 0;
 
 before(() => {
   process.env[CLAUDE_BIN_VARIABLE] = PINNED_CLAUDE_BIN;
 });
 
-after(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
-  for (const pid of strayPids) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-  await Promise.all(servers.map((server) => server.close()));
+after(() => {
   if (savedBin === undefined) delete process.env[CLAUDE_BIN_VARIABLE];
   else process.env[CLAUDE_BIN_VARIABLE] = savedBin;
-  rmSync(root, { recursive: true, force: true });
 });
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  events: AgentEvent[];
-  outcome: AgentOutcome;
-  stderr: string;
-  durationMs: number;
-}
 
 interface Case {
   fake: FakeAnthropic;
   cwd: string;
   /** Starts Claude Code through the adapter; `started` runs once it is spawned. */
-  run(options?: { maxRetries?: number; input?: Partial<InvocationInput>; argv?: (argv: string[]) => string[]; started?: (child: ChildProcess) => void }): Promise<Run>;
+  run(options?: { maxRetries?: number } & Pick<CliRunOptions, "input" | "argv" | "started">): Promise<CliRun>;
 }
 
 /** A fresh HOME, temp dir, project and fake server; `script` may name files under the project directory. */
 async function newCase(script: FakeTurn[] | ((cwd: string) => FakeTurn[])): Promise<Case> {
-  caseCount += 1;
-  const base = join(root, `case-${caseCount}`);
-  const dirs = { home: join(base, "home"), tmp: join(base, "tmp") };
-  const cwd = join(base, "project");
-  for (const dir of [dirs.home, dirs.tmp, cwd]) mkdirSync(dir, { recursive: true });
-  const fake = await startFakeAnthropic(typeof script === "function" ? script(cwd) : script);
-  servers.push(fake);
+  const c = await cases.newCase(script);
   return {
-    fake,
-    cwd,
-    run(options = {}) {
-      const prompt = "Do the task.";
-      const invocation = claudeAdapter.invocation({ prompt, cwd, scratchDir: base, ...options.input });
-      const argv = options.argv ? options.argv(invocation.argv) : invocation.argv;
-      const env = { ...fakeClaudeEnvironment(fake.url, dirs, { maxRetries: options.maxRetries ?? 0 }), ...invocation.env };
-      const parser = claudeAdapter.parser({ prompt });
-      const started = Date.now();
-      const child = spawn(argv[0] as string, argv.slice(1), { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-      children.add(child);
-      child.stdin?.end(invocation.stdin ?? "");
-      const events: AgentEvent[] = [];
-      let pending = "";
-      let stderr = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        const lines = (pending + chunk.toString("utf8")).split("\n");
-        pending = lines.pop() ?? "";
-        for (const line of lines) events.push(...parser.line(line));
-      });
-      child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-      options.started?.(child);
-      return new Promise<Run>((resolve) => {
-        child.on("close", (code, signal) => {
-          clearTimeout(timer);
-          if (pending) events.push(...parser.line(pending));
-          const outcome = parser.finish(stderr.slice(-8192), { code, signal });
-          resolve({ code, signal, events, outcome, stderr, durationMs: Date.now() - started });
-        });
-      });
+    fake: c.fake,
+    cwd: c.cwd,
+    run({ maxRetries = 0, ...options } = {}) {
+      const env = fakeClaudeEnvironment(c.fake.url, c.dirs, { maxRetries });
+      return runAgentCli({ adapter: claudeAdapter, bin: PINNED_CLAUDE_BIN, cwd: c.cwd, env, scratchDir: c.base, timeoutMs: RUN_TIMEOUT_MS, children: cases.children, ...options });
     },
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    // A zombie still answers kill(0); it is dead for our purposes.
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves with the pid a tool command wrote to `file`, watching its directory instead of polling. */
-function waitForPidFile(file: string, timeoutMs: number): Promise<number> {
-  const dir = join(file, "..");
-  return new Promise((resolve, reject) => {
-    const check = (): boolean => {
-      const pid = existsSync(file) ? Number.parseInt(readFileSync(file, "utf8"), 10) : Number.NaN;
-      if (!Number.isInteger(pid) || pid <= 0) return false;
-      finish();
-      resolve(pid);
-      return true;
-    };
-    const watcher = watch(dir, () => void check());
-    const timer = setTimeout(() => {
-      finish();
-      reject(new Error(`no pid in ${file} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const finish = () => {
-      watcher.close();
-      clearTimeout(timer);
-    };
-    check();
-  });
 }
 
 describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () => {
@@ -245,10 +163,9 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
       let toolSession = 0;
       const run = await c.run({
         started: (child) => {
-          void waitForPidFile(join(c.cwd, "tool.pid"), RUN_TIMEOUT_MS).then((pid) => {
+          void cases.waitForTool(join(c.cwd, "tool.pid"), RUN_TIMEOUT_MS).then((pid) => {
             toolPid = pid;
-            strayPids.add(pid);
-            toolSession = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[3]);
+            toolSession = sessionOf(pid);
             child.kill(signal);
           });
         },
@@ -260,23 +177,14 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
       if (toolSurvives) {
         assert.equal(run.code, 143);
         assert.equal(run.outcome.sawResult, false);
-        assert.equal(isAlive(toolPid), true);
+        assert.equal(processAlive(toolPid), true);
       } else {
         assert.equal(run.outcome.sawResult, true);
-        await waitUntilDead(toolPid, 5000);
+        assert.ok(await waitUntilDead(toolPid, 5000), `process ${toolPid} still running after 5000 ms`);
       }
     });
   }
 });
-
-/** Waits (bounded) until a process that is not our child is gone: there is no exit event for it. */
-async function waitUntilDead(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) assert.fail(`process ${pid} still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("the fake Anthropic server itself", () => {
   const post = (fake: FakeAnthropic, body: unknown) =>
@@ -285,7 +193,7 @@ describe("the fake Anthropic server itself", () => {
 
   test("side calls (no tools) never consume the script; main calls do, in order", async () => {
     const fake = await startFakeAnthropic([textTurn("first"), textTurn("second")]);
-    servers.push(fake);
+    cases.track(fake);
     const schema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
     const side = await post(fake, { model: "m", tools: [], messages: [{ role: "user", content: "title?" }], output_config: { format: { type: "json_schema", schema } } });
     const sideBody = (await side.json()) as { content: Array<{ text: string }> };
@@ -305,7 +213,7 @@ describe("the fake Anthropic server itself", () => {
 
   test("tool_use streams its input as input_json_delta; errors carry status, headers and body", async () => {
     const fake = await startFakeAnthropic([bashTurn("ls"), rateLimitTurn({ retryAfterSeconds: 7, shouldRetry: false })]);
-    servers.push(fake);
+    cases.track(fake);
     const sse = await (await post(fake, { model: "m", tools, stream: true, messages: [] })).text();
     const json = [...sse.matchAll(/"partial_json":("(?:[^"\\]|\\.)*")/g)].map((match) => JSON.parse(match[1] as string) as string).join("");
     assert.deepEqual(JSON.parse(json), { command: "ls", description: "Run a command" });

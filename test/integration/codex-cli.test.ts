@@ -1,53 +1,26 @@
 // The real pinned Codex CLI against the fake OpenAI Responses API: through `ralph run --agent codex`,
 // and directly through our adapter and parser.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { codexAdapter } from "../../src/agents/codex.js";
-import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
-import { codexEnvironment, makeCliDirs, PINNED_CODEX_BIN } from "../fixtures/fake-openai-env.js";
-import { childrenOf, descendantsOf, killAlive, runAgentCli, sessionOf, waitForPidFile, type CliRun } from "../fixtures/run-agent-cli.js";
-import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn, type FakeOpenAI, type FakeTurn } from "../fixtures/fake-openai-server.js";
+import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph } from "../helpers/cli.js";
+import { codexEnvironment, PINNED_CODEX_BIN } from "../fixtures/fake-openai-env.js";
+import { childrenOf, commandOf, killAlive, runAgentCli, sessionOf, type CliRun } from "../fixtures/run-agent-cli.js";
+import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn } from "../fixtures/fake-openai-server.js";
+import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 25_000;
-const root = mkdtempSync(join(tmpdir(), "ralph-codex-cli-"));
-const children = new Set<ChildProcess>();
-const strays = new Set<number>();
-const servers: FakeOpenAI[] = [];
-let caseCount = 0;
-
-after(async () => {
-  // A failed test may leave a CLI running: its whole tree goes, found before anything is signalled.
-  const running = [...children].flatMap((child) => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...descendantsOf(child.pid)] : []));
-  killAlive([...running, ...strays]);
-  await Promise.all(servers.map((server) => server.close()));
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A fresh project, HOME, temp dir and fake server answering `script`. */
-async function newCase(script: FakeTurn[]): Promise<{ fake: FakeOpenAI; cwd: string; base: string; env: NodeJS.ProcessEnv }> {
-  caseCount += 1;
-  const base = join(root, `case-${caseCount}`);
-  const cwd = join(base, "project");
-  mkdirSync(cwd, { recursive: true });
-  const fake = await startFakeOpenAI(script);
-  servers.push(fake);
-  return { fake, cwd, base, env: codexEnvironment(fake, makeCliDirs(base)) };
-}
+const { children, strays, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-codex-cli-", startFakeOpenAI, codexEnvironment);
 
 function runCodex(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   return runAgentCli({ adapter: codexAdapter, bin: PINNED_CODEX_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, children, ...(started ? { started } : {}) });
 }
 
 function describeProcess(pid: number): string {
-  try {
-    return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim()}`;
-  } catch {
-    return `${pid} (gone)`;
-  }
+  return `${pid} ${commandOf(pid)}`;
 }
 
 // The tool shell starts sleep in the background and waits for it: Codex ends the shell, not its jobs.
@@ -82,13 +55,8 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
 
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("exec_command", { cmd: BACKGROUND_SLEEP }), hangTurn()]);
-    const { child, done } = startRalph(["run", "--agent", "codex", "work"], c.cwd, c.env);
-    children.add(child);
-    const sleepPid = await waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS);
-    strays.add(sleepPid);
     // Everything ralph started for the iteration; its guardian is ralph's own watchdog and leaves after it.
-    const tree = descendantsOf(child.pid as number).filter((pid) => !describeProcess(pid).includes("guardian-main"));
-    tree.forEach((pid) => strays.add(pid));
+    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, ["run", "--agent", "codex", "work"], "sleep.pid", WAIT_MS);
     assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
     assert.notEqual(sessionOf(sleepPid), sessionOf(child.pid as number), "Codex started its tool shell in a session of its own");
     child.kill("SIGTERM");
@@ -103,9 +71,8 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
     const c = await newCase([toolTurn("exec_command", { cmd: BACKGROUND_SLEEP }), hangTurn()]);
     let sleepPid = 0;
     const run = await runCodex(c, (child) => {
-      void waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
+      void waitForTool(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
         sleepPid = pid;
-        strays.add(pid);
         child.kill("SIGTERM");
       });
     });
@@ -123,7 +90,7 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
     let alive: number[] = [];
     // The survivors hold the output pipes open: the run ends only once the test has killed them.
     await runCodex(c, (child) => {
-      void waitForPidFile(join(c.cwd, "shell.pid"), WAIT_MS).then((shellPid) => {
+      void waitForTool(join(c.cwd, "shell.pid"), WAIT_MS).then((shellPid) => {
         // On Node 20 the `codex` script spawns the native binary as its child instead of exec'ing it.
         survivors = [...childrenOf(child.pid as number), shellPid];
         survivors.forEach((pid) => strays.add(pid));

@@ -1,55 +1,23 @@
 // The real pinned Gemini CLI against the fake Gemini API: through `ralph run --agent gemini`, and
 // directly through our adapter and parser.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { geminiAdapter } from "../../src/agents/gemini.js";
-import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
+import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph } from "../helpers/cli.js";
 import { GEMINI_TEST_MODEL, geminiEnvironment, PINNED_GEMINI_BIN } from "../fixtures/fake-gemini-env.js";
-import { errorTurn, hangTurn, startFakeGemini, textTurn, toolTurn, type FakeGemini, type FakeTurn } from "../fixtures/fake-gemini-server.js";
-import { makeCliDirs } from "../fixtures/fake-openai-env.js";
-import { childrenOf, descendantsOf, killAlive, runAgentCli, waitForPidFile, type CliRun } from "../fixtures/run-agent-cli.js";
+import { errorTurn, hangTurn, startFakeGemini, textTurn, toolTurn } from "../fixtures/fake-gemini-server.js";
+import { childrenOf, commandOf, runAgentCli, type CliRun } from "../fixtures/run-agent-cli.js";
+import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 30_000;
-const root = mkdtempSync(join(tmpdir(), "ralph-gemini-cli-"));
-const children = new Set<ChildProcess>();
-const strays = new Set<number>();
-const servers: FakeGemini[] = [];
-let caseCount = 0;
-
-after(async () => {
-  // A failed test may leave a CLI running: its whole tree goes, found before anything is signalled.
-  const running = [...children].flatMap((child) => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...descendantsOf(child.pid)] : []));
-  killAlive([...running, ...strays]);
-  await Promise.all(servers.map((server) => server.close()));
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A fresh project, HOME, temp dir and fake server; `script` may name files under the project directory. */
-async function newCase(script: FakeTurn[] | ((cwd: string) => FakeTurn[])): Promise<{ fake: FakeGemini; cwd: string; base: string; env: NodeJS.ProcessEnv }> {
-  caseCount += 1;
-  const base = join(root, `case-${caseCount}`);
-  const cwd = join(base, "project");
-  mkdirSync(cwd, { recursive: true });
-  const fake = await startFakeGemini(typeof script === "function" ? script(cwd) : script);
-  servers.push(fake);
-  return { fake, cwd, base, env: geminiEnvironment(fake, makeCliDirs(base)) };
-}
+const { children, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-gemini-cli-", startFakeGemini, geminiEnvironment);
 
 function runGemini(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   const options = { adapter: geminiAdapter, bin: PINNED_GEMINI_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: GEMINI_TEST_MODEL, children };
   return runAgentCli({ ...options, timeoutMs: WAIT_MS, ...(started ? { started } : {}) });
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-  } catch {
-    return "(gone)";
-  }
 }
 
 const BACKGROUND_SLEEP = "sleep 300 & echo $! > sleep.pid; wait";
@@ -91,12 +59,8 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
 
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("run_shell_command", { command: BACKGROUND_SLEEP }), hangTurn()]);
-    const { child, done } = startRalph(["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"], c.cwd, c.env);
-    children.add(child);
-    const sleepPid = await waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS);
-    strays.add(sleepPid);
-    const tree = descendantsOf(child.pid as number).filter((pid) => !commandOf(pid).includes("guardian-main"));
-    tree.forEach((pid) => strays.add(pid));
+    const args = ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"];
+    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, args, "sleep.pid", WAIT_MS);
     assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
     child.kill("SIGTERM");
     const result = await done;
@@ -111,9 +75,8 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
     let sleepPid = 0;
     let cliPids: number[] = [];
     const run = await runGemini(c, (child) => {
-      void waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
+      void waitForTool(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
         sleepPid = pid;
-        strays.add(pid);
         // Gemini CLI relaunches itself with a larger heap; the parent only waits, ignoring SIGINT and SIGTERM.
         cliPids = childrenOf(child.pid as number).filter((candidate) => commandOf(candidate).includes("gemini"));
         for (const cli of cliPids) process.kill(cli, "SIGINT");

@@ -1,55 +1,24 @@
 // The real pinned OpenCode CLI against the fake OpenAI Chat Completions API: through
 // `ralph run --agent opencode`, and directly through our adapter and parser.
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { opencodeAdapter } from "../../src/agents/opencode.js";
-import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
-import { FAKE_MODEL, makeCliDirs, OPENCODE_PRICE, opencodeEnvironment, PINNED_OPENCODE_BIN } from "../fixtures/fake-openai-env.js";
-import { descendantsOf, killAlive, runAgentCli, sessionOf, waitForPidFile, type CliRun } from "../fixtures/run-agent-cli.js";
-import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn, type FakeOpenAI, type FakeTurn } from "../fixtures/fake-openai-server.js";
+import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph } from "../helpers/cli.js";
+import { FAKE_MODEL, OPENCODE_PRICE, opencodeEnvironment, PINNED_OPENCODE_BIN } from "../fixtures/fake-openai-env.js";
+import { commandOf, runAgentCli, sessionOf, type CliRun } from "../fixtures/run-agent-cli.js";
+import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn } from "../fixtures/fake-openai-server.js";
+import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 45_000;
 const MODEL = `fake/${FAKE_MODEL}`;
-const root = mkdtempSync(join(tmpdir(), "ralph-opencode-cli-"));
-const children = new Set<ChildProcess>();
-const strays = new Set<number>();
-const servers: FakeOpenAI[] = [];
-let caseCount = 0;
-
-after(async () => {
-  // A failed test may leave a CLI running: its whole tree goes, found before anything is signalled.
-  const running = [...children].flatMap((child) => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...descendantsOf(child.pid)] : []));
-  killAlive([...running, ...strays]);
-  await Promise.all(servers.map((server) => server.close()));
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A fresh project, HOME, temp dir and fake server; `script` may name files under the project directory. */
-async function newCase(script: FakeTurn[] | ((cwd: string) => FakeTurn[])): Promise<{ fake: FakeOpenAI; cwd: string; base: string; env: NodeJS.ProcessEnv }> {
-  caseCount += 1;
-  const base = join(root, `case-${caseCount}`);
-  const cwd = join(base, "project");
-  mkdirSync(cwd, { recursive: true });
-  const fake = await startFakeOpenAI(typeof script === "function" ? script(cwd) : script);
-  servers.push(fake);
-  return { fake, cwd, base, env: opencodeEnvironment(fake, makeCliDirs(base)) };
-}
+const { children, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-opencode-cli-", startFakeOpenAI, opencodeEnvironment);
 
 function runOpencode(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   const options = { adapter: opencodeAdapter, bin: PINNED_OPENCODE_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: MODEL, children };
   return runAgentCli({ ...options, timeoutMs: WAIT_MS, ...(started ? { started } : {}) });
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-  } catch {
-    return "(gone)";
-  }
 }
 
 // OpenCode leaves even its tool's own process behind, so the tool needs no background job to show it.
@@ -93,12 +62,8 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
 
   test("SIGTERM to ralph during a bash tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("bash", SLEEP_TOOL), hangTurn()]);
-    const { child, done } = startRalph(["run", "--agent", "opencode", "--model", MODEL, "work"], c.cwd, c.env);
-    children.add(child);
-    const sleepPid = await waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS);
-    strays.add(sleepPid);
-    const tree = descendantsOf(child.pid as number).filter((pid) => !commandOf(pid).includes("guardian-main"));
-    tree.forEach((pid) => strays.add(pid));
+    const args = ["run", "--agent", "opencode", "--model", MODEL, "work"];
+    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, args, "sleep.pid", WAIT_MS);
     assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
     child.kill("SIGTERM");
     const result = await done;
@@ -113,9 +78,8 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
     let sleepPid = 0;
     let ownSession = false;
     const run = await runOpencode(c, (child) => {
-      void waitForPidFile(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
+      void waitForTool(join(c.cwd, "sleep.pid"), WAIT_MS).then((pid) => {
         sleepPid = pid;
-        strays.add(pid);
         ownSession = sessionOf(pid) === pid;
         child.kill("SIGTERM");
       });
