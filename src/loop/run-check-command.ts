@@ -22,6 +22,7 @@ export interface ShellRun {
 // The user wrote this check as a shell command, so it is the one place a shell runs. It gets its own
 // process group (detached), so a timeout or abort ends everything it started, and whatever it left
 // behind in that group is ended when it exits, so a check cannot leave processes running.
+/** Runs `command` with `/bin/sh -c` and resolves when it has ended (never rejects). */
 export function runCheckCommand(command: string, context: ShellContext, timeoutMs: number): Promise<ShellRun> {
   return new Promise((done) => {
     const tail = new TailBuffer(context.outputCapBytes);
