@@ -15,7 +15,15 @@ export interface RenderMode {
 export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): RecordListener {
   let maxIterations = mode.maxIterations;
   let total = 0;
-  const print = (line: string) => out.write(`${line}\n`);
+  // A reader that goes away (`ralph run … | head`) must not take the run with it: the run's files are
+  // its record, the terminal only a view of it.
+  let closed = false;
+  out.on("error", () => {
+    closed = true;
+  });
+  const print = (line: string) => {
+    if (!closed) out.write(`${line}\n`);
+  };
   return {
     event(event: RunEvent) {
       if (mode.json) return print(JSON.stringify(event));

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { adapterFor } from "../agents/adapters.js";
 import type { RunSettings } from "../config/run-options.js";
-import type { RunResult } from "../loop/finish-run.js";
+import { markEndedIfNot, type RunResult } from "../loop/finish-run.js";
 import { runLoop } from "../loop/run-loop.js";
 import { startGuardian } from "../process/guardian.js";
 import { readProcess } from "../process/proc-table.js";
@@ -61,7 +61,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     throw error;
   }
 
-  const signals = watchSignals();
+  const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.state.maxIterations }, out);
   if (!input.settings.json) out.write(`ralph: run ${input.runId} with the ${input.settings.agent} agent (max ${input.state.maxIterations || "unlimited"} iterations)\n`);
@@ -89,7 +89,11 @@ export async function startRun(input: StartRunInput): Promise<number> {
     for (const line of [...summaryLines(result), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   if (result.reason === "INTERRUPTED" && result.signal) {
-    await new Promise<void>((resolve) => out.write("", () => resolve()));
+    // Let the summary reach the terminal, but never wait on a pipe nobody reads.
+    await new Promise<void>((resolve) => {
+      out.write("", () => resolve());
+      setTimeout(resolve, 200).unref();
+    });
     dieOfSignal(result.signal);
   }
   signals.dispose();

@@ -15,6 +15,7 @@ export function parseCount(raw: unknown): Parsed<number> {
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A duration such as `90`, `90s`, `15m`, `2h` (a bare number is seconds), in milliseconds. */
 export function parseDuration(raw: unknown): Parsed<number> {
@@ -23,8 +24,16 @@ export function parseDuration(raw: unknown): Parsed<number> {
   if (typeof text !== "string") return bad(expected);
   const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!match?.[1]) return bad(expected);
-  const ms = Number(match[1]) * (DURATION_UNITS[match[2] ?? "s"] ?? 1000);
-  return Number.isFinite(ms) ? ok(Math.round(ms)) : bad(expected);
+  const ms = Math.round(Number(match[1]) * (DURATION_UNITS[match[2] ?? "s"] ?? 1000));
+  // Node's timers cannot wait longer than 2^31-1 ms (a longer delay fires at once).
+  return Number.isFinite(ms) && ms <= MAX_TIMER_MS ? ok(ms) : bad(`${expected}, at most 24 days`);
+}
+
+/** A duration that must be longer than zero (a limit of 0 would end everything at once). */
+export function parsePositiveDuration(raw: unknown): Parsed<number> {
+  const parsed = parseDuration(raw);
+  if (parsed.ok && parsed.value === 0) return bad("a duration longer than 0, such as 90s, 15m or 2h");
+  return parsed;
 }
 
 /** An amount of US dollars such as `5` or `2.50`. */

@@ -1,5 +1,5 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
-import { appendCompletionMarker } from "../store/progress-log.js";
+import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -19,6 +19,14 @@ export interface RunResult extends Ending {
   runDir: string;
   iterations: number;
   costUsd: number;
+}
+
+/**
+ * The last resort when the runner is forced out (a second signal while teardown is still running):
+ * appends the marker unless the run already has one. Synchronous, so it can run just before exiting.
+ */
+export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
+  if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
 }
 
 /** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */

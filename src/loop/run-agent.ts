@@ -73,8 +73,15 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
 
   // A fast agent must not fill memory with log writes waiting for the disk: stop reading its pipe until
   // the log has drained (the agent then blocks on its own writes).
+  let logFailed = false;
+  log.on("error", () => {
+    // The log is a copy; a failed write (disk full) must neither crash the runner nor stall the agent.
+    logFailed = true;
+    agent.stdout.resume();
+    agent.stderr.resume();
+  });
   const writeLog = (source: NodeJS.ReadableStream, chunk: Buffer) => {
-    if (log.write(chunk)) return;
+    if (logFailed || log.write(chunk)) return;
     source.pause();
     log.once("drain", () => source.resume());
   };
@@ -125,7 +132,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
-    await new Promise<void>((resolve) => log.end(resolve));
+    await new Promise<void>((resolve) => (logFailed ? resolve() : log.end(resolve)));
     const outcome = parser.finish(stderrTail, exit);
     return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
   } finally {

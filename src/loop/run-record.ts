@@ -70,7 +70,13 @@ export class RunRecord {
    * event loop and exit without recording how the run ended.
    */
   startHeartbeat(intervalMs = 5000): void {
-    this.heartbeat ??= setInterval(() => this.writeStatus(), intervalMs);
+    this.heartbeat ??= setInterval(() => {
+      try {
+        this.writeStatus();
+      } catch {
+        // A failed refresh (disk full, directory gone) must not kill the runner; the next boundary writes again.
+      }
+    }, intervalMs);
   }
 
   /** Stops the heartbeat. */

@@ -28,6 +28,8 @@ export async function waitForLimit(loop: LoopState, iteration: number, limit: Li
     const ending = stopRequested(loop);
     if (ending) return ending;
     if (loop.control.stopNow.aborted) return { reason: "STOPPED", detail: "stop --now while waiting for a usage limit" };
+    const limitReached = loop.limitReached();
+    if (limitReached) return limitReached;
     if (deps.now().getTime() >= resumeAt.getTime()) break;
     await loop.control.nextChange(deps.signals.interrupted);
   }

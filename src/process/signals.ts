@@ -30,8 +30,8 @@ export function signalExitCode(signal: InterruptSignal): number {
   return 128 + constants.signals[signal];
 }
 
-/** Starts listening for interrupting signals. */
-export function watchSignals(): SignalWatch {
+/** Starts listening for interrupting signals; `beforeForcedExit` runs (synchronously) just before a forced exit. */
+export function watchSignals(beforeForcedExit: () => void = () => undefined): SignalWatch {
   const interrupted = new AbortController();
   const urgent = new AbortController();
   let first: InterruptSignal | null = null;
@@ -48,7 +48,13 @@ export function watchSignals(): SignalWatch {
     urgent.abort(name);
     const dying = first;
     // Teardown must never make the runner unkillable.
-    setTimeout(() => dieOfSignal(dying), URGENT_EXIT_MS).unref();
+    setTimeout(() => {
+      try {
+        beforeForcedExit();
+      } finally {
+        dieOfSignal(dying);
+      }
+    }, URGENT_EXIT_MS).unref();
   };
   for (const signal of WATCHED) process.on(signal, onSignal);
   const dispose = (): void => {

@@ -98,6 +98,8 @@ describe("ralph run", () => {
     ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file nope\.md: cannot be read/],
     ["no prompt at all", ["run"], /no prompt/],
     ["a bad duration", ["run", "--timeout", "soon", "go"], /--timeout: expected a duration/],
+    ["a zero timeout", ["run", "--timeout", "0", "go"], /--timeout: expected a duration longer than 0/],
+    ["a timeout too long for a timer", ["run", "--timeout", "1000h", "go"], /--timeout: .*at most 24 days/],
   ] as const) {
     test(`${label} is a usage error: exit 2, one line, nothing created`, async () => {
       const dir = project();
@@ -175,6 +177,18 @@ describe("ralph run", () => {
     assert.doesNotMatch(result.stdout, /"type":/);
     const quiet = await runRalph(["run", "--name", "q", "--agent", "demo", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
     assert.doesNotMatch(quiet.stdout, /Working on/, "without --live the agent's messages are not shown");
+  });
+
+  test("a reader that closes stdout early does not take the run with it", async () => {
+    const dir = project();
+    const { child, done } = startRalph(["run", "--json", "--name", "p", "-n", "3", "go", ...agent("--print", "hello", "--sleep", "100")], dir);
+    // Like `ralph run … | head -1`: read the first line, then close the pipe.
+    await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+    child.stdout?.destroy();
+    const result = await done;
+    assert.equal(result.code, 3, result.stderr);
+    assert.doesNotMatch(result.stderr, /EPIPE|\n\s+at /);
+    assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "p")), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
   });
 
   test("--json prints only events on stdout, ending with run_ended", async () => {

@@ -119,12 +119,18 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
   } finally {
     closeSync(fd);
   }
-  const lines = buffer.toString("utf8").split("\n").filter((line) => line.startsWith("{") && line.endsWith("}"));
-  return lines
-    .slice(-count * 4)
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((event) => event.type !== "agent_event")
-    .slice(-count);
+  const lines = buffer.toString("utf8").split("\n");
+  if (size > length) lines.shift(); // the first line was cut by the 64 KB window
+  const events: Array<Record<string, unknown>> = [];
+  for (const line of lines) {
+    try {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      if (event && typeof event === "object" && event.type !== "agent_event") events.push(event);
+    } catch {
+      // A line someone else wrote or cut short says nothing about the run's state.
+    }
+  }
+  return events.slice(-count);
 }
 
 function iterationText(run: Pick<RunSummary, "iteration" | "max_iterations">): string {
