@@ -5,6 +5,7 @@
 // that exits non-zero aborts the command and shows its stderr. The arguments reach ralph inside a quoted
 // here-document, so no shell globs, splits or expands them; `ralph hook start --stdin` parses them with
 // shell quoting rules itself.
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -20,8 +21,13 @@ function frontMatter(fields: Record<string, string>): string {
   return `---\n${stringify(fields, { lineWidth: 0 })}---\n`;
 }
 
+/** A here-document delimiter no pasted text will hold on a line of its own by chance. */
+export function argumentsDelimiter(): string {
+  return `RALPH_ARGS_${randomBytes(8).toString("hex")}`;
+}
+
 /** The three files' names and contents; `cli` is the shell-quoted command that runs this ralph. */
-export function slashCommandFiles(cli: string): Record<string, string> {
+export function slashCommandFiles(cli: string, delimiter: string = argumentsDelimiter()): Record<string, string> {
   const start = `${cli} hook start --stdin`;
   const cancel = `${cli} hook cancel`;
   return {
@@ -31,9 +37,9 @@ export function slashCommandFiles(cli: string): Record<string, string> {
       "allowed-tools": `Bash(${start}:*)`,
     })}
 \`\`\`!
-${start} <<'RALPH_ARGS'
+${start} <<'${delimiter}'
 $ARGUMENTS
-RALPH_ARGS
+${delimiter}
 \`\`\`
 
 Work on the task above now. Each time you finish, ralph's Stop hook gives you the same task again, until
@@ -80,7 +86,10 @@ words in double quotes ("don't"). Words after \`--\` are always prompt text, eve
 /** Writes the command files into `dir`; files that already hold the same text are left untouched. */
 export function writeSlashCommands(dir: string, cli: string): CommandFile[] {
   mkdirSync(dir, { recursive: true });
-  return Object.entries(slashCommandFiles(cli)).map(([name, text]) => {
+  // Keep the delimiter of an earlier install, so installing twice changes nothing.
+  const loopFile = join(dir, "ralph-loop.md");
+  const earlier = existsSync(loopFile) ? /<<'(RALPH_ARGS_[0-9a-f]{16})'/.exec(readFileSync(loopFile, "utf8"))?.[1] : undefined;
+  return Object.entries(slashCommandFiles(cli, earlier)).map(([name, text]) => {
     const file = join(dir, name);
     const same = existsSync(file) && readFileSync(file, "utf8") === text;
     if (!same) writeFileSync(file, text, { mode: 0o644 });

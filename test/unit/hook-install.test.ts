@@ -116,7 +116,9 @@ describe("hook install", () => {
     for (const name of ["ralph-loop.md", "cancel-ralph.md", "ralph-help.md"]) assert.ok(existsSync(join(commands, name)), name);
     const loop = readFileSync(join(commands, "ralph-loop.md"), "utf8");
     const cli = shellCommandLine([process.execPath, RALPH]);
-    assert.ok(loop.includes(`\`\`\`!\n${cli} hook start --stdin <<'RALPH_ARGS'\n$ARGUMENTS\nRALPH_ARGS\n\`\`\``), loop);
+    const delimiter = /<<'(RALPH_ARGS_[0-9a-f]{16})'/.exec(loop)?.[1];
+    assert.ok(delimiter, "a random here-document delimiter");
+    assert.ok(loop.includes(`\`\`\`!\n${cli} hook start --stdin <<'${delimiter}'\n$ARGUMENTS\n${delimiter}\n\`\`\``), loop);
     assert.match(loop, /^allowed-tools: .*Bash\(.* hook start --stdin:\*\)/m);
     assert.match(loop, /^description: /m);
     assert.match(readFileSync(join(commands, "cancel-ralph.md"), "utf8"), / hook cancel\n```/);
