@@ -28,6 +28,8 @@ export interface StartRunInput {
   previous: RunStatus | null;
   /** Take the project-wide lock too (runs started without --name). */
   projectLock: boolean;
+  /** Changes to make to the run directory once its locks are held (`ralph continue`). */
+  prepare?: () => void;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
 }
@@ -56,6 +58,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
     writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
+    input.prepare?.();
   } catch (error) {
     releaseAll();
     throw error;

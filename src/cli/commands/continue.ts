@@ -38,7 +38,10 @@ export async function continueCommand(projectDir: string, given: string, command
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
   const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
-  if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
-  writeStateFile(paths.state, state);
-  return startRun({ projectDir, runId: id, settings, state, previous: status, projectLock: false });
+  // Only once the run's lock is held: a refused continue changes nothing.
+  const prepare = () => {
+    if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    writeStateFile(paths.state, state);
+  };
+  return startRun({ projectDir, runId: id, settings, state, previous: status, projectLock: false, prepare });
 }
