@@ -1,5 +1,6 @@
 // Lists a project's runs, reading only status.json and the end of progress.txt of each.
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
 import { readCompletion } from "./progress-log.js";
 import { runPaths, runsDir } from "./run-paths.js";
@@ -19,6 +20,22 @@ export function runIds(projectDir: string): string[] {
   }
 }
 
+/**
+ * Whether the in-session loop `id` is still armed: the project's Claude Code loop file names it and says
+ * `active: true`. A hook run has no runner process to check, and a closed session never says so.
+ */
+function hookLoopActive(projectDir: string, id: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(join(projectDir, ".claude", "ralph-loop.local.md"), "utf8");
+  } catch {
+    return false;
+  }
+  const frontMatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
+  const runId = /^run_id:[ \t]*["']?([^"'\s]+)["']?[ \t]*$/m.exec(frontMatter)?.[1];
+  return runId === id && /^active:[ \t]*true[ \t]*$/m.test(frontMatter);
+}
+
 /** One run's summary and the status it was read from. */
 export function summariseRun(projectDir: string, id: string, alive: RunnerAlive, now: Date): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
@@ -26,7 +43,7 @@ export function summariseRun(projectDir: string, id: string, alive: RunnerAlive,
   const status = readStatusFile(paths.status);
   let state: RunSummary["state"];
   if (completion.ended) state = completion.reason && isExitReason(completion.reason) ? completion.reason : "FAILED";
-  else if (status && status.mode === "hook") state = "running";
+  else if (status && status.mode === "hook") state = hookLoopActive(projectDir, id) ? "running" : "stale";
   else if (status && alive(status)) state = status.state === "paused" || status.state === "waiting" ? status.state : "running";
   else state = "stale";
   const started = status ? Date.parse(status.started_at) : Number.NaN;

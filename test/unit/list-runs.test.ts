@@ -1,0 +1,48 @@
+// listRuns: live, ended, stale and in-session (hook) runs.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { listRuns } from "../../src/store/list-runs.js";
+import { appendCompletionMarker } from "../../src/store/progress-log.js";
+
+const dirs: string[] = [];
+after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boolean }>): string {
+  const dir = mkdtempSync(join(tmpdir(), "ralph-list-"));
+  dirs.push(dir);
+  for (const run of runs) {
+    const runDir = join(dir, ".ralph", "runs", run.id);
+    mkdirSync(runDir, { recursive: true });
+    const now = new Date(0).toISOString();
+    writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: "running", iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
+    writeFileSync(join(runDir, "progress.txt"), "iteration=1\n\n");
+    if (run.ended) appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
+  }
+  return dir;
+}
+
+const states = (dir: string, alive: boolean) => listRuns(dir, () => alive, new Date(0)).map((run) => [run.id, run.state, run.active]);
+
+describe("listRuns", () => {
+  test("a run with a marker shows its reason; without one it is running while its runner lives, else stale", () => {
+    const dir = projectWith([{ id: "a", mode: "run", ended: true }, { id: "b", mode: "run" }]);
+    assert.deepEqual(states(dir, true), [["a", "DONE", false], ["b", "running", true]]);
+    assert.deepEqual(states(dir, false), [["a", "DONE", false], ["b", "stale", false]]);
+  });
+
+  test("an in-session loop is active only while the project's loop file names it and says active: true", () => {
+    const dir = projectWith([{ id: "h1", mode: "hook" }]);
+    assert.deepEqual(states(dir, false), [["h1", "stale", false]], "no loop file");
+    mkdirSync(join(dir, ".claude"));
+    const loopFile = join(dir, ".claude", "ralph-loop.local.md");
+    writeFileSync(loopFile, "---\nactive: true\niteration: 2\nrun_id: h1\n---\nprompt\n");
+    assert.deepEqual(states(dir, false), [["h1", "running", true]]);
+    writeFileSync(loopFile, "---\nactive: false\niteration: 2\nrun_id: h1\n---\nprompt\n");
+    assert.deepEqual(states(dir, false), [["h1", "stale", false]], "cancelled or ended");
+    writeFileSync(loopFile, "---\nactive: true\niteration: 1\nrun_id: h2\n---\nprompt\n");
+    assert.deepEqual(states(dir, false), [["h1", "stale", false]], "a newer loop replaced it");
+  });
+});
