@@ -64,6 +64,10 @@ export function acquireLock(file: string, holder: LockHolder, alive: RunnerAlive
     // An unreadable lock may be one being written this instant: treat it as held.
     if (existing === null || alive(existing)) return { ok: false, holder: existing };
     tookOverFrom = existing;
+    // Another runner may have taken the stale lock over in the meantime: remove only the dead holder's.
+    // (Without an atomic compare-and-delete a window of microseconds remains.)
+    const again = readHolder(file);
+    if (again && (again.pid !== existing.pid || again.acquired_at !== existing.acquired_at)) continue;
     try {
       unlinkSync(file);
     } catch {
