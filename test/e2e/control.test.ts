@@ -138,6 +138,7 @@ describe("run commands", () => {
     assert.deepEqual(completionMarker(runDir(dir, "k")), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
     const started = readEvents(runDir(dir, "k")).filter((e) => e.type === "iteration_started").map((e) => e.iteration);
     assert.deepEqual(started, [1, 2, 3]);
+    assert.match(logOf(dir, "k"), /took over the run lock left by dead runner pid \d+/);
   });
 
   test("continue refuses a live run", async () => {
