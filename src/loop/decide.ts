@@ -41,9 +41,11 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   const promiseText = loop.state.completionPromise;
   const promise = promiseText && outcome.finalMessage !== null ? findPromise(outcome.finalMessage, promiseText, done.prompt) : null;
   const criteria = loop.state.completionCriteria;
-  const shouldCheck = !failure && criteria.length > 0 && (promiseText === null || promise?.found === true);
+  // A dry run starts nothing, the user's check commands included.
+  const shouldCheck = !failure && !loop.options.settings.dryRun && criteria.length > 0 && (promiseText === null || promise?.found === true);
   const verdicts: CriterionVerdict[] = shouldCheck ? await runChecks(loop, done.iteration) : [];
-  const criteriaPass = verdicts.every((verdict) => verdict.passed);
+  // Criteria pass only when they ran and every one passed (never vacuously, e.g. in a dry run).
+  const criteriaPass = criteria.length === 0 || (verdicts.length > 0 && verdicts.every((verdict) => verdict.passed));
   const isDone = !failure && (promiseText !== null ? promise?.found === true && criteriaPass : criteria.length > 0 && criteriaPass);
 
   const cost = record.status.cost_usd + (outcome.costUsd ?? 0);

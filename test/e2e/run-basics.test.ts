@@ -179,6 +179,15 @@ describe("ralph run", () => {
     assert.doesNotMatch(quiet.stdout, /Working on/, "without --live the agent's messages are not shown");
   });
 
+  test("--dry-run starts nothing, not even the check commands, and never claims DONE", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "2", "--check", "touch checked", "go", ...agent()], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stdout, /dry run: would run \[".*fake-agent\.js"\] with the prompt on stdin/);
+    assert.equal(existsSync(join(dir, "checked")), false);
+    assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+  });
+
   test("a reader that closes stdout early does not take the run with it", async () => {
     const dir = project();
     const { child, done } = startRalph(["run", "--json", "--name", "p", "-n", "3", "go", ...agent("--print", "hello", "--sleep", "100")], dir);
