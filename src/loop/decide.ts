@@ -1,9 +1,9 @@
 // After an agent returns: record the iteration, then decide between DONE, FAILED, STALLED or another round.
-import { checkCriteria, failingContext, type CriterionVerdict } from "./criteria.js";
+import { failingContext } from "./criteria.js";
 import type { Ending } from "./finish-run.js";
 import type { LoopState } from "./loop-state.js";
 import { describeChange, takeFingerprint } from "./progress-fingerprint.js";
-import { findPromise } from "./promise.js";
+import { judgeCompletion } from "./judge-completion.js";
 import type { AgentRun } from "./run-agent.js";
 import type { LimitInfo } from "../agents/types.js";
 import { waitForLimit } from "./wait-for-limit.js";
@@ -39,14 +39,21 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   loop.consecutiveLimits = 0;
   const failure = failureOf(done.run);
   const promiseText = loop.state.completionPromise;
-  const promise = promiseText && outcome.finalMessage !== null ? findPromise(outcome.finalMessage, promiseText, done.prompt) : null;
   const criteria = loop.state.completionCriteria;
-  // A dry run starts nothing, the user's check commands included.
-  const shouldCheck = !failure && !loop.options.settings.dryRun && criteria.length > 0 && (promiseText === null || promise?.found === true);
-  const verdicts: CriterionVerdict[] = shouldCheck ? await runChecks(loop, done.iteration) : [];
-  // Criteria pass only when they ran and every one passed (never vacuously, e.g. in a dry run).
-  const criteriaPass = criteria.length === 0 || (verdicts.length > 0 && verdicts.every((verdict) => verdict.passed));
-  const isDone = !failure && (promiseText !== null ? promise?.found === true && criteriaPass : criteria.length > 0 && criteriaPass);
+  const { done: isDone, promise, verdicts } = await judgeCompletion({
+    promiseText,
+    finalMessage: outcome.finalMessage,
+    prompt: done.prompt,
+    criteria,
+    // A failed iteration is judged by nothing; a dry run starts nothing, the user's check commands included.
+    mayCheck: !failure && !loop.options.settings.dryRun,
+    cwd: loop.options.projectDir,
+    tasksFile: loop.tasksFile ?? undefined,
+    signal: deps.signals.interrupted,
+    record,
+    iteration: done.iteration,
+  });
+  const criteriaPass = verdicts.every((verdict) => verdict.passed);
 
   const cost = record.status.cost_usd + (outcome.costUsd ?? 0);
   const tokens = {
@@ -114,20 +121,6 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   loop.failingChecks = promise?.found && !criteriaPass ? failingContext(verdicts) : "";
   if (loop.failingChecks) record.log("promise claimed but a completion check failed; its output goes into the next prompt");
   return checkStall(loop, done.iteration);
-}
-
-async function runChecks(loop: LoopState, iteration: number): Promise<CriterionVerdict[]> {
-  const verdicts = await checkCriteria(loop.state.completionCriteria, {
-    cwd: loop.options.projectDir,
-    ...(loop.tasksFile ? { tasksFile: loop.tasksFile } : {}),
-    signal: loop.deps.signals.interrupted,
-  });
-  for (const verdict of verdicts) {
-    loop.record.event("criteria_checked", { iteration, criterion: verdict.type, check: verdict.check, passed: verdict.passed, detail: verdict.detail });
-    loop.record.progress([["criterion", `${verdict.type}: ${verdict.check}`], ["criterion_passed", verdict.passed], ["criterion_detail", verdict.detail]]);
-    loop.record.log(`check ${verdict.passed ? "passed" : "FAILED"}: ${verdict.type}: ${verdict.check}${verdict.passed ? "" : ` (${verdict.detail})`}`);
-  }
-  return verdicts;
 }
 
 async function checkStall(loop: LoopState, iteration: number): Promise<Ending | null> {
