@@ -82,7 +82,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         hostname: holder.hostname,
         pid: process.pid,
         pidStart,
-        startGuardian: (value, graceMs) => startGuardian({ key: "RALPH_SUPERVISOR", value }, graceMs),
+        startGuardian,
       },
     );
   } finally {

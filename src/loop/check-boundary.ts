@@ -34,9 +34,8 @@ export async function checkBoundary(loop: LoopState): Promise<Ending | null> {
 
 /** INTERRUPTED, or STOPPED for a STOP file or `active: false`; re-reads state.md as a side effect. */
 export function stopRequested(loop: LoopState): Ending | null {
-  const { signals } = loop.deps;
-  const signal = signals.firstSignal();
-  if (signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+  const interrupted = loop.interruption();
+  if (interrupted) return interrupted;
   refreshState(loop);
   if (!loop.state.active) return { reason: "STOPPED", detail: "state.md says active: false" };
   const sentinels = readSentinels(loop.record.paths);

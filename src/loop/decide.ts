@@ -5,7 +5,8 @@ import type { LoopState } from "./loop-state.js";
 import { describeChange, takeFingerprint } from "./progress-fingerprint.js";
 import { judgeCompletion } from "./judge-completion.js";
 import type { AgentRun } from "./run-agent.js";
-import type { LimitInfo } from "../agents/types.js";
+import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { RunStatus } from "../store/status-file.js";
 import { waitForLimit } from "./wait-for-limit.js";
 
 /** One finished iteration, as the decision sees it. */
@@ -28,6 +29,15 @@ export function failureOf(run: FinishedIteration["run"]): string | null {
 
 function describeExit(run: FinishedIteration["run"]): string {
   return run.exit.signal ?? String(run.exit.code);
+}
+
+/** The run's call count, spend and tokens once this iteration's are added. */
+function spendAfter(status: Readonly<RunStatus>, outcome: AgentOutcome): Pick<RunStatus, "calls" | "cost_usd" | "tokens"> {
+  return {
+    calls: status.calls + 1,
+    cost_usd: status.cost_usd + (outcome.costUsd ?? 0),
+    tokens: { input: status.tokens.input + (outcome.tokens?.input ?? 0), output: status.tokens.output + (outcome.tokens?.output ?? 0) },
+  };
 }
 
 /** Records the iteration and returns the Ending it leads to, or null to go on. */
@@ -55,16 +65,11 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   });
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
 
-  const cost = record.status.cost_usd + (outcome.costUsd ?? 0);
-  const tokens = {
-    input: record.status.tokens.input + (outcome.tokens?.input ?? 0),
-    output: record.status.tokens.output + (outcome.tokens?.output ?? 0),
-  };
+  const spend = spendAfter(record.status, outcome);
+  const cost = spend.cost_usd;
   loop.failures = failure ? loop.failures + 1 : 0;
   record.update({
-    calls: record.status.calls + 1,
-    cost_usd: cost,
-    tokens,
+    ...spend,
     session_id: outcome.sessionId ?? record.status.session_id,
     failures: loop.failures,
     last_action: `iteration ${done.iteration} ${failure ? `failed: ${failure}` : "finished"}`,
@@ -104,8 +109,8 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   });
   record.log(`=== Completed iteration ${done.iteration} ===`);
 
-  const signal = deps.signals.firstSignal();
-  if (deps.signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+  const interrupted = loop.interruption();
+  if (interrupted) return interrupted;
   if (done.run.endedBy === "stop_now") return { reason: "STOPPED", detail: "stop --now ended the agent" };
   if (failure) {
     record.log(`iteration ${done.iteration} failed (${failure}); ${loop.failures}/${loop.options.settings.maxFailures} consecutive failures`);
@@ -141,18 +146,11 @@ async function checkStall(loop: LoopState, iteration: number): Promise<Ending | 
 
 /** A usage limit: the call and its spend are recorded, the iteration is not counted; wait, or stop. */
 async function handleLimit(loop: LoopState, done: FinishedIteration, limit: LimitInfo): Promise<Ending | null> {
-  const { record, deps } = loop;
+  const { record } = loop;
   const { outcome } = done.run;
-  const cost = record.status.cost_usd + (outcome.costUsd ?? 0);
-  record.update({
-    iteration: done.iteration - 1,
-    calls: record.status.calls + 1,
-    cost_usd: cost,
-    tokens: {
-      input: record.status.tokens.input + (outcome.tokens?.input ?? 0),
-      output: record.status.tokens.output + (outcome.tokens?.output ?? 0),
-    },
-  });
+  const spend = spendAfter(record.status, outcome);
+  const cost = spend.cost_usd;
+  record.update({ ...spend, iteration: done.iteration - 1 });
   record.progress([
     ["iteration", done.iteration],
     ["task", done.task],
@@ -174,8 +172,8 @@ async function handleLimit(loop: LoopState, done: FinishedIteration, limit: Limi
     cost_usd: outcome.costUsd ?? null,
     cost_total_usd: cost,
   });
-  const signal = deps.signals.firstSignal();
-  if (deps.signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+  const interrupted = loop.interruption();
+  if (interrupted) return interrupted;
   if (loop.options.settings.onLimit === "stop") {
     return { reason: "FAILED", detail: `provider usage limit reached (${limit.message})${limit.resetAt ? `, resets ${limit.resetAt.toISOString()}` : ""}; --on-limit stop` };
   }

@@ -46,6 +46,13 @@ export class LoopState {
     return this.state.tasks ? resolve(this.options.projectDir, this.state.tasks) : null;
   }
 
+  /** INTERRUPTED once the runner has received SIGINT, SIGTERM or SIGHUP. */
+  interruption(): Ending | null {
+    const { signals } = this.deps;
+    const signal = signals.firstSignal();
+    return signals.interrupted.aborted && signal ? { reason: "INTERRUPTED", detail: `received ${signal}`, signal } : null;
+  }
+
   /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
   limitReached(): Ending | null {
     const { iteration, cost_usd: cost } = this.record.status;

@@ -1,6 +1,7 @@
 // The inputs of the loop engine: options from the CLI and the outside world as injectable dependencies.
 import type { AgentAdapter, AgentName } from "../agents/types.js";
 import type { RunSettings } from "../config/run-options.js";
+import type { TreeMarker } from "../process/inventory.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { RunState } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
@@ -39,5 +40,5 @@ export interface LoopDeps {
   pid: number;
   pidStart: string | null;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
-  startGuardian?: (markerValue: string, graceMs: number) => { dispose(): void };
+  startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
 }

@@ -22,8 +22,9 @@ import type { RunStatus } from "../store/status-file.js";
 export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
   const record = RunRecord.create(paths, initialStatus(options, deps), deps.listener, deps.now);
-  const markerValue = `${options.runId}:${deps.pid}:${randomBytes(6).toString("hex")}`;
-  const guardian = deps.startGuardian?.(markerValue, options.settings.graceMs) ?? null;
+  // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
+  const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${deps.pid}:${randomBytes(6).toString("hex")}` };
+  const guardian = deps.startGuardian?.(marker, options.settings.graceMs) ?? null;
   const control = new ControlWatch(paths);
   let ending: Ending;
   try {
@@ -39,7 +40,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
     for (const note of options.notes ?? []) record.log(note);
     record.startHeartbeat();
     control.start();
-    const loop = new LoopState(options, deps, record, control, { key: "RALPH_SUPERVISOR", value: markerValue });
+    const loop = new LoopState(options, deps, record, control, marker);
     if (options.settings.stallLimit > 0) loop.fingerprint = await takeFingerprint(options.projectDir, loop.tasksFile ?? undefined);
     ending = await iterate(loop);
   } catch (error) {
