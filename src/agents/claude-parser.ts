@@ -1,6 +1,6 @@
 // Reads Claude Code's `--output-format stream-json` lines into events and one iteration's outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, clip, parseJsonRecord } from "./json-fields.js";
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, clip } from "./json-fields.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
 
 const TOOL_RESULT_LIMIT = 300;
@@ -182,29 +182,27 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     return null;
   }
 
+  function onLine(parsed: Json): AgentEvent[] {
+    switch (parsed.type) {
+      case "system":
+        return onSystem(parsed);
+      case "assistant":
+        return onAssistant(parsed);
+      case "user":
+        return onUser(parsed);
+      case "rate_limit_event":
+        return onRateLimit(parsed);
+      case "result":
+        result = parsed;
+        if (typeof parsed.session_id === "string") sessionId = parsed.session_id;
+        return [{ kind: "result", text: typeof parsed.result === "string" ? parsed.result : String(parsed.subtype ?? ""), ...(sessionId ? { sessionId } : {}) }];
+      default:
+        return [{ kind: "other", text: String(parsed.type ?? "unknown") }];
+    }
+  }
+
   return {
-    line(text: string): AgentEvent[] {
-      const trimmed = text.trim();
-      if (trimmed === "") return [];
-      const parsed = parseJsonRecord(trimmed);
-      if (!parsed) return [stray.keep(trimmed)];
-      switch (parsed.type) {
-        case "system":
-          return onSystem(parsed);
-        case "assistant":
-          return onAssistant(parsed);
-        case "user":
-          return onUser(parsed);
-        case "rate_limit_event":
-          return onRateLimit(parsed);
-        case "result":
-          result = parsed;
-          if (typeof parsed.session_id === "string") sessionId = parsed.session_id;
-          return [{ kind: "result", text: typeof parsed.result === "string" ? parsed.result : String(parsed.subtype ?? ""), ...(sessionId ? { sessionId } : {}) }];
-        default:
-          return [{ kind: "other", text: String(parsed.type ?? "unknown") }];
-      }
-    },
+    line: (text: string): AgentEvent[] => stray.read(text, onLine),
 
     finish(stderrTail, exit): AgentOutcome {
       const line = result;

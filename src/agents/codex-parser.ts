@@ -1,6 +1,6 @@
 // Reads `codex exec --json` lines (thread.started, item.*, turn.completed/failed, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip } from "./json-fields.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
@@ -153,18 +153,11 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
     if (error !== null) return classifyCodexError(RETRY_NOTICE.exec(error)?.[1] ?? error, now());
     const text = [...stray.lines, stderrTail].join("\n").trim();
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) return classifyCodexError(text, now());
-    const firstLine = text.split("\n").find((line) => line.trim() !== "" && !/^WARNING: proceeding/.test(line));
-    if (firstLine && exit.code !== 0 && exit.signal === null) return { kind: "other", message: clip(firstLine.trim(), TEXT_LIMIT) };
-    return null;
+    return firstLineFailure(text, exit, TEXT_LIMIT, /^WARNING: proceeding/);
   }
 
   return {
-    line(text: string): AgentEvent[] {
-      const trimmed = text.trim();
-      if (trimmed === "") return [];
-      const parsed = parseJsonRecord(trimmed);
-      return parsed ? onLine(parsed) : [stray.keep(trimmed)];
-    },
+    line: (text: string): AgentEvent[] => stray.read(text, onLine),
 
     finish(stderrTail, exit): AgentOutcome {
       const failedMessage = failed as string | null;

@@ -1,7 +1,7 @@
 // Reads Gemini CLI's `--output-format stream-json` lines (init, message, tool_use, tool_result, error, result).
 import { summarizeToolInput } from "./claude-parser.js";
 import { detectLimit, isAuthFailure } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip } from "./json-fields.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
@@ -117,12 +117,7 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
   }
 
   return {
-    line(text: string): AgentEvent[] {
-      const trimmed = text.trim();
-      if (trimmed === "") return [];
-      const parsed = parseJsonRecord(trimmed);
-      return parsed ? onLine(parsed) : [...flush(), stray.keep(trimmed)];
-    },
+    line: (text: string): AgentEvent[] => stray.read(text, onLine, flush),
 
     finish(stderrTail, exit): AgentOutcome {
       const line = result as Json | null;

@@ -46,6 +46,17 @@ export class StrayLines {
 
   constructor(private readonly limit: number) {}
 
+  /**
+   * Reads one stdout line: a JSON object goes to `onJson`, anything else is kept (after the events of
+   * `beforeStray`, e.g. text still buffered) as a stray line; blank lines give nothing.
+   */
+  read(text: string, onJson: (json: Json) => AgentEvent[], beforeStray: () => AgentEvent[] = () => []): AgentEvent[] {
+    const trimmed = text.trim();
+    if (trimmed === "") return [];
+    const parsed = parseJsonRecord(trimmed);
+    return parsed ? onJson(parsed) : [...beforeStray(), this.keep(trimmed)];
+  }
+
   /** Keeps one non-JSON line and returns the "other" event it becomes. */
   keep(text: string): AgentEvent {
     const clipped = clip(text, this.limit);
@@ -53,6 +64,17 @@ export class StrayLines {
     if (this.lines.length > 20) this.lines.shift();
     return { kind: "other", text: clipped };
   }
+}
+
+/** An "other" failure named by the first meaningful line of `text`, when the agent exited non-zero by itself. */
+export function firstLineFailure(
+  text: string,
+  exit: { code: number | null; signal: string | null },
+  limit: number,
+  ignore: RegExp | null = null,
+): AgentFailure | null {
+  const firstLine = text.split("\n").find((line) => line.trim() !== "" && !(ignore?.test(line) ?? false));
+  return firstLine && exit.code !== 0 && exit.signal === null ? { kind: "other", message: clip(firstLine.trim(), limit) } : null;
 }
 
 /** Copies a failure, when there is one, into the outcome's `error` and `limit`. */

@@ -1,6 +1,6 @@
 // Reads `opencode run --format json` lines (step_start, text, tool_use, step_finish, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip, parseJsonRecord } from "./json-fields.js";
+import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip } from "./json-fields.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;
@@ -125,18 +125,11 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
       const message = clip(limit?.message ?? text.split("\n")[0] ?? text, TEXT_LIMIT);
       return limit ? { kind: "rate_limit", message, limit } : { kind: "auth", message };
     }
-    const firstLine = text.split("\n").find((line) => line.trim() !== "");
-    if (firstLine && exit.code !== 0 && exit.signal === null) return { kind: "other", message: clip(firstLine.trim(), TEXT_LIMIT) };
-    return null;
+    return firstLineFailure(text, exit, TEXT_LIMIT);
   }
 
   return {
-    line(text: string): AgentEvent[] {
-      const trimmed = text.trim();
-      if (trimmed === "") return [];
-      const parsed = parseJsonRecord(trimmed);
-      return parsed ? onLine(parsed) : [stray.keep(trimmed)];
-    },
+    line: (text: string): AgentEvent[] => stray.read(text, onLine),
 
     finish(stderrTail, exit): AgentOutcome {
       const reported = failure as AgentFailure | null;
