@@ -13,7 +13,7 @@ import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn } from "../fix
 import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 25_000;
-const { children, strays, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-codex-cli-", startFakeOpenAI, codexEnvironment);
+const { children, strays, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-codex-cli-", startFakeOpenAI, codexEnvironment);
 
 function runCodex(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   return runAgentCli({ adapter: codexAdapter, bin: PINNED_CODEX_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, children, ...(started ? { started } : {}) });
@@ -56,15 +56,9 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("exec_command", { cmd: BACKGROUND_SLEEP }), hangTurn()]);
     // Everything ralph started for the iteration; its guardian is ralph's own watchdog and leaves after it.
-    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, ["run", "--agent", "codex", "work"], "sleep.pid", WAIT_MS);
-    assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
-    assert.notEqual(sessionOf(sleepPid), sessionOf(child.pid as number), "Codex started its tool shell in a session of its own");
-    child.kill("SIGTERM");
-    const result = await done;
-
-    assert.equal(result.signal, "SIGTERM", result.stderr);
-    assert.deepEqual(completionMarker(onlyRunDir(c.cwd)), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
-    assert.deepEqual(tree.filter(processAlive).map(describeProcess), [], "every process of the iteration is gone when ralph is");
+    await assertSigtermEndsIteration(c, ["run", "--agent", "codex", "work"], "sleep.pid", WAIT_MS, ({ toolPid, child }) => {
+      assert.notEqual(sessionOf(toolPid), sessionOf(child.pid as number), "Codex started its tool shell in a session of its own");
+    });
   });
 
   test("known-false control: SIGTERM to the codex process alone leaves the tool's sleep running", async () => {

@@ -13,7 +13,7 @@ import { childrenOf, commandOf, runAgentCli, type CliRun } from "../fixtures/run
 import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 30_000;
-const { children, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-gemini-cli-", startFakeGemini, geminiEnvironment);
+const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-gemini-cli-", startFakeGemini, geminiEnvironment);
 
 function runGemini(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   const options = { adapter: geminiAdapter, bin: PINNED_GEMINI_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: GEMINI_TEST_MODEL, children };
@@ -59,15 +59,7 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
 
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("run_shell_command", { command: BACKGROUND_SLEEP }), hangTurn()]);
-    const args = ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"];
-    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, args, "sleep.pid", WAIT_MS);
-    assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
-    child.kill("SIGTERM");
-    const result = await done;
-
-    assert.equal(result.signal, "SIGTERM", result.stderr);
-    assert.deepEqual(completionMarker(onlyRunDir(c.cwd)), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
-    assert.deepEqual(tree.filter(processAlive).map((pid) => `${pid} ${commandOf(pid)}`), []);
+    await assertSigtermEndsIteration(c, ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"], "sleep.pid", WAIT_MS);
   });
 
   test("known-false control: SIGINT to Gemini CLI ends it with exit 0 and no result, and its tool's sleep survives", async () => {

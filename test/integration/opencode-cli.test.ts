@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { opencodeAdapter } from "../../src/agents/opencode.js";
 import { completionMarker, onlyRunDir, processAlive, readEvents, readStatus, runRalph } from "../helpers/cli.js";
 import { FAKE_MODEL, OPENCODE_PRICE, opencodeEnvironment, PINNED_OPENCODE_BIN } from "../fixtures/fake-openai-env.js";
-import { commandOf, runAgentCli, sessionOf, type CliRun } from "../fixtures/run-agent-cli.js";
+import { runAgentCli, sessionOf, type CliRun } from "../fixtures/run-agent-cli.js";
 import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn } from "../fixtures/fake-openai-server.js";
 import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 45_000;
 const MODEL = `fake/${FAKE_MODEL}`;
-const { children, newCase, waitForTool, startRalphAtTool } = cliCases("ralph-opencode-cli-", startFakeOpenAI, opencodeEnvironment);
+const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-opencode-cli-", startFakeOpenAI, opencodeEnvironment);
 
 function runOpencode(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
   const options = { adapter: opencodeAdapter, bin: PINNED_OPENCODE_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: MODEL, children };
@@ -62,15 +62,7 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
 
   test("SIGTERM to ralph during a bash tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("bash", SLEEP_TOOL), hangTurn()]);
-    const args = ["run", "--agent", "opencode", "--model", MODEL, "work"];
-    const { child, done, toolPid: sleepPid, tree } = await startRalphAtTool(c, args, "sleep.pid", WAIT_MS);
-    assert.ok(tree.includes(sleepPid), "the sleep is in ralph's tree before the signal");
-    child.kill("SIGTERM");
-    const result = await done;
-
-    assert.equal(result.signal, "SIGTERM", result.stderr);
-    assert.deepEqual(completionMarker(onlyRunDir(c.cwd)), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
-    assert.deepEqual(tree.filter(processAlive).map((pid) => `${pid} ${commandOf(pid)}`), []);
+    await assertSigtermEndsIteration(c, ["run", "--agent", "opencode", "--model", MODEL, "work"], "sleep.pid", WAIT_MS);
   });
 
   test("known-false control: SIGTERM to opencode alone ends it (143) but its bash tool's process survives", async () => {
