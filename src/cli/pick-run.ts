@@ -1,12 +1,15 @@
 // Finds the run a command is about: the one named, or the single active run of the project.
 import { existsSync } from "node:fs";
 import { isRunnerAlive } from "../process/runner-alive.js";
-import { listRuns } from "../store/list-runs.js";
+import { listRuns, runIds } from "../store/list-runs.js";
 import { runPaths } from "../store/run-paths.js";
 import { UsageError } from "./usage-error.js";
 
-/** The id of the run named by `given`, or of the only active run; a UsageError otherwise. */
-export function pickRun(projectDir: string, given: string | undefined, what: string): string {
+/**
+ * The id of the run named by `given`, or of the only active run (or, with `orLatest`, of the latest run
+ * when none is active); a UsageError otherwise.
+ */
+export function pickRun(projectDir: string, given: string | undefined, what: string, orLatest = false): string {
   if (given !== undefined) {
     if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(given) || !existsSync(runPaths(projectDir, given).dir)) {
       throw new UsageError(`RUN ${given}: no such run in .ralph/runs (see ralph list)`);
@@ -15,6 +18,8 @@ export function pickRun(projectDir: string, given: string | undefined, what: str
   }
   const active = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.active);
   if (active.length === 1) return (active[0] as { id: string }).id;
+  const latest = orLatest ? runIds(projectDir).at(-1) : undefined;
+  if (active.length === 0 && latest !== undefined) return latest;
   if (active.length === 0) throw new UsageError(`no active run to ${what}; name one (see ralph list)`);
   throw new UsageError(`${active.length} active runs, name the one to ${what}: ${active.map((run) => run.id).join(", ")}`);
 }

@@ -21,29 +21,35 @@ export function runIds(projectDir: string): string[] {
 }
 
 /**
- * Whether the in-session loop `id` is still armed: the project's Claude Code loop file names it and says
- * `active: true`. A hook run has no runner process to check, and a closed session never says so.
+ * The in-session loop that is still armed: the run the project's Claude Code loop file names while it
+ * says `active: true`. A hook run has no runner process to check, and a closed session never says so.
  */
-function hookLoopActive(projectDir: string, id: string): boolean {
+export function armedHookRun(projectDir: string): string | null {
   let text: string;
   try {
     text = readFileSync(join(projectDir, ".claude", "ralph-loop.local.md"), "utf8");
   } catch {
-    return false;
+    return null;
   }
   const frontMatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
   const runId = /^run_id:[ \t]*["']?([^"'\s]+)["']?[ \t]*$/m.exec(frontMatter)?.[1];
-  return runId === id && /^active:[ \t]*true[ \t]*$/m.test(frontMatter);
+  return runId !== undefined && /^active:[ \t]*true[ \t]*$/m.test(frontMatter) ? runId : null;
 }
 
-/** One run's summary and the status it was read from. */
-export function summariseRun(projectDir: string, id: string, alive: RunnerAlive, now: Date): { summary: RunSummary; status: RunStatus | null } {
+/** One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known. */
+export function summariseRun(
+  projectDir: string,
+  id: string,
+  alive: RunnerAlive,
+  now: Date,
+  armed?: string | null,
+): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
   const completion = readCompletion(paths.progress);
   const status = readStatusFile(paths.status);
   let state: RunSummary["state"];
   if (completion.ended) state = completion.reason && isExitReason(completion.reason) ? completion.reason : "FAILED";
-  else if (status && status.mode === "hook") state = hookLoopActive(projectDir, id) ? "running" : "stale";
+  else if (status && status.mode === "hook") state = (armed === undefined ? armedHookRun(projectDir) : armed) === id ? "running" : "stale";
   else if (status && alive(status)) state = status.state === "paused" || status.state === "waiting" ? status.state : "running";
   else state = "stale";
   const started = status ? Date.parse(status.started_at) : Number.NaN;
@@ -69,5 +75,6 @@ export function summariseRun(projectDir: string, id: string, alive: RunnerAlive,
 
 /** Every run of a project, oldest first. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
-  return runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now).summary);
+  const armed = armedHookRun(projectDir);
+  return runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary);
 }

@@ -219,6 +219,8 @@ describe("run commands", () => {
     assert.ok(ajv.validate(listSchema, list), ajv.errorsText());
     assert.ok(ajv.validate(statusSchema, status), ajv.errorsText());
     assert.equal(status.exit_reason, "MAX_ITERATIONS");
+    const latest = JSON.parse((await runRalph(["status", "--json"], dir)).stdout) as Record<string, unknown>;
+    assert.equal(latest.id, "j", "without RUN and with no active run, status shows the latest run");
     assert.equal(ajv.validate(statusSchema, { ...status, state: "bogus" }), false, "the schema rejects a bad state");
   });
 });

@@ -1,7 +1,7 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { isRunnerAlive } from "../../process/runner-alive.js";
-import { listRuns, runIds, summariseRun } from "../../store/list-runs.js";
+import { listRuns, summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { pickRun } from "../pick-run.js";
@@ -24,25 +24,15 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
 
 /** The status report of one run (RUN, the single active run, or the latest run). */
 export function statusReport(projectDir: string, given: string | undefined, now: Date): RunStatusReport {
-  let id = given;
-  if (id === undefined) {
-    try {
-      id = pickRun(projectDir, undefined, "show");
-    } catch (error) {
-      const latest = runIds(projectDir).at(-1);
-      if (!latest || !String((error as Error).message).startsWith("no active run")) throw error;
-      id = latest;
-    }
-  } else {
-    id = pickRun(projectDir, id, "show");
-  }
+  const id = pickRun(projectDir, given, "show", true);
+  const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, now);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   const endedAt = status?.ended_at ? Date.parse(status.ended_at) : now.getTime();
   return {
     ...summary,
     schema_version: 1,
-    run_dir: runPaths(projectDir, id).dir,
+    run_dir: paths.dir,
     tokens: status?.tokens ?? { input: 0, output: 0 },
     calls: status?.calls ?? 0,
     session_id: status?.session_id ?? null,
@@ -52,7 +42,7 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     exit_code: status?.exit_code ?? null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
-    recent_events: recentEvents(runPaths(projectDir, id).events, 5),
+    recent_events: recentEvents(paths.events, 5),
   };
 }
 
@@ -81,8 +71,8 @@ export async function statusCommand(projectDir: string, given: string | undefine
 
 /** `ralph logs [RUN] [-f]`: prints run.log; -f follows it until the run ends. */
 export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean): Promise<number> {
-  const id = given ?? statusReport(projectDir, undefined, new Date()).id;
-  const file = runPaths(projectDir, pickRun(projectDir, id, "show")).log;
+  const id = pickRun(projectDir, given, "show", true);
+  const file = runPaths(projectDir, id).log;
   let offset = 0;
   const drain = () => {
     if (!existsSync(file)) return;
