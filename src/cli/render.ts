@@ -27,7 +27,10 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
   return {
     event(event: RunEvent) {
       if (mode.json) return print(JSON.stringify(event));
-      if (event.type === "run_started" && typeof event.max_iterations === "number") maxIterations = event.max_iterations;
+      // The cap may change mid-run (state.md): every iteration says which one it ran under.
+      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
+        maxIterations = event.max_iterations;
+      }
       if (event.type === "iteration_ended") {
         total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
         print(iterationLine(event, maxIterations, total));
@@ -39,7 +42,6 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
     },
     log(line: string) {
       if (mode.json) return;
-      if (line.startsWith("max_iterations changed to ")) maxIterations = Number(line.split(" ")[3]) || maxIterations;
       if (line.startsWith("===") || line.startsWith("run ended:")) return;
       print(pc.dim(line));
     },

@@ -28,7 +28,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
     ...(loop.tasksFile ? { tasksFile: loop.tasksFile } : {}),
   });
   record.update({ iteration, state: "running", current_task: task, last_action: `iteration ${iteration} started` });
-  record.event("iteration_started", { iteration, task });
+  record.event("iteration_started", { iteration, max_iterations: loop.state.maxIterations, task });
   const shownArgv = redactArgv(invocation.argv);
 
   let run: AgentRun;
