@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
+import "./no-inspector.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { addRunOptions } from "./run-flags.js";

@@ -28,6 +28,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
   const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${deps.pid}:${randomBytes(6).toString("hex")}` };
   const guardian = deps.startGuardian?.(marker, options.settings.graceMs) ?? null;
+  const jobControl = deps.watchJobControl?.(marker) ?? null;
   const control = new ControlWatch(paths);
   let ending: Ending;
   try {
@@ -50,6 +51,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
     ending = { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
   } finally {
     control.close();
+    jobControl?.dispose();
   }
   const result = finishRun(record, ending, deps.now());
   guardian?.dispose();
