@@ -27,7 +27,7 @@ function stateOf(proc: Proc): string {
 function inspectorListeners(): Set<string> {
   const found = new Set<string>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(table, "utf8");
     } catch {
@@ -44,7 +44,7 @@ function inspectorListeners(): Set<string> {
 /** Whether process `pid` holds a socket listening on the inspector port. */
 function listensOnInspectorPort(pid: number): boolean {
   const listeners = inspectorListeners();
-  let fds: string[] = [];
+  let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
   } catch {
