@@ -60,18 +60,25 @@ function listensOnInspectorPort(pid: number): boolean {
   });
 }
 
-function onTerminal(cwd: string, args: string[]): { pty: IPty; output: () => string; exited: Promise<number> } {
-  const pty = spawn(process.execPath, [RALPH, ...args], { cwd, env: cleanEnv() as Record<string, string>, cols: 200, rows: 50, name: "xterm" });
+/** An interactive bash on a fresh pseudo-terminal: job control (Ctrl-Z, fg) as a person has it. */
+function interactiveShell(cwd: string): { pty: IPty; output: () => string; type: (line: string) => void } {
+  const env = { ...(cleanEnv() as Record<string, string>), PS1: "$ ", HISTFILE: "/dev/null" };
+  const pty = spawn("bash", ["--norc", "--noprofile", "-i"], { cwd, env, cols: 200, rows: 50, name: "xterm" });
   cleanup.pid(identify(pty.pid));
   let output = "";
   pty.onData((data) => (output += data));
-  return { pty, output: () => output, exited: new Promise((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode))) };
+  return { pty, output: () => output, type: (line) => pty.write(`${line}\r`) };
+}
+
+function quoted(words: string[]): string {
+  return words.map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(" ");
 }
 
 describe("job control and other signals", () => {
-  test("Ctrl-Z stops the agent tree with ralph; SIGCONT continues both, and the timeout still holds", async () => {
+  test("Ctrl-Z in an interactive shell stops the agent tree with ralph; fg continues both; the timeout still holds", async () => {
     const { dir, files, runDir, tag } = cleanup.scenario();
-    const terminal = onTerminal(dir, ["run", "--name", "x", "-n", "1", "--timeout", "6s", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")]);
+    const shell = interactiveShell(dir);
+    shell.type(quoted([process.execPath, RALPH, "run", "--name", "x", "-n", "1", "--timeout", "6s", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")]));
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000);
     const startedAt = performance.now();
     const runner = cleanup.runner(runDir);
@@ -80,13 +87,13 @@ describe("job control and other signals", () => {
     assert.ok(tree.every((proc) => stateOf(proc) !== "T"), "known-false control: nothing is stopped before Ctrl-Z");
 
     const stopBoth = async () => {
-      terminal.pty.write(CTRL_Z);
+      shell.pty.write(CTRL_Z);
       await pollUntil(() => stateOf(runner) === "T", "ralph to stop", 10_000);
       await pollUntil(() => tree.every((proc) => stateOf(proc) === "T"), `every agent process to stop (${tree.map(stateOf).join("")})`, 10_000);
     };
     await stopBoth();
     // `fg` sends SIGCONT to ralph's process group; the agent's groups hear of it only from ralph.
-    process.kill(runner.pid, "SIGCONT");
+    shell.type("fg");
     await pollUntil(() => stateOf(runner) !== "T" && tree.every((proc) => !["T", ""].includes(stateOf(proc))), "ralph and its agent tree to go on", 10_000);
 
     await stopBoth();
@@ -95,13 +102,15 @@ describe("job control and other signals", () => {
     assert.equal(stateOf(runner), "T");
     assert.ok(tree.every((proc) => stateOf(proc) === "T"), "the tree stayed stopped");
 
-    process.kill(runner.pid, "SIGCONT");
+    shell.type("fg");
     // Continued past its timeout, the iteration is ended at once: the whole tree goes.
-    const code = await within(terminal.exited, 15_000, "ralph to end the timed-out iteration and exit");
+    await pollUntil(() => !procRunning(runner), "ralph to end the timed-out iteration and exit", 15_000);
     assert.deepEqual(survivors(tag), []);
     const ended = readEvents(runDir).find((event) => event.type === "iteration_ended");
-    assert.equal(ended?.ended_by, "timeout", terminal.output());
-    assert.equal(code, 3, terminal.output());
+    assert.equal(ended?.ended_by, "timeout", shell.output());
+    shell.type('echo "ralph exit=$?"; exit');
+    await pollUntil(() => /ralph exit=\d+/.test(shell.output()), "the shell to report ralph's exit status", 10_000);
+    assert.match(shell.output(), /ralph exit=3/);
   });
 
   test("SIGQUIT ends the run INTERRUPTED: marker, status, event, exit 131", async () => {
