@@ -130,6 +130,12 @@ function reportError(error: unknown): number {
     process.stderr.write(`ralph: ${error.message}\n`);
     return 2;
   }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
+    process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
+    return 1;
+  }
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;
 }

@@ -25,10 +25,15 @@ export interface RunResult extends Ending {
 
 /**
  * The last resort when the runner is forced out (a second signal while teardown is still running):
- * appends the marker unless the run already has one. Synchronous, so it can run just before exiting.
+ * appends the marker unless the run already has one. Synchronous, so it can run just before exiting;
+ * a write that fails (a full disk) is given up, never thrown at a process that is about to die.
  */
 export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
-  if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
+  try {
+    if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
+  } catch {
+    // nothing more can be done on the way out
+  }
 }
 
 /** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */

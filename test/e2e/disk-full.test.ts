@@ -76,4 +76,22 @@ describe("a full disk", { skip }, () => {
     for (const line of more) JSON.parse(line);
     assert.deepEqual(completionMarker(runDir), ["completion_reason=FAILED", "promise=COMPLETE"]);
   });
+
+  test("a disk already full: one line, no stack trace, no lock left behind", async () => {
+    const filler = join(dir, "filler");
+    try {
+      writeFileSync(filler, Buffer.alloc(SIZE));
+    } catch {
+      // filled up to the last byte
+    }
+    try {
+      const result = await runRalph(["run", "--name", "early", "-n", "1", "--", "true"], dir, cleanEnv(), 30_000);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^ralph: disk full: /);
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+      assert.ok(!existsSync(join(dir, ".ralph", "runs", "early", "lock")), "no empty lock left");
+    } finally {
+      rmSync(filler, { force: true });
+    }
+  });
 });
