@@ -7,7 +7,7 @@
 import type { ProcessIdentity, TreeMarker } from "./inventory.js";
 import { TreeScanner } from "./tree-scanner.js";
 
-/** Stops the removal of the listeners. */
+/** The SIGTSTP and SIGCONT listeners of one run; dispose() removes them. */
 export interface JobControl {
   dispose(): void;
 }
