@@ -7,6 +7,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { markEndedIfNot, type RunResult } from "../loop/finish-run.js";
 import { runLoop } from "../loop/run-loop.js";
 import { startGuardian } from "../process/guardian.js";
+import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
@@ -83,6 +84,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         pid: process.pid,
         pidStart,
         startGuardian,
+        watchJobControl,
       },
     );
   } finally {
