@@ -67,12 +67,16 @@ describe("ralph ui in chromium", () => {
     await waitForFile(join(runDirOf(dir, "x"), "events.jsonl"));
     const ui = await startUi(cleanup, [dir], dir);
     const p = await page();
+    const requests: string[] = [];
+    p.on("request", (request) => requests.push(request.url()));
     await p.goto(ui.url.replace("/?", "/run/0/x?"));
     const ticks = p.locator("#output .line", { hasText: "tick" });
     await ticks.first().waitFor({ timeout: 10_000 });
     const seen = await ticks.count();
+    const requestsBefore = requests.length;
     // Lines keep arriving while the page stays open.
     await p.locator("#output .line", { hasText: `tick ${seen + 3}` }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(requests.slice(requestsBefore), [], "the page never polls: new lines come down the open stream");
     assert.equal(await p.locator("#output .line", { hasText: "tick 1" }).first().textContent(), "  tick 1");
     assert.ok((await p.locator("#log .line").count()) > 0, "the run log is shown");
     await screenshot(p, "run-page-streaming");

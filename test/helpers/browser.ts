@@ -1,26 +1,14 @@
-// Real-browser tests: Debian's chromium driven by playwright-core, and `ralph ui` started for a test.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Real-browser tests: whether chromium is there, `ralph ui` started for a test, screenshots kept.
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { chromium, type BrowserContext } from "playwright-core";
 import type { Cleanup, Started } from "../fixtures/e2e-cleanup.js";
+import { CHROMIUM } from "./chromium.js";
 
-/** The browser the tests drive: Debian's chromium package. */
-export const CHROMIUM = "/usr/bin/chromium";
+export { CHROMIUM, openBrowser } from "./chromium.js";
+
 /** Where screenshots of the main views are kept (gitignored). */
 export const ARTIFACTS = join(process.cwd(), "test-artifacts");
-
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /**
  * Whether the browser tests can run: true when chromium is there; false (with a loud skip) when it is
@@ -33,20 +21,6 @@ export function browserAvailable(t: TestContext): boolean {
   process.stderr.write(`\n*** SKIPPING BROWSER TESTS: ${message} ***\n\n`);
   t.skip("SKIPPED: no chromium and RALPH_SKIP_BROWSER_TESTS=1");
   return false;
-}
-
-/** A fresh headless chromium profile; closing it removes the profile. */
-export async function openBrowser(extraFlags: string[] = []): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), "ralph-chromium-"));
-  // launchPersistentContext is how playwright takes a --user-data-dir of our own.
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...extraFlags], viewport: { width: 1280, height: 800 } });
-  return {
-    context,
-    close: async () => {
-      await context.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A started `ralph ui`: its process, the printed URL, and its origin. */
