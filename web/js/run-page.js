@@ -30,7 +30,7 @@ function showRow(next) {
   for (const button of document.querySelectorAll("button[data-action]")) {
     const action = button.dataset.action;
     const live = row.active;
-    button.disabled = action === "continue" ? live || row.mode === "hook" : action === "answer" ? false : !live && action !== "resume";
+    button.disabled = action === "continue" ? live || row.mode === "hook" : action === "answer" ? false : !live;
   }
   showQuestion();
 }
