@@ -166,6 +166,9 @@ describe("ralph ui in chromium", () => {
     assert.equal(headers["referrer-policy"], "no-referrer");
     assert.equal(headers["x-content-type-options"], "nosniff");
     await p.close();
+    // Ctrl-C (or SIGTERM) ends the dashboard cleanly, open streams and all.
+    ui.started.child.kill("SIGTERM");
+    assert.equal((await within(ui.started.done, 5000, "ralph ui after SIGTERM")).code, 0);
   });
 
   test("a foreign Host is refused (DNS rebinding)", async (t) => {
