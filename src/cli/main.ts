@@ -92,6 +92,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .option("-f, --follow", "follow the log until the run ends")
     .exitOverride()
     .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+  program
+    .command("ui")
+    .description("a live web dashboard of this project's runs (or of each --project), on 127.0.0.1")
+    .option("--port <n>", "port to listen on (default: any free port)")
+    .option("--host <host>", "address to listen on (default 127.0.0.1; anything else is reachable by others)")
+    .option("--project <dir>", "a project to show (repeatable; default: the current directory)", (dir: string, dirs: string[] = []) => [...dirs, dir])
+    .exitOverride()
+    .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;

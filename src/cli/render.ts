@@ -3,6 +3,7 @@ import pc from "picocolors";
 import type { RunResult } from "../loop/finish-run.js";
 import type { RecordListener } from "../loop/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
+import { createLineRenderer, type Segment, type Tone } from "../view/render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -11,67 +12,43 @@ export interface RenderMode {
   maxIterations: number;
 }
 
+const TONES: Record<Tone, (text: string) => string> = {
+  plain: (text) => text,
+  tool: pc.cyan,
+  dim: pc.dim,
+  error: pc.red,
+  done: pc.green,
+};
+
+/** A line's segments in terminal colours. */
+export function paint(segments: Segment[]): string {
+  return segments.map((segment) => TONES[segment.tone](segment.text)).join("");
+}
+
 /** A listener that prints a run's progress to `out` in the chosen mode. */
 export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): RecordListener {
-  let maxIterations = mode.maxIterations;
-  let total = 0;
+  const lines = createLineRenderer(mode.live, mode.maxIterations);
   // A reader that goes away (`ralph run … | head`) must not take the run with it: the run's files are
   // its record, the terminal only a view of it.
   let closed = false;
   out.on("error", () => {
     closed = true;
   });
-  const print = (line: string) => {
-    if (!closed) out.write(`${line}\n`);
+  const print = (line: string | null) => {
+    if (!closed && line !== null) out.write(`${line}\n`);
   };
   return {
     event(event: RunEvent) {
       if (mode.json) return print(JSON.stringify(event));
-      // The cap may change mid-run (state.md): every iteration says which one it ran under.
-      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
-        maxIterations = event.max_iterations;
-      }
-      if (event.type === "iteration_ended") {
-        total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
-        print(iterationLine(event, maxIterations, total));
-      }
-      if (event.type === "agent_event" && mode.live) {
-        const line = liveLine(event);
-        if (line !== null) print(line);
-      }
+      const segments = lines.event(event);
+      print(segments && paint(segments));
     },
     log(line: string) {
-      if (mode.json) return;
-      if (line.startsWith("===") || line.startsWith("run ended:")) return;
-      print(pc.dim(line));
+      const segments = mode.json ? null : lines.log(line);
+      print(segments && paint(segments));
     },
   };
 }
-
-function iterationLine(event: RunEvent, maxIterations: number, totalUsd: number): string {
-  const of = maxIterations === 0 ? "∞" : String(maxIterations);
-  const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
-  const result = String(event.result);
-  const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${String(event.error)})` : ""}`) : result === "done" ? pc.green(result) : result;
-  return `[${String(event.iteration)}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
-}
-
-function liveLine(event: RunEvent): string | null {
-  const text = typeof event.text === "string" ? event.text : "";
-  switch (event.kind) {
-    case "text":
-      return text ? `  ${text.replace(/\n/g, "\n  ")}` : null;
-    case "tool_use":
-      return pc.cyan(`  → ${String(event.tool ?? "tool")}${text ? ` ${text}` : ""}`);
-    case "tool_result":
-      return text ? pc.dim(`    ${text.split("\n")[0]?.slice(0, 200)}`) : null;
-    case "error":
-      return pc.red(`  ! ${text}`);
-    default:
-      return null;
-  }
-}
-
 /** The closing lines of a run. */
 export function summaryLines(result: RunResult): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
