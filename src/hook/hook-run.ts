@@ -2,7 +2,6 @@
 import { existsSync } from "node:fs";
 import { finishRun, type Ending, type RunResult } from "../loop/finish-run.js";
 import { RunRecord, type RecordListener } from "../loop/run-record.js";
-import { readCompletion } from "../store/progress-log.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
 import { writeStateFile } from "../store/state-file.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
@@ -81,9 +80,9 @@ export function openHookRun(projectDir: string, runId: string, clock: HookClock)
   return status ? new RunRecord(paths, status, SILENT, clock.now) : null;
 }
 
-/** Whether the run already carries its completion marker. */
+/** Whether the run has already ended, by the runner's status (never by text an agent can append to progress.txt). */
 export function hasEnded(record: RunRecord): boolean {
-  return readCompletion(record.paths.progress).ended;
+  return record.status.state === "ended";
 }
 
 /**
