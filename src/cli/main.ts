@@ -85,6 +85,13 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((run: string, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
+    .command("set")
+    .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
+    .argument("<run>", "run id")
+    .argument("<changes...>", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
+    .exitOverride()
+    .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
+  program
     .command("logs")
     .description("human-readable log of a run")
     .argument("[run]", "run id (default: the single active run, else the latest)")

@@ -1,6 +1,7 @@
 // Watches a run directory for the PAUSE and STOP sentinels and state.md edits, by file watch with a polling fallback.
 import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import type { RunPaths } from "../store/run-paths.js";
+import { isSetRequestName } from "../store/set-request.js";
 
 /** Names in the run directory whose changes are requests to the runner. */
 const WATCHED_NAMES = new Set(["STOP", "PAUSE", "state.md"]);
@@ -35,6 +36,8 @@ export class ControlWatch {
   private poll: NodeJS.Timeout | null = null;
   private waiters: Array<() => void> = [];
   private readonly stopNowController = new AbortController();
+  /** Called on every change (and fallback poll), e.g. to serve `ralph set` requests. */
+  onChange: (() => void) | null = null;
 
   constructor(private readonly paths: RunPaths) {}
 
@@ -49,7 +52,7 @@ export class ControlWatch {
       // The runner's own writes (logs, events, status) change this directory constantly: react only to
       // the files a user or `ralph stop|pause|resume` touches.
       this.watcher = watch(this.paths.dir, { persistent: false }, (_event, name) => {
-        if (name === null || WATCHED_NAMES.has(String(name))) this.changed();
+        if (name === null || WATCHED_NAMES.has(String(name)) || isSetRequestName(String(name))) this.changed();
       });
       this.watcher.on("error", () => undefined);
     } catch {
@@ -83,6 +86,11 @@ export class ControlWatch {
   }
 
   private changed(): void {
+    try {
+      this.onChange?.();
+    } catch {
+      // A request that cannot be served now is retried on the next change or poll.
+    }
     if (!this.stopNowController.signal.aborted && readSentinels(this.paths).stopNow) this.stopNowController.abort("stop --now");
     const waiters = this.waiters;
     this.waiters = [];

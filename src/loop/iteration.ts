@@ -64,6 +64,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
       now: () => deps.now().getTime(),
     });
   }
+  loop.guardStateAfter(iteration);
   if (run.kind === "missing") {
     record.progress([["iteration", iteration], ["result", "agent_missing"], ["error", run.message]]);
     return { reason: "FAILED", detail: `agent could not be started: ${run.message}` };

@@ -41,6 +41,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
     record.startHeartbeat();
     control.start();
     const loop = new LoopState(options, deps, record, control, marker);
+    control.onChange = () => loop.serveSetRequests();
     if (options.settings.stallLimit > 0) loop.fingerprint = await takeFingerprint(options.projectDir, loop.tasksFile ?? undefined);
     ending = await iterate(loop);
   } catch (error) {

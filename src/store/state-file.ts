@@ -1,7 +1,7 @@
 // state.md: the run's desired state, owned by the user; written once, re-read at every boundary.
-import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
 import { parseFrontMatter, renderFrontMatter } from "./front-matter.js";
+import { readRegular, RunFileError } from "./regular-file.js";
 
 /** A completion criterion as written in state.md or ralph.yaml. */
 export interface CriterionSpec {
@@ -19,8 +19,8 @@ export interface RunState {
   prompt: string;
 }
 
-/** Writes a new state.md (only at the start of a run, or by `ralph continue`). */
-export function writeStateFile(file: string, state: RunState): void {
+/** state.md's text for `state`. */
+export function renderState(state: RunState): string {
   const fields = {
     active: state.active,
     max_iterations: state.maxIterations,
@@ -28,20 +28,35 @@ export function writeStateFile(file: string, state: RunState): void {
     completion_criteria: state.completionCriteria,
     tasks: state.tasks,
   };
-  writeFileAtomic(file, renderFrontMatter({ fields, body: state.prompt }));
+  return renderFrontMatter({ fields, body: state.prompt });
+}
+
+/** Writes a new state.md (at the start of a run, by `ralph continue`, or by `ralph set` through the runner). */
+export function writeStateFile(file: string, state: RunState): void {
+  writeFileAtomic(file, renderState(state));
+}
+
+/** The raw bytes of state.md, or a message when it is missing, unreadable or not a regular file. */
+export function readStateBytes(file: string): { ok: true; bytes: Buffer } | { ok: false; message: string } {
+  try {
+    return { ok: true, bytes: readRegular(file, 16 * 1024 * 1024) };
+  } catch (error) {
+    if (error instanceof RunFileError) return { ok: false, message: error.message };
+    return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+}
+
+/** Parses state.md's text. */
+export function parseState(file: string, text: string): { ok: true; state: RunState } | { ok: false; message: string } {
+  const parsed = parseFrontMatter(text);
+  if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
+  return stateFromFields(file, parsed.doc.fields, parsed.doc.body);
 }
 
 /** Reads state.md; a file the user broke gives a message instead of a state. */
 export function readStateFile(file: string): { ok: true; state: RunState } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
-  }
-  const parsed = parseFrontMatter(text);
-  if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
-  return stateFromFields(file, parsed.doc.fields, parsed.doc.body);
+  const read = readStateBytes(file);
+  return read.ok ? parseState(file, read.bytes.toString("utf8")) : read;
 }
 
 function stateFromFields(
