@@ -1,5 +1,6 @@
 // Watches a run directory for the PAUSE and STOP sentinels and state.md edits, by file watch with a polling fallback.
-import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import { watch, type FSWatcher } from "node:fs";
+import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { isSetRequestName } from "../store/set-request.js";
 
@@ -16,18 +17,21 @@ export interface SentinelState {
   pause: boolean;
 }
 
-/** Reads the sentinels (cheap: two stats and, when STOP exists, one small read). */
+/**
+ * Reads the sentinels (cheap: two lstats and, when STOP exists, one small read). Presence is the request,
+ * whatever the entry is; only a regular STOP file is read (a FIFO there must not block the runner).
+ */
 export function readSentinels(paths: RunPaths): SentinelState {
-  const stop = existsSync(paths.stop);
+  const stop = entryKind(paths.stop) !== "missing";
   let stopNow = false;
   if (stop) {
     try {
-      stopNow = /^\s*now\b/m.test(readFileSync(paths.stop, "utf8"));
+      stopNow = /^\s*now\b/m.test(readRegular(paths.stop, 4096).toString("utf8"));
     } catch {
       stopNow = false;
     }
   }
-  return { stop, stopNow, pause: existsSync(paths.pause) };
+  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing" };
 }
 
 /** Notices changes in the run directory and turns `STOP` with `now` into an abort. */

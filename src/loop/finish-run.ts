@@ -1,5 +1,6 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
 import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
+import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -53,7 +54,12 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
       // The marker below is what matters most; nothing else can be done about a failed write here.
     }
   }
-  appendCompletionMarker(record.paths.progress, ending.reason);
+  try {
+    appendCompletionMarker(record.paths.progress, ending.reason);
+  } catch (error) {
+    // progress.txt replaced by a link or FIFO: never written through; status.json above holds the ending.
+    if (!(error instanceof RunFileError)) throw error;
+  }
   record.close();
   return {
     ...ending,

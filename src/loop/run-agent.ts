@@ -1,6 +1,7 @@
 // Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
-import { createWriteStream } from "node:fs";
+import { closeSync, createWriteStream } from "node:fs";
+import { openAppend } from "../store/regular-file.js";
 import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
 import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
@@ -43,6 +44,8 @@ const STDERR_TAIL_BYTES = 8 * 1024;
 /** Starts the agent, waits for it (or ends it), and always ends its whole tree before returning. */
 export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   const started = input.now();
+  // Opened before the agent starts: a planted link or FIFO fails the iteration with nothing left running.
+  const logFd = openAppend(input.logFile);
   const spawned = await input.spawnAgent({
     argv: input.invocation.argv,
     cwd: input.cwd,
@@ -50,9 +53,12 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     stdin: input.invocation.stdin,
     marker: input.marker,
   });
-  if (!spawned.ok) return { kind: "missing", message: spawned.message };
+  if (!spawned.ok) {
+    closeSync(logFd);
+    return { kind: "missing", message: spawned.message };
+  }
   const agent = spawned.agent;
-  const log = createWriteStream(input.logFile, { flags: "a", mode: 0o600 });
+  const log = createWriteStream("", { fd: logFd });
   const parser = input.adapter.parser({ prompt: input.prompt });
   let stderrTail = "";
   let endedBy: EndedBy | null = null;

@@ -1,5 +1,6 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
-import { appendFileSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync } from "node:fs";
+import { appendRegular, openAppend } from "../store/regular-file.js";
 import { appendEvent, type EventType, type RunEvent } from "../store/event-log.js";
 import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
 import type { RunPaths } from "../store/run-paths.js";
@@ -48,14 +49,14 @@ export class RunRecord {
     // The envelope fields come first and cannot be overridden by an event's own fields.
     const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
     const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...rest };
-    this.eventsFd ??= openSync(this.paths.events, "a", 0o600);
+    this.eventsFd ??= openAppend(this.paths.events);
     appendEvent(this.eventsFd, event);
     this.listener.event(event);
   }
 
   /** Appends a human-readable line to run.log and passes it on. */
   log(line: string): void {
-    appendFileSync(this.paths.log, `${this.now().toISOString()} ${line}\n`, { mode: 0o600 });
+    appendRegular(this.paths.log, `${this.now().toISOString()} ${line}\n`);
     this.listener.log(line);
   }
 

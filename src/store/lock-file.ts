@@ -1,5 +1,6 @@
 // Exclusive locks held by a live runner: one per run, and one per project for runs without --name.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { readRegular } from "./regular-file.js";
 
 /** Who holds a lock. */
 export interface LockHolder {
@@ -20,7 +21,7 @@ export type LockResult =
 
 function readHolder(file: string): LockHolder | null {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as LockHolder;
+    const value = JSON.parse(readRegular(file, 64 * 1024).toString("utf8")) as LockHolder;
     return typeof value.pid === "number" ? value : null;
   } catch {
     return null;

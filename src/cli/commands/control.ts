@@ -1,5 +1,7 @@
 // `ralph stop`, `pause` and `resume`: they only create or remove the sentinel files of a run.
-import { existsSync, unlinkSync, writeFileSync } from "node:fs";
+import { unlinkSync } from "node:fs";
+import { entryKind } from "../../store/regular-file.js";
+import { writeFileAtomic } from "../../store/atomic-write.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
@@ -8,7 +10,8 @@ import { pickRun } from "../pick-run.js";
 /** `ralph stop [RUN] [--now]`: STOP ends the run at the next boundary; with --now the runner ends the agent at once. */
 export async function stopCommand(projectDir: string, given: string | undefined, now: boolean): Promise<number> {
   const id = pickRun(projectDir, given, "stop");
-  writeFileSync(runPaths(projectDir, id).stop, now ? "now\n" : "stop\n", { mode: 0o600 });
+  // Replaced, never written through: a STOP or PAUSE that is a link is swapped for a file, its target untouched.
+  writeFileAtomic(runPaths(projectDir, id).stop, now ? "now\n" : "stop\n", 0o600, false);
   if (!now) {
     process.stdout.write(`stop requested: run ${id} ends at the next iteration boundary\n`);
     return 0;
@@ -32,7 +35,7 @@ export async function stopCommand(projectDir: string, given: string | undefined,
 /** `ralph pause [RUN]`: the run waits before its next iteration until resumed. */
 export async function pauseCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "pause");
-  writeFileSync(runPaths(projectDir, id).pause, "pause\n", { mode: 0o600 });
+  writeFileAtomic(runPaths(projectDir, id).pause, "pause\n", 0o600, false);
   process.stdout.write(`pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)\n`);
   return 0;
 }
@@ -41,7 +44,7 @@ export async function pauseCommand(projectDir: string, given: string | undefined
 export async function resumeCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "resume");
   const file = runPaths(projectDir, id).pause;
-  if (existsSync(file)) unlinkSync(file);
+  if (entryKind(file) !== "missing") unlinkSync(file);
   process.stdout.write(`run ${id} resumed\n`);
   return 0;
 }

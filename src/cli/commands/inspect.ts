@@ -2,12 +2,15 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { listRuns, summariseRun } from "../../store/list-runs.js";
-import { runPaths } from "../../store/run-paths.js";
+import { runDirProblem, runPaths } from "../../store/run-paths.js";
+import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
+  const problem = runDirProblem(projectDir);
+  if (problem) throw new UsageError(problem);
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
     process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
