@@ -12,7 +12,8 @@ import { readStatusFile, type RunStatus } from "./status-file.js";
 export function runIds(projectDir: string): string[] {
   try {
     return readdirSync(runsDir(projectDir), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      // Names starting with a dot are run directories still being built (create-run-dir.ts), never runs.
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
       .map((entry) => entry.name)
       .sort();
   } catch {

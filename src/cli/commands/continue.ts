@@ -5,6 +5,7 @@ import { defaultSettings, type RunSettings } from "../../config/run-options.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
+import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readStateFile, writeStateFile } from "../../store/state-file.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
@@ -40,6 +41,7 @@ export async function continueCommand(projectDir: string, given: string, command
   const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
+    removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
     writeStateFile(paths.state, state);
   };
