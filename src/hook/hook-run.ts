@@ -64,7 +64,7 @@ export function createHookRun(projectDir: string, runId: string, state: HookLoop
     completionPromise: state.completionPromise,
     completionCriteria: state.completionCriteria,
     tasks: null,
-    prompt: state.prompt,
+    prompt: Buffer.from(state.prompt),
   });
   record.event("run_started", { agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
   record.event("iteration_started", { iteration: state.iteration, task: null });

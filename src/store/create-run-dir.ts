@@ -13,11 +13,11 @@ export class RunDirExists extends Error {
 }
 
 /**
- * Writes `files` (name → text) into a hidden directory beside the runs, then renames it to the run's id in
+ * Writes `files` (name → content) into a hidden directory beside the runs, then renames it to the run's id in
  * one step. Before the rename a crash leaves only a hidden directory (removed by the next start); after
  * it the run has its state.md, status.json and settings.json, so `ralph continue` can take it up.
  */
-export function createRunDir(projectDir: string, runId: string, files: Record<string, string>): void {
+export function createRunDir(projectDir: string, runId: string, files: Record<string, string | Buffer>): void {
   const runs = runsDir(projectDir);
   removeAbandoned(runs);
   const building = join(runs, `${BUILDING}${process.pid}-${runId}`);

@@ -16,11 +16,12 @@ export interface RunState {
   completionPromise: string | null;
   completionCriteria: CriterionSpec[];
   tasks: string | null;
-  prompt: string;
+  /** The prompt exactly as given: bytes, so that a prompt in any encoding reaches the agent unchanged. */
+  prompt: Buffer;
 }
 
-/** state.md's text for `state`. */
-export function renderState(state: RunState): string {
+/** state.md's bytes for `state`: the front matter, then the prompt's bytes as they are. */
+export function renderState(state: RunState): Buffer {
   const fields = {
     active: state.active,
     max_iterations: state.maxIterations,
@@ -28,7 +29,7 @@ export function renderState(state: RunState): string {
     completion_criteria: state.completionCriteria,
     tasks: state.tasks,
   };
-  return renderFrontMatter({ fields, body: state.prompt });
+  return Buffer.concat([Buffer.from(renderFrontMatter({ fields, body: "" })), state.prompt]);
 }
 
 /** Writes a new state.md (at the start of a run, by `ralph continue`, or by `ralph set` through the runner). */
@@ -46,23 +47,27 @@ export function readStateBytes(file: string): { ok: true; bytes: Buffer } | { ok
   }
 }
 
-/** Parses state.md's text. */
-export function parseState(file: string, text: string): { ok: true; state: RunState } | { ok: false; message: string } {
+/** Parses state.md; the body (the prompt) is kept as the file's own bytes. */
+export function parseState(file: string, bytes: Buffer): { ok: true; state: RunState } | { ok: false; message: string } {
+  const text = bytes.toString("utf8");
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
-  return stateFromFields(file, parsed.doc.fields, parsed.doc.body);
+  // The front matter is text; if it decoded without loss its byte length says where the body starts.
+  const head = Buffer.from(text.slice(0, text.length - parsed.doc.body.length));
+  const exact = bytes.subarray(0, head.length).equals(head);
+  return stateFromFields(file, parsed.doc.fields, exact ? bytes.subarray(head.length) : Buffer.from(parsed.doc.body));
 }
 
 /** Reads state.md; a file the user broke gives a message instead of a state. */
 export function readStateFile(file: string): { ok: true; state: RunState } | { ok: false; message: string } {
   const read = readStateBytes(file);
-  return read.ok ? parseState(file, read.bytes.toString("utf8")) : read;
+  return read.ok ? parseState(file, read.bytes) : read;
 }
 
 function stateFromFields(
   file: string,
   fields: Record<string, unknown>,
-  prompt: string,
+  prompt: Buffer,
 ): { ok: true; state: RunState } | { ok: false; message: string } {
   const fail = (field: string, expected: string) => ({
     ok: false as const,

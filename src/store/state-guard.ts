@@ -44,7 +44,7 @@ export function tightenOnly(trusted: RunState, proposed: RunState): { state: Run
   if (proposed.completionPromise !== trusted.completionPromise) ignored.push("completion_promise");
   if (JSON.stringify(proposed.completionCriteria) !== JSON.stringify(trusted.completionCriteria)) ignored.push("completion_criteria");
   if (proposed.tasks !== trusted.tasks) ignored.push("tasks");
-  if (proposed.prompt !== trusted.prompt) ignored.push("prompt");
+  if (!proposed.prompt.equals(trusted.prompt)) ignored.push("prompt");
   return { state, applied, ignored };
 }
 
@@ -86,8 +86,8 @@ export class StateGuard {
     const keptAs = `${this.file}.rejected-${String(iteration).padStart(3, "0")}`;
     let outcome: { state: RunState; applied: string[]; ignored: string[] };
     if (read.ok) {
-      writeFileAtomic(keptAs, read.bytes.toString("utf8"));
-      const parsed = parseState(this.file, read.bytes.toString("utf8"));
+      writeFileAtomic(keptAs, read.bytes);
+      const parsed = parseState(this.file, read.bytes);
       outcome = parsed.ok ? tightenOnly(this.trustedState, parsed.state) : { state: this.trustedState, applied: [], ignored: [parsed.message] };
     } else {
       outcome = { state: this.trustedState, applied: [], ignored: [read.message] };
@@ -102,7 +102,7 @@ export class StateGuard {
     if (!read.ok) return { kind: "broken", message: read.message };
     const hash = digest(read.bytes);
     if (hash === this.trustedHash) return { kind: "same" };
-    const parsed = parseState(this.file, read.bytes.toString("utf8"));
+    const parsed = parseState(this.file, read.bytes);
     if (!parsed.ok) {
       this.brokenHash = hash;
       return { kind: "broken", message: parsed.message };
