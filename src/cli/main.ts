@@ -2,7 +2,7 @@
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { addRunOptions } from "./run-flags.js";
+import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
 
 type HookModule = typeof import("./commands/hook.js");
@@ -113,6 +113,8 @@ export async function main(argv: string[]): Promise<number> {
   const hook = words[0] === "hook" ? await import("./commands/hook.js") : null;
   const program = buildProgram(trailing, (code) => (pending = code), hook);
   try {
+    const dashed = words[0] === "run" ? dashedName(words) : null;
+    if (dashed) throw new UsageError(dashed);
     await program.parseAsync(words, { from: "user" });
     if (!pending) {
       process.stdout.write(program.helpInformation());

@@ -39,7 +39,14 @@ export interface StartRunInput {
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
 function makeRunDirs(projectDir: string): void {
   try {
-    mkdirSync(join(projectDir, ".ralph", "runs"), { recursive: true, mode: 0o700 });
+    // One level at a time: a recursive mkdir reports ENOENT on a read-only filesystem instead of EROFS.
+    for (const dir of [join(projectDir, ".ralph"), join(projectDir, ".ralph", "runs")]) {
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new UsageError(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);

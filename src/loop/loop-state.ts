@@ -1,6 +1,6 @@
 // The mutable state of one loop: current state.md, counters, and the limit and task checks that read them.
 import { resolve } from "node:path";
-import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
+import { describeTask, firstIncomplete, loadTasks, type Task } from "./tasks.js";
 import type { Ending } from "./finish-run.js";
 import type { LoopDeps, LoopOptions } from "./loop-types.js";
 import type { ControlWatch } from "./control-watch.js";
@@ -31,6 +31,9 @@ export class LoopState {
   fingerprint: Fingerprint | null = null;
   /** The last state.md problem logged, so a broken file is reported once. */
   stateProblem: string | null = null;
+  /** The last good task list (by file) and the last task-list problem logged: a broken list is tolerated like state.md. */
+  private lastGoodTasks: { file: string; tasks: Task[] } | null = null;
+  private tasksProblem: string | null = null;
   readonly startedAtMs: number;
 
   constructor(
@@ -120,8 +123,20 @@ export class LoopState {
     const file = this.tasksFile;
     if (!file) return { task: null };
     const list = loadTasks(file);
-    if (!list.ok) return { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` };
-    const next = firstIncomplete(list.tasks);
+    let tasks: Task[];
+    if (list.ok) {
+      if (this.tasksProblem) this.record.log(`task list ${file} is readable again`);
+      this.tasksProblem = null;
+      this.lastGoodTasks = { file, tasks: list.tasks };
+      tasks = list.tasks;
+    } else {
+      // Like a broken state.md: logged once, the last good version stays in force until it is fixed.
+      if (this.lastGoodTasks?.file !== file) return { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` };
+      if (this.tasksProblem !== list.message) this.record.log(`ignoring task list ${file} until it is fixed (the last good version stays in force): ${list.message}`);
+      this.tasksProblem = list.message;
+      tasks = this.lastGoodTasks.tasks;
+    }
+    const next = firstIncomplete(tasks);
     if (!next) return { reason: "NO_WORK", detail: `every task in ${this.state.tasks} is done` };
     return { task: describeTask(next) };
   }
