@@ -1,13 +1,12 @@
 // An agent appending the completion marker to progress.txt must not end, hide or unlock a live run.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { completionMarker, FAKE_AGENT, readStatus, runRalph, startRalph, tempProjects, waitForFile, waitUntil } from "../helpers/cli.js";
+import { completionMarker, FAKE_AGENT, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-forged-");
-const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
-after(() => children.forEach((child) => child.kill("SIGKILL")));
+const start = trackedStarts();
 
 /** A command agent that forges the marker, then waits on `gate` (first iteration). */
 function forger(gate: string): string[] {
@@ -18,8 +17,7 @@ function forger(gate: string): string[] {
 test("a forged completion marker leaves list, status, pause, stop, continue and logs -f seeing a live run", async () => {
   const dir = project();
   const gate = join(dir, "gate");
-  const run = startRalph(["run", "--name", "f", "-n", "0", "go", ...forger(gate)], dir);
-  children.push(run.child);
+  const run = start(dir, ["run", "--name", "f", "-n", "0", "go", ...forger(gate)]);
   await waitForFile(`${gate}.started`);
   const runDir = join(dir, ".ralph", "runs", "f");
   // Known-false control: the forged lines really are the last two lines of progress.txt.
@@ -35,8 +33,7 @@ test("a forged completion marker leaves list, status, pause, stop, continue and 
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /run f is live/);
 
-  const follow = startRalph(["logs", "-f"], dir);
-  children.push(follow.child);
+  const follow = start(dir, ["logs", "-f"]);
   let followed = "";
   follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
   await waitUntil(() => followed.includes("run started"), "logs -f to print the log so far");

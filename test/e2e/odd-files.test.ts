@@ -1,25 +1,13 @@
 // Run files that are not what they seem (FIFOs, links): the runner never blocks on them nor writes through them.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { completionMarker, FAKE_AGENT, finishWithin, readStatus, runRalph, startRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { agentAfter, completionMarker, finishWithin, readStatus, runRalph, tempProjects, trackedStarts, waitForFile } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-odd-");
-const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
-after(() => children.forEach((child) => child.kill("SIGKILL")));
-
-function start(dir: string, args: string[]) {
-  const started = startRalph(args, dir);
-  children.push(started.child);
-  return started;
-}
-
-/** A command agent that runs `script` (sh) and then the fake agent with `args`. */
-function agentAfter(script: string, ...args: string[]): string[] {
-  return ["--", "sh", "-c", `${script}; exec "$0" "$@"`, process.execPath, FAKE_AGENT, ...args];
-}
+const start = trackedStarts();
 
 test("a FIFO in place of STOP is a stop request and never blocks the runner", async () => {
   const dir = project();

@@ -1,24 +1,12 @@
 // Desired state stays the person's: an agent's edit of state.md never loosens the rules; a person's does apply.
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, FAKE_AGENT, RALPH, readEvents, readStatus, runRalph, startRalph, tempProjects, waitForFile, waitUntil } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, completionMarker, RALPH, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-guard-");
-const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
-after(() => children.forEach((child) => child.kill("SIGKILL")));
-
-function start(dir: string, args: string[]) {
-  const started = startRalph(args, dir);
-  children.push(started.child);
-  return started;
-}
-
-/** A command agent that runs `script` (sh) and then the fake agent with `args`. */
-function agentAfter(script: string, ...args: string[]): string[] {
-  return ["--", "sh", "-c", `${script}; exec "$0" "$@"`, process.execPath, FAKE_AGENT, ...args];
-}
+const start = trackedStarts();
 
 const LOOSEN = `sed -i -e 's/check: "false"/check: "true"/' -e 's/max_iterations: 2/max_iterations: 0/' "$RALPH_RUN_DIR/state.md"`;
 
