@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
+import { RunFileError } from "../store/regular-file.js";
 
 type HookModule = typeof import("./commands/hook.js");
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
@@ -134,7 +135,7 @@ function reportError(error: unknown): number {
     process.stderr.write(`ralph: ${error.message.replace(/^error: /, "")}\n`);
     return 2;
   }
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof RunFileError) {
     process.stderr.write(`ralph: ${error.message}\n`);
     return 2;
   }

@@ -1,5 +1,5 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
-import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
+import { appendCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
@@ -27,8 +27,12 @@ export interface RunResult extends Ending {
  * appends the marker unless the run already has one. Synchronous, so it can run just before exiting.
  */
 export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
-  if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
+  // Whether this runner wrote its marker is known here, not read back: an agent may have appended a forged one.
+  if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
 }
+
+/** progress.txt files this process has written the completion marker to. */
+const markedByThisRunner = new Set<string>();
 
 /** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
 export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
@@ -56,6 +60,7 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
   }
   try {
     appendCompletionMarker(record.paths.progress, ending.reason);
+    markedByThisRunner.add(record.paths.progress);
   } catch (error) {
     // progress.txt replaced by a link or FIFO: never written through; status.json above holds the ending.
     if (!(error instanceof RunFileError)) throw error;

@@ -1,5 +1,6 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
+import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import { defaultSettings, type RunSettings } from "../../config/run-options.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
@@ -14,7 +15,7 @@ import { parseCount } from "../../config/parse-value.js";
 
 function savedSettings(file: string): RunSettings {
   try {
-    return { ...defaultSettings(), ...(JSON.parse(readFileSync(file, "utf8")) as Partial<RunSettings>) };
+    return { ...defaultSettings(), ...(JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as Partial<RunSettings>) };
   } catch {
     throw new UsageError(`${file}: cannot be read; this run cannot be continued`);
   }
