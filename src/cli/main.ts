@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
+import "./no-inspector.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
@@ -138,6 +139,12 @@ function reportError(error: unknown): number {
   if (error instanceof UsageError || error instanceof RunFileError) {
     process.stderr.write(`ralph: ${error.message}\n`);
     return 2;
+  }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
+    process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
+    return 1;
   }
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;

@@ -9,6 +9,7 @@ import { initialStatus, runLoop } from "../loop/run-loop.js";
 import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
 import { renderState } from "../store/state-file.js";
 import { startGuardian } from "../process/guardian.js";
+import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
@@ -122,6 +123,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         pid: process.pid,
         pidStart,
         startGuardian,
+        watchJobControl,
       },
     );
   } finally {

@@ -57,6 +57,8 @@ function initialStatus(projectDir: string, runId: string, state: HookLoopState, 
 export function createHookRun(projectDir: string, runId: string, state: HookLoopState, clock: HookClock): RunRecord {
   const paths = runPaths(projectDir, runId);
   const record = RunRecord.create(paths, initialStatus(projectDir, runId, state, clock), SILENT, clock.now);
+  // The hook records a failed write by ending the loop FAILED (its caller catches): let it throw.
+  record.guard.rethrow = true;
   // A snapshot for the record: the live state of an in-session loop is .claude/ralph-loop.local.md.
   writeStateFile(paths.state, {
     active: true,
@@ -77,7 +79,10 @@ export function createHookRun(projectDir: string, runId: string, state: HookLoop
 export function openHookRun(projectDir: string, runId: string, clock: HookClock): RunRecord | null {
   const paths = runPaths(projectDir, runId);
   const status = readStatusFile(paths.status);
-  return status ? new RunRecord(paths, status, SILENT, clock.now) : null;
+  if (!status) return null;
+  const record = new RunRecord(paths, status, SILENT, clock.now);
+  record.guard.rethrow = true;
+  return record;
 }
 
 /** Whether the run has already ended, by the runner's status (never by text an agent can append to progress.txt). */

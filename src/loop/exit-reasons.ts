@@ -15,9 +15,9 @@ export const EXIT_REASONS = [
 export type ExitReason = (typeof EXIT_REASONS)[number];
 
 /** Signals that interrupt a run; the runner dies of the same signal. */
-export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT";
 
-const SIGNAL_NUMBERS: Record<InterruptSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+const SIGNAL_NUMBERS: Record<InterruptSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGTERM: 15 };
 
 /** The exit code a shell sees for a reason (128 + signal number for INTERRUPTED). */
 export function exitCodeFor(reason: ExitReason, signal: InterruptSignal = "SIGINT"): number {

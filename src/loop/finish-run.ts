@@ -20,15 +20,22 @@ export interface RunResult extends Ending {
   runDir: string;
   iterations: number;
   costUsd: number;
+  /** False when the completion marker could not be written yet (a full disk): hold it with holdCompletionMarker. */
+  marked: boolean;
 }
 
 /**
  * The last resort when the runner is forced out (a second signal while teardown is still running):
- * appends the marker unless the run already has one. Synchronous, so it can run just before exiting.
+ * appends the marker unless the run already has one. Synchronous, so it can run just before exiting;
+ * a write that fails (a full disk) is given up, never thrown at a process that is about to die.
  */
 export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
   // Whether this runner wrote its marker is known here, not read back: an agent may have appended a forged one.
-  if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
+  try {
+    if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
+  } catch {
+    // nothing more can be done on the way out
+  }
 }
 
 /** progress.txt files this process has written the completion marker to. */
@@ -37,18 +44,21 @@ const markedByThisRunner = new Set<string>();
 /** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
 export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
   const exitCode = exitCodeFor(ending.reason, ending.signal);
+  const detail = record.redactor.text(ending.detail);
   record.stopHeartbeat();
+  // After a failed write (a full disk) the space set aside at the start makes room for recording the end.
+  if (record.guard.failure) record.guard.release();
   const steps: Array<() => void> = [
-    () => record.log(`run ended: ${ending.reason} (${ending.detail})`),
+    () => record.log(`run ended: ${ending.reason} (${detail})`),
     () =>
       record.update({
         state: "ended",
         ended_at: now.toISOString(),
         exit_reason: ending.reason,
         exit_code: exitCode,
-        last_action: ending.detail,
+        last_action: detail,
       }),
-    () => record.event("run_ended", { reason: ending.reason, exit_code: exitCode, detail: ending.detail }),
+    () => record.event("run_ended", { reason: ending.reason, exit_code: exitCode, detail }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {
@@ -58,16 +68,20 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
       // The marker below is what matters most; nothing else can be done about a failed write here.
     }
   }
+  let marked = false;
   try {
-    appendCompletionMarker(record.paths.progress, ending.reason);
-    markedByThisRunner.add(record.paths.progress);
+    marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
+    if (marked) markedByThisRunner.add(record.paths.progress);
   } catch (error) {
     // progress.txt replaced by a link or FIFO: never written through; status.json above holds the ending.
     if (!(error instanceof RunFileError)) throw error;
   }
+  record.guard.release();
   record.close();
   return {
     ...ending,
+    detail,
+    marked,
     exitCode,
     runId: record.status.run_id,
     runDir: record.paths.dir,

@@ -1,14 +1,14 @@
 // One iteration: build the prompt, run the agent (or pretend to, with --dry-run), record, and decide.
+import { basename } from "node:path";
 import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
 import type { AgentOutcome } from "../agents/types.js";
+import { AgentEventBatcher } from "../store/agent-event-batcher.js";
+import { IterationLog } from "../store/iteration-log.js";
 import { buildPrompt } from "./build-prompt.js";
 import { decideAfterIteration } from "./decide.js";
 import type { Ending } from "./finish-run.js";
 import type { LoopState } from "./loop-state.js";
 import { runAgent, type AgentRun } from "./run-agent.js";
-
-/** Longest agent text kept in one event; the full output is in iter-NNN.log. */
-const EVENT_TEXT_LIMIT = 4096;
 
 /** Runs the next iteration; returns an Ending when the run must end after it. */
 export async function runIteration(loop: LoopState, task: string | null): Promise<Ending | null> {
@@ -48,6 +48,8 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
       RALPH_RUN_DIR: record.paths.dir,
       RALPH_ITERATION: String(iteration),
     });
+    const logFile = record.paths.iterationLog(iteration);
+    const batcher = new AgentEventBatcher((event) => record.event("agent_event", { iteration, ...event }), (text) => record.redactor.text(text), basename(logFile));
     run = await runAgent({
       adapter,
       invocation,
@@ -55,17 +57,20 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
       cwd: options.projectDir,
       env,
       marker: loop.marker,
-      logFile: record.paths.iterationLog(iteration),
+      log: new IterationLog(logFile, record.redactor, record.guard),
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       graceMs: settings.graceMs,
       interrupted: deps.signals.interrupted,
       urgent: deps.signals.urgent,
       stopNow: loop.control.stopNow,
-      onEvent: (event) => record.event("agent_event", { iteration, ...event, ...(event.text && event.text.length > EVENT_TEXT_LIMIT ? { text: `${event.text.slice(0, EVENT_TEXT_LIMIT)}…` } : {}) }),
+      cannotRecord: record.guard.failed,
+      onEvent: (event) => batcher.push(event),
+      onOutput: (bytes) => batcher.countOutput(bytes),
       spawnAgent: deps.spawnAgent,
       now: () => deps.now().getTime(),
     });
+    batcher.end();
   }
   loop.guardStateAfter(iteration);
   if (run.kind === "missing") {

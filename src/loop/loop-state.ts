@@ -95,11 +95,13 @@ export class LoopState {
     return this.state.tasks ? resolve(this.options.projectDir, this.state.tasks) : null;
   }
 
-  /** INTERRUPTED once the runner has received SIGINT, SIGTERM or SIGHUP. */
+  /** INTERRUPTED once the runner has received an interrupting signal; FAILED once a run file could not be written. */
   interruption(): Ending | null {
     const { signals } = this.deps;
     const signal = signals.firstSignal();
-    return signals.interrupted.aborted && signal ? { reason: "INTERRUPTED", detail: `received ${signal}`, signal } : null;
+    if (signals.interrupted.aborted && signal) return { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+    const writeFailure = this.record.guard.failure;
+    return writeFailure ? { reason: "FAILED", detail: writeFailure } : null;
   }
 
   /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */

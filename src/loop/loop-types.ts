@@ -41,4 +41,6 @@ export interface LoopDeps {
   pidStart: string | null;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
   startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Ctrl-Z: stops and continues the marked agent tree with the runner. */
+  watchJobControl?: (marker: TreeMarker) => { dispose(): void };
 }

@@ -1,15 +1,14 @@
 // Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
-import { closeSync, createWriteStream } from "node:fs";
-import { openAppend } from "../store/regular-file.js";
 import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
 import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
+import type { IterationLog } from "../store/iteration-log.js";
 import { LineSplitter } from "./line-splitter.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed";
 
 /** What one agent process did. */
 export type AgentRun =
@@ -24,7 +23,8 @@ export interface AgentRunInput {
   cwd: string;
   env: NodeJS.ProcessEnv;
   marker: TreeMarker;
-  logFile: string;
+  /** Where the raw output goes (iter-NNN.log). */
+  log: IterationLog;
   timeoutMs: number;
   idleTimeoutMs: number | null;
   graceMs: number;
@@ -34,7 +34,11 @@ export interface AgentRunInput {
   urgent: AbortSignal;
   /** Aborted by `ralph stop --now`. */
   stopNow: AbortSignal;
+  /** Aborted when the run's files can no longer be written (a full disk): end the agent. */
+  cannotRecord: AbortSignal;
   onEvent: (event: AgentEvent) => void;
+  /** Told the size of every chunk of output. */
+  onOutput?: (bytes: number) => void;
   spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
   now: () => number;
 }
@@ -44,8 +48,6 @@ const STDERR_TAIL_BYTES = 8 * 1024;
 /** Starts the agent, waits for it (or ends it), and always ends its whole tree before returning. */
 export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   const started = input.now();
-  // Opened before the agent starts: a planted link or FIFO fails the iteration with nothing left running.
-  const logFd = openAppend(input.logFile);
   const spawned = await input.spawnAgent({
     argv: input.invocation.argv,
     cwd: input.cwd,
@@ -53,12 +55,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     stdin: input.invocation.stdin,
     marker: input.marker,
   });
-  if (!spawned.ok) {
-    closeSync(logFd);
-    return { kind: "missing", message: spawned.message };
-  }
+  if (!spawned.ok) return { kind: "missing", message: spawned.message };
   const agent = spawned.agent;
-  const log = createWriteStream("", { fd: logFd });
+  const log = input.log;
   const parser = input.adapter.parser({ prompt: input.prompt });
   let stderrTail = "";
   let endedBy: EndedBy | null = null;
@@ -77,19 +76,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     idleTimer = setTimeout(() => endNow("idle_timeout"), input.idleTimeoutMs);
   };
 
-  // A fast agent must not fill memory with log writes waiting for the disk: stop reading its pipe until
-  // the log has drained (the agent then blocks on its own writes).
-  let logFailed = false;
-  log.on("error", () => {
-    // The log is a copy; a failed write (disk full) must neither crash the runner nor stall the agent.
-    logFailed = true;
-    agent.stdout.resume();
-    agent.stderr.resume();
-  });
   const writeLog = (source: NodeJS.ReadableStream, chunk: Buffer) => {
-    if (logFailed || log.write(chunk)) return;
-    source.pause();
-    log.once("drain", () => source.resume());
+    input.onOutput?.(chunk.length);
+    log.write(source, chunk);
   };
 
   const splitter = new LineSplitter((line) => {
@@ -125,10 +114,13 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   armIdle();
   const onInterrupt = () => endNow("interrupted");
   const onStopNow = () => endNow("stop_now");
+  const onCannotRecord = () => endNow("write_failed");
   input.interrupted.addEventListener("abort", onInterrupt);
   input.stopNow.addEventListener("abort", onStopNow);
+  input.cannotRecord.addEventListener("abort", onCannotRecord);
   if (input.interrupted.aborted) onInterrupt();
   if (input.stopNow.aborted) onStopNow();
+  if (input.cannotRecord.aborted) onCannotRecord();
   try {
     const exit = await agent.exited;
     // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
@@ -138,7 +130,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
-    await new Promise<void>((resolve) => (logFailed ? resolve() : log.end(resolve)));
+    await log.end();
     const outcome = parser.finish(stderrTail, exit);
     return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
   } finally {
@@ -146,6 +138,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     if (idleTimer) clearTimeout(idleTimer);
     input.interrupted.removeEventListener("abort", onInterrupt);
     input.stopNow.removeEventListener("abort", onStopNow);
+    input.cannotRecord.removeEventListener("abort", onCannotRecord);
   }
 }
 

@@ -14,6 +14,8 @@ import type { LoopDeps, LoopOptions } from "./loop-types.js";
 import { RunRecord } from "./run-record.js";
 import { LoopState } from "./loop-state.js";
 import { takeFingerprint } from "./progress-fingerprint.js";
+import { Redactor } from "../redact/redactor.js";
+import { holdCompletionMarker } from "../store/progress-log.js";
 import { runPaths } from "../store/run-paths.js";
 import { RunFileError } from "../store/regular-file.js";
 import { writeStateFile } from "../store/state-file.js";
@@ -22,10 +24,12 @@ import type { RunStatus } from "../store/status-file.js";
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const record = RunRecord.create(paths, initialStatus(options, deps), deps.listener, deps.now);
+  const record = RunRecord.create(paths, initialStatus(options, deps), deps.listener, deps.now, new Redactor(deps.env));
+  record.guard.reserve();
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
   const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${deps.pid}:${randomBytes(6).toString("hex")}` };
   const guardian = deps.startGuardian?.(marker, options.settings.graceMs) ?? null;
+  const jobControl = deps.watchJobControl?.(marker) ?? null;
   const control = new ControlWatch(paths);
   let ending: Ending;
   try {
@@ -51,9 +55,14 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
     ending = { reason: "FAILED", detail: error instanceof RunFileError ? message : `internal error: ${message}` };
   } finally {
     control.close();
+    jobControl?.dispose();
   }
   const result = finishRun(record, ending, deps.now());
   guardian?.dispose();
+  if (!result.marked) {
+    deps.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
+    result.marked = await holdCompletionMarker(paths.progress, ending.reason, deps.signals.urgent);
+  }
   return result;
 }
 

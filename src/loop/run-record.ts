@@ -1,10 +1,15 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
+// Every write is redacted, and a failed one (a full disk) is kept by the WriteGuard instead of thrown.
 import { closeSync, mkdirSync } from "node:fs";
-import { appendRegular, openAppend } from "../store/regular-file.js";
+import { openAppend } from "../store/regular-file.js";
+import { join } from "node:path";
+import { Redactor } from "../redact/redactor.js";
+import { appendWhole } from "../store/append-whole.js";
 import { appendEvent, type EventType, type RunEvent } from "../store/event-log.js";
 import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { writeStatusFile, type RunStatus } from "../store/status-file.js";
+import { WriteGuard } from "../store/write-guard.js";
 
 /** Receives what the runner records, for rendering on the terminal. */
 export interface RecordListener {
@@ -17,18 +22,24 @@ export class RunRecord {
   private heartbeat: NodeJS.Timeout | null = null;
   /** events.jsonl stays open while the run records (an agent can emit an event per output line). */
   private eventsFd: number | null = null;
+  /** The first failed write, and the disk space kept to record the run's end. */
+  readonly guard: WriteGuard;
 
   constructor(
     readonly paths: RunPaths,
     private current: RunStatus,
     private readonly listener: RecordListener,
     private readonly now: () => Date,
-  ) {}
+    /** Removes credentials (from this environment, and key shapes) from everything written. */
+    readonly redactor: Redactor = new Redactor({}),
+  ) {
+    this.guard = new WriteGuard(join(paths.dir, "disk-reserve"));
+  }
 
   /** Creates the run directory (0700) and writes the first status. */
-  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date): RunRecord {
+  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date, redactor?: Redactor): RunRecord {
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-    const record = new RunRecord(paths, status, listener, now);
+    const record = new RunRecord(paths, status, listener, now, redactor);
     record.writeStatus();
     return record;
   }
@@ -40,7 +51,7 @@ export class RunRecord {
 
   /** Merges `patch` into status.json and replaces the file. */
   update(patch: Partial<RunStatus>): void {
-    this.current = { ...this.current, ...patch };
+    this.current = { ...this.current, ...this.redactor.deep(patch) };
     this.writeStatus();
   }
 
@@ -48,21 +59,24 @@ export class RunRecord {
   event(type: EventType, fields: Record<string, unknown> = {}): void {
     // The envelope fields come first and cannot be overridden by an event's own fields.
     const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
-    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...rest };
-    this.eventsFd ??= openAppend(this.paths.events);
-    appendEvent(this.eventsFd, event);
+    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
+    this.guard.attempt(() => {
+      this.eventsFd ??= openAppend(this.paths.events);
+      appendEvent(this.eventsFd, event);
+    });
     this.listener.event(event);
   }
 
   /** Appends a human-readable line to run.log and passes it on. */
   log(line: string): void {
-    appendRegular(this.paths.log, `${this.now().toISOString()} ${line}\n`);
-    this.listener.log(line);
+    const shown = this.redactor.text(line);
+    this.guard.attempt(() => appendWhole(this.paths.log, `${this.now().toISOString()} ${shown}\n`));
+    this.listener.log(shown);
   }
 
   /** Appends a key=value block to progress.txt. */
   progress(block: ProgressBlock): void {
-    appendProgress(this.paths.progress, block);
+    this.guard.attempt(() => appendProgress(this.paths.progress, this.redactor.deep(block)));
   }
 
   /**
@@ -72,11 +86,7 @@ export class RunRecord {
    */
   startHeartbeat(intervalMs = 5000): void {
     this.heartbeat ??= setInterval(() => {
-      try {
-        this.writeStatus();
-      } catch {
-        // A failed refresh (disk full, directory gone) must not kill the runner; the next boundary writes again.
-      }
+      this.writeStatus();
     }, intervalMs);
   }
 
@@ -94,6 +104,6 @@ export class RunRecord {
 
   private writeStatus(): void {
     this.current = { ...this.current, updated_at: this.now().toISOString() };
-    writeStatusFile(this.paths.status, this.current);
+    this.guard.attempt(() => writeStatusFile(this.paths.status, this.current));
   }
 }

@@ -1,8 +1,10 @@
 // Entry point of the guardian process (see guardian.ts).
 // argv: MARKER_KEY MARKER_VALUE GRACE_MS. Reads stdin until it closes.
+import { ignoreDebugSignal } from "./debug-signal.js";
 import { endTree } from "./kill-tree.js";
 import { DISPOSE_MESSAGE } from "./guardian.js";
 
+ignoreDebugSignal();
 const [key, value, graceText] = process.argv.slice(2);
 const graceMs = Number(graceText);
 

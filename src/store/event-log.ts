@@ -1,5 +1,5 @@
 // events.jsonl: one JSON event per line (SPEC section 5), appended only.
-import { appendFileSync } from "node:fs";
+import { appendWhole } from "./append-whole.js";
 
 /** Event types of the stream. */
 export type EventType =
@@ -24,7 +24,7 @@ export interface RunEvent {
   [field: string]: unknown;
 }
 
-/** Appends one event line to a file path, or to a descriptor opened for appending. */
+/** Appends one whole event line (never a torn one) to a file path, or to a descriptor opened for appending. */
 export function appendEvent(file: string | number, event: RunEvent): void {
-  appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+  appendWhole(file, `${JSON.stringify(event)}\n`);
 }

@@ -38,9 +38,13 @@ function create(file: string, holder: LockHolder): boolean {
   }
   try {
     writeSync(fd, `${JSON.stringify(holder)}\n`);
-  } finally {
+  } catch (error) {
+    // An empty lock (a full disk) would look held forever: take it back.
     closeSync(fd);
+    unlinkSync(file);
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 

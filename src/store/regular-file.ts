@@ -1,5 +1,5 @@
 // Run files are regular files or errors: no following symbolic links, no blocking on FIFOs or devices.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from "node:fs";
 
 /** A run file that is not what it should be (a link, a FIFO, a device, too large): its message names it. */
 export class RunFileError extends Error {
@@ -58,16 +58,6 @@ export function readRegular(file: string, maxBytes = 64 * 1024 * 1024): Buffer {
       chunks.push(chunk.subarray(0, read));
     }
     return Buffer.concat(chunks, total);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Appends to a regular file (created 0600 when missing), never through a link. */
-export function appendRegular(file: string, data: string | Buffer): void {
-  const fd = openAppend(file);
-  try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
   } finally {
     closeSync(fd);
   }
