@@ -50,6 +50,7 @@ function makeRunDirs(projectDir: string): void {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
     throw new UsageError(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);
   }
 }
@@ -65,6 +66,7 @@ function createNewRun(input: StartRunInput, status: RunStatus): void {
   } catch (error) {
     if (error instanceof RunDirExists) throw new UsageError(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
     const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
     throw new UsageError(`cannot create the run directory of ${input.runId} (${code}): the project must be writable`);
   }
 }

@@ -73,8 +73,10 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
     marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
     if (marked) markedByThisRunner.add(record.paths.progress);
   } catch (error) {
-    // progress.txt replaced by a link or FIFO: never written through; status.json above holds the ending.
+    // progress.txt replaced by a link or FIFO: never written through, and no use waiting for it (as for a
+    // full disk); status.json above holds the ending.
     if (!(error instanceof RunFileError)) throw error;
+    marked = true;
   }
   record.guard.release();
   record.close();
