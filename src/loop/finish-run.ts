@@ -68,7 +68,7 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
       // The marker below is what matters most; nothing else can be done about a failed write here.
     }
   }
-  let marked = false;
+  let marked: boolean;
   try {
     marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
     if (marked) markedByThisRunner.add(record.paths.progress);
