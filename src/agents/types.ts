@@ -71,7 +71,7 @@ export interface InvocationInput {
 export interface Invocation {
   argv: string[];
   /** Text written to the agent's stdin, then closed; null gives it an empty stdin. */
-  stdin: string | null;
+  stdin: string | Buffer | null;
   /** Extra environment for the agent (on top of the scrubbed parent environment). */
   env: Record<string, string>;
 }

@@ -3,8 +3,9 @@
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { addRunOptions } from "./run-flags.js";
+import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
+import { RunFileError } from "../store/regular-file.js";
 
 type HookModule = typeof import("./commands/hook.js");
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
@@ -86,6 +87,13 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((run: string, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
+    .command("set")
+    .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
+    .argument("<run>", "run id")
+    .argument("<changes...>", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
+    .exitOverride()
+    .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
+  program
     .command("logs")
     .description("human-readable log of a run")
     .argument("[run]", "run id (default: the single active run, else the latest)")
@@ -115,6 +123,8 @@ export async function main(argv: string[]): Promise<number> {
   const hook = words[0] === "hook" ? await import("./commands/hook.js") : null;
   const program = buildProgram(trailing, (code) => (pending = code), hook);
   try {
+    const dashed = words[0] === "run" ? dashedName(words) : null;
+    if (dashed) throw new UsageError(dashed);
     await program.parseAsync(words, { from: "user" });
     if (!pending) {
       process.stdout.write(program.helpInformation());
@@ -134,7 +144,7 @@ function reportError(error: unknown): number {
     process.stderr.write(`ralph: ${error.message.replace(/^error: /, "")}\n`);
     return 2;
   }
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof RunFileError) {
     process.stderr.write(`ralph: ${error.message}\n`);
     return 2;
   }

@@ -1,8 +1,8 @@
 // Finds the run a command is about: the one named, or the single active run of the project.
-import { existsSync } from "node:fs";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { listRuns, runIds } from "../store/list-runs.js";
-import { runPaths } from "../store/run-paths.js";
+import { runDirProblem } from "../store/run-paths.js";
+import { parseRunId } from "../config/parse-value.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -10,10 +10,10 @@ import { UsageError } from "./usage-error.js";
  * when none is active); a UsageError otherwise.
  */
 export function pickRun(projectDir: string, given: string | undefined, what: string, orLatest = false): string {
+  const problem = runDirProblem(projectDir, given !== undefined && parseRunId(given).ok ? given : undefined);
+  if (problem) throw new UsageError(problem);
   if (given !== undefined) {
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(given) || !existsSync(runPaths(projectDir, given).dir)) {
-      throw new UsageError(`RUN ${given}: no such run in .ralph/runs (see ralph list)`);
-    }
+    if (!parseRunId(given).ok || !runIds(projectDir).includes(given)) throw new UsageError(`RUN ${given}: no such run in .ralph/runs (see ralph list)`);
     return given;
   }
   const active = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.active);

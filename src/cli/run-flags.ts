@@ -2,6 +2,7 @@
 // building the command line loads nothing of the loop.
 import { Option, type Command } from "commander";
 import { RUN_OPTION_SPECS } from "../config/run-options.js";
+import { parseRunId } from "../config/parse-value.js";
 
 const HELP: Record<string, { flags: string; help: string }> = {
   "--prompt-file": { flags: "-p, --prompt-file <file>", help: "read the prompt from a file (default: PROMPT.md when present)" },
@@ -37,6 +38,18 @@ export function addRunOptions(command: Command): Command {
     command.addOption(option);
   }
   return command;
+}
+
+/**
+ * A `--name` followed by a word starting with `-` (`--name -V`): the parser would take that word for a flag
+ * (or for the value), so it is refused up front with what a run id must be.
+ */
+export function dashedName(words: readonly string[]): string | null {
+  const at = words.indexOf("--name");
+  const value = at === -1 ? undefined : words[at + 1];
+  if (value === undefined || !value.startsWith("-")) return null;
+  const parsed = parseRunId(value);
+  return parsed.ok ? null : `--name: expected ${parsed.expected}, got ${JSON.stringify(value)}`;
 }
 
 /** The flags the user actually gave, keyed by long flag name. */

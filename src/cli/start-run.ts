@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { adapterFor } from "../agents/adapters.js";
 import type { RunSettings } from "../config/run-options.js";
 import { markEndedIfNot, type RunResult } from "../loop/finish-run.js";
-import { runLoop } from "../loop/run-loop.js";
+import { initialStatus, runLoop } from "../loop/run-loop.js";
+import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
+import { renderState } from "../store/state-file.js";
 import { startGuardian } from "../process/guardian.js";
 import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
@@ -14,7 +16,7 @@ import { dieOfSignal, watchSignals } from "../process/signals.js";
 import { spawnAgent } from "../process/spawn-agent.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
-import { projectLockPath, runPaths } from "../store/run-paths.js";
+import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
 import type { RunState } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
@@ -35,6 +37,40 @@ export interface StartRunInput {
   epilogue?: (result: RunResult) => string[];
 }
 
+/** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
+function makeRunDirs(projectDir: string): void {
+  try {
+    // One level at a time: a recursive mkdir reports ENOENT on a read-only filesystem instead of EROFS.
+    for (const dir of [join(projectDir, ".ralph"), join(projectDir, ".ralph", "runs")]) {
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
+    throw new UsageError(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);
+  }
+}
+
+/** Creates a new run's directory with its first state.md, status.json and settings.json, all at once. */
+function createNewRun(input: StartRunInput, status: RunStatus): void {
+  try {
+    createRunDir(input.projectDir, input.runId, {
+      "state.md": renderState(input.state),
+      "status.json": `${JSON.stringify(status, null, 2)}\n`,
+      "settings.json": `${JSON.stringify(input.settings, null, 2)}\n`,
+    });
+  } catch (error) {
+    if (error instanceof RunDirExists) throw new UsageError(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
+    throw new UsageError(`cannot create the run directory of ${input.runId} (${code}): the project must be writable`);
+  }
+}
+
 /** Runs the loop and returns the exit code; on a signal the process dies of that signal instead. */
 export async function startRun(input: StartRunInput): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
@@ -44,7 +80,9 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const releases: Array<() => void> = [];
   const releaseAll = () => releases.splice(0).reverse().forEach((release) => release());
   try {
-    mkdirSync(join(input.projectDir, ".ralph"), { recursive: true, mode: 0o700 });
+    const problem = runDirProblem(input.projectDir, input.runId);
+    if (problem) throw new UsageError(problem);
+    makeRunDirs(input.projectDir);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
@@ -53,12 +91,15 @@ export async function startRun(input: StartRunInput): Promise<number> {
       releases.push(lock.release);
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
-    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    if (!input.previous) {
+      const status = initialStatus(input, { now: () => new Date(), pid: process.pid, pidStart, hostname: holder.hostname });
+      createNewRun(input, status);
+    }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
     if (!lock.ok) throw new UsageError(`run ${input.runId} is being driven by another runner (pid ${lock.holder?.pid ?? "?"})`);
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
-    writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
+    if (input.previous) writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
     input.prepare?.();
   } catch (error) {
     releaseAll();

@@ -72,11 +72,11 @@ export function parseTextList(raw: unknown): Parsed<string[]> {
   return bad("a text or a list of texts");
 }
 
-/** A run id: letters, digits, `.`, `_` and `-`, not starting with a dot. */
+/** A run id: letters, digits, `.`, `_` and `-`, starting with a letter, digit or `_` (a leading `-` reads as a flag). */
 export function parseRunId(raw: unknown): Parsed<string> {
-  return typeof raw === "string" && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(raw)
+  return typeof raw === "string" && /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(raw)
     ? ok(raw)
-    : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, not starting with '.')");
+    : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, starting with a letter, digit or '_')");
 }
 
 /** A command line split into words the way a user would expect, without a shell: quotes group, nothing expands. */

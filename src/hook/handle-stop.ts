@@ -168,7 +168,7 @@ async function evaluateAndContinue(
     cap,
     blocksAfter: blocks + 1,
   });
-  const reason = buildPrompt({ prompt: fresh.state.prompt, task: null, failingChecks: verdict.failingChecks }).replace(/\n+$/, "");
+  const reason = buildPrompt({ prompt: Buffer.from(fresh.state.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
 }
 

@@ -2,7 +2,6 @@
 import { existsSync } from "node:fs";
 import { finishRun, type Ending, type RunResult } from "../loop/finish-run.js";
 import { RunRecord, type RecordListener } from "../loop/run-record.js";
-import { readCompletion } from "../store/progress-log.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
 import { writeStateFile } from "../store/state-file.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
@@ -67,7 +66,7 @@ export function createHookRun(projectDir: string, runId: string, state: HookLoop
     completionPromise: state.completionPromise,
     completionCriteria: state.completionCriteria,
     tasks: null,
-    prompt: state.prompt,
+    prompt: Buffer.from(state.prompt),
   });
   record.event("run_started", { agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
   record.event("iteration_started", { iteration: state.iteration, task: null });
@@ -86,9 +85,9 @@ export function openHookRun(projectDir: string, runId: string, clock: HookClock)
   return record;
 }
 
-/** Whether the run already carries its completion marker. */
+/** Whether the run has already ended, by the runner's status (never by text an agent can append to progress.txt). */
 export function hasEnded(record: RunRecord): boolean {
-  return readCompletion(record.paths.progress).ended;
+  return record.status.state === "ended";
 }
 
 /**

@@ -68,7 +68,7 @@ export function installStopHook(file: string, command: string): InstallResult {
     })
     .filter((group) => group !== null);
   const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...kept, { hooks: [wanted] }] } };
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
   writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, mode);
   return { ok: true, changed: true, file };
 }

@@ -1,5 +1,4 @@
 // The check at every iteration boundary: signals, state.md, STOP and PAUSE (SPEC section 4).
-import { readStateFile } from "../store/state-file.js";
 import { readSentinels } from "./control-watch.js";
 import type { Ending } from "./finish-run.js";
 import type { LoopState } from "./loop-state.js";
@@ -43,21 +42,20 @@ export function stopRequested(loop: LoopState): Ending | null {
   return null;
 }
 
-/** Re-reads state.md; a broken file is logged once and the last good state is kept. */
+/** Re-reads state.md (a person's edit between iterations); a broken file is logged once and the last good state is kept. */
 function refreshState(loop: LoopState): void {
-  const read = readStateFile(loop.record.paths.state);
-  if (read.ok) {
+  loop.serveSetRequests();
+  const before = loop.state.maxIterations;
+  const read = loop.guard.atBoundary();
+  if (read.kind !== "broken") {
     if (loop.stateProblem) loop.record.log("state.md is readable again");
     loop.stateProblem = null;
-    if (read.state.maxIterations !== loop.state.maxIterations) {
-      loop.record.log(`max_iterations changed to ${read.state.maxIterations} in state.md`);
-      loop.record.update({ max_iterations: read.state.maxIterations });
-    }
-    loop.state = read.state;
+    if (read.kind === "changed" && read.state.maxIterations !== before) loop.record.log(`max_iterations changed to ${read.state.maxIterations} in state.md`);
+    loop.syncCap(before);
     return;
   }
   if (loop.stateProblem !== read.message) {
     loop.stateProblem = read.message;
-    loop.record.log(`ignoring state.md until it is fixed: ${read.message}`);
+    loop.record.log(`ignoring state.md until it is fixed (the last good version stays in force): ${read.message}`);
   }
 }

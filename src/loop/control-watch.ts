@@ -1,6 +1,8 @@
 // Watches a run directory for the PAUSE and STOP sentinels and state.md edits, by file watch with a polling fallback.
-import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import { watch, type FSWatcher } from "node:fs";
+import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
+import { isSetRequestName } from "../store/set-request.js";
 
 /** Names in the run directory whose changes are requests to the runner. */
 const WATCHED_NAMES = new Set(["STOP", "PAUSE", "state.md"]);
@@ -15,18 +17,21 @@ export interface SentinelState {
   pause: boolean;
 }
 
-/** Reads the sentinels (cheap: two stats and, when STOP exists, one small read). */
+/**
+ * Reads the sentinels (cheap: two lstats and, when STOP exists, one small read). Presence is the request,
+ * whatever the entry is; only a regular STOP file is read (a FIFO there must not block the runner).
+ */
 export function readSentinels(paths: RunPaths): SentinelState {
-  const stop = existsSync(paths.stop);
+  const stop = entryKind(paths.stop) !== "missing";
   let stopNow = false;
   if (stop) {
     try {
-      stopNow = /^\s*now\b/m.test(readFileSync(paths.stop, "utf8"));
+      stopNow = /^\s*now\b/m.test(readRegular(paths.stop, 4096).toString("utf8"));
     } catch {
       stopNow = false;
     }
   }
-  return { stop, stopNow, pause: existsSync(paths.pause) };
+  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing" };
 }
 
 /** Notices changes in the run directory and turns `STOP` with `now` into an abort. */
@@ -35,6 +40,8 @@ export class ControlWatch {
   private poll: NodeJS.Timeout | null = null;
   private waiters: Array<() => void> = [];
   private readonly stopNowController = new AbortController();
+  /** Called on every change (and fallback poll), e.g. to serve `ralph set` requests. */
+  onChange: (() => void) | null = null;
 
   constructor(private readonly paths: RunPaths) {}
 
@@ -49,7 +56,7 @@ export class ControlWatch {
       // The runner's own writes (logs, events, status) change this directory constantly: react only to
       // the files a user or `ralph stop|pause|resume` touches.
       this.watcher = watch(this.paths.dir, { persistent: false }, (_event, name) => {
-        if (name === null || WATCHED_NAMES.has(String(name))) this.changed();
+        if (name === null || WATCHED_NAMES.has(String(name)) || isSetRequestName(String(name))) this.changed();
       });
       this.watcher.on("error", () => undefined);
     } catch {
@@ -83,6 +90,11 @@ export class ControlWatch {
   }
 
   private changed(): void {
+    try {
+      this.onChange?.();
+    } catch {
+      // A request that cannot be served now is retried on the next change or poll.
+    }
     if (!this.stopNowController.signal.aborted && readSentinels(this.paths).stopNow) this.stopNowController.abort("stop --now");
     const waiters = this.waiters;
     this.waiters = [];

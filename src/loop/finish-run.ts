@@ -1,5 +1,6 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
-import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
+import { appendCompletionMarker } from "../store/progress-log.js";
+import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -29,12 +30,16 @@ export interface RunResult extends Ending {
  * a write that fails (a full disk) is given up, never thrown at a process that is about to die.
  */
 export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
+  // Whether this runner wrote its marker is known here, not read back: an agent may have appended a forged one.
   try {
-    if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
+    if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
   } catch {
     // nothing more can be done on the way out
   }
 }
+
+/** progress.txt files this process has written the completion marker to. */
+const markedByThisRunner = new Set<string>();
 
 /** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
 export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
@@ -63,7 +68,16 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
       // The marker below is what matters most; nothing else can be done about a failed write here.
     }
   }
-  const marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
+  let marked: boolean;
+  try {
+    marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
+    if (marked) markedByThisRunner.add(record.paths.progress);
+  } catch (error) {
+    // progress.txt replaced by a link or FIFO: never written through, and no use waiting for it (as for a
+    // full disk); status.json above holds the ending.
+    if (!(error instanceof RunFileError)) throw error;
+    marked = true;
+  }
   record.guard.release();
   record.close();
   return {

@@ -16,9 +16,11 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
   const { settings } = options;
   const adapter = deps.adapterFor(settings.agent);
   const iteration = record.status.iteration + 1;
-  const prompt = buildPrompt({ prompt: loop.state.prompt, task, failingChecks: loop.failingChecks });
+  const promptBytes = buildPrompt({ prompt: loop.state.prompt, task, failingChecks: loop.failingChecks });
+  // Text for the adapters' argv and output parsers (lossy only there); the agent's stdin gets the bytes.
+  const prompt = promptBytes.toString("utf8");
   const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - record.status.cost_usd);
-  const invocation = adapter.invocation({
+  const adapted = adapter.invocation({
     prompt,
     cwd: options.projectDir,
     scratchDir: record.paths.dir,
@@ -27,6 +29,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
     ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
     ...(loop.tasksFile ? { tasksFile: loop.tasksFile } : {}),
   });
+  const invocation = { ...adapted, stdin: adapted.stdin === prompt ? promptBytes : adapted.stdin };
   record.update({ iteration, state: "running", current_task: task, last_action: `iteration ${iteration} started` });
   record.event("iteration_started", { iteration, max_iterations: loop.state.maxIterations, task });
   const shownArgv = redactArgv(invocation.argv);
@@ -69,6 +72,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
     });
     batcher.end();
   }
+  loop.guardStateAfter(iteration);
   if (run.kind === "missing") {
     record.progress([["iteration", iteration], ["result", "agent_missing"], ["error", run.message]]);
     return { reason: "FAILED", detail: `agent could not be started: ${run.message}` };

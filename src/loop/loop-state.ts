@@ -1,11 +1,14 @@
 // The mutable state of one loop: current state.md, counters, and the limit and task checks that read them.
 import { resolve } from "node:path";
-import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
+import { describeTask, firstIncomplete, loadTasks, type Task } from "./tasks.js";
 import type { Ending } from "./finish-run.js";
 import type { LoopDeps, LoopOptions } from "./loop-types.js";
 import type { ControlWatch } from "./control-watch.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunState } from "../store/state-file.js";
+import { StateGuard } from "../store/state-guard.js";
+import { serveSetRequests } from "../store/serve-set-requests.js";
+import { isAlive, readEnvMarker, readProcess } from "../process/proc-table.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Fingerprint } from "./progress-fingerprint.js";
 
@@ -14,8 +17,8 @@ export type TaskSelection = { task: string | null } | Ending;
 
 /** One loop's state, shared by the boundary check and the iteration. */
 export class LoopState {
-  /** The latest good state.md. */
-  state: RunState;
+  /** state.md as the runner accepts it (agent edits made during an iteration do not loosen it). */
+  readonly guard: StateGuard;
   /** Consecutive failed iterations. */
   failures = 0;
   /** Consecutive iterations without progress. */
@@ -28,6 +31,9 @@ export class LoopState {
   fingerprint: Fingerprint | null = null;
   /** The last state.md problem logged, so a broken file is reported once. */
   stateProblem: string | null = null;
+  /** The last good task list (by file) and the last task-list problem logged: a broken list is tolerated like state.md. */
+  private lastGoodTasks: { file: string; tasks: Task[] } | null = null;
+  private tasksProblem: string | null = null;
   readonly startedAtMs: number;
 
   constructor(
@@ -37,8 +43,51 @@ export class LoopState {
     readonly control: ControlWatch,
     readonly marker: TreeMarker,
   ) {
-    this.state = options.state;
+    this.guard = new StateGuard(record.paths.state, options.state);
     this.startedAtMs = deps.now().getTime();
+  }
+
+  /** The state in force. */
+  get state(): RunState {
+    return this.guard.state;
+  }
+
+  /** After an agent iteration: a state.md change written while it ran is reported; only its tightenings apply. */
+  guardStateAfter(iteration: number): void {
+    const before = this.state.maxIterations;
+    const rejected = this.guard.afterIteration(iteration);
+    if (!rejected) return;
+    const applied = rejected.applied.length > 0 ? `; applied only: ${rejected.applied.join(", ")}` : "";
+    this.record.log(
+      `state.md was changed while iteration ${iteration} ran; not applied: ${rejected.ignored.join(", ") || "nothing"}${applied}` +
+        ` (kept as ${rejected.keptAs}; change the run with ralph set, or edit state.md while it is paused)`,
+    );
+    this.record.event("state_change_rejected", { iteration, ignored: rejected.ignored, applied: rejected.applied, kept_as: rejected.keptAs });
+    this.syncCap(before);
+  }
+
+  /** Applies pending `ralph set` requests from people (never from a process of this run's agent). */
+  serveSetRequests(): void {
+    const before = this.state.maxIterations;
+    const served = serveSetRequests(this.record.paths.dir, this.guard, (request) => {
+      const info = readProcess(request.pid);
+      if (!isAlive(info) || (request.pid_start !== null && info?.startTime !== request.pid_start)) return "the requesting process is gone";
+      if (readEnvMarker(request.pid, this.marker.key, this.marker.value) === "yes" || descendsFrom(request.pid, this.deps.pid)) {
+        return "refused: the request comes from this run's agent";
+      }
+      return null;
+    });
+    for (const outcome of served) {
+      this.record.log(outcome.ok ? `ralph set: ${outcome.applied}` : `ralph set refused: ${outcome.message}`);
+      this.record.event("state_set", outcome.ok ? { applied: outcome.applied } : { refused: outcome.message });
+    }
+    this.syncCap(before);
+  }
+
+  /** Mirrors a changed iteration cap into status.json. */
+  syncCap(before: number): void {
+    const cap = this.state.maxIterations;
+    if (cap !== before) this.record.update({ max_iterations: cap });
   }
 
   /** The task list file from state.md, resolved against the project. */
@@ -76,9 +125,32 @@ export class LoopState {
     const file = this.tasksFile;
     if (!file) return { task: null };
     const list = loadTasks(file);
-    if (!list.ok) return { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` };
-    const next = firstIncomplete(list.tasks);
+    let tasks: Task[];
+    if (list.ok) {
+      if (this.tasksProblem) this.record.log(`task list ${file} is readable again`);
+      this.tasksProblem = null;
+      this.lastGoodTasks = { file, tasks: list.tasks };
+      tasks = list.tasks;
+    } else {
+      // Like a broken state.md: logged once, the last good version stays in force until it is fixed.
+      if (this.lastGoodTasks?.file !== file) return { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` };
+      if (this.tasksProblem !== list.message) this.record.log(`ignoring task list ${file} until it is fixed (the last good version stays in force): ${list.message}`);
+      this.tasksProblem = list.message;
+      tasks = this.lastGoodTasks.tasks;
+    }
+    const next = firstIncomplete(tasks);
     if (!next) return { reason: "NO_WORK", detail: `every task in ${this.state.tasks} is done` };
     return { task: describeTask(next) };
   }
+}
+
+/** Whether `pid` is a descendant of `ancestor` (by parentage, as far as it can be followed). */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  let current = readProcess(pid);
+  for (let depth = 0; current && depth < 128; depth++) {
+    if (current.ppid === ancestor) return true;
+    if (current.ppid <= 1) return false;
+    current = readProcess(current.ppid);
+  }
+  return false;
 }

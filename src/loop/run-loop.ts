@@ -17,6 +17,7 @@ import { takeFingerprint } from "./progress-fingerprint.js";
 import { Redactor } from "../redact/redactor.js";
 import { holdCompletionMarker } from "../store/progress-log.js";
 import { runPaths } from "../store/run-paths.js";
+import { RunFileError } from "../store/regular-file.js";
 import { writeStateFile } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
 
@@ -45,10 +46,13 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
     record.startHeartbeat();
     control.start();
     const loop = new LoopState(options, deps, record, control, marker);
+    control.onChange = () => loop.serveSetRequests();
     if (options.settings.stallLimit > 0) loop.fingerprint = await takeFingerprint(options.projectDir, loop.tasksFile ?? undefined);
     ending = await iterate(loop);
   } catch (error) {
-    ending = { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
+    // A run file that is not what it should be (a planted link or FIFO) is named as such, not as a bug.
+    const message = (error as Error).message ?? String(error);
+    ending = { reason: "FAILED", detail: error instanceof RunFileError ? message : `internal error: ${message}` };
   } finally {
     control.close();
     jobControl?.dispose();
@@ -75,7 +79,8 @@ async function iterate(loop: LoopState): Promise<Ending> {
   }
 }
 
-function initialStatus(options: LoopOptions, deps: LoopDeps): RunStatus {
+/** The first status.json of a run (or of its continuation). */
+export function initialStatus(options: Pick<LoopOptions, "runId" | "projectDir" | "settings" | "state" | "previous">, deps: Pick<LoopDeps, "now" | "pid" | "pidStart" | "hostname">): RunStatus {
   const now = deps.now().toISOString();
   const previous = options.previous;
   return {

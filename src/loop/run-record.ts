@@ -1,6 +1,7 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
 // Every write is redacted, and a failed one (a full disk) is kept by the WriteGuard instead of thrown.
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync } from "node:fs";
+import { openAppend } from "../store/regular-file.js";
 import { join } from "node:path";
 import { Redactor } from "../redact/redactor.js";
 import { appendWhole } from "../store/append-whole.js";
@@ -60,7 +61,7 @@ export class RunRecord {
     const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
     const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
     this.guard.attempt(() => {
-      this.eventsFd ??= openSync(this.paths.events, "a", 0o600);
+      this.eventsFd ??= openAppend(this.paths.events);
       appendEvent(this.eventsFd, event);
     });
     this.listener.event(event);

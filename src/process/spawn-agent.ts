@@ -12,7 +12,7 @@ export interface SpawnAgentOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Written to the agent's stdin, which is then closed; null → stdin is /dev/null. */
-  stdin: string | null;
+  stdin: string | Buffer | null;
   /** Added to the agent's environment so every process of its tree can be found. */
   marker: TreeMarker;
   /** How often the tree is sampled while the root runs (default 200 ms; one sample costs ~3 ms per 300 processes). */

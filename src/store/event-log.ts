@@ -11,6 +11,8 @@ export type EventType =
   | "resumed"
   | "waiting_limit"
   | "criteria_checked"
+  | "state_change_rejected"
+  | "state_set"
   | "run_ended";
 
 /** One event as written to events.jsonl and to stdout with --json. */

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import type { Redactor } from "../redact/redactor.js";
 import type { StreamRedactor } from "../redact/stream-redactor.js";
 import type { WriteGuard } from "./write-guard.js";
+import { openAppend } from "./regular-file.js";
 
 /** One iteration's output log; a failed write is reported to the guard and the rest is dropped. */
 export class IterationLog {
@@ -16,7 +17,8 @@ export class IterationLog {
     private readonly redactor: Redactor,
     guard: WriteGuard,
   ) {
-    this.log = createWriteStream(file, { flags: "a", mode: 0o600 });
+    // Opened now, before the agent starts: a planted link or FIFO fails the iteration with nothing running.
+    this.log = createWriteStream("", { fd: openAppend(file) });
     this.log.on("error", (error: NodeJS.ErrnoException) => {
       // The log is a copy: a failed write (disk full) must neither crash the runner nor stall the agent.
       this.failed = true;

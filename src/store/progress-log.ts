@@ -1,6 +1,7 @@
 // progress.txt: append-only key=value lines, a block per iteration, ended by the completion marker.
-import { closeSync, openSync, readSync, fstatSync } from "node:fs";
+import { closeSync, constants, readSync, fstatSync } from "node:fs";
 import { appendWhole } from "./append-whole.js";
+import { openRegular } from "./regular-file.js";
 import type { ExitReason } from "../loop/exit-reasons.js";
 
 /** One key=value block; values are written on one line (newlines are escaped). */
@@ -30,7 +31,7 @@ export function appendCompletionMarker(file: string, reason: ExitReason): void {
 export function readCompletion(file: string): { ended: boolean; reason: string | null } {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openRegular(file, constants.O_RDONLY);
   } catch {
     return { ended: false, reason: null };
   }

@@ -1,18 +1,22 @@
-// The control files of a run (SPEC section 4): what `ralph stop`, `pause` and `resume` and the dashboard change.
-import { existsSync, unlinkSync, writeFileSync } from "node:fs";
+// The control files of a run: what `ralph stop`, `pause` and `resume` and the dashboard change.
+// Sentinels are replaced, never written through: a STOP or PAUSE that is a link is swapped for a file,
+// its target untouched.
+import { unlinkSync } from "node:fs";
+import { writeFileAtomic } from "./atomic-write.js";
+import { entryKind } from "./regular-file.js";
 import type { RunPaths } from "./run-paths.js";
 
 /** Creates STOP: the run ends at the next boundary, or with `now` the runner ends the agent at once. */
 export function requestStop(paths: RunPaths, now: boolean): void {
-  writeFileSync(paths.stop, now ? "now\n" : "stop\n", { mode: 0o600 });
+  writeFileAtomic(paths.stop, now ? "now\n" : "stop\n", 0o600, false);
 }
 
 /** Creates PAUSE: the run waits before its next iteration. */
 export function requestPause(paths: RunPaths): void {
-  writeFileSync(paths.pause, "pause\n", { mode: 0o600 });
+  writeFileAtomic(paths.pause, "pause\n", 0o600, false);
 }
 
-/** Removes PAUSE. */
+/** Removes PAUSE, whatever kind of entry it is. */
 export function clearPause(paths: RunPaths): void {
-  if (existsSync(paths.pause)) unlinkSync(paths.pause);
+  if (entryKind(paths.pause) !== "missing") unlinkSync(paths.pause);
 }

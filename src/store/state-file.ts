@@ -1,7 +1,7 @@
 // state.md: the run's desired state, owned by the user; written once, re-read at every boundary.
-import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
 import { parseFrontMatter, renderFrontMatter } from "./front-matter.js";
+import { readRegular, RunFileError } from "./regular-file.js";
 
 /** A completion criterion as written in state.md or ralph.yaml. */
 export interface CriterionSpec {
@@ -16,11 +16,12 @@ export interface RunState {
   completionPromise: string | null;
   completionCriteria: CriterionSpec[];
   tasks: string | null;
-  prompt: string;
+  /** The prompt exactly as given: bytes, so that a prompt in any encoding reaches the agent unchanged. */
+  prompt: Buffer;
 }
 
-/** Writes a new state.md (only at the start of a run, or by `ralph continue`). */
-export function writeStateFile(file: string, state: RunState): void {
+/** state.md's bytes for `state`: the front matter, then the prompt's bytes as they are. */
+export function renderState(state: RunState): Buffer {
   const fields = {
     active: state.active,
     max_iterations: state.maxIterations,
@@ -28,26 +29,45 @@ export function writeStateFile(file: string, state: RunState): void {
     completion_criteria: state.completionCriteria,
     tasks: state.tasks,
   };
-  writeFileAtomic(file, renderFrontMatter({ fields, body: state.prompt }));
+  return Buffer.concat([Buffer.from(renderFrontMatter({ fields, body: "" })), state.prompt]);
+}
+
+/** Writes a new state.md (at the start of a run, by `ralph continue`, or by `ralph set` through the runner). */
+export function writeStateFile(file: string, state: RunState): void {
+  writeFileAtomic(file, renderState(state));
+}
+
+/** The raw bytes of state.md, or a message when it is missing, unreadable or not a regular file. */
+export function readStateBytes(file: string): { ok: true; bytes: Buffer } | { ok: false; message: string } {
+  try {
+    return { ok: true, bytes: readRegular(file, 16 * 1024 * 1024) };
+  } catch (error) {
+    if (error instanceof RunFileError) return { ok: false, message: error.message };
+    return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+}
+
+/** Parses state.md; the body (the prompt) is kept as the file's own bytes. */
+export function parseState(file: string, bytes: Buffer): { ok: true; state: RunState } | { ok: false; message: string } {
+  const text = bytes.toString("utf8");
+  const parsed = parseFrontMatter(text);
+  if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
+  // The front matter is text; if it decoded without loss its byte length says where the body starts.
+  const head = Buffer.from(text.slice(0, text.length - parsed.doc.body.length));
+  const exact = bytes.subarray(0, head.length).equals(head);
+  return stateFromFields(file, parsed.doc.fields, exact ? bytes.subarray(head.length) : Buffer.from(parsed.doc.body));
 }
 
 /** Reads state.md; a file the user broke gives a message instead of a state. */
 export function readStateFile(file: string): { ok: true; state: RunState } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
-  }
-  const parsed = parseFrontMatter(text);
-  if (!parsed.ok) return { ok: false, message: `${file} ${parsed.message}` };
-  return stateFromFields(file, parsed.doc.fields, parsed.doc.body);
+  const read = readStateBytes(file);
+  return read.ok ? parseState(file, read.bytes) : read;
 }
 
 function stateFromFields(
   file: string,
   fields: Record<string, unknown>,
-  prompt: string,
+  prompt: Buffer,
 ): { ok: true; state: RunState } | { ok: false; message: string } {
   const fail = (field: string, expected: string) => ({
     ok: false as const,

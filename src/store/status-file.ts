@@ -1,7 +1,7 @@
 // status.json: the run's observed state, owned by the runner and always replaced atomically.
-import { readFileSync } from "node:fs";
 import type { ExitReason } from "../loop/exit-reasons.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { readRegular } from "./regular-file.js";
 
 /** What the runner is doing now. */
 export type RunActivity = "starting" | "running" | "paused" | "waiting" | "stopping" | "ended";
@@ -48,7 +48,7 @@ export function writeStatusFile(file: string, status: RunStatus): void {
 /** Reads status.json, or null when it is missing or unreadable. */
 export function readStatusFile(file: string): RunStatus | null {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as RunStatus;
+    const value = JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as RunStatus;
     return value && typeof value === "object" && typeof value.run_id === "string" ? value : null;
   } catch {
     return null;

@@ -141,3 +141,19 @@ export function tempProjects(prefix: string): () => string {
     return dir;
   };
 }
+
+/** A starter of ralph processes in a project, each SIGKILLed (if still running) after the calling test file's tests. */
+export function trackedStarts(): (dir: string, args: string[]) => { child: ChildProcess; done: Promise<CliResult> } {
+  const children: ChildProcess[] = [];
+  after(() => children.forEach((child) => child.kill("SIGKILL")));
+  return (dir, args) => {
+    const started = startRalph(args, dir);
+    children.push(started.child);
+    return started;
+  };
+}
+
+/** argv after `--` for a command agent that runs `script` with sh first, then the fake agent with `args`. */
+export function agentAfter(script: string, ...args: string[]): string[] {
+  return ["--", "sh", "-c", `${script}; exec "$0" "$@"`, process.execPath, FAKE_AGENT, ...args];
+}

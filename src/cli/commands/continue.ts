@@ -1,10 +1,12 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
+import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import { defaultSettings, type RunSettings } from "../../config/run-options.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
+import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readStateFile, writeStateFile } from "../../store/state-file.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
@@ -13,7 +15,7 @@ import { parseCount } from "../../config/parse-value.js";
 
 function savedSettings(file: string): RunSettings {
   try {
-    return { ...defaultSettings(), ...(JSON.parse(readFileSync(file, "utf8")) as Partial<RunSettings>) };
+    return { ...defaultSettings(), ...(JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as Partial<RunSettings>) };
   } catch {
     throw new UsageError(`${file}: cannot be read; this run cannot be continued`);
   }
@@ -40,6 +42,7 @@ export async function continueCommand(projectDir: string, given: string, command
   const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
+    removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
     writeStateFile(paths.state, state);
   };

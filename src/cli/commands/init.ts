@@ -35,7 +35,8 @@ export async function initCommand(projectDir: string): Promise<number> {
     if (existsSync(path)) {
       process.stdout.write(`kept     ${name} (already exists)\n`);
     } else {
-      writeFileSync(path, content, { flag: "wx" });
+      // Explicit modes: a permissive umask (000) must not make project files world-writable.
+      writeFileSync(path, content, { flag: "wx", mode: 0o644 });
       process.stdout.write(`created  ${name}\n`);
     }
   }
@@ -44,7 +45,7 @@ export async function initCommand(projectDir: string): Promise<number> {
   if (current.split(/\r?\n/).some((line) => line.trim() === ".ralph/" || line.trim() === ".ralph")) {
     process.stdout.write("kept     .gitignore (already ignores .ralph/)\n");
   } else {
-    appendFileSync(gitignore, `${current === "" || current.endsWith("\n") ? "" : "\n"}.ralph/\n`);
+    appendFileSync(gitignore, `${current === "" || current.endsWith("\n") ? "" : "\n"}.ralph/\n`, { mode: 0o644 });
     process.stdout.write("updated  .gitignore (ignores .ralph/)\n");
   }
   return 0;

@@ -1,13 +1,17 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
+import { openRegular } from "../../store/regular-file.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { listRuns, summariseRun } from "../../store/list-runs.js";
-import { runPaths } from "../../store/run-paths.js";
+import { runDirProblem, runPaths } from "../../store/run-paths.js";
+import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
+  const problem = runDirProblem(projectDir);
+  if (problem) throw new UsageError(problem);
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
     process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
@@ -76,10 +80,10 @@ export async function logsCommand(projectDir: string, given: string | undefined,
   let offset = 0;
   const drain = () => {
     if (!existsSync(file)) return;
-    const size = statSync(file).size;
-    if (size <= offset) return;
-    const fd = openSync(file, "r");
+    const fd = openRegular(file, constants.O_RDONLY);
     try {
+      const size = fstatSync(fd).size;
+      if (size <= offset) return;
       const buffer = Buffer.alloc(size - offset);
       readSync(fd, buffer, 0, buffer.length, offset);
       offset = size;
@@ -100,9 +104,14 @@ export async function logsCommand(projectDir: string, given: string | undefined,
 
 function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
-  const size = statSync(file).size;
+  let fd: number;
+  try {
+    fd = openRegular(file, constants.O_RDONLY);
+  } catch {
+    return [];
+  }
+  const size = fstatSync(fd).size;
   const length = Math.min(size, 64 * 1024);
-  const fd = openSync(file, "r");
   const buffer = Buffer.alloc(length);
   try {
     readSync(fd, buffer, 0, length, size - length);
