@@ -20,8 +20,8 @@ function savedSettings(file: string): RunSettings {
 }
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
-export async function continueCommand(projectDir: string, given: string, command: Command): Promise<number> {
-  const id = pickRun(projectDir, given, "continue");
+export async function continueCommand(projectDir: string, given: string | undefined, command: Command): Promise<number> {
+  const id = pickRun(projectDir, given, "continue", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
@@ -38,6 +38,11 @@ export async function continueCommand(projectDir: string, given: string, command
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
   const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
+  if (state.maxIterations !== 0 && status.iteration >= state.maxIterations) {
+    // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
+    const more = status.iteration + Math.max(read.state.maxIterations, 1);
+    throw new UsageError(`run ${id} has used ${status.iteration} of its ${state.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
+  }
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);

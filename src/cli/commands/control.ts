@@ -4,10 +4,23 @@ import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { pickRun } from "../pick-run.js";
+import { UsageError } from "../usage-error.js";
+import type { RunSummary } from "../../store/run-summary.js";
+
+/** The run's summary, or a UsageError when it is not live: a sentinel for an ended run would do nothing. */
+function liveRun(projectDir: string, id: string, what: string): RunSummary {
+  const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  if (summary.active) return summary;
+  if (summary.state === "stale") {
+    throw new UsageError(`run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`);
+  }
+  throw new UsageError(`run ${id} has already ended (${summary.state}); nothing to ${what}. Go on with it: ralph continue ${id}`);
+}
 
 /** `ralph stop [RUN] [--now]`: STOP ends the run at the next boundary; with --now the runner ends the agent at once. */
 export async function stopCommand(projectDir: string, given: string | undefined, now: boolean): Promise<number> {
   const id = pickRun(projectDir, given, "stop");
+  liveRun(projectDir, id, "stop");
   writeFileSync(runPaths(projectDir, id).stop, now ? "now\n" : "stop\n", { mode: 0o600 });
   if (!now) {
     process.stdout.write(`stop requested: run ${id} ends at the next iteration boundary\n`);
@@ -32,7 +45,10 @@ export async function stopCommand(projectDir: string, given: string | undefined,
 /** `ralph pause [RUN]`: the run waits before its next iteration until resumed. */
 export async function pauseCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "pause");
-  writeFileSync(runPaths(projectDir, id).pause, "pause\n", { mode: 0o600 });
+  liveRun(projectDir, id, "pause");
+  const file = runPaths(projectDir, id).pause;
+  if (existsSync(file)) throw new UsageError(`run ${id} is already paused (or pausing); ralph resume ${id} to go on`);
+  writeFileSync(file, "pause\n", { mode: 0o600 });
   process.stdout.write(`pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)\n`);
   return 0;
 }
@@ -40,8 +56,10 @@ export async function pauseCommand(projectDir: string, given: string | undefined
 /** `ralph resume [RUN]`: removes PAUSE. */
 export async function resumeCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "resume");
+  liveRun(projectDir, id, "resume");
   const file = runPaths(projectDir, id).pause;
-  if (existsSync(file)) unlinkSync(file);
+  if (!existsSync(file)) throw new UsageError(`run ${id} is not paused; nothing to resume`);
+  unlinkSync(file);
   process.stdout.write(`run ${id} resumed\n`);
   return 0;
 }
