@@ -81,6 +81,8 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
     .argument("[run]", "run id (default: the single active run, else the latest)")
     .option("-n, --max-iterations <n>", "new iteration cap (counted from the run's start; 0 = unlimited)")
+    .option("--max-cost <usd>", "new spend cap for the whole run, in US dollars")
+    .option("--max-runtime <dur>", "new cap on the run's total time since it first started, e.g. 2h")
     .option("--json", "write the event stream to stdout instead of human output")
     .option("--live", "show the agent's messages and tool calls as they stream")
     .exitOverride()

@@ -157,8 +157,9 @@ describe("run commands", () => {
   test("with two active runs, stop without RUN exits 2 listing both; with RUN it stops only that one", async () => {
     const dir = project();
     const one = start(dir, ["run", "--name", "one", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
-    const two = start(dir, ["run", "--name", "two", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
+    // `list` orders runs by start time: "two" starts once "one" is under way.
     await waitForFile(join(runDir(dir, "one"), "iter-001.log"));
+    const two = start(dir, ["run", "--name", "two", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
     await waitForFile(join(runDir(dir, "two"), "iter-001.log"));
     const ambiguous = await runRalph(["stop"], dir);
     assert.equal(ambiguous.code, 2);
