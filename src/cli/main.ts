@@ -89,11 +89,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .action((run: string | undefined, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
     .command("logs")
-    .description("human-readable log of a run")
+    .description("a run's story as --live shows it: iterations, the agent's messages and tool calls, decisions")
     .argument("[run]", "run id (default: the single active run, else the latest)")
-    .option("-f, --follow", "follow the log until the run ends")
+    .option("-f, --follow", "follow the run until it ends")
+    .option("--iteration <n>", "the agent's whole output in iteration N, from its iter-NNN.log")
     .exitOverride()
-    .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+    .action((run: string | undefined, opts: { follow?: boolean; iteration?: string }) =>
+      done(import("./commands/logs.js").then((m) => m.logsCommand(cwd, run, opts.follow === true, opts.iteration))),
+    );
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;

@@ -69,35 +69,6 @@ export async function statusCommand(projectDir: string, given: string | undefine
   return 0;
 }
 
-/** `ralph logs [RUN] [-f]`: prints run.log; -f follows it until the run ends. */
-export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean): Promise<number> {
-  const id = pickRun(projectDir, given, "show", true);
-  const file = runPaths(projectDir, id).log;
-  let offset = 0;
-  const drain = () => {
-    if (!existsSync(file)) return;
-    const size = statSync(file).size;
-    if (size <= offset) return;
-    const fd = openSync(file, "r");
-    try {
-      const buffer = Buffer.alloc(size - offset);
-      readSync(fd, buffer, 0, buffer.length, offset);
-      offset = size;
-      process.stdout.write(buffer);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  drain();
-  if (!follow) return 0;
-  for (;;) {
-    const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-    drain();
-    if (!summary.active) return 0;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
   const size = statSync(file).size;
