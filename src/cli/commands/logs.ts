@@ -19,7 +19,7 @@ export async function logsCommand(projectDir: string, given: string | undefined,
   if (iteration !== undefined) return showIteration(projectDir, id, iteration);
   const paths = runPaths(projectDir, id);
   const { status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-  const renderer = createRenderer({ json: false, live: false, tty: false, showEnding: true, maxIterations: status?.max_iterations ?? 0 });
+  const renderer = createRenderer({ json: false, live: true, tty: false, showEnding: true, maxIterations: status?.max_iterations ?? 0 });
   const read = runLogReader(paths);
   const drain = () => {
     for (const entry of read()) {
@@ -59,7 +59,7 @@ function showIteration(projectDir: string, id: string, raw: string): number {
       continue;
     }
     for (const event of events) {
-      const shown = event.kind === "error" ? liveLine({ ...event } as unknown as RunEvent) : null;
+      const shown = liveLine({ ...event } as unknown as RunEvent);
       if (shown !== null) out.push(shown);
     }
   }
