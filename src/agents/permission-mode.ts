@@ -16,7 +16,7 @@ export const PERMISSION_MODES: Partial<Record<AgentName, PermissionMode>> = {
   claude: {
     flags: ["--dangerously-skip-permissions"],
     overriddenBy: ["--dangerously-skip-permissions", "--permission-mode", "--permission-prompt-tool"],
-    example: "--permission-mode acceptEdits --allowedTools 'Bash(npm test)'",
+    example: "--permission-mode acceptEdits",
   },
   codex: {
     flags: ["--dangerously-bypass-approvals-and-sandbox"],

@@ -171,3 +171,24 @@ function onlyRun(dir: string): string {
   return runDir(dir, ids[0] as string);
 }
 
+
+describe("ralph init", () => {
+  test("a coherent scaffold: no active placeholder task, a valid ralph.yaml, and the next command printed", async () => {
+    const dir = project();
+    const init = await runRalph(["init"], dir);
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /^next: write the task into PROMPT\.md, then start the loop:\n {2}ralph run /m);
+    // An ad-hoc run carries exactly its own prompt: no task from a scaffolded list is appended.
+    const adHoc = await runRalph(["run", "--name", "adhoc", "--dry-run", "--dry-run-delay", "0", "-n", "1", "ad hoc"], dir);
+    assert.equal(adHoc.code, 3, adHoc.stderr);
+    assert.match(adHoc.stdout, /dry run: the prompt \(6 characters\):\n {2}\| ad hoc\n\[1\/1\]/);
+    assert.match(adHoc.stdout, /with the claude agent \(max 1 iteration\)/);
+    // Without words the run takes PROMPT.md and the defaults of ralph.yaml (the promise).
+    const fromFile = await runRalph(["run", "--name", "file", "--dry-run", "--dry-run-delay", "0", "-n", "1"], dir);
+    assert.equal(fromFile.code, 3, fromFile.stderr);
+    assert.match(fromFile.stdout, /\| When the whole task is done and the tests pass, end your final message with <promise>DONE<\/promise>\./);
+    assert.doesNotMatch(fromFile.stdout, /Current task/);
+    assert.match(readFileSync(join(dir, "ralph.yaml"), "utf8"), /^# completion_criteria:/m);
+    assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\.ralph\/$/m);
+  });
+});
