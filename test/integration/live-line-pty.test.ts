@@ -10,6 +10,7 @@ import { RALPH } from "../helpers/cli.js";
 const lab = new RalphClaudeLab();
 after(() => lab.cleanup());
 
+// eslint-disable-next-line no-control-regex -- terminal colour codes are what this strips
 const COLOURS = /\x1b\[[0-9;]*m/g;
 const CLEAR_LINE = "\r\x1b[2K";
 
