@@ -1,6 +1,7 @@
 // `ralph init`: scaffold a project for ralph without touching files that already exist.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ensureIgnored } from "../../store/gitignore.js";
 
 // No placeholder task is active: an ad-hoc `ralph run "…"` in this project runs exactly what it is given.
 const FILES: Record<string, string> = {
@@ -48,14 +49,8 @@ export async function initCommand(projectDir: string): Promise<number> {
       process.stdout.write(`created  ${name}\n`);
     }
   }
-  const gitignore = join(projectDir, ".gitignore");
-  const current = existsSync(gitignore) ? readFileSync(gitignore, "utf8") : "";
-  if (current.split(/\r?\n/).some((line) => line.trim() === ".ralph/" || line.trim() === ".ralph")) {
-    process.stdout.write("kept     .gitignore (already ignores .ralph/)\n");
-  } else {
-    appendFileSync(gitignore, `${current === "" || current.endsWith("\n") ? "" : "\n"}.ralph/\n`);
-    process.stdout.write("updated  .gitignore (ignores .ralph/)\n");
-  }
+  const added = ensureIgnored(projectDir, [".ralph/"]);
+  process.stdout.write(added.length > 0 ? "updated  .gitignore (ignores .ralph/)\n" : "kept     .gitignore (already ignores .ralph/)\n");
   process.stdout.write(
     [
       "",
