@@ -39,7 +39,7 @@ export function readTranscriptUsage(transcriptPath: string, since: Date | null):
     const message = entry.message as Json;
     const usage = (message.usage ?? {}) as Json;
     const id = typeof message.id === "string" ? message.id : `line-${calls.size}`;
-    calls.set(`${id}${calls.size}`, {
+    calls.set(id, {
       input: num(usage.input_tokens) + num(usage.cache_read_input_tokens) + num(usage.cache_creation_input_tokens),
       output: num(usage.output_tokens),
       cost: typeof entry.costUSD === "number" ? entry.costUSD : null,
