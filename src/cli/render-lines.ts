@@ -67,6 +67,18 @@ export function promiseIgnoredLine(event: RunEvent): string | null {
   return pc.yellow(`  promise ignored: ${why}`);
 }
 
+const SKIPPED: Record<string, string> = {
+  iteration_failed: "the iteration failed",
+  dry_run: "a dry run starts nothing",
+  promise_not_claimed: "they run once the promise is claimed",
+};
+
+/** Why the completion checks did not run, or null when they ran (or there are none). */
+export function checksSkippedLine(event: RunEvent): string | null {
+  const skipped = typeof event.checks_skipped === "string" ? event.checks_skipped : null;
+  return skipped === null ? null : pc.dim(`  checks not run: ${SKIPPED[skipped] ?? skipped}`);
+}
+
 /** One completion check's verdict. */
 export function criterionLine(event: RunEvent): string {
   const what = `${String(event.criterion)}: ${String(event.check)}`;

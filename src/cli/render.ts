@@ -6,7 +6,7 @@ import type { RecordListener } from "../loop/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../loop/exit-reasons.js";
 import { nextStep } from "./next-step.js";
-import { criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -126,8 +126,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
           spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
           print(iterationLine(event, maxIterations, costReported ? spend : null));
           for (const line of criteria.splice(0)) print(line);
-          const ignored = promiseIgnoredLine(event);
-          if (ignored) print(ignored);
+          for (const line of [promiseIgnoredLine(event), checksSkippedLine(event)]) if (line) print(line);
           return;
         }
         case "paused":

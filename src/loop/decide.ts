@@ -107,6 +107,7 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
     session_id: outcome.sessionId ?? null,
     promise: promise ? promise.reason : null,
     ...promiseIgnored(promise, failure, criteriaPass),
+    ...checksSkipped(criteria.length, verdicts.length, failure, loop.options.settings.dryRun, promise),
     criteria_passed: verdicts.length > 0 ? criteriaPass : null,
   });
   record.log(`=== Completed iteration ${done.iteration} ===`);
@@ -137,6 +138,14 @@ function promiseIgnored(promise: PromiseVerdict | null, failure: string | null, 
   if (!promise || promise.reason === "absent") return {};
   if (promise.found) return failure ? { promise_ignored: "iteration_failed" } : criteriaPass ? {} : { promise_ignored: "criteria_failing" };
   return { promise_ignored: promise.reason };
+}
+
+/** Why configured checks did not run this iteration, as an iteration_ended field (empty when they ran or none exist). */
+function checksSkipped(configured: number, ran: number, failure: string | null, dryRun: boolean, promise: PromiseVerdict | null): { checks_skipped?: string } {
+  if (configured === 0 || ran > 0) return {};
+  if (failure) return { checks_skipped: "iteration_failed" };
+  if (dryRun) return { checks_skipped: "dry_run" };
+  return promise && !promise.found ? { checks_skipped: "promise_not_claimed" } : {};
 }
 
 /** An agent error no retry can fix (authentication, unknown model, bad flag), or null. */

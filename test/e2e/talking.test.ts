@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeAgent, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
+import { fakeAgent, readEvents, readStatus, runRalph, startRalph, tempProjects, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-talk-");
 const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
@@ -190,5 +190,33 @@ describe("ralph init", () => {
     assert.doesNotMatch(fromFile.stdout, /Current task/);
     assert.match(readFileSync(join(dir, "ralph.yaml"), "utf8"), /^# completion_criteria:/m);
     assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\.ralph\/$/m);
+  });
+});
+
+describe("pausing, said where it happens", () => {
+  test("a paused run says how to resume; resume on a run that is not paused exits 2; status names the next step", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const started = startRalph(["run", "--name", "p", "-n", "2", "--completion-promise", "DONE", "--check", "true", "go", ...fakeAgent("--wait-for", gate)], dir);
+    try {
+      await waitForFile(`${gate}.started`);
+      const notPaused = await runRalph(["resume", "p"], dir);
+      assert.deepEqual([notPaused.code, notPaused.stderr], [2, "ralph: run p is not paused; nothing to resume\n"]);
+      assert.equal((await runRalph(["pause", "p"], dir)).code, 0);
+      const twice = await runRalph(["pause", "p"], dir);
+      assert.equal(twice.code, 2);
+      writeFileSync(gate, "");
+      await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+      assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}ralph resume p$/m);
+      assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
+      const result = await started.done;
+      assert.equal(result.code, 3, result.stderr);
+      assert.match(result.stdout, /^paused: the run waits before its next iteration; go on with ralph resume p$/m);
+      // The promise was never claimed, so the configured check did not run: the run says so.
+      assert.match(result.stdout, /^\[1\/2\] [\d.]+s continue\n {2}checks not run: they run once the promise is claimed$/m);
+      assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}give it more iterations: ralph continue p -n 4$/m);
+    } finally {
+      started.child.kill("SIGKILL");
+    }
   });
 });

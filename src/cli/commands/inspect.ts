@@ -4,6 +4,7 @@ import { isRunnerAlive } from "../../process/runner-alive.js";
 import { listRuns, summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
+import { nextStep } from "../next-step.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
@@ -62,11 +63,20 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...nextLine(report),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+function nextLine(report: RunStatusReport): string[] {
+  const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
+  if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (reason === null) return [];
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
+  return step ? [`next       ${step}`] : [];
 }
 
 function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
