@@ -58,7 +58,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `run        ${report.id} (${report.run_dir})`,
     `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
     `iteration  ${iterationText(report)}`,
-    `spend      $${report.cost_usd.toFixed(4)} (agent CLI's estimate), tokens in ${report.tokens.input} / out ${report.tokens.output}`,
+    `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
