@@ -6,6 +6,7 @@ import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
 import { RunFileError } from "../store/regular-file.js";
+import { findProject } from "./find-project.js";
 
 type HookModule = typeof import("./commands/hook.js");
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
@@ -22,7 +23,7 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .description("Run an AI coding agent in a loop until the work is provably done, a limit is reached, or you stop it.")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
-    .showSuggestionAfterError(false)
+    .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
   addRunOptions(
@@ -43,7 +44,7 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")
     .exitOverride()
     .action(() => done(import("./commands/init.js").then((m) => m.initCommand(process.cwd()))));
-  const cwd = process.cwd();
+  const cwd = findProject(process.cwd());
   program
     .command("status")
     .description("one run: state, iteration, spend, current task, last events")
@@ -80,12 +81,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("continue")
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
-    .argument("<run>", "run id")
+    .argument("[run]", "run id (default: the single active run, else the latest)")
     .option("-n, --max-iterations <n>", "new iteration cap (counted from the run's start; 0 = unlimited)")
+    .option("--max-cost <usd>", "new spend cap for the whole run, in US dollars")
+    .option("--max-runtime <dur>", "new cap on the run's total time since it first started, e.g. 2h")
     .option("--json", "write the event stream to stdout instead of human output")
     .option("--live", "show the agent's messages and tool calls as they stream")
     .exitOverride()
-    .action((run: string, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
+    .action((run: string | undefined, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
     .command("set")
     .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
@@ -95,11 +98,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
   program
     .command("logs")
-    .description("human-readable log of a run")
+    .description("a run's story as --live shows it: iterations, the agent's messages and tool calls, decisions")
     .argument("[run]", "run id (default: the single active run, else the latest)")
-    .option("-f, --follow", "follow the log until the run ends")
+    .option("-f, --follow", "follow the run until it ends")
+    .option("--iteration <n>", "the agent's whole output in iteration N, from its iter-NNN.log")
     .exitOverride()
-    .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+    .action((run: string | undefined, opts: { follow?: boolean; iteration?: string }) =>
+      done(import("./commands/logs.js").then((m) => m.logsCommand(cwd, run, opts.follow === true, opts.iteration))),
+    );
   program
     .command("ui")
     .description("a live web dashboard of this project's runs (or of each --project), on 127.0.0.1")
@@ -122,6 +128,10 @@ export async function main(argv: string[]): Promise<number> {
   // Commands load their modules only when run, so that start-up (and every Stop hook call) stays quick.
   const hook = words[0] === "hook" ? await import("./commands/hook.js") : null;
   const program = buildProgram(trailing, (code) => (pending = code), hook);
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation());
+    return 0;
+  }
   try {
     const dashed = words[0] === "run" ? dashedName(words) : null;
     if (dashed) throw new UsageError(dashed);
@@ -141,7 +151,9 @@ function reportError(error: unknown): number {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
       return 0;
     }
-    process.stderr.write(`ralph: ${error.message.replace(/^error: /, "")}\n`);
+    // Commander puts its "did you mean" on a line of its own: keep the error to one line.
+    const message = error.message.replace(/^error: /, "").replace(/\s*\n\(Did you mean (.*)\?\)\s*$/, " (did you mean $1?)");
+    process.stderr.write(`ralph: ${message}${error.code === "commander.unknownCommand" ? "; see ralph --help" : ""}\n`);
     return 2;
   }
   if (error instanceof UsageError || error instanceof RunFileError) {

@@ -12,6 +12,10 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--tasks": { flags: "--tasks <file>", help: "task list: prd.json (userStories[].passes) or a Markdown checklist" },
   "--agent": { flags: "--agent <name>", help: "claude, codex, gemini, opencode, demo or command (default claude)" },
   "--agent-cmd": { flags: "--agent-cmd <cmd>", help: "the command agent's command line (split into words, no shell); or give it after --" },
+  "--agent-args": {
+    flags: "--agent-args <args>",
+    help: "extra arguments for the agent CLI, split like a shell would but with nothing expanded, passed without a shell (e.g. \"--permission-mode acceptEdits\")",
+  },
   "--model": { flags: "--model <model>", help: "model passed to the agent (default: the agent's own)" },
   "--timeout": { flags: "--timeout <dur>", help: "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default 30m)" },
   "--idle-timeout": { flags: "--idle-timeout <dur>", help: "end an iteration that printed nothing for DUR (default off)" },

@@ -19,7 +19,9 @@ import { acquireLock, type LockHolder } from "../store/lock-file.js";
 import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
 import type { RunState } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
+import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
+import { startLines } from "./start-lines.js";
 import { UsageError } from "./usage-error.js";
 
 /** What to start. */
@@ -109,7 +111,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.state.maxIterations }, out);
-  if (!input.settings.json) out.write(`ralph: run ${input.runId} with the ${input.settings.agent} agent (max ${input.state.maxIterations || "unlimited"} iterations)\n`);
+  if (!input.settings.json) for (const line of startLines(input)) out.write(`${line}\n`);
   let result: RunResult;
   try {
     result = await runLoop(
@@ -129,10 +131,12 @@ export async function startRun(input: StartRunInput): Promise<number> {
       },
     );
   } finally {
+    listener.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    for (const line of [...summaryLines(result), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.state.maxIterations };
+    for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   if (result.reason === "INTERRUPTED" && result.signal) {
     // Let the summary reach the terminal, but never wait on a pipe nobody reads.

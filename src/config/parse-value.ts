@@ -1,4 +1,5 @@
 // Strict parsers for option values; each returns the value or a message saying what was expected.
+import { splitShellWords } from "../hook/shell-words.js";
 
 /** A parsed value, or what was expected instead. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
@@ -77,6 +78,17 @@ export function parseRunId(raw: unknown): Parsed<string> {
   return typeof raw === "string" && /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(raw)
     ? ok(raw)
     : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, starting with a letter, digit or '_')");
+}
+
+/**
+ * Extra arguments for an agent CLI: a YAML list taken as it is, or a text split into words with shell
+ * quoting and nothing expanded (no globs, no variables): `--allowedTools 'Bash(npm *)'` is two words.
+ */
+export function parseArgumentList(raw: unknown): Parsed<string[]> {
+  if (Array.isArray(raw)) return raw.every((word) => typeof word === "string") ? ok(raw as string[]) : bad("a list of arguments");
+  if (typeof raw !== "string") return bad("arguments as a text or a list");
+  const split = splitShellWords(raw);
+  return split.ok ? ok(split.words) : bad(`arguments with balanced quotes (${split.message})`);
 }
 
 /** A command line split into words the way a user would expect, without a shell: quotes group, nothing expands. */

@@ -11,6 +11,7 @@ import {
   parseText,
   parseTextList,
   parseUsd,
+  parseArgumentList,
   type Parsed,
 } from "./parse-value.js";
 
@@ -23,6 +24,7 @@ export interface RunSettings {
   tasks: string | null;
   agent: AgentName;
   agentCmd: string[] | null;
+  agentArgs: string[];
   model: string | null;
   timeoutMs: number;
   idleTimeoutMs: number | null;
@@ -73,6 +75,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("tasks", "--tasks", nullable(parseText), null),
   spec("agent", "--agent", parseChoice<AgentName>(AGENT_NAMES), "claude"),
   spec("agentCmd", "--agent-cmd", nullable(parseCommandWords), null),
+  spec("agentArgs", "--agent-args", parseArgumentList, []),
   spec("model", "--model", nullable(parseText), null),
   spec("timeoutMs", "--timeout", parsePositiveDuration, 30 * 60_000),
   spec("idleTimeoutMs", "--idle-timeout", nullable(parsePositiveDuration), null),

@@ -18,6 +18,7 @@ import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookC
 import { patchHookState, readHookState, type HookLoopState } from "./hook-state.js";
 import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
+import { readTranscriptUsage } from "./transcript-usage.js";
 
 /** What the hook tells Claude Code. */
 export type StopDecision = { kind: "allow"; message: string | null } | { kind: "block"; reason: string; systemMessage: string };
@@ -113,6 +114,7 @@ async function evaluateAndContinue(
   const pause = !verdict.done && !maxReached && cap !== null && blocks >= cap;
   const result = verdict.done ? "done" : maxReached ? "max_iterations" : pause ? "paused" : "continue";
   const criteriaPassed = verdict.verdicts.length > 0 ? verdict.verdicts.every((v) => v.passed) : null;
+  const usage = loopUsage(input, record);
   record.progress([
     ["iteration", iteration],
     ["mode", "hook"],
@@ -134,8 +136,9 @@ async function evaluateAndContinue(
     criteria_passed: criteriaPassed,
     stop_hook_active: input.stopHookActive,
     blocks_this_turn: blocks,
+    ...(usage ? { tokens: usage.iterationTokens, cost_usd: usage.iterationCost, cost_total_usd: usage.spend.cost_usd } : {}),
   });
-  record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})` });
+  record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? usage.spend : {}) });
   record.log(`=== Completed iteration ${iteration} ===`);
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
@@ -170,6 +173,19 @@ async function evaluateAndContinue(
   });
   const reason = buildPrompt({ prompt: Buffer.from(fresh.state.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
+}
+
+/** The loop's tokens (and cost, when stated) from the session transcript, and this iteration's share. */
+function loopUsage(input: StopHookInput, record: RunRecord) {
+  if (!input.transcriptPath) return null;
+  const usage = readTranscriptUsage(input.transcriptPath, new Date(record.status.started_at));
+  if (!usage) return null;
+  const before = record.status;
+  return {
+    spend: { tokens: usage.tokens, cost_usd: usage.costUsd ?? before.cost_usd },
+    iterationTokens: { input: Math.max(0, usage.tokens.input - before.tokens.input), output: Math.max(0, usage.tokens.output - before.tokens.output) },
+    iterationCost: usage.costUsd === null ? null : Math.max(0, usage.costUsd - before.cost_usd),
+  };
 }
 
 function end(files: HookFiles, record: RunRecord, deps: HandleDeps, ending: Ending): StopDecision {

@@ -7,6 +7,7 @@ import { judgeCompletion } from "./judge-completion.js";
 import type { AgentRun } from "./run-agent.js";
 import type { AgentOutcome, LimitInfo } from "../agents/types.js";
 import type { RunStatus } from "../store/status-file.js";
+import type { PromiseVerdict } from "./promise.js";
 import { waitForLimit } from "./wait-for-limit.js";
 
 /** One finished iteration, as the decision sees it. */
@@ -105,6 +106,8 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
     tokens: outcome.tokens ?? null,
     session_id: outcome.sessionId ?? null,
     promise: promise ? promise.reason : null,
+    ...promiseIgnored(promise, failure, criteriaPass),
+    ...checksSkipped(criteria.length, verdicts.length, failure, loop.options.settings.dryRun, promise),
     criteria_passed: verdicts.length > 0 ? criteriaPass : null,
   });
   record.log(`=== Completed iteration ${done.iteration} ===`);
@@ -113,6 +116,8 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
   if (interrupted) return interrupted;
   if (done.run.endedBy === "stop_now") return { reason: "STOPPED", detail: "stop --now ended the agent" };
   if (failure) {
+    const fatal = fatalError(done.run);
+    if (fatal) return { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` };
     record.log(`iteration ${done.iteration} failed (${failure}); ${loop.failures}/${loop.options.settings.maxFailures} consecutive failures`);
     if (loop.failures >= loop.options.settings.maxFailures) {
       return { reason: "FAILED", detail: `${loop.failures} consecutive failed iterations, last: ${failure}` };
@@ -120,12 +125,34 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
     return null;
   }
   if (isDone) {
-    record.log("LOOP_COMPLETE: all criteria met.");
+    record.log(criteria.length > 0 ? "LOOP_COMPLETE: all criteria met." : "LOOP_COMPLETE: the promise was found (no completion criteria are set).");
     return { reason: "DONE", detail: promiseText ? `promise <promise>${promiseText}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" };
   }
   loop.failingChecks = promise?.found && !criteriaPass ? failingContext(verdicts) : "";
   if (loop.failingChecks) record.log("promise claimed but a completion check failed; its output goes into the next prompt");
   return checkStall(loop, done.iteration);
+}
+
+/** Why a promise in the final message did not count, as an iteration_ended field (empty when nothing to say). */
+function promiseIgnored(promise: PromiseVerdict | null, failure: string | null, criteriaPass: boolean): { promise_ignored?: string } {
+  if (!promise || promise.reason === "absent") return {};
+  if (promise.found) return failure ? { promise_ignored: "iteration_failed" } : criteriaPass ? {} : { promise_ignored: "criteria_failing" };
+  return { promise_ignored: promise.reason };
+}
+
+/** Why configured checks did not run this iteration, as an iteration_ended field (empty when they ran or none exist). */
+function checksSkipped(configured: number, ran: number, failure: string | null, dryRun: boolean, promise: PromiseVerdict | null): { checks_skipped?: string } {
+  if (configured === 0 || ran > 0) return {};
+  if (failure) return { checks_skipped: "iteration_failed" };
+  if (dryRun) return { checks_skipped: "dry_run" };
+  return promise && !promise.found ? { checks_skipped: "promise_not_claimed" } : {};
+}
+
+/** An agent error no retry can fix (authentication, unknown model, bad flag), or null. */
+function fatalError(run: FinishedIteration["run"]): string | null {
+  if (run.endedBy !== null && run.endedBy !== "agent_error") return null;
+  const error = run.outcome.error;
+  return error && (error.kind === "auth" || error.kind === "config") ? `${error.kind === "auth" ? "authentication failed" : "the agent rejected its configuration"}: ${error.message}` : null;
 }
 
 async function checkStall(loop: LoopState, iteration: number): Promise<Ending | null> {

@@ -28,6 +28,7 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
     ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
     ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
     ...(loop.tasksFile ? { tasksFile: loop.tasksFile } : {}),
+    ...(settings.agentArgs?.length ? { agentArgs: settings.agentArgs } : {}),
   });
   const invocation = { ...adapted, stdin: adapted.stdin === prompt ? promptBytes : adapted.stdin };
   record.update({ iteration, state: "running", current_task: task, last_action: `iteration ${iteration} started` });
@@ -37,6 +38,8 @@ export async function runIteration(loop: LoopState, task: string | null): Promis
   let run: AgentRun;
   if (settings.dryRun) {
     record.log(`dry run: would run ${JSON.stringify(shownArgv)} with the prompt on ${invocation.stdin === null ? "no stdin" : "stdin"}`);
+    record.log(`dry run: the prompt (${prompt.length} characters):`);
+    for (const line of prompt.replace(/\n$/, "").split("\n")) record.log(`  | ${line}`);
     const startedAt = deps.now().getTime();
     await sleepUnless(settings.dryRunDelayMs, [deps.signals.interrupted, loop.control.stopNow]);
     const outcome: AgentOutcome = { finalMessage: null, sawResult: true };

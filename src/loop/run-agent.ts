@@ -8,7 +8,7 @@ import type { IterationLog } from "../store/iteration-log.js";
 import { LineSplitter } from "./line-splitter.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error";
 
 /** What one agent process did. */
 export type AgentRun =
@@ -89,7 +89,11 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
       // A parser must skip what it cannot read; one that throws loses only this line.
       events = [];
     }
-    for (const event of events) input.onEvent(event);
+    for (const event of events) {
+      input.onEvent(event);
+      // The agent reported an error no retry can fix: end it now rather than wait out its own retries.
+      if (event.fatal) endNow("agent_error");
+    }
   });
   const stdoutDone = new Promise<void>((resolve) => {
     agent.stdout.on("data", (chunk: Buffer) => {

@@ -40,7 +40,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
       cwd: options.projectDir,
       continued_from_iteration: options.previous?.iteration ?? null,
     });
-    record.log(options.previous ? `run continued at iteration ${options.previous.iteration}` : "run started");
+    record.log(options.previous ? `run continued after iteration ${options.previous.iteration}` : "run started");
     if (options.previous) record.progress([["continued_at", deps.now().toISOString()], ["continued_from_iteration", options.previous.iteration]]);
     for (const note of options.notes ?? []) record.log(note);
     record.startHeartbeat();

@@ -8,7 +8,7 @@ import type { RunSummary } from "./run-summary.js";
 import { isExitReason } from "../loop/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "./status-file.js";
 
-/** The ids of every run of a project, oldest first. */
+/** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
   try {
     return readdirSync(runsDir(projectDir), { withFileTypes: true })
@@ -91,8 +91,19 @@ function runState(
   return "stale";
 }
 
-/** Every run of a project, oldest first. */
+/** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
   const armed = armedHookRun(projectDir);
-  return runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary);
+  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary));
+}
+
+/** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
+export function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
+  const started = (run: T) => (run.started_at ? Date.parse(run.started_at) : Number.NaN);
+  return [...runs].sort((a, b) => {
+    const [x, y] = [started(a), started(b)];
+    if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+    if (Number.isFinite(x) !== Number.isFinite(y)) return Number.isFinite(x) ? 1 : -1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
 }

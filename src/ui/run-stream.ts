@@ -28,7 +28,7 @@ function parse(line: string): RunEvent | null {
 /** Streams run `ref` to `res` until the client goes away. */
 export function streamRun(res: ServerResponse, ref: RunRef, hub: RunsHub): void {
   const send = openEventStream(res);
-  const renderer = createLineRenderer(true, hub.get(ref.project.key, ref.id)?.max_iterations ?? 0);
+  const renderer = createLineRenderer(hub.get(ref.project.key, ref.id)?.max_iterations ?? 0);
   let ready = false;
   const snapshot = { events: [] as RunEvent[], output: [] as Segment[][], log: [] as string[] };
   const onEvents = (lines: string[]) => {
@@ -38,8 +38,7 @@ export function streamRun(res: ServerResponse, ref: RunRef, hub: RunsHub): void 
       const event = parse(line);
       if (!event) continue;
       if (charted(event)) events.push(event);
-      const rendered = renderer.event(event);
-      if (rendered) output.push(rendered);
+      output.push(...renderer.event(event));
     }
     if (!ready) {
       snapshot.events.push(...events);

@@ -6,6 +6,7 @@ import { listRuns, summariseRun } from "../../store/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
+import { nextStep } from "../next-step.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
@@ -61,11 +62,12 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `run        ${report.id} (${report.run_dir})`,
     `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
     `iteration  ${iterationText(report)}`,
-    `spend      $${report.cost_usd.toFixed(4)} (agent CLI's estimate), tokens in ${report.tokens.input} / out ${report.tokens.output}`,
+    `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...nextLine(report),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
@@ -73,33 +75,12 @@ export async function statusCommand(projectDir: string, given: string | undefine
   return 0;
 }
 
-/** `ralph logs [RUN] [-f]`: prints run.log; -f follows it until the run ends. */
-export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean): Promise<number> {
-  const id = pickRun(projectDir, given, "show", true);
-  const file = runPaths(projectDir, id).log;
-  let offset = 0;
-  const drain = () => {
-    if (!existsSync(file)) return;
-    const fd = openRegular(file, constants.O_RDONLY);
-    try {
-      const size = fstatSync(fd).size;
-      if (size <= offset) return;
-      const buffer = Buffer.alloc(size - offset);
-      readSync(fd, buffer, 0, buffer.length, offset);
-      offset = size;
-      process.stdout.write(buffer);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  drain();
-  if (!follow) return 0;
-  for (;;) {
-    const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-    drain();
-    if (!summary.active) return 0;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function nextLine(report: RunStatusReport): string[] {
+  const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
+  if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (reason === null) return [];
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
+  return step ? [`next       ${step}`] : [];
 }
 
 function recentEvents(file: string, count: number): Array<Record<string, unknown>> {

@@ -11,6 +11,7 @@ import { parseCriteria } from "../../loop/criteria.js";
 import { loadTasks } from "../../loop/tasks.js";
 import { generateRunId, runPaths } from "../../store/run-paths.js";
 import type { CriterionSpec, RunState } from "../../store/state-file.js";
+import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -79,7 +80,7 @@ export function initialState(settings: RunSettings, criteria: CriterionSpec[], p
 
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
-  const projectDir = process.cwd();
+  const projectDir = findProject(process.cwd());
   const loaded = loadSettings(command, projectDir, process.env);
   const settings = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   const prompt = resolvePrompt(words, settings, projectDir);
