@@ -56,6 +56,6 @@ describe("event log size", { concurrency: 2 }, () => {
     for (let i = 1; i <= 5; i++) assert.match(result.stdout, new RegExp(`^\\s+line-${i}$`, "m"));
     const logs = await runRalph(["logs", "l"], dir);
     assert.equal(logs.code, 0, logs.stderr);
-    assert.match(logs.stdout, /Completed iteration 1/);
+    assert.match(logs.stdout, /^\[1\/1\] /m);
   });
 });

@@ -49,7 +49,7 @@ test("a forged completion marker leaves list, status, pause, stop, continue and 
   assert.deepEqual(completionMarker(runDir), ["completion_reason=STOPPED", "promise=COMPLETE"]);
   assert.equal(readStatus(runDir).exit_reason, "STOPPED");
   const followedResult = await follow.done;
-  assert.match(followedResult.stdout, /run ended: STOPPED/, "logs -f followed until the runner ended the run");
+  assert.match(followedResult.stdout, /^STOPPED: /m, "logs -f followed until the runner ended the run");
   const final = JSON.parse((await runRalph(["status", "--json", "f"], dir)).stdout) as Record<string, unknown>;
   assert.equal(final.state, "STOPPED");
   assert.match(readFileSync(join(runDir, "progress.txt"), "utf8"), /completion_reason=DONE/);

@@ -48,7 +48,8 @@ export async function pauseCommand(projectDir: string, given: string | undefined
   const id = pickRun(projectDir, given, "pause");
   liveRun(projectDir, id, "pause");
   const paths = runPaths(projectDir, id);
-  if (entryKind(paths.pause) !== "missing") throw new UsageError(`run ${id} is already paused (or pausing); ralph resume ${id} to go on`);
+  // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
+  if (entryKind(paths.pause) === "file") throw new UsageError(`run ${id} is already paused (or pausing); ralph resume ${id} to go on`);
   requestPause(paths);
   process.stdout.write(`pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)\n`);
   return 0;
