@@ -91,6 +91,12 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .option("-f, --follow", "follow the log until the run ends")
     .exitOverride()
     .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+  program
+    .command("doctor")
+    .description("how agent trees are supervised here and why, the agent CLIs found, Node's version")
+    .option("--json", "machine-readable output")
+    .exitOverride()
+    .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;

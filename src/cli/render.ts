@@ -53,7 +53,18 @@ function iterationLine(event: RunEvent, maxIterations: number, totalUsd: number)
   const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
   const result = String(event.result);
   const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${String(event.error)})` : ""}`) : result === "done" ? pc.green(result) : result;
-  return `[${String(event.iteration)}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
+  return `[${String(event.iteration)}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far${resourceText(event.resources)}`;
+}
+
+/** " · cpu 1.2s · mem 310 MiB · 14 procs" from an iteration's resource figures, or "". */
+function resourceText(resources: unknown): string {
+  if (resources === null || typeof resources !== "object") return "";
+  const figures = resources as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof figures.cpu_seconds === "number") parts.push(`cpu ${figures.cpu_seconds.toFixed(1)}s`);
+  if (typeof figures.peak_memory_bytes === "number") parts.push(`mem ${(figures.peak_memory_bytes / 2 ** 20).toFixed(1)} MiB`);
+  if (typeof figures.peak_pids === "number") parts.push(`${figures.peak_pids} procs`);
+  return parts.map((part) => ` · ${part}`).join("");
 }
 
 function liveLine(event: RunEvent): string | null {

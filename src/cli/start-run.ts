@@ -10,7 +10,7 @@ import { startGuardian } from "../process/guardian.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
-import { spawnAgent } from "../process/spawn-agent.js";
+import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
 import { projectLockPath, runPaths } from "../store/run-paths.js";
@@ -42,6 +42,16 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const notes: string[] = [];
   const releases: Array<() => void> = [];
   const releaseAll = () => releases.splice(0).reverse().forEach((release) => release());
+  // Chosen before anything is written: a cap that cannot be applied here is a usage error.
+  const supervision = await Supervision.choose({
+    env: process.env,
+    pid: process.pid,
+    pidStart,
+    caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
+  });
+  if (typeof supervision === "string") throw new UsageError(supervision);
+  releases.push(() => supervision.dispose());
+  notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   try {
     mkdirSync(join(input.projectDir, ".ralph"), { recursive: true, mode: 0o700 });
     if (input.projectLock) {
@@ -74,7 +84,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
       { projectDir: input.projectDir, runId: input.runId, settings: input.settings, state: input.state, previous: input.previous, notes },
       {
         adapterFor,
-        spawnAgent,
+        spawnAgent: (options) => supervision.spawn(options),
+        supervision: supervision.mode,
         signals,
         listener,
         now: () => new Date(),
@@ -82,7 +93,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         hostname: holder.hostname,
         pid: process.pid,
         pidStart,
-        startGuardian,
+        startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
       },
     );
   } finally {

@@ -2,18 +2,28 @@
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
 import { createWriteStream } from "node:fs";
 import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
 import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
 import { LineSplitter } from "./line-splitter.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "memory_cap";
 
 /** What one agent process did. */
 export type AgentRun =
   | { kind: "missing"; message: string }
-  | { kind: "finished"; exit: AgentExit; outcome: AgentOutcome; endedBy: EndedBy | null; durationMs: number; leftovers: number };
+  | {
+      kind: "finished";
+      exit: AgentExit;
+      outcome: AgentOutcome;
+      endedBy: EndedBy | null;
+      durationMs: number;
+      leftovers: number;
+      /** What the agent tree used, where a cgroup counted it. */
+      resources?: ResourceFigures | null;
+    };
 
 /** Everything runAgent needs for one iteration. */
 export interface AgentRunInput {
@@ -117,6 +127,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
 
   const timeout = setTimeout(() => endNow("timeout"), input.timeoutMs);
   armIdle();
+  void agent.memoryCapHit.then(() => endNow("memory_cap"));
   const onInterrupt = () => endNow("interrupted");
   const onStopNow = () => endNow("stop_now");
   input.interrupted.addEventListener("abort", onInterrupt);
@@ -134,7 +145,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     splitter.end();
     await new Promise<void>((resolve) => (logFailed ? resolve() : log.end(resolve)));
     const outcome = parser.finish(stderrTail, exit);
-    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
+    const resources = agent.resources();
+    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources };
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);

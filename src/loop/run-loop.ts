@@ -34,6 +34,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
       max_iterations: options.state.maxIterations,
       cwd: options.projectDir,
       continued_from_iteration: options.previous?.iteration ?? null,
+      supervision: deps.supervision ?? "tree",
     });
     record.log(options.previous ? `run continued at iteration ${options.previous.iteration}` : "run started");
     if (options.previous) record.progress([["continued_at", deps.now().toISOString()], ["continued_from_iteration", options.previous.iteration]]);
@@ -93,5 +94,7 @@ function initialStatus(options: LoopOptions, deps: LoopDeps): RunStatus {
     exit_code: null,
     last_action: "starting",
     failures: 0,
+    supervision: deps.supervision ?? "tree",
+    resources: null,
   };
 }

@@ -1,0 +1,80 @@
+// Starting an agent sealed in by the kernel: inside its own cgroup, or as the child of a subreaper.
+import type { ChildProcess } from "node:child_process";
+import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
+import { endCgroup } from "./end-cgroup.js";
+import { joinCgroupArgv, subreaperArgv } from "./launcher.js";
+import type { AgentExit, AgentProcess } from "./spawn-agent.js";
+
+/** How an agent is sealed in: its cgroup (made before the start), or a subreaper. */
+export type Seal =
+  | { kind: "cgroup"; perl: string; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
+  | { kind: "subreaper"; perl: string; prctl: number };
+
+/** The argv that starts the agent through its launcher. */
+export function sealedArgv(seal: Seal, argv: string[]): string[] {
+  switch (seal.kind) {
+    case "cgroup":
+      return joinCgroupArgv(seal.perl, seal.cgroup.procsFiles(), argv);
+    case "subreaper":
+      return subreaperArgv(seal.perl, seal.prctl, argv);
+    default: {
+      const never: never = seal;
+      throw new Error(`unknown seal ${String(never)}`);
+    }
+  }
+}
+
+/** Writes the prompt to the agent's stdin and closes it. */
+export function feedStdin(child: ChildProcess, text: string | null): void {
+  if (!child.stdin) return;
+  // An agent that exits without reading its stdin makes the write fail with EPIPE: not our failure.
+  child.stdin.on("error", () => undefined);
+  child.stdin.end(text ?? "");
+}
+
+/** The parts of a started agent process a sealed agent is made of. */
+export interface StartedChild {
+  pid: number;
+  child: ChildProcess;
+  exited: Promise<AgentExit>;
+  closed: Promise<AgentExit>;
+  stdin: string | null;
+}
+
+/** An agent running in its own cgroup: members, ending and figures all come from the kernel. */
+export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: StartedChild): AgentProcess {
+  const { cgroup } = seal;
+  let final: ResourceFigures | null = null;
+  let capHit: () => void = () => undefined;
+  const memoryCapHit = new Promise<void>((resolve) => (capHit = resolve));
+  const sampling = cgroup.needsSampling();
+  // Two small files per tick; nothing at all where the kernel keeps the peaks and no cap is watched.
+  const watch = (): void => {
+    if (sampling) cgroup.sample();
+    if (seal.watchMemoryCap && cgroup.oomKills() > 0) capHit();
+  };
+  watch();
+  const timer = sampling || seal.watchMemoryCap ? setInterval(watch, seal.sampleMs ?? 200) : null;
+  timer?.unref();
+  feedStdin(started.child, started.stdin);
+  return {
+    pid: started.pid,
+    stdout: started.child.stdout as NodeJS.ReadableStream,
+    stderr: started.child.stderr as NodeJS.ReadableStream,
+    exited: started.exited,
+    closed: started.closed,
+    inventory: null,
+    async end(options) {
+      watch();
+      const report = await endCgroup(cgroup.tree, options);
+      if (timer) clearInterval(timer);
+      if (final === null) {
+        final = cgroup.figures();
+        cgroup.tree.remove();
+      }
+      return report;
+    },
+    resources: () => final ?? cgroup.figures(),
+    memoryCapHit,
+  };
+}
