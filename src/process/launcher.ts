@@ -34,7 +34,9 @@ open(my $st, ">&=", 3) or exit 126;
 fcntl($st, F_SETFD, FD_CLOEXEC);
 my $nr = shift @ARGV;
 if (syscall($nr, 36, 1, 0, 0, 0) == -1) { syswrite($st, "subreaper prctl failed: $!\\n"); exit 126 }
-$0 = "ralph-subreaper";
+# Named through PR_SET_NAME: assigning $0 would overwrite the environment, and with it the run's marker.
+my $name = "ralph-subreaper";
+syscall($nr, 15, $name);
 my @signals = qw(INT TERM HUP QUIT);
 $SIG{$_} = sub {} for @signals;
 pipe(my $r, my $w) or do { syswrite($st, "subreaper pipe: $!\\n"); exit 126 };
@@ -48,6 +50,8 @@ if ($child == 0) {
   exit 127;
 }
 close $w;
+# The runner may be gone (SIGKILL) when the agent ends: reporting to it must not kill the subreaper.
+$SIG{PIPE} = "IGNORE";
 my $err = "";
 sysread($r, $err, 16);
 close $r;
