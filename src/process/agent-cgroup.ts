@@ -62,7 +62,7 @@ export class AgentCgroup {
     const tree = new CgroupTree(v2Dir, companions);
     const failed = tree.create();
     if (failed !== null) {
-      tree.remove();
+      tree.removeOnce();
       return `cannot make the agent cgroup ${failed}`;
     }
     const limits: Array<[{ dir: string; files: Files } | null, number | null, string]> = [
@@ -73,7 +73,7 @@ export class AgentCgroup {
       if (value === null) continue;
       const error = controller === null ? "controller unavailable" : writeControl(controller.dir, controller.files.max, String(value));
       if (error !== null) {
-        tree.remove();
+        tree.removeOnce();
         return `cannot set the ${label} cap in ${controller?.dir ?? v2Dir} (${error})`;
       }
     }

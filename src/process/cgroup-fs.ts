@@ -97,18 +97,13 @@ export function readPids(dir: string): number[] {
   return text.split("\n").filter((line) => line !== "").map(Number);
 }
 
-/** Removes an empty cgroup directory; true when it is gone. Retries briefly: exiting tasks may still hold it. */
-export function removeDir(dir: string): boolean {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      rmdirSync(dir);
-      return true;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return true;
-      if (code !== "EBUSY") return false;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-    }
+/** Removes an empty cgroup directory: "gone", or "busy" while a task (an unreaped zombie) still holds it, or "failed". */
+export function removeDir(dir: string): "gone" | "busy" | "failed" {
+  try {
+    rmdirSync(dir);
+    return "gone";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "gone" : code === "EBUSY" ? "busy" : "failed";
   }
-  return false;
 }

@@ -62,7 +62,7 @@ export async function cleanStaleCgroups(base: string, companionBases: string[]):
       const deadline = performance.now() + 1000;
       while (tree.populated() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    if (tree.remove()) removed.push(name);
+    if (await tree.remove()) removed.push(name);
   }
   return removed;
 }

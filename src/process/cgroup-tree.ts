@@ -67,15 +67,26 @@ export class CgroupTree {
     return "freeze";
   }
 
-  /** Removes the (empty) directories, deepest first; true when all are gone. */
-  remove(): boolean {
-    let ok = true;
+  /** Removes the (empty) directories, deepest first, once; "busy" while an exited task is not yet reaped. */
+  removeOnce(): "gone" | "busy" | "failed" {
+    let outcome: "gone" | "busy" | "failed" = "gone";
     const removeTree = (dir: string): void => {
       for (const child of subdirs(dir)) removeTree(child);
-      if (!removeDir(dir)) ok = false;
+      const result = removeDir(dir);
+      if (result === "failed" || (result === "busy" && outcome === "gone")) outcome = result;
     };
     removeTree(this.dir);
     for (const dir of this.companions) removeTree(dir);
-    return ok;
+    return outcome;
+  }
+
+  /** Removes the directories, retrying while busy for up to `waitMs`; true when all are gone. */
+  async remove(waitMs = 1000): Promise<boolean> {
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const outcome = this.removeOnce();
+      if (outcome !== "busy" || performance.now() >= deadline) return outcome === "gone";
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
 }

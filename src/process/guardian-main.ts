@@ -28,7 +28,7 @@ async function onPipeClosed(): Promise<void> {
     return;
   }
   await endCgroup(cgroup, options);
-  cgroup.remove();
+  await cgroup.remove();
 }
 
 process.stdin.on("data", (chunk: Buffer) => {

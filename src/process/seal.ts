@@ -70,7 +70,9 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
       if (timer) clearInterval(timer);
       if (final === null) {
         final = cgroup.figures();
-        cgroup.tree.remove();
+        // The root stays in the cgroup as a zombie until Node reaps it ('exit'); then the directory can go.
+        await Promise.race([started.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        await cgroup.tree.remove();
       }
       return report;
     },

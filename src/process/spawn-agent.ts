@@ -1,6 +1,7 @@
 // Starting an agent CLI as the root of a supervised process tree.
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { constants } from "node:os";
 import type { ResourceFigures } from "./agent-cgroup.js";
 import { endTree, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
@@ -49,6 +50,21 @@ export interface AgentProcess {
   /** Resolves when the kernel killed a process for the memory cap (cgroup with a memory cap only). */
   memoryCapHit: Promise<void>;
 }
+
+/** Replaces the child's stdout and stderr by pass-through streams already reading from them. */
+function keepOutput(child: ChildProcess): void {
+  for (const name of ["stdout", "stderr"] as const) {
+    const source = child[name];
+    if (source === null) continue;
+    const kept = new PassThrough();
+    source.on("error", (error) => kept.destroy(error));
+    source.pipe(kept);
+    Object.defineProperty(child, name, { value: kept });
+  }
+}
+
+/** How long end() waits for a subreaper whose agent has ended to leave by itself. */
+const SUBREAPER_EXIT_WAIT_MS = 20;
 
 /** A status from the subreaper as an AgentExit. */
 function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
@@ -106,6 +122,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     return failure(error as NodeJS.ErrnoException, options.argv, options.cwd, seal?.perl);
   }
   const reports = seal ? readLauncherReports(child.stdio[STATUS_FD] as NodeJS.ReadableStream) : null;
+  // A sealed agent may exit while its launcher's report is awaited; Node then drains output nobody
+  // reads yet. Piping it into our own buffers at once keeps every byte (and the back-pressure).
+  if (seal) keepOutput(child);
   let hasExited = false;
   let inventory: ProcessInventory | null = null;
   // Listening before anything else runs, so no event can be missed.
@@ -113,7 +132,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     child.once("exit", (code, signal) => {
       hasExited = true;
       // A last sample: the root's children are orphans now, found again by identity or marker.
-      inventory?.sample();
+      // (A subreaper leaves only once it has no children: nothing to find then.)
+      if (!seal) inventory?.sample();
       inventory?.stopSampling();
       resolve({ code, signal });
     });
@@ -140,10 +160,13 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   if (seal?.kind === "cgroup") return { ok: true, agent: sealedAgent(seal, { pid, child, exited, closed, stdin: options.stdin }) };
 
   const agentExited = reports && seal?.kind === "subreaper" ? Promise.race([reports.agentExit.then(exitOf), exited]) : exited;
+  let agentEnded = false;
+  void agentExited.then(() => (agentEnded = true));
   const rootInfo = readProcess(pid);
   const root: ProcessIdentity[] = isAlive(rootInfo) && rootInfo !== null ? [{ pid, startTime: rootInfo.startTime }] : [];
   const tracked = new ProcessInventory(pid, options.marker);
-  tracked.sample();
+  // Under a subreaper the tree is just the subreaper now; its samples follow while the agent runs.
+  if (!seal) tracked.sample();
   if (!hasExited) tracked.startSampling(options.inventoryIntervalMs ?? 200);
   inventory = tracked;
 
@@ -158,9 +181,18 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     closed,
     inventory: tracked,
     async end(endOptions) {
+      // A subreaper leaves by itself once its last child is gone: then there is nothing left to look for
+      // under it. Waiting briefly for that spares a grace-period poll after most iterations.
+      if (seal && agentEnded && !hasExited) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
+      // A subreaper that left by itself had no children left: its tree is empty, unless a process
+      // seen in a sample is somehow still alive; then (and in every other case) the full ending runs.
+      const sampled = [...root, ...tracked.identities()];
+      if (seal && agentEnded && hasExited && !sampled.some((identity) => readProcess(identity.pid)?.startTime === identity.startTime && isAlive(readProcess(identity.pid)))) {
+        return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
+      }
       // After exit the root pid may be reused: it is followed by identity only.
       const rootAlive = !hasExited;
-      const report = await endTree(rootAlive ? pid : null, options.marker, [...root, ...tracked.identities()], endOptions);
+      const report = await endTree(rootAlive ? pid : null, options.marker, sampled, endOptions);
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
       return seal && rootAlive && report.found > 0 ? { ...report, found: report.found - 1 } : report;
     },

@@ -120,7 +120,7 @@ export class Supervision {
     const cgroup = AgentCgroup.create(this.runner, `ralph-${runId}-${iteration}-${this.spawned}`, this.caps);
     if (typeof cgroup === "string") return { ok: false, error: "spawn_failed", message: cgroup };
     const result = await spawnAgent({ ...options, seal: { kind: "cgroup", perl: this.perl, cgroup, watchMemoryCap: this.caps.memoryMaxBytes !== null } });
-    if (!result.ok) cgroup.tree.remove();
+    if (!result.ok) await cgroup.tree.remove();
     return result;
   }
 
@@ -133,7 +133,7 @@ export class Supervision {
   dispose(): void {
     if (this.runner === null) return;
     if (this.runner.tree.populated()) this.runner.tree.kill();
-    this.runner.tree.remove();
+    this.runner.tree.removeOnce();
   }
 
   /** Why a requested cap cannot be applied here, or null. */
