@@ -1,5 +1,7 @@
 // Ending every process of a cgroup: the polite signals to each member, a grace period with
 // re-reads of cgroup.procs, then the kernel kills whatever is left at once.
+import { watch, type FSWatcher } from "node:fs";
+import { join } from "node:path";
 import type { CgroupTree } from "./cgroup-tree.js";
 import { pause, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
 
@@ -38,10 +40,22 @@ export async function endCgroup(tree: CgroupTree, options: EndTreeOptions): Prom
     }
   };
   const graceEnd = started + options.graceMs;
+  // The kernel reports "populated 0" in cgroup.events as a file change: the wait ends the moment the
+  // last member is gone instead of at the next re-read (after a first change, re-reads alone).
+  const changed = new AbortController();
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(join(tree.dir, "cgroup.events"), () => changed.abort());
+    watcher.on("error", () => undefined);
+  } catch {
+    // no inotify here: re-reads alone
+  }
+  // AbortSignal.any arrived in Node 20.3; without it a skip is noticed at the next re-read.
+  const either = skip && typeof AbortSignal.any === "function" ? AbortSignal.any([skip, changed.signal]) : changed.signal;
   const waitUntil = async (deadline: number): Promise<void> => {
     while (live.length > 0 && !skip?.aborted && performance.now() < deadline) {
       const interval = performance.now() - started < 1000 ? pollMs : pollMs * 4;
-      await pause(Math.min(interval, deadline - performance.now()), skip);
+      await pause(Math.min(interval, deadline - performance.now()), changed.signal.aborted ? skip : either);
       live = tree.members();
       catchUp();
     }
@@ -53,6 +67,7 @@ export async function endCgroup(tree: CgroupTree, options: EndTreeOptions): Prom
   }
   if (polite.length > 0) await waitUntil(graceEnd);
 
+  watcher?.close();
   let killed = 0;
   const killEnd = performance.now() + (options.killWaitMs ?? 1000);
   if (tree.populated()) {
