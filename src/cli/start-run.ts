@@ -52,6 +52,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   if (typeof supervision === "string") throw new UsageError(supervision);
   releases.push(() => supervision.dispose());
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
+  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   try {
     mkdirSync(join(input.projectDir, ".ralph"), { recursive: true, mode: 0o700 });
     if (input.projectLock) {

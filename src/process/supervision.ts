@@ -94,13 +94,14 @@ export class Supervision {
     if (capAsked !== null) {
       return `${capAsked} needs a writable cgroup v2 hierarchy, and ${request === "auto" ? cgroupWhy : `${SUPERVISION_ENV}=${request} rules cgroups out`}${tried.length > 0 ? ` (tried ${tried.join("; ")})` : ""}`;
     }
-    const forced = request === "auto" ? "" : `${SUPERVISION_ENV}=${request}; `;
+    const because = request === "auto" ? cgroupWhy : `${SUPERVISION_ENV}=${request}`;
     if (request !== "tree" && linux && perl !== null && prctl !== undefined) {
-      return new Supervision({ mode: "subreaper", why: `${forced}${request === "auto" ? `${cgroupWhy}; ` : ""}PR_SET_CHILD_SUBREAPER through ${perl}`, tried, controllers: {} }, perl, null, input.caps);
+      return new Supervision({ mode: "subreaper", why: `${because}; PR_SET_CHILD_SUBREAPER through ${perl}`, tried, controllers: {} }, perl, null, input.caps);
     }
-    const why = request === "tree" ? forced : !linux ? "not Linux: no cgroups, no subreaper" : perl === null ? "perl not found on PATH" : `no prctl number known for ${process.arch}`;
-    if (request === "subreaper") return `${SUPERVISION_ENV}=subreaper: ${why}`;
-    return new Supervision({ mode: "tree", why: `${why}${why.endsWith("; ") ? "" : "; "}process parentage, marker and samples`.replace(/; ; /, "; "), tried, controllers: {} }, null, null, input.caps);
+    const noSubreaper = !linux ? "not Linux" : perl === null ? "perl not found on PATH" : `no prctl number known for ${process.arch}`;
+    if (request === "subreaper") return `${SUPERVISION_ENV}=subreaper: ${noSubreaper}`;
+    const why = request === "tree" ? because : `${because}; no subreaper: ${noSubreaper}`;
+    return new Supervision({ mode: "tree", why: `${why}; process parentage, marker and samples`, tried, controllers: {} }, null, null, input.caps);
   }
 
   /** The mode in force. */
