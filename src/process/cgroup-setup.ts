@@ -18,6 +18,8 @@ export interface RunnerCgroup {
   base: string;
   /** Whether cgroup.kill exists (else freeze + SIGKILL). */
   hasKill: boolean;
+  /** Per runner directory (v2, then each v1 companion): the runner's own cgroup in that hierarchy. */
+  homes: Map<string, string>;
   controllers: Record<ControllerName, ControllerSource>;
 }
 
@@ -42,7 +44,15 @@ function listed(dir: string, file: string): string[] {
 }
 
 /** Makes a controller available below `parent` (v2), or finds its v1 hierarchy; says why not otherwise. */
-function controllerSource(name: ControllerName, base: string, parent: string, mounts: CgroupMount[], own: Map<string, string>, runnerName: string, companions: string[]): ControllerSource {
+function controllerSource(
+  name: ControllerName,
+  base: string,
+  parent: string,
+  mounts: CgroupMount[],
+  own: Map<string, string>,
+  runnerName: string,
+  homes: Map<string, string>,
+): ControllerSource {
   if (!listed(parent, "cgroup.controllers").includes(name)) {
     // Enabling it in the base fails when the base holds processes and is not the root ("no internal processes").
     const error = listed(base, "cgroup.controllers").includes(name) ? writeControl(base, "cgroup.subtree_control", `+${name}`) : "not in this hierarchy";
@@ -52,7 +62,7 @@ function controllerSource(name: ControllerName, base: string, parent: string, mo
       const v1Own = v1 ? pathUnder(v1, own.get(name) ?? "/") : null;
       if (v1 && v1Own !== null) {
         const dir = join(v1Own, runnerName);
-        companions.push(dir);
+        homes.set(dir, v1Own);
         return { kind: "v1", mount: dir, why };
       }
       return { kind: "none", why };
@@ -68,6 +78,8 @@ export function setUpRunnerCgroup(name: string): CgroupSetup {
   const mounts = cgroupMounts();
   const own = ownCgroups();
   const candidates = v2Candidates(mounts, own);
+  const v2Mount = mounts.find((mount) => mount.version === 2);
+  const v2Home = v2Mount ? pathUnder(v2Mount, own.get("") ?? "/") : null;
   if (candidates.length === 0) return { ok: false, tried: ["no cgroup v2 hierarchy mounted (/proc/self/mountinfo)"] };
   const tried: string[] = [];
   for (const base of candidates) {
@@ -78,18 +90,19 @@ export function setUpRunnerCgroup(name: string): CgroupSetup {
       continue;
     }
     tried.push(`${v2.dir}: ok`);
-    const companions: string[] = [];
+    // The runner steps into each agent cgroup to fork the agent and back out, so it must know its own.
+    const homes = new Map<string, string>([[v2.dir, v2Home ?? base]]);
     const controllers = {} as Record<ControllerName, ControllerSource>;
-    for (const controller of CONTROLLERS) controllers[controller] = controllerSource(controller, base, v2.dir, mounts, own, name, companions);
-    const tree = new CgroupTree(v2.dir, companions);
-    for (const dir of companions) {
-      const failure = new CgroupTree(dir).create();
-      if (failure === null) continue;
-      const controller = CONTROLLERS.find((entry) => { const source = controllers[entry]; return source.kind === "v1" && source.mount === dir; });
-      if (controller) controllers[controller] = { kind: "none", why: `cgroup v1 ${controller} hierarchy not writable (${failure})` };
-      tree.companions.splice(tree.companions.indexOf(dir), 1);
+    for (const controller of CONTROLLERS) controllers[controller] = controllerSource(controller, base, v2.dir, mounts, own, name, homes);
+    const tree = new CgroupTree(v2.dir, []);
+    for (const controller of CONTROLLERS) {
+      const source = controllers[controller];
+      if (source.kind !== "v1") continue;
+      const failure = new CgroupTree(source.mount).create();
+      if (failure === null) tree.companions.push(source.mount);
+      else controllers[controller] = { kind: "none", why: `cgroup v1 ${controller} hierarchy not writable (${failure})` };
     }
-    return { ok: true, runner: { tree, base, hasKill: existsSync(join(v2.dir, "cgroup.kill")), controllers }, tried };
+    return { ok: true, runner: { tree, base, hasKill: existsSync(join(v2.dir, "cgroup.kill")), controllers, homes }, tried };
   }
   return { ok: false, tried };
 }

@@ -54,9 +54,12 @@ export class CgroupTree {
    * nothing can fork, SIGKILL each member (a frozen process still dies of SIGKILL) and thaw.
    */
   kill(): "cgroup.kill" | "freeze" {
-    if (writeControl(this.dir, "cgroup.kill", "1") === null) return "cgroup.kill";
+    // The runner is inside only while it forks an agent; a cgroup holding it is never killed whole.
+    const holdsRunner = this.members().includes(process.pid);
+    if (!holdsRunner && writeControl(this.dir, "cgroup.kill", "1") === null) return "cgroup.kill";
     writeControl(this.dir, "cgroup.freeze", "1");
     for (const pid of this.members()) {
+      if (pid === process.pid) continue;
       try {
         process.kill(pid, "SIGKILL");
       } catch {

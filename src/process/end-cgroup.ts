@@ -6,6 +6,7 @@ import type { CgroupTree } from "./cgroup-tree.js";
 import { pause, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
 
 function send(pid: number, signal: NodeJS.Signals): boolean {
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, signal);
     return true;

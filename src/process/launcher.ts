@@ -1,31 +1,14 @@
-// The small Perl programs an agent starts under: one joins the agent's cgroup and then execs the
-// agent (so it runs nothing outside the cgroup), one is a subreaper that runs the agent as its child.
-// Both report on file descriptor 3, which the agent never inherits (close-on-exec):
-//   "cgroup MESSAGE" / "exec ERRNO"   the agent could not be started
-//   "ok"                              the subreaper's child exec'd the agent
-//   "exit code N" / "exit signal N"   the subreaper's child (the agent) ended
-// End of file without a line = the cgroup launcher exec'd the agent.
+// The small Perl subreaper an agent starts under where no cgroup can hold its tree. It reports on
+// file descriptor 3, which the agent never inherits (close-on-exec):
+//   "exec ERRNO" / "subreaper MESSAGE"   the agent could not be started
+//   "ok"                                 its child exec'd the agent
+//   "exit code N" / "exit signal N"      its child (the agent) ended
 
 /** The file descriptor the launchers report on. */
 export const STATUS_FD = 3;
 
 // No modules are loaded (each costs milliseconds per iteration): fcntl(F_SETFD = 2, FD_CLOEXEC = 1)
 // has the same numbers on every Linux architecture.
-// argv: COUNT PROCS_FILE... PROGRAM ARGS...
-const JOIN_CGROUP = `
-open(my $st, ">&=", 3) or exit 126;
-fcntl($st, 2, 1);
-my $n = shift @ARGV;
-for (1 .. $n) {
-  my $file = shift @ARGV;
-  my $fh;
-  unless (open($fh, ">", $file) and print($fh "$$\\n") and close($fh)) { syswrite($st, "cgroup $file: $!\\n"); exit 126 }
-}
-exec { $ARGV[0] } @ARGV;
-syswrite($st, "exec " . ($! + 0) . "\\n");
-exit 127;
-`;
-
 // argv: PRCTL_NR PROGRAM ARGS... Polite signals sent to the whole tree must not end the subreaper
 // (its orphans would go to init), so it catches them; the child restores the defaults before exec.
 // It leaves once it has no children left, with the agent's status.
@@ -71,11 +54,6 @@ for (;;) {
 exit(($status & 127) ? 128 + ($status & 127) : ($status >> 8));
 `;
 
-/** The argv that starts `argv` inside a cgroup: it joins every procs file, then execs. */
-export function joinCgroupArgv(perl: string, procsFiles: string[], argv: string[]): string[] {
-  return [perl, "-e", JOIN_CGROUP, String(procsFiles.length), ...procsFiles, ...argv];
-}
-
 /** The argv that starts `argv` as the child of a subreaper. */
 export function subreaperArgv(perl: string, prctlNr: number, argv: string[]): string[] {
   return [perl, "-e", SUBREAPER, String(prctlNr), ...argv];
@@ -99,7 +77,7 @@ export function parseLauncherStatus(line: string): LauncherStatus {
 
 /** What a launcher reported: how the start went, and (subreaper) when the agent ended. */
 export interface LauncherReports {
-  /** The first report: ok, failed, or null when the pipe closed without one (the cgroup launcher exec'd). */
+  /** The first report: ok, failed, or null when the pipe closed without one. */
   started: Promise<LauncherStatus | null>;
   /** The agent's end as the subreaper saw it; never resolves otherwise. */
   agentExit: Promise<{ code: number | null; signal: number | null }>;

@@ -2,27 +2,12 @@
 import type { ChildProcess } from "node:child_process";
 import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
 import { endCgroup } from "./end-cgroup.js";
-import { joinCgroupArgv, subreaperArgv } from "./launcher.js";
 import type { AgentExit, AgentProcess } from "./spawn-agent.js";
 
-/** How an agent is sealed in: its cgroup (made before the start), or a subreaper. */
+/** How an agent is sealed in: born in its cgroup (made before the start), or the child of a subreaper. */
 export type Seal =
-  | { kind: "cgroup"; perl: string; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
+  | { kind: "cgroup"; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
   | { kind: "subreaper"; perl: string; prctl: number };
-
-/** The argv that starts the agent through its launcher. */
-export function sealedArgv(seal: Seal, argv: string[]): string[] {
-  switch (seal.kind) {
-    case "cgroup":
-      return joinCgroupArgv(seal.perl, seal.cgroup.procsFiles(), argv);
-    case "subreaper":
-      return subreaperArgv(seal.perl, seal.prctl, argv);
-    default: {
-      const never: never = seal;
-      throw new Error(`unknown seal ${String(never)}`);
-    }
-  }
-}
 
 /** Writes the prompt to the agent's stdin and closes it. */
 export function feedStdin(child: ChildProcess, text: string | null): void {

@@ -7,8 +7,8 @@ import type { ResourceFigures } from "./agent-cgroup.js";
 import { endTree, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
 import { ProcessInventory, type ProcessIdentity, type TreeMarker } from "./inventory.js";
 import { isAlive, readProcess } from "./proc-table.js";
-import { readLauncherReports, STATUS_FD } from "./launcher.js";
-import { feedStdin, sealedArgv, sealedAgent, type Seal } from "./seal.js";
+import { readLauncherReports, STATUS_FD, subreaperArgv } from "./launcher.js";
+import { feedStdin, sealedAgent, type Seal } from "./seal.js";
 
 /** What to start and how. */
 export interface SpawnAgentOptions {
@@ -106,25 +106,32 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     return { ok: false, error: "spawn_failed", message: "empty command" };
   }
   const seal = options.seal;
-  const [command, ...commandArgs] = seal ? sealedArgv(seal, options.argv) : [program, ...args];
-  let child: ChildProcess;
-  try {
-    child = spawn(command as string, commandArgs, {
+  const subreaper = seal?.kind === "subreaper" ? seal : null;
+  const [command, ...commandArgs] = subreaper ? subreaperArgv(subreaper.perl, subreaper.prctl, options.argv) : [program, ...args];
+  const start = (): ChildProcess =>
+    spawn(command as string, commandArgs, {
       cwd: options.cwd,
       env: { ...options.env, [options.marker.key]: options.marker.value },
       // Never the terminal's stdin: an agent that sets raw mode would swallow Ctrl-C.
-      stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe", ...(seal ? ["pipe" as const] : [])],
+      stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe", ...(subreaper ? ["pipe" as const] : [])],
       // Own session: a terminal Ctrl-C reaches only the runner, which forwards it.
       detached: true,
       shell: false,
     });
+  let child: ChildProcess;
+  try {
+    if (seal?.kind === "cgroup") {
+      const forked = seal.cgroup.forkInside(start);
+      if (!forked.ok) return { ok: false, error: "spawn_failed", message: forked.message };
+      child = forked.value;
+    } else child = start();
   } catch (error) {
-    return failure(error as NodeJS.ErrnoException, options.argv, options.cwd, seal?.perl);
+    return failure(error as NodeJS.ErrnoException, options.argv, options.cwd, subreaper?.perl);
   }
-  const reports = seal ? readLauncherReports(child.stdio[STATUS_FD] as NodeJS.ReadableStream) : null;
-  // A sealed agent may exit while its launcher's report is awaited; Node then drains output nobody
-  // reads yet. Piping it into our own buffers at once keeps every byte (and the back-pressure).
-  if (seal) keepOutput(child);
+  const reports = subreaper ? readLauncherReports(child.stdio[STATUS_FD] as NodeJS.ReadableStream) : null;
+  // The agent may exit while the subreaper's report is awaited; Node then drains output nobody reads
+  // yet. Piping it into our own buffers at once keeps every byte (and the back-pressure).
+  if (subreaper) keepOutput(child);
   let hasExited = false;
   let inventory: ProcessInventory | null = null;
   // Listening before anything else runs, so no event can be missed.
@@ -146,7 +153,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     child.once("spawn", () => resolve(null));
     child.once("error", (error) => resolve(error));
   });
-  if (started !== null) return failure(started, options.argv, options.cwd, seal?.perl);
+  if (started !== null) return failure(started, options.argv, options.cwd, subreaper?.perl);
   const pid = child.pid as number;
   // Later errors (e.g. a failed kill) must not crash the runner.
   child.on("error", () => undefined);
@@ -159,7 +166,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   }
   if (seal?.kind === "cgroup") return { ok: true, agent: sealedAgent(seal, { pid, child, exited, closed, stdin: options.stdin }) };
 
-  const agentExited = reports && seal?.kind === "subreaper" ? Promise.race([reports.agentExit.then(exitOf), exited]) : exited;
+  const agentExited = reports ? Promise.race([reports.agentExit.then(exitOf), exited]) : exited;
   let agentEnded = false;
   void agentExited.then(() => (agentEnded = true));
   const rootInfo = readProcess(pid);

@@ -56,14 +56,14 @@ export class Supervision {
    * that works. Returns an error text when a forced mode or a cap cannot be had here.
    */
   static async choose(input: { env: NodeJS.ProcessEnv; pid: number; pidStart: string | null; caps: CgroupCaps }): Promise<Supervision | string> {
-    const request = input.env[SUPERVISION_ENV] ?? "auto";
+    const request = input.env[SUPERVISION_ENV] || "auto";
     if (!(REQUESTS as readonly string[]).includes(request)) return `${SUPERVISION_ENV}=${request}: expected one of ${REQUESTS.join(", ")}`;
     const perl = findOnPath("perl", input.env.PATH ?? "");
     const linux = process.platform === "linux";
     const prctl = PRCTL_SYSCALL[process.arch];
     const tried: string[] = [];
     let cgroupWhy = "";
-    if ((request === "auto" || request === "cgroup") && linux && perl !== null) {
+    if ((request === "auto" || request === "cgroup") && linux) {
       const setup = setUpRunnerCgroup(runnerCgroupName(input.pid, input.pidStart ?? "0"));
       tried.push(...setup.tried);
       if (setup.ok) {
@@ -87,7 +87,7 @@ export class Supervision {
       }
       cgroupWhy = "no writable cgroup v2 hierarchy";
     } else if (request === "auto" || request === "cgroup") {
-      cgroupWhy = !linux ? "cgroups exist only on Linux" : "perl not found on PATH (it places the agent in its cgroup)";
+      cgroupWhy = "cgroups exist only on Linux";
     }
     if (request === "cgroup") return `${SUPERVISION_ENV}=cgroup: ${cgroupWhy}${tried.length > 0 ? ` (tried ${tried.join("; ")})` : ""}`;
     const capAsked = input.caps.memoryMaxBytes !== null ? "--memory-max" : input.caps.pidsMax !== null ? "--pids-max" : null;
@@ -115,12 +115,12 @@ export class Supervision {
     if (this.report.mode === "subreaper" && this.perl !== null) {
       return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl: PRCTL_SYSCALL[process.arch] ?? 0 } });
     }
-    if (this.report.mode !== "cgroup" || this.runner === null || this.perl === null) return spawnAgent(options);
+    if (this.report.mode !== "cgroup" || this.runner === null) return spawnAgent(options);
     const iteration = options.env.RALPH_ITERATION ?? String(this.spawned);
     const runId = options.env.RALPH_RUN_ID ?? "agent";
     const cgroup = AgentCgroup.create(this.runner, `ralph-${runId}-${iteration}-${this.spawned}`, this.caps);
     if (typeof cgroup === "string") return { ok: false, error: "spawn_failed", message: cgroup };
-    const result = await spawnAgent({ ...options, seal: { kind: "cgroup", perl: this.perl, cgroup, watchMemoryCap: this.caps.memoryMaxBytes !== null } });
+    const result = await spawnAgent({ ...options, seal: { kind: "cgroup", cgroup, watchMemoryCap: this.caps.memoryMaxBytes !== null } });
     if (!result.ok) await cgroup.tree.remove();
     return result;
   }

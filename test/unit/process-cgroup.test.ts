@@ -60,10 +60,10 @@ describe("sizes", () => {
 });
 
 describe("launcher reports", () => {
-  it("tells a start, a failed exec, a failed join and the agent's end apart", () => {
+  it("tells a start, a failed exec, a failed set-up and the agent's end apart", () => {
     assert.deepEqual(parseLauncherStatus("ok"), { kind: "ok" });
     assert.deepEqual(parseLauncherStatus("exec 2"), { kind: "failed", errno: 2, message: "exec 2" });
-    assert.deepEqual(parseLauncherStatus("cgroup /x/cgroup.procs: Permission denied"), { kind: "failed", errno: null, message: "cgroup /x/cgroup.procs: Permission denied" });
+    assert.deepEqual(parseLauncherStatus("subreaper fork: Resource temporarily unavailable"), { kind: "failed", errno: null, message: "subreaper fork: Resource temporarily unavailable" });
     assert.deepEqual(parseLauncherStatus("exit code 3"), { kind: "exit", code: 3, signal: null });
     assert.deepEqual(parseLauncherStatus("exit signal 9"), { kind: "exit", code: null, signal: 9 });
   });
