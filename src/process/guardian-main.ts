@@ -29,6 +29,8 @@ async function onPipeClosed(): Promise<void> {
   }
   await endCgroup(cgroup, options);
   await cgroup.remove();
+  // A further net: anything carrying the marker outside the cgroup (nothing should) is killed too.
+  await endTree(null, { key, value }, [], { graceMs: 0, politeSignals: [] });
 }
 
 process.stdin.on("data", (chunk: Buffer) => {
