@@ -1,5 +1,7 @@
 // Starting an agent sealed in by the kernel: inside its own cgroup, or as the child of a subreaper.
 import type { ChildProcess } from "node:child_process";
+import { constants } from "node:os";
+import { PassThrough } from "node:stream";
 import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
 import { endCgroup } from "./end-cgroup.js";
 import type { AgentExit, AgentProcess } from "./spawn-agent.js";
@@ -8,6 +10,24 @@ import type { AgentExit, AgentProcess } from "./spawn-agent.js";
 export type Seal =
   | { kind: "cgroup"; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
   | { kind: "subreaper"; perl: string; prctl: number };
+
+/** Replaces the child's stdout and stderr by pass-through streams already reading from them. */
+export function keepOutput(child: ChildProcess): void {
+  for (const name of ["stdout", "stderr"] as const) {
+    const source = child[name];
+    if (source === null) continue;
+    const kept = new PassThrough();
+    source.on("error", (error) => kept.destroy(error));
+    source.pipe(kept);
+    Object.defineProperty(child, name, { value: kept });
+  }
+}
+
+/** A status from the subreaper as an AgentExit. */
+export function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
+  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
+  return { code: exit.code, signal };
+}
 
 /** Writes the prompt to the agent's stdin and closes it. */
 export function feedStdin(child: ChildProcess, text: string | null): void {

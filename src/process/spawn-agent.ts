@@ -1,14 +1,13 @@
 // Starting an agent CLI as the root of a supervised process tree.
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
-import { PassThrough } from "node:stream";
 import { constants } from "node:os";
 import type { ResourceFigures } from "./agent-cgroup.js";
 import { endTree, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
 import { ProcessInventory, type ProcessIdentity, type TreeMarker } from "./inventory.js";
 import { isAlive, readProcess } from "./proc-table.js";
 import { readLauncherReports, STATUS_FD, subreaperArgv } from "./launcher.js";
-import { feedStdin, sealedAgent, type Seal } from "./seal.js";
+import { exitOf, feedStdin, keepOutput, sealedAgent, type Seal } from "./seal.js";
 
 /** What to start and how. */
 export interface SpawnAgentOptions {
@@ -51,26 +50,8 @@ export interface AgentProcess {
   memoryCapHit: Promise<void>;
 }
 
-/** Replaces the child's stdout and stderr by pass-through streams already reading from them. */
-function keepOutput(child: ChildProcess): void {
-  for (const name of ["stdout", "stderr"] as const) {
-    const source = child[name];
-    if (source === null) continue;
-    const kept = new PassThrough();
-    source.on("error", (error) => kept.destroy(error));
-    source.pipe(kept);
-    Object.defineProperty(child, name, { value: kept });
-  }
-}
-
 /** How long end() waits for a subreaper whose agent has ended to leave by itself. */
 const SUBREAPER_EXIT_WAIT_MS = 20;
-
-/** A status from the subreaper as an AgentExit. */
-function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
-  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
-  return { code: exit.code, signal };
-}
 
 /** The outcome of spawnAgent: a running agent, or why it could not start. */
 export type SpawnResult =
