@@ -4,7 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, RALPH, readEvents, readStatus } from "../helpers/cli.js";
 import { identify, pollUntil, procRunning, progressBlocks, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
@@ -165,5 +165,29 @@ describe("caps", { concurrency: 2 }, () => {
     assert.match(result.stderr, /--pids-max needs a writable cgroup v2 hierarchy/);
     assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
     assert.equal(existsSync(join(dir, ".ralph", "runs", "x")), false);
+  });
+});
+
+describe("ralph doctor", () => {
+  test("names the mode and why, each agent CLI with its version or why not, and Node's version", async () => {
+    const { dir, files } = cleanup.project();
+    const fakeClaude = join(files, "claude");
+    writeFileSync(fakeClaude, "#!/bin/sh\necho '9.8.7 (Claude Code)'\n", { mode: 0o755 });
+    const env = cleanEnv({ RALPH_SUPERVISION: "tree", RALPH_CLAUDE_BIN: fakeClaude, PATH: "/usr/bin:/bin" });
+    const result = spawnSync(process.execPath, [RALPH, "doctor"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^supervision {2}tree: RALPH_SUPERVISION=tree; process parentage, marker and samples$/m);
+    assert.match(result.stdout, new RegExp(`^claude +${fakeClaude} 9\\.8\\.7 \\(Claude Code\\)$`, "m"));
+    assert.match(result.stdout, /^codex +not found \(codex on PATH, or RALPH_CODEX_BIN\)$/m);
+    assert.match(result.stdout, new RegExp(`^node +${process.version.replace(/\./g, "\\.")} `, "m"));
+  });
+
+  test("--json reports the mode in force; a forced mode that cannot be had exits 1 saying why", { skip: process.platform !== "linux" ? "Linux only" : false }, () => {
+    const ok = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: "subreaper" }), encoding: "utf8", timeout: 60_000 });
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal((JSON.parse(ok.stdout) as { supervision: { mode: string } }).supervision.mode, "subreaper");
+    const bad = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: "kernel" }), encoding: "utf8", timeout: 60_000 });
+    assert.equal(bad.status, 1);
+    assert.match((JSON.parse(bad.stdout) as { supervision: { why: string } }).supervision.why, /RALPH_SUPERVISION=kernel: expected one of auto, cgroup, subreaper, tree/);
   });
 });
