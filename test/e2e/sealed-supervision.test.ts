@@ -4,8 +4,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { cleanEnv, RALPH, readEvents, readStatus } from "../helpers/cli.js";
 import { identify, pollUntil, procRunning, progressBlocks, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
@@ -189,5 +189,45 @@ describe("ralph doctor", () => {
     const bad = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: "kernel" }), encoding: "utf8", timeout: 60_000 });
     assert.equal(bad.status, 1);
     assert.match((JSON.parse(bad.stdout) as { supervision: { why: string } }).supervision.why, /RALPH_SUPERVISION=kernel: expected one of auto, cgroup, subreaper, tree/);
+  });
+});
+
+describe("stale cgroups", () => {
+  const skip = process.platform !== "linux" ? "Linux only" : unavailable("cgroup");
+  test("a dead runner's cgroup is killed and removed by the next ralph; a live runner's is left alone", { skip: skip ?? false }, async () => {
+    const { dir } = cleanup.project();
+    const doctor = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: "cgroup" }), encoding: "utf8", timeout: 60_000 });
+    const made = (JSON.parse(doctor.stdout) as { supervision: { tried: string[] } }).supervision.tried.find((entry) => entry.endsWith(": ok")) as string;
+    const base = dirname(made);
+    const namespace = /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] as string;
+    // A runner that is gone: a pid that exited, with a start time it never had.
+    const gone = spawnSync("true").pid as number;
+    const stale = join(base, `ralph-${namespace}-${gone}-1`);
+    // A runner that is alive: this test process, with its real start time.
+    const live = join(base, `ralph-${namespace}-${process.pid}-${identify(process.pid).start}`);
+    const sleepers: Proc[] = [];
+    for (const cgroup of [stale, live]) {
+      mkdirSync(cgroup);
+      const sleeper = spawn("sleep", ["300"], { stdio: "ignore" });
+      const proc = identify(sleeper.pid as number);
+      cleanup.pid(proc);
+      sleepers.push(proc);
+      writeFileSync(join(cgroup, "cgroup.procs"), String(sleeper.pid));
+    }
+    try {
+      const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "true"], dir, cleanEnv({ RALPH_SUPERVISION: "cgroup" }));
+      const result = await within(ralph.done, 30_000, "ralph's exit");
+      assert.equal(result.code, 3, result.stderr);
+      assert.equal(existsSync(stale), false, "the dead runner's cgroup is still there");
+      await pollUntil(() => !procRunning(sleepers[0] as Proc), "the dead runner's leftover to die", 5000);
+      assert.equal(existsSync(live), true, "a live runner's cgroup was removed");
+      assert.equal(procRunning(sleepers[1] as Proc), true, "a live runner's process was killed");
+    } finally {
+      for (const proc of sleepers) if (procRunning(proc)) process.kill(proc.pid, "SIGKILL");
+      for (const cgroup of [stale, live]) {
+        await pollUntil(() => !existsSync(join(cgroup, "cgroup.procs")) || readFileSync(join(cgroup, "cgroup.procs"), "utf8") === "", `${cgroup} to empty`, 5000);
+        if (existsSync(cgroup)) rmdirSync(cgroup);
+      }
+    }
   });
 });
