@@ -114,6 +114,12 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .option("--project <dir>", "a project to show (repeatable; default: the current directory)", (dir: string, dirs: string[] = []) => [...dirs, dir])
     .exitOverride()
     .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
+  program
+    .command("doctor")
+    .description("how agent trees are supervised here and why, the agent CLIs found, Node's version")
+    .option("--json", "machine-readable output")
+    .exitOverride()
+    .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;

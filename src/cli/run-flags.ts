@@ -30,6 +30,8 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--dry-run-delay": { flags: "--dry-run-delay <dur>", help: "how long each dry-run iteration sleeps (default 1s)" },
   "--json": { flags: "--json", help: "write the event stream to stdout instead of human output" },
   "--name": { flags: "--name <id>", help: "run id (default YYYYMMDD-HHMMSS-xxxx)" },
+  "--memory-max": { flags: "--memory-max <size>", help: "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)" },
+  "--pids-max": { flags: "--pids-max <n>", help: "process-count cap of each iteration's agent tree (needs a writable cgroup)" },
 };
 
 /** Adds every `ralph run` option to a command. */

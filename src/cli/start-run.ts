@@ -13,7 +13,7 @@ import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
-import { spawnAgent } from "../process/spawn-agent.js";
+import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
 import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
@@ -81,6 +81,17 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const notes: string[] = [];
   const releases: Array<() => void> = [];
   const releaseAll = () => releases.splice(0).reverse().forEach((release) => release());
+  // Chosen before anything is written: a cap that cannot be applied here is a usage error.
+  const supervision = await Supervision.choose({
+    env: process.env,
+    pid: process.pid,
+    pidStart,
+    caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
+  });
+  if (typeof supervision === "string") throw new UsageError(supervision);
+  releases.push(() => supervision.dispose());
+  notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
+  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
     if (problem) throw new UsageError(problem);
@@ -94,7 +105,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
-      const status = initialStatus(input, { now: () => new Date(), pid: process.pid, pidStart, hostname: holder.hostname });
+      const status = initialStatus(input, { now: () => new Date(), pid: process.pid, pidStart, hostname: holder.hostname, supervision: supervision.mode });
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -118,7 +129,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
       { projectDir: input.projectDir, runId: input.runId, settings: input.settings, state: input.state, previous: input.previous, notes },
       {
         adapterFor,
-        spawnAgent,
+        spawnAgent: (options) => supervision.spawn(options),
+        supervision: supervision.mode,
         signals,
         listener,
         now: () => new Date(),
@@ -126,7 +138,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         hostname: holder.hostname,
         pid: process.pid,
         pidStart,
-        startGuardian,
+        startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
       },
     );

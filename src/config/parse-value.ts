@@ -120,3 +120,22 @@ export function parseCommandWords(raw: unknown): Parsed<string[]> {
   if (current !== null) words.push(current);
   return words.length > 0 ? ok(words) : bad("a command");
 }
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** A size in bytes such as `512M`, `2G`, `1.5g` or `1048576` (K, M, G, T are powers of 1024), at least 1 MiB. */
+export function parseSize(raw: unknown): Parsed<number> {
+  const text = typeof raw === "number" ? String(raw) : raw;
+  const expected = "a size such as 512M, 2G or 1048576 (bytes), at least 1M";
+  if (typeof text !== "string") return bad(expected);
+  const match = /^([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim());
+  if (!match?.[1]) return bad(expected);
+  const bytes = Math.floor(Number(match[1]) * (SIZE_UNITS[(match[2] ?? "").toLowerCase()] ?? 1));
+  return Number.isSafeInteger(bytes) && bytes >= 2 ** 20 ? ok(bytes) : bad(expected);
+}
+
+/** A whole number of at least 1. */
+export function parsePositiveCount(raw: unknown): Parsed<number> {
+  const parsed = parseCount(raw);
+  return parsed.ok && parsed.value === 0 ? bad("a whole number of at least 1") : parsed;
+}

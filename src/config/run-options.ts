@@ -5,6 +5,8 @@ import {
   parseChoice,
   parseCommandWords,
   parseCount,
+  parsePositiveCount,
+  parseSize,
   parseDuration,
   parsePositiveDuration,
   parseRunId,
@@ -39,6 +41,10 @@ export interface RunSettings {
   dryRunDelayMs: number;
   json: boolean;
   name: string | null;
+  /** Memory cap of each iteration's agent tree in bytes (needs a cgroup). */
+  memoryMax: number | null;
+  /** Process-count cap of each iteration's agent tree (needs a cgroup). */
+  pidsMax: number | null;
 }
 
 /** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
@@ -90,6 +96,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),
   spec("json", "--json", parseBoolean, false),
   spec("name", "--name", nullable(parseRunId), null),
+  spec("memoryMax", "--memory-max", nullable(parseSize), null),
+  spec("pidsMax", "--pids-max", nullable(parsePositiveCount), null),
 ] as OptionSpec[];
 
 /** The defaults of every option. */

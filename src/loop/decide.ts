@@ -6,6 +6,7 @@ import { describeChange, takeFingerprint } from "./progress-fingerprint.js";
 import { judgeCompletion } from "./judge-completion.js";
 import type { AgentRun } from "./run-agent.js";
 import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { PromiseVerdict } from "./promise.js";
 import { waitForLimit } from "./wait-for-limit.js";
@@ -22,10 +23,22 @@ export interface FinishedIteration {
 export function failureOf(run: FinishedIteration["run"]): string | null {
   if (run.endedBy === "timeout") return "timed out";
   if (run.endedBy === "idle_timeout") return "idle timeout";
+  if (run.endedBy === "memory_cap" || (run.resources?.oom_kills ?? 0) > 0) return "memory cap reached (--memory-max): the kernel killed a process";
   if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
   if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
   if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
   return null;
+}
+
+/** The progress.txt fields of an iteration's resource figures. */
+function resourceFields(resources: ResourceFigures | null | undefined): Array<[string, number | undefined]> {
+  if (!resources) return [];
+  return [
+    ["cpu_seconds", resources.cpu_seconds ?? undefined],
+    ["peak_memory_bytes", resources.peak_memory_bytes ?? undefined],
+    ["peak_pids", resources.peak_pids ?? undefined],
+    ["oom_kills", resources.oom_kills || undefined],
+  ];
 }
 
 function describeExit(run: FinishedIteration["run"]): string {
@@ -92,6 +105,7 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
     ["promise_found", promise ? promise.found : undefined],
     ["criteria", verdicts.length > 0 ? verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined],
     ["leftover_processes", done.run.leftovers || undefined],
+    ...resourceFields(done.run.resources),
   ]);
   record.event("iteration_ended", {
     iteration: done.iteration,
@@ -109,7 +123,9 @@ export async function decideAfterIteration(loop: LoopState, done: FinishedIterat
     ...promiseIgnored(promise, failure, criteriaPass),
     ...checksSkipped(criteria.length, verdicts.length, failure, loop.options.settings.dryRun, promise),
     criteria_passed: verdicts.length > 0 ? criteriaPass : null,
+    resources: done.run.resources ?? null,
   });
+  if (done.run.resources) record.update({ resources: done.run.resources });
   record.log(`=== Completed iteration ${done.iteration} ===`);
 
   const interrupted = loop.interruption();

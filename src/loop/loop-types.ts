@@ -3,6 +3,7 @@ import type { AgentAdapter, AgentName } from "../agents/types.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
+import type { SupervisionMode } from "../process/supervision.js";
 import type { RunState } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { InterruptSignal } from "./exit-reasons.js";
@@ -32,6 +33,8 @@ export interface SignalSource {
 export interface LoopDeps {
   adapterFor: (name: AgentName) => AgentAdapter;
   spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
+  /** How agent trees are kept (recorded in run_started and status.json); "tree" when not given. */
+  supervision?: SupervisionMode;
   signals: SignalSource;
   listener: RecordListener;
   now: () => Date;

@@ -1,6 +1,7 @@
 // Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
 import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
 import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
@@ -8,12 +9,21 @@ import type { IterationLog } from "../store/iteration-log.js";
 import { LineSplitter } from "./line-splitter.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
 
 /** What one agent process did. */
 export type AgentRun =
   | { kind: "missing"; message: string }
-  | { kind: "finished"; exit: AgentExit; outcome: AgentOutcome; endedBy: EndedBy | null; durationMs: number; leftovers: number };
+  | {
+      kind: "finished";
+      exit: AgentExit;
+      outcome: AgentOutcome;
+      endedBy: EndedBy | null;
+      durationMs: number;
+      leftovers: number;
+      /** What the agent tree used, where a cgroup counted it. */
+      resources?: ResourceFigures | null;
+    };
 
 /** Everything runAgent needs for one iteration. */
 export interface AgentRunInput {
@@ -116,6 +126,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
 
   const timeout = setTimeout(() => endNow("timeout"), input.timeoutMs);
   armIdle();
+  void agent.memoryCapHit.then(() => endNow("memory_cap"));
   const onInterrupt = () => endNow("interrupted");
   const onStopNow = () => endNow("stop_now");
   const onCannotRecord = () => endNow("write_failed");
@@ -136,7 +147,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
     splitter.end();
     await log.end();
     const outcome = parser.finish(stderrTail, exit);
-    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
+    const resources = agent.resources();
+    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources };
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);

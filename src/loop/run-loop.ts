@@ -39,6 +39,7 @@ export async function runLoop(options: LoopOptions, deps: LoopDeps): Promise<Run
       max_iterations: options.state.maxIterations,
       cwd: options.projectDir,
       continued_from_iteration: options.previous?.iteration ?? null,
+      supervision: deps.supervision ?? "tree",
     });
     record.log(options.previous ? `run continued after iteration ${options.previous.iteration}` : "run started");
     if (options.previous) record.progress([["continued_at", deps.now().toISOString()], ["continued_from_iteration", options.previous.iteration]]);
@@ -80,7 +81,7 @@ async function iterate(loop: LoopState): Promise<Ending> {
 }
 
 /** The first status.json of a run (or of its continuation). */
-export function initialStatus(options: Pick<LoopOptions, "runId" | "projectDir" | "settings" | "state" | "previous">, deps: Pick<LoopDeps, "now" | "pid" | "pidStart" | "hostname">): RunStatus {
+export function initialStatus(options: Pick<LoopOptions, "runId" | "projectDir" | "settings" | "state" | "previous">, deps: Pick<LoopDeps, "now" | "pid" | "pidStart" | "hostname" | "supervision">): RunStatus {
   const now = deps.now().toISOString();
   const previous = options.previous;
   return {
@@ -107,5 +108,7 @@ export function initialStatus(options: Pick<LoopOptions, "runId" | "projectDir" 
     exit_code: null,
     last_action: "starting",
     failures: 0,
+    supervision: deps.supervision ?? "tree",
+    resources: null,
   };
 }

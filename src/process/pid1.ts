@@ -10,8 +10,8 @@ import { constants } from "node:os";
 /** The signals PID 1 passes on; any other signal is ignored by PID 1 anyway. */
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
-// prctl's system call number, which Perl's syscall() needs; 0 = unknown here.
-const PRCTL_SYSCALL: Record<string, number> = {
+/** prctl's system call number per Node architecture (Perl's syscall() needs it). */
+export const PRCTL_SYSCALL: Record<string, number> = {
   x64: 157,
   arm64: 167,
   riscv64: 167,

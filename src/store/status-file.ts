@@ -1,5 +1,6 @@
 // status.json: the run's observed state, owned by the runner and always replaced atomically.
 import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { readRegular } from "./regular-file.js";
 
@@ -38,6 +39,10 @@ export interface RunStatus {
   last_action: string;
   resume_at?: string | null;
   failures?: number;
+  /** How agent trees are kept: cgroup, subreaper or tree (SPEC section 9). */
+  supervision?: string;
+  /** What the last iteration's agent tree used (cgroup mode), else null. */
+  resources?: ResourceFigures | null;
 }
 
 /** Replaces status.json with `status`. */

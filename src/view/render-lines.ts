@@ -54,8 +54,21 @@ export function iterationSegments(event: RunEvent, maxIterations: number, spend:
   const failed = result === "failed" || result === "timeout";
   const shown = failed ? seg("error", `${result}${event.error ? ` (${String(event.error)})` : ""}`) : seg(result === "done" ? "done" : "plain", result);
   const tokens = tokensOf(event.tokens);
-  const tail = [tokens !== null ? `${tokenText(tokens)} tokens` : null, spend !== null ? `$${spend.toFixed(4)} so far` : null].filter((part) => part !== null);
+  const tail = [tokens !== null ? `${tokenText(tokens)} tokens` : null, spend !== null ? `$${spend.toFixed(4)} so far` : null, ...resourceParts(event.resources)].filter(
+    (part) => part !== null,
+  );
   return [seg("plain", `[${ofText(event.iteration, maxIterations)}] ${seconds} `), shown, ...(tail.length > 0 ? [seg("plain", ` · ${tail.join(" · ")}`)] : [])];
+}
+
+/** ["cpu 1.2s", "mem 310.0 MiB", "14 procs"] from an iteration's resource figures (cgroup mode), or []. */
+function resourceParts(resources: unknown): string[] {
+  if (resources === null || typeof resources !== "object") return [];
+  const figures = resources as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof figures.cpu_seconds === "number") parts.push(`cpu ${figures.cpu_seconds.toFixed(1)}s`);
+  if (typeof figures.peak_memory_bytes === "number") parts.push(`mem ${(figures.peak_memory_bytes / 2 ** 20).toFixed(1)} MiB`);
+  if (typeof figures.peak_pids === "number") parts.push(`${figures.peak_pids} procs`);
+  return parts;
 }
 
 const PROMISE_REASONS: Record<string, string> = {

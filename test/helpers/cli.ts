@@ -25,10 +25,10 @@ export function tempProject(prefix = "ralph-e2e-"): { dir: string; cleanup: () =
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Environment for ralph under test: no RALPH_* settings leak in from the caller. */
+/** Environment for ralph under test: no RALPH_* settings leak in from the caller, except the forced supervision mode. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_")) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
   return { ...env, ...extra };
 }
 

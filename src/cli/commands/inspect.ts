@@ -47,6 +47,8 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     exit_code: status?.exit_code ?? null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
+    supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
+    resources: status?.resources ?? null,
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -68,6 +70,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
     ...nextLine(report),
+    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
