@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
 import { checkWorktree } from "./open-worktree.js";
 import { listRecordedWorktrees } from "./list-worktrees.js";
-import { branchExists, currentBranch, realPath, worktreeBranch, worktreePath } from "./worktree-location.js";
+import { branchExists, currentBranch, realPath, worktreePath } from "./worktree-location.js";
 import { runGit } from "./run-git.js";
 
 /** What clean did: the worktree removed (or only its stale record), the branch kept and its commits not in HEAD. */
@@ -32,7 +32,7 @@ export async function cleanWorktree(projectDir: string, runId: string, { force, 
   if (live) return failed({ kind: "run-live", runId });
   const path = worktreePath(projectDir, runId);
   let discarded: string[] = [];
-  let branch: string | null = worktreeBranch(runId);
+  let branch: string | null;
   const directoryWasGone = !existsSync(path);
   if (directoryWasGone) {
     // Deleted by hand: git still records it until the record is removed; nothing else is left to lose.

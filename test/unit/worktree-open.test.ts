@@ -23,7 +23,7 @@ describe("createWorktree", () => {
     writeFileSync(join(repo, "untracked.txt"), "new\n");
     const before = checkoutSnapshot(repo);
     assert.match(before.status, /^ M README\.md$/m, "control: the checkout really is dirty");
-    assert.match(before.status, /^A  staged\.txt$/m);
+    assert.match(before.status, /^A {2}staged\.txt$/m);
     const created = expectOk(await createWorktree(repo, "r1"));
     assert.deepEqual(checkoutSnapshot(repo), before);
     assert.equal(created.path, join(repo, ".ralph", "worktrees", "r1"));
