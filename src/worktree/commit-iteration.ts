@@ -51,7 +51,7 @@ export async function commitIteration(
     if ((await runGit(dir, ["rev-parse", "-q", "--verify", ref], env)).ok) return failed({ kind: "operation-in-progress", path: dir, operation });
   }
   for (const args of [["add", "--all", "--", ...EVERYTHING_BUT_RALPH], ["reset", "-q", "--", ...RALPH_FILES]]) {
-    // The reset unstages `.ralph` files the agent may have added itself.
+    // The exclude keeps git from even reading run files; the reset unstages `.ralph` files the agent staged itself.
     const done = await runGit(dir, args, env);
     if (!done.ok) return gitFailed(args, done.stderr);
   }

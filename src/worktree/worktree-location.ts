@@ -21,7 +21,7 @@ export function worktreeBranch(runId: string): string {
 /** The repository around `dir`: its top directory and its shared git directory, both real paths, or git's reason there is none. */
 export async function repositoryOf(dir: string): Promise<{ top: string; commonDir: string } | { error: string }> {
   const found = await runGit(dir, ["rev-parse", "--show-toplevel", "--git-common-dir"]);
-  if (!found.ok) return { error: found.stderr };
+  if (!found.ok) return { error: found.code === "ENOENT" ? "git is not installed (not found on PATH)" : found.stderr };
   const [top, common] = found.stdout.split("\n");
   if (!top || !common) return { error: "not inside a work tree" };
   return { top: realPath(top), commonDir: realPath(resolve(dir, common)) };
