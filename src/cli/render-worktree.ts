@@ -14,6 +14,8 @@ export function renderWorktreeFailure(failure: WorktreeFailure): string {
       return `the repository at ${failure.top} has no commit yet; a worktree starts from HEAD, so make a first commit`;
     case "branch-exists":
       return `branch ${failure.branch} already exists (from an earlier run of that name); choose another --name or delete the branch`;
+    case "bad-branch-name":
+      return `${failure.branch} is not a name git allows for a branch; choose another --name`;
     case "path-exists":
       return `${failure.path} already exists; choose another --name, or see ralph doctor for leftover worktrees`;
     case "worktree-gone":

@@ -26,6 +26,8 @@ export async function createWorktree(projectDir: string, runId: string): Promise
   const path = worktreePath(projectDir, runId);
   const branch = worktreeBranch(runId);
   if (existsSync(path)) return failed({ kind: "path-exists", path });
+  // A run id may hold what a ref may not (`a..b`, `x.lock`): ask git rather than guess its rules.
+  if (!(await runGit(projectDir, ["check-ref-format", `refs/heads/${branch}`])).ok) return failed({ kind: "bad-branch-name", branch });
   if (await branchExists(projectDir, branch)) return failed({ kind: "branch-exists", branch });
   mkdirSync(worktreesDir(projectDir), { recursive: true, mode: 0o700 });
   const args = ["worktree", "add", "--quiet", "-b", branch, path, base];

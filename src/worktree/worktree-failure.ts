@@ -5,6 +5,7 @@ export type WorktreeFailure =
   | { kind: "not-a-repo"; dir: string; detail: string }
   | { kind: "no-commit"; top: string }
   | { kind: "branch-exists"; branch: string }
+  | { kind: "bad-branch-name"; branch: string }
   | { kind: "path-exists"; path: string }
   | { kind: "worktree-gone"; path: string; branch: string; branchKept: boolean }
   | { kind: "not-a-worktree"; path: string; detail: string }

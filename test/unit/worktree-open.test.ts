@@ -90,6 +90,8 @@ describe("createWorktree", () => {
     expectOk(await createWorktree(repo, "same"));
     const again = await createWorktree(repo, "same");
     assert.equal(again.ok ? "ok" : again.failure.kind, "path-exists");
+    const dots = await createWorktree(repo, "a..b");
+    assert.deepEqual(dots.ok ? "ok" : dots.failure, { kind: "bad-branch-name", branch: "ralph/a..b" });
     git(repo, "branch", "ralph/taken");
     const taken = await createWorktree(repo, "taken");
     assert.equal(taken.ok ? "ok" : taken.failure.kind, "branch-exists");
