@@ -115,11 +115,18 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
   program
+    .command("clean")
+    .description("remove an ended run's worktree (.ralph/worktrees/RUN); its branch ralph/RUN is kept")
+    .argument("<run>", "run id")
+    .option("--force", "remove it even with uncommitted changes in it (they are lost)")
+    .exitOverride()
+    .action((run: string, opts: { force?: boolean }) => done(import("./commands/clean.js").then((m) => m.cleanCommand(cwd, run, opts.force === true))));
+  program
     .command("doctor")
-    .description("how agent trees are supervised here and why, the agent CLIs found, Node's version")
+    .description("how agent trees are supervised here and why, the agent CLIs found, Node's version, orphaned worktrees")
     .option("--json", "machine-readable output")
     .exitOverride()
-    .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(opts.json === true))));
+    .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(cwd, opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;

@@ -1,10 +1,13 @@
-// `ralph doctor`: how agent trees would be supervised here and why, the agent CLIs found, Node's version.
+// `ralph doctor`: how agent trees would be supervised here and why, the agent CLIs found, Node's version, orphaned worktrees.
 import { execFile } from "node:child_process";
 import { CLAUDE_BIN_VARIABLE } from "../../agents/claude.js";
 import { CODEX_BIN_VARIABLE } from "../../agents/codex.js";
 import { GEMINI_BIN_VARIABLE } from "../../agents/gemini.js";
 import { OPENCODE_BIN_VARIABLE } from "../../agents/opencode.js";
 import { readProcess } from "../../process/proc-table.js";
+import { runIds } from "../../store/list-runs.js";
+import { findOrphanWorktrees } from "../../worktree/orphan-worktrees.js";
+import { renderOrphans } from "../render-worktree.js";
 import { findOnPath, Supervision, SUPERVISION_ENV, type SupervisionReport } from "../../process/supervision.js";
 
 /** One agent CLI as found on this machine. */
@@ -49,12 +52,12 @@ async function supervisionCheck(): Promise<SupervisionReport | string> {
 }
 
 /** Prints the diagnosis; exit code 0 (1 when a forced supervision mode is unavailable). */
-export async function doctorCommand(json: boolean): Promise<number> {
-  const [supervision, agents] = await Promise.all([supervisionCheck(), Promise.all(AGENTS.map(checkAgent))]);
+export async function doctorCommand(projectDir: string, json: boolean): Promise<number> {
+  const [supervision, agents, worktrees] = await Promise.all([supervisionCheck(), Promise.all(AGENTS.map(checkAgent)), findOrphanWorktrees(projectDir, runIds(projectDir))]);
   const node = { version: process.version, platform: process.platform, arch: process.arch };
   if (json) {
     const report = typeof supervision === "string" ? { mode: null, why: supervision, tried: [], controllers: {} } : supervision;
-    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, agents, node })}\n`);
+    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, agents, node, orphaned_worktrees: worktrees })}\n`);
     return typeof supervision === "string" ? 1 : 0;
   }
   const lines: string[] = [];
@@ -67,6 +70,7 @@ export async function doctorCommand(json: boolean): Promise<number> {
   }
   for (const agent of agents) lines.push(`${agent.agent.padEnd(12)} ${agent.path === null ? agent.error : `${agent.path} ${agent.version ?? `(no version: ${agent.error ?? "?"})`}`}`);
   lines.push(`node         ${node.version} (${node.platform} ${node.arch})`);
+  lines.push(...renderOrphans(worktrees));
   process.stdout.write(`${lines.join("\n")}\n`);
   return typeof supervision === "string" ? 1 : 0;
 }

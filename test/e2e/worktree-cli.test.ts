@@ -1,0 +1,103 @@
+// `ralph clean` and doctor's worktrees section, through the built CLI on a real repository.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { readProcess } from "../../src/process/proc-table.js";
+import { createWorktree } from "../../src/worktree/open-worktree.js";
+import { cleanEnv, runRalph } from "../helpers/cli.js";
+import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+
+after(isolateGitConfig());
+
+/** A run directory whose status.json says it ended, or that this test process is its live runner. */
+function writeRun(repo: string, id: string, live: boolean): void {
+  const dir = join(repo, ".ralph", "runs", id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const now = new Date().toISOString();
+  const status = {
+    schema_version: 1, run_id: id, mode: "run", pid: process.pid, pid_start: readProcess(process.pid)?.startTime ?? null, hostname: hostname(),
+    cwd: repo, agent: "demo", state: live ? "running" : "ended", iteration: 1, max_iterations: 3, calls: 1, cost_usd: 0, tokens: { input: 0, output: 0 },
+    session_id: null, current_task: null, started_at: now, updated_at: now, ended_at: live ? null : now, exit_reason: live ? null : "DONE", exit_code: live ? null : 0, last_action: "",
+  };
+  writeFileSync(join(dir, "status.json"), JSON.stringify(status), { mode: 0o600 });
+  writeFileSync(join(dir, "progress.txt"), live ? "iteration=1\n" : "iteration=1\ncompletion_reason=DONE\npromise=COMPLETE\n", { mode: 0o600 });
+}
+
+async function runWithWorktree(repo: string, id: string, live: boolean): Promise<string> {
+  writeRun(repo, id, live);
+  const created = await createWorktree(repo, id);
+  if (!created.ok) assert.fail(JSON.stringify(created.failure));
+  return created.path;
+}
+
+const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
+
+describe("ralph clean", () => {
+  test("removes an ended run's worktree, keeps the branch and says so", async () => {
+    const repo = tempRepo();
+    const dir = await runWithWorktree(repo, "ended", false);
+    const result = await runRalph(["clean", "ended"], repo, env());
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /removed the worktree .*\.ralph\/worktrees\/ended/);
+    assert.match(result.stdout, /kept branch ralph\/ended at [0-9a-f]{12}, 0 commit\(s\) not in your HEAD/);
+    assert.match(result.stdout, /git log HEAD\.\.ralph\/ended/);
+    assert.equal(existsSync(dir), false);
+    assert.equal(git(repo, "rev-parse", "--abbrev-ref", "ralph/ended"), "ralph/ended");
+  });
+
+  test("refuses a live run and uncommitted changes (exit 2), --force removes the changes", async () => {
+    const repo = tempRepo();
+    const live = await runWithWorktree(repo, "live", true);
+    const refusedLive = await runRalph(["clean", "live", "--force"], repo, env());
+    assert.equal(refusedLive.code, 2);
+    assert.match(refusedLive.stderr, /^ralph: run live is still running; stop it first \(ralph stop live\)/);
+    assert.equal(existsSync(live), true);
+    const dirty = await runWithWorktree(repo, "dirty", false);
+    writeFileSync(join(dirty, "half-done.txt"), "x\n");
+    const refusedDirty = await runRalph(["clean", "dirty"], repo, env());
+    assert.equal(refusedDirty.code, 2);
+    assert.match(refusedDirty.stderr, /has 1 uncommitted change\(s\); commit them there, or clean --force/);
+    assert.match(refusedDirty.stderr, /\?\? half-done\.txt/);
+    assert.equal(existsSync(join(dirty, "half-done.txt")), true);
+    const forced = await runRalph(["clean", "dirty", "--force"], repo, env());
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /discarded 1 uncommitted change/);
+    assert.equal(existsSync(dirty), false);
+  });
+
+  test("bad or unknown RUN: one line, exit 2", async () => {
+    const repo = tempRepo();
+    const unknown = await runRalph(["clean", "nope"], repo, env());
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stderr, "ralph: RUN nope: no such run in .ralph/runs and no worktree of that name (see ralph list, ralph doctor)\n");
+    const bad = await runRalph(["clean", "../x"], repo, env());
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^ralph: RUN \.\.\/x: expected a run id/);
+    writeRun(repo, "plain", false);
+    const noWorktree = await runRalph(["clean", "plain"], repo, env());
+    assert.equal(noWorktree.code, 2);
+    assert.match(noWorktree.stderr, /run plain has no worktree/);
+  });
+});
+
+describe("ralph doctor", () => {
+  test("lists worktrees whose run is gone, in text and JSON, and keeps them", async () => {
+    const repo = tempRepo();
+    await runWithWorktree(repo, "has-run", false);
+    const orphan = (await createWorktree(repo, "orphan")) as { path: string };
+    const text = await runRalph(["doctor"], repo, env());
+    assert.match(text.stdout, /^worktrees {4}1 orphaned under \.ralph\/worktrees/m);
+    assert.match(text.stdout, /^ {2}orphan {2}its run directory is gone \(branch ralph\/orphan\); ralph clean orphan removes it/m);
+    assert.doesNotMatch(text.stdout, /has-run/);
+    const json = await runRalph(["doctor", "--json"], repo, env());
+    const report = JSON.parse(json.stdout) as { orphaned_worktrees: Array<{ id: string; problem: string }> };
+    assert.deepEqual(report.orphaned_worktrees.map((o) => [o.id, o.problem]), [["orphan", "run-gone"]]);
+    assert.equal(existsSync(orphan.path), true, "doctor deleted nothing");
+    const cleaned = await runRalph(["clean", "orphan"], repo, env());
+    assert.equal(cleaned.code, 0, cleaned.stderr);
+    const after = await runRalph(["doctor", "--json"], repo, env());
+    assert.deepEqual((JSON.parse(after.stdout) as { orphaned_worktrees: unknown[] }).orphaned_worktrees, []);
+  });
+});
