@@ -1,8 +1,9 @@
 // Notification targets from ralph.yaml `notify:` entries and from --notify / --webhook / --webhook-format.
 import { z } from "zod";
+import type { YamlDefaults } from "../config/ralph-yaml.js";
 import { splitShellWords } from "../hook/shell-words.js";
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENT_NAMES, type NotifyTarget, type WebhookFormat } from "./notify-target.js";
-import { redactUrl } from "./redact-url.js";
+import { redactUrlsIn } from "./redact-url.js";
 
 /** The ralph.yaml key holding notification entries. */
 export const NOTIFY_YAML_KEY = "notify";
@@ -21,7 +22,8 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-const events = z.array(z.enum(NOTIFY_EVENT_NAMES), { error: `a list of event names (${NOTIFY_EVENT_NAMES.join(", ")})` }).min(1, "at least one event name");
+const eventList = NOTIFY_EVENT_NAMES.join(", ");
+const events = z.array(z.enum(NOTIFY_EVENT_NAMES, { error: `one of ${eventList}` }), { error: `a list of event names (${eventList})` }).min(1, "at least one event name");
 const entry = z.union([
   z.strictObject({ command: z.string({ error: "a command line" }).trim().min(1, "a command line"), events: events.optional() }),
   z.strictObject({
@@ -38,32 +40,34 @@ export const notifyEntrySchema = entry;
 export const notifyYamlSchema = z.array(entry);
 
 function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return redactUrl(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+  // Redacted before it is shortened, so a cut never leaves half a secret unrecognised.
+  const text = redactUrlsIn(JSON.stringify(value) ?? String(value));
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** Which of the three shapes an entry means to be, by its first known key. */
-function entryKind(item: unknown): "command" | "webhook" | "desktop" | null {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) return null;
-  return (["command", "webhook", "desktop"] as const).find((key) => key in item) ?? null;
+function entryKinds(item: unknown): Array<"command" | "webhook" | "desktop"> {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return [];
+  return (["command", "webhook", "desktop"] as const).filter((key) => key in item);
 }
 
 /** The first problem of one entry, as "notify[i].key: expected …, got …". */
 function entryProblem(item: unknown, index: number): string {
-  const kind = entryKind(item);
+  const [kind, ...more] = entryKinds(item);
   const at = `${NOTIFY_YAML_KEY}[${index}]`;
-  if (kind === null) return `${at}: expected a mapping with one of command, webhook or desktop, got ${shown(item)}`;
+  if (more.length > 0) return `${at}: expected one of command, webhook or desktop per entry, got ${[kind, ...more].join(" and ")}`;
+  if (kind === undefined) return `${at}: expected a mapping with one of command, webhook or desktop, got ${shown(item)}`;
   const shape = entry.options.find((option) => kind in option.shape);
   const result = shape?.safeParse(item);
   const issue = result && !result.success ? result.error.issues[0] : undefined;
   if (!issue) return `${at}: expected a ${kind} entry, got ${shown(item)}`;
-  const key = issue.path.map(String).join(".");
+  const key = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
   if (issue.code === "unrecognized_keys") {
     const allowed = Object.keys(shape?.shape ?? {}).join(", ");
     return `${at}: unknown key "${issue.keys[0]}" in a ${kind} entry (expected ${allowed})`;
   }
   const value = issue.path.reduce<unknown>((value, part) => (value as Record<PropertyKey, unknown> | undefined)?.[part as PropertyKey], item);
-  return `${at}.${key}: expected ${issue.message}, got ${shown(value)}`;
+  return `${at}${key}: expected ${issue.message}, got ${shown(value)}`;
 }
 
 /** Targets from the raw `notify:` value of ralph.yaml; `where` is "FILE: line N" of the key. */
@@ -83,6 +87,12 @@ export function notifyTargetsFromYaml(raw: unknown, where: string): TargetsResul
     else targets.push({ kind: "desktop", events: wanted });
   }
   return { ok: true, targets };
+}
+
+/** Targets from the `notify:` key of a loaded ralph.yaml (none when the key is absent). */
+export function notifyTargetsFromRalphYaml(yaml: YamlDefaults): TargetsResult {
+  const entry = yaml.values.get(NOTIFY_YAML_KEY);
+  return entry === undefined ? { ok: true, targets: [] } : notifyTargetsFromYaml(entry.value, `${yaml.file}: line ${entry.line}`);
 }
 
 /** The notification flags as given: --notify and --webhook repeatable, --webhook-format once. */

@@ -42,7 +42,7 @@ export function redactUrl(url: string): string {
   return `${parsed.protocol}//${userinfo}${parsed.host}${segments.length > 0 ? `/${segments.join("/")}` : ""}${query.length > 0 ? `?${query.join("&")}` : ""}${fragment}`;
 }
 
-/** Every http(s) URL inside `text` redacted with redactUrl. */
+/** Every URL (scheme://…) inside `text` redacted with redactUrl. */
 export function redactUrlsIn(text: string): string {
-  return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url));
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url));
 }
