@@ -32,6 +32,15 @@ require("node:fs").writeFileSync(process.argv[1], JSON.stringify([process.pid, c
 setInterval(() => {}, 1000);
 `;
 
+/** Waits for the HANG tree's pid file and checks both processes run (the known-false control of "none left"). */
+async function hangingTree(pids: string): Promise<number[]> {
+  await waitForFile(pids, 10_000);
+  const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
+  leftovers.push(...tree);
+  assert.deepEqual(tree.map(processAlive), [true, true]);
+  return tree;
+}
+
 describe("command notifications", () => {
   test("a command gets the event JSON on stdin, as an argv with no shell", async () => {
     const out = join(dir, "stdin.json");
@@ -57,11 +66,7 @@ describe("command notifications", () => {
     const pids = join(dir, "hang.pids");
     const { notifier, failures } = notifierFor([node(HANG, pids)], { command: { limitMs: 3000, graceMs: 300 } });
     notifier.notify(runEnded());
-    await waitForFile(pids, 10_000);
-    const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
-    leftovers.push(...tree);
-    // Known-false control: both were running before the limit.
-    assert.deepEqual(tree.map(processAlive), [true, true]);
+    const tree = await hangingTree(pids);
     await notifier.drain(20_000);
     assert.equal(failures.length, 1);
     assert.match(failures[0]?.error ?? "", /^did not finish within 3000 ms; its tree was ended \(2 process\(es\)\)$/);
@@ -72,10 +77,7 @@ describe("command notifications", () => {
     const pids = join(dir, "drain.pids");
     const { notifier, failures } = notifierFor([node(HANG, pids)], { command: { limitMs: 60_000, graceMs: 5000 } });
     notifier.notify(runEnded());
-    await waitForFile(pids, 10_000);
-    const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
-    leftovers.push(...tree);
-    assert.deepEqual(tree.map(processAlive), [true, true]);
+    const tree = await hangingTree(pids);
     const started = performance.now();
     const report = await notifier.drain(200);
     const took = performance.now() - started;
