@@ -44,8 +44,8 @@ export interface DrainReport {
   abandoned: number;
 }
 
-/** How long drain() waits, after the deadline, for abandoned deliveries to end their trees and report. */
-const ABANDON_WAIT_MS = 1500;
+/** How long drain() waits, after its deadline, for abandoned deliveries to end their trees (SIGKILL at once) and report. */
+const ABANDON_WAIT_MS = 1000;
 
 /** A target as shown in logs: secrets in URLs and arguments redacted. */
 export function describeTarget(target: NotifyTarget, redactor: Redactor): string {
