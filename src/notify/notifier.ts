@@ -93,7 +93,7 @@ export class Notifier {
     }
   }
 
-  /** Waits up to `timeoutMs` for deliveries in flight; then abandons the rest (reported as failures). */
+  /** Waits up to `timeoutMs` for deliveries in flight, then abandons the rest (reported as failures; at most 1 s more). */
   async drain(timeoutMs: number): Promise<DrainReport> {
     const pending = [...this.inFlight];
     if (pending.length === 0) return { settled: 0, abandoned: 0 };
