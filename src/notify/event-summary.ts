@@ -1,0 +1,46 @@
+// One readable line per event, for Slack messages and desktop notifications.
+import type { NotifyEvent } from "./notify-target.js";
+
+const MAX_SUMMARY = 300;
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value.replace(/\s+/g, " ").trim() : null;
+}
+
+function clip(line: string): string {
+  return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
+}
+
+/** A one-line, human summary of `event`, e.g. "ralph run 20260101-abc: ended DONE (exit 0): all criteria passed". */
+export function eventSummary(event: NotifyEvent): string {
+  const run = `ralph run ${text(event.run) ?? "?"}`;
+  const detail = (value: unknown): string => {
+    const shown = text(value);
+    return shown === null ? "" : `: ${shown}`;
+  };
+  switch (event.type) {
+    case "run_ended": {
+      const reason = text(event.reason) ?? "unknown reason";
+      const code = typeof event.exit_code === "number" ? ` (exit ${event.exit_code})` : "";
+      return clip(`${run}: ended ${reason}${code}${detail(event.detail)}`);
+    }
+    case "waiting_limit":
+      return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`);
+    case "needs_human":
+      return clip(`${run} needs a person${detail(event.question)}`);
+    case "agent_lingered":
+      return clip(`${run}: the agent did not exit after its result and was ended`);
+    case "iteration_ended":
+      return clip(`${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`);
+    default:
+      return clip(`${run}: ${event.type.replace(/_/g, " ")}`);
+  }
+}
+
+/** A short title for a desktop notification. */
+export function eventTitle(event: NotifyEvent): string {
+  if (event.type === "run_ended") return `ralph: ${text(event.reason) ?? "ended"}`;
+  if (event.type === "needs_human") return "ralph: needs a person";
+  if (event.type === "waiting_limit") return "ralph: waiting for a usage limit";
+  return `ralph: ${event.type.replace(/_/g, " ")}`;
+}

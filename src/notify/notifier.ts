@@ -1,0 +1,148 @@
+// Sends run events to the configured targets in the background; the run never waits for or fails on them.
+import { Redactor } from "../redact/redactor.js";
+import { shellCommandLine } from "../hook/shell-words.js";
+import { desktopCommand } from "./desktop-command.js";
+import { eventSummary, eventTitle } from "./event-summary.js";
+import { targetWants, type NotifyEvent, type NotifyTarget } from "./notify-target.js";
+import { postWebhook, WEBHOOK_TIMING, type DeliveryResult, type WebhookTiming } from "./post-webhook.js";
+import { redactUrl, redactUrlsIn } from "./redact-url.js";
+import { COMMAND_LIMITS, runNotifyCommand, type CommandLimits } from "./run-notify-command.js";
+
+/** The fields of a `notification_failed` event (the caller adds v, ts, run and type). */
+export interface NotificationFailure {
+  /** The target, secrets redacted: `webhook https://hooks.slack.com/services/[REDACTED]`, `command notify.sh`, `desktop`. */
+  target: string;
+  /** The type of the event that was not delivered. */
+  event: string;
+  /** Why, in one line, secrets redacted. */
+  error: string;
+  /** Tries made (webhooks try up to 3 times). */
+  attempts: number;
+}
+
+/** How a Notifier is built; everything but onFailure has a default. */
+export interface NotifierOptions {
+  /** Hears each failed delivery; called at most once per target and event, never throws into the notifier. */
+  onFailure: (failure: NotificationFailure) => void;
+  /** Hears each delivered notification (for logs and tests). */
+  onDelivered?: (delivery: { target: string; event: string; attempts: number }) => void;
+  /** Environment of notification commands, and whose credential values are redacted (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Working directory of notification commands (default process.cwd()). */
+  cwd?: string;
+  webhook?: WebhookTiming;
+  command?: CommandLimits;
+  /** Which desktop notifier to look for (default process.platform). */
+  platform?: NodeJS.Platform;
+}
+
+/** What drain() saw. */
+export interface DrainReport {
+  /** Deliveries that finished (delivered or failed) within the time. */
+  settled: number;
+  /** Deliveries still running at the deadline: aborted, their command trees ended, reported as failures. */
+  abandoned: number;
+}
+
+/** How long drain() waits, after its deadline, for abandoned deliveries to end their trees (SIGKILL at once) and report. */
+const ABANDON_WAIT_MS = 1000;
+
+/** A target as shown in logs: secrets in URLs and arguments redacted. */
+export function describeTarget(target: NotifyTarget, redactor: Redactor): string {
+  switch (target.kind) {
+    case "webhook":
+      return redactor.text(`webhook ${redactUrl(target.url)}`);
+    case "command":
+      return redactor.text(`command ${redactUrlsIn(shellCommandLine(target.argv))}`);
+    case "desktop":
+      return "desktop";
+    default: {
+      const never: never = target;
+      return never;
+    }
+  }
+}
+
+/** Delivers events to targets; notify() returns at once, drain() awaits what is in flight up to a bound. */
+export class Notifier {
+  private readonly inFlight = new Set<Promise<void>>();
+  private abandon = new AbortController();
+  private readonly redactor: Redactor;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(
+    private readonly targets: readonly NotifyTarget[],
+    private readonly options: NotifierOptions,
+  ) {
+    this.env = options.env ?? process.env;
+    this.redactor = new Redactor(this.env);
+  }
+
+  /** Starts delivering `event` to every target that wants it; never throws, never waits. */
+  notify(event: NotifyEvent): void {
+    try {
+      const payload = JSON.stringify(event);
+      for (const target of this.targets) {
+        if (!targetWants(target, event)) continue;
+        const delivery = this.deliver(target, event, payload).catch(() => undefined);
+        this.inFlight.add(delivery);
+        void delivery.finally(() => this.inFlight.delete(delivery));
+      }
+    } catch {
+      // An event that cannot be serialised (a cycle, a BigInt) is not worth failing the run for.
+    }
+  }
+
+  /** Waits up to `timeoutMs` for deliveries in flight, then abandons the rest (reported as failures; at most 1 s more). */
+  async drain(timeoutMs: number): Promise<DrainReport> {
+    const pending = [...this.inFlight];
+    if (pending.length === 0) return { settled: 0, abandoned: 0 };
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, timeoutMs))));
+    await Promise.race([Promise.allSettled(pending), deadline]);
+    clearTimeout(timer);
+    const left = pending.filter((delivery) => this.inFlight.has(delivery));
+    if (left.length > 0) {
+      this.abandon.abort();
+      // Events notified after this drain start afresh.
+      this.abandon = new AbortController();
+      let cap: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled(left), new Promise<void>((resolve) => (cap = setTimeout(resolve, ABANDON_WAIT_MS)))]);
+      clearTimeout(cap);
+    }
+    return { settled: pending.length - left.length, abandoned: left.length };
+  }
+
+  private async deliver(target: NotifyTarget, event: NotifyEvent, payload: string): Promise<void> {
+    const result = await this.send(target, event, payload).catch((error: unknown) => ({ ok: false as const, attempts: 1, message: String(error) }));
+    const shown = describeTarget(target, this.redactor);
+    try {
+      if (result.ok) this.options.onDelivered?.({ target: shown, event: event.type, attempts: result.attempts });
+      else this.options.onFailure({ target: shown, event: event.type, error: this.redactor.text(redactUrlsIn(result.message)), attempts: result.attempts });
+    } catch {
+      // A listener that throws must not turn into an unhandled rejection in the run.
+    }
+  }
+
+  private send(target: NotifyTarget, event: NotifyEvent, payload: string): Promise<DeliveryResult> {
+    const cwd = this.options.cwd ?? process.cwd();
+    const limits = this.options.command ?? COMMAND_LIMITS;
+    switch (target.kind) {
+      case "webhook": {
+        const body = target.format === "slack" ? JSON.stringify({ text: eventSummary(event) }) : payload;
+        return postWebhook(target.url, body, this.options.webhook ?? WEBHOOK_TIMING, this.abandon.signal);
+      }
+      case "command":
+        return runNotifyCommand(target.argv, payload, { cwd, env: this.env, limits, abort: this.abandon.signal });
+      case "desktop": {
+        const command = desktopCommand(eventTitle(event), eventSummary(event), this.options.platform ?? process.platform, this.env);
+        if (!command.ok) return Promise.resolve({ ok: false, attempts: 0, message: command.message });
+        return runNotifyCommand(command.argv, "", { cwd, env: this.env, limits, abort: this.abandon.signal });
+      }
+      default: {
+        const never: never = target;
+        return never;
+      }
+    }
+  }
+}

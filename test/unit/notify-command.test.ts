@@ -1,0 +1,126 @@
+// Command and desktop notifications with real processes: stdin, exit codes, process trees ended at their limit.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
+import { DEFAULT_NOTIFY_EVENTS, type NotifyTarget } from "../../src/notify/notify-target.js";
+import { processAlive, waitForFile } from "../helpers/cli.js";
+import { notifierFor, runEnded } from "../fixtures/notify-harness.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ralph-notify-"));
+const leftovers: number[] = [];
+after(() => {
+  for (const pid of leftovers) if (processAlive(pid)) process.kill(pid, "SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function command(...argv: string[]): NotifyTarget {
+  return { kind: "command", argv, events: DEFAULT_NOTIFY_EVENTS };
+}
+
+function node(script: string, ...args: string[]): NotifyTarget {
+  return command(process.execPath, "-e", script, ...args);
+}
+
+// Starts a child that ignores SIGTERM (so only SIGKILL ends it), writes both pids to a file, then hangs.
+const HANG = `
+const { spawn } = require("node:child_process");
+const child = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: "ignore" });
+require("node:fs").writeFileSync(process.argv[1], JSON.stringify([process.pid, child.pid]));
+setInterval(() => {}, 1000);
+`;
+
+/** Waits for the HANG tree's pid file and checks both processes run (the known-false control of "none left"). */
+async function hangingTree(pids: string): Promise<number[]> {
+  await waitForFile(pids, 10_000);
+  const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
+  leftovers.push(...tree);
+  assert.deepEqual(tree.map(processAlive), [true, true]);
+  return tree;
+}
+
+describe("command notifications", () => {
+  test("a command gets the event JSON on stdin, as an argv with no shell", async () => {
+    const out = join(dir, "stdin.json");
+    const { notifier, failures, delivered } = notifierFor([node("require('node:fs').writeFileSync(process.argv[1], require('node:fs').readFileSync(0))", out)]);
+    const event = runEnded();
+    notifier.notify(event);
+    await notifier.drain(20_000);
+    assert.deepEqual(failures, []);
+    assert.equal(delivered.length, 1);
+    assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), event);
+  });
+
+  test("a command that fails or cannot start is reported", async () => {
+    const { notifier, failures } = notifierFor([node("process.exit(3)"), command(join(dir, "no-such-notifier"))]);
+    notifier.notify(runEnded());
+    await notifier.drain(20_000);
+    assert.deepEqual(failures.map((failure) => failure.error).sort(), [`command not found: ${join(dir, "no-such-notifier")}`, "exited with code 3"]);
+    assert.match(failures.find((failure) => failure.error === "exited with code 3")?.target ?? "", /^command .*node -e /);
+  });
+
+  test("a command that hangs has its whole tree ended after its limit, leaving no process", async () => {
+    assert.equal(COMMAND_LIMITS.limitMs, 10_000);
+    const pids = join(dir, "hang.pids");
+    const { notifier, failures } = notifierFor([node(HANG, pids)], { command: { limitMs: 3000, graceMs: 300 } });
+    notifier.notify(runEnded());
+    const tree = await hangingTree(pids);
+    await notifier.drain(20_000);
+    assert.equal(failures.length, 1);
+    assert.match(failures[0]?.error ?? "", /^did not finish within 3000 ms; its tree was ended \(2 process\(es\)\)$/);
+    assert.deepEqual(tree.map(processAlive), [false, false]);
+  });
+
+  test("drain() returns by its bound while a command hangs, and ends its tree", async () => {
+    const pids = join(dir, "drain.pids");
+    const { notifier, failures } = notifierFor([node(HANG, pids)], { command: { limitMs: 60_000, graceMs: 5000 } });
+    notifier.notify(runEnded());
+    const tree = await hangingTree(pids);
+    const started = performance.now();
+    const report = await notifier.drain(200);
+    const took = performance.now() - started;
+    assert.deepEqual(report, { settled: 0, abandoned: 1 });
+    assert.ok(took < 5000, `drain took ${Math.round(took)} ms against a 60 s limit and 5 s grace`);
+    assert.match(failures[0]?.error ?? "", /^abandoned: the run was exiting; its tree was ended/);
+    assert.deepEqual(tree.map(processAlive), [false, false]);
+  });
+});
+
+describe("desktop notifications", () => {
+  function fakeNotifier(name: string): { path: string; out: string } {
+    const bin = mkdtempSync(join(dir, "bin-"));
+    const out = join(bin, "args");
+    writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s\\n' "$@" > '${out}'\n`, { mode: 0o755 });
+    return { path: bin, out };
+  }
+
+  test("notify-send shows the title and the one-line summary", async () => {
+    const fake = fakeNotifier("notify-send");
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: fake.path }, platform: "linux" });
+    notifier.notify({ v: 1, ts: "t", run: "r1", type: "needs_human", question: "Postgres or SQLite?" });
+    await notifier.drain(20_000);
+    assert.deepEqual(failures, []);
+    assert.deepEqual(readFileSync(fake.out, "utf8").split("\n").slice(1), ["--", "ralph: needs a person", "ralph run r1 needs a person: Postgres or SQLite?", ""]);
+  });
+
+  test("osascript gets the text as arguments, never inside the script", async () => {
+    const fake = fakeNotifier("osascript");
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: fake.path }, platform: "darwin" });
+    notifier.notify(runEnded("DONE", 'r"; do shell script "x'));
+    await notifier.drain(20_000);
+    assert.deepEqual(failures, []);
+    const args = readFileSync(fake.out, "utf8");
+    assert.match(args, /^-e\non run argv\n/);
+    assert.ok(args.includes('\nralph: DONE\nralph run r"; do shell script "x: ended DONE (exit 0): ended done\n'));
+  });
+
+  test("no notify-send on PATH is a failure event, not a crash", async () => {
+    const empty = mkdtempSync(join(dir, "empty-"));
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: empty }, platform: "linux" });
+    notifier.notify(runEnded());
+    await notifier.drain(20_000);
+    assert.deepEqual(failures, [{ target: "desktop", event: "run_ended", error: "desktop notifications need notify-send, which is not on PATH", attempts: 0 }]);
+  });
+});
