@@ -1,7 +1,8 @@
 // All user-facing wording of a run: per-iteration lines, agent output with --live, the final summary.
+// The renderer is one consumer of the run's event stream (events.jsonl is another).
 import pc from "picocolors";
-import type { RunResult } from "../loop/finish-run.js";
-import type { RecordListener } from "../loop/run-record.js";
+import type { RunResult } from "../run/finish-run.js";
+import type { RecordListener } from "../run/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
 
 /** How a run is shown on the terminal. */
@@ -10,6 +11,8 @@ export interface RenderMode {
   live: boolean;
   maxIterations: number;
 }
+
+type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
 
 /** A listener that prints a run's progress to `out` in the chosen mode. */
 export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): RecordListener {
@@ -21,23 +24,34 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
   out.on("error", () => {
     closed = true;
   });
-  const print = (line: string) => {
-    if (!closed) out.write(`${line}\n`);
+  const print = (line: string | null) => {
+    if (!closed && line !== null) out.write(`${line}\n`);
   };
   return {
     event(event: RunEvent) {
       if (mode.json) return print(JSON.stringify(event));
-      // The cap may change mid-run (state.md): every iteration says which one it ran under.
-      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
-        maxIterations = event.max_iterations;
-      }
-      if (event.type === "iteration_ended") {
-        total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
-        print(iterationLine(event, maxIterations, total));
-      }
-      if (event.type === "agent_event" && mode.live) {
-        const line = liveLine(event);
-        if (line !== null) print(line);
+      switch (event.type) {
+        case "run_started":
+        case "iteration_started":
+          // The cap may change mid-run (state.md): every iteration says which one it ran under.
+          if (typeof event.max_iterations === "number") maxIterations = event.max_iterations;
+          return;
+        case "iteration_ended":
+          total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
+          return print(iterationLine(event, maxIterations, total));
+        case "agent_event":
+          return mode.live ? print(liveLine(event)) : undefined;
+        case "paused":
+        case "resumed":
+        case "waiting_limit":
+        case "criteria_checked":
+        case "run_ended":
+          // Said by the log lines that go with them, and by the summary.
+          return;
+        default: {
+          const unreachable: never = event;
+          throw new Error(`unknown event ${JSON.stringify(unreachable)}`);
+        }
       }
     },
     log(line: string) {
@@ -48,21 +62,21 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
   };
 }
 
-function iterationLine(event: RunEvent, maxIterations: number, totalUsd: number): string {
+function iterationLine(event: EventOf<"iteration_ended">, maxIterations: number, totalUsd: number): string {
   const of = maxIterations === 0 ? "∞" : String(maxIterations);
   const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
-  const result = String(event.result);
-  const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${String(event.error)})` : ""}`) : result === "done" ? pc.green(result) : result;
-  return `[${String(event.iteration)}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
+  const result = event.result;
+  const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${event.error})` : ""}`) : result === "done" ? pc.green(result) : result;
+  return `[${event.iteration}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
 }
 
-function liveLine(event: RunEvent): string | null {
-  const text = typeof event.text === "string" ? event.text : "";
+function liveLine(event: EventOf<"agent_event">): string | null {
+  const text = event.text ?? "";
   switch (event.kind) {
     case "text":
       return text ? `  ${text.replace(/\n/g, "\n  ")}` : null;
     case "tool_use":
-      return pc.cyan(`  → ${String(event.tool ?? "tool")}${text ? ` ${text}` : ""}`);
+      return pc.cyan(`  → ${event.tool ?? "tool"}${text ? ` ${text}` : ""}`);
     case "tool_result":
       return text ? pc.dim(`    ${text.split("\n")[0]?.slice(0, 200)}`) : null;
     case "error":

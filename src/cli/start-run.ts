@@ -2,19 +2,18 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { adapterFor } from "../agents/adapters.js";
 import type { RunSettings } from "../config/run-options.js";
-import { markEndedIfNot, type RunResult } from "../loop/finish-run.js";
-import { runLoop } from "../loop/run-loop.js";
+import { realIo } from "../engine/engine-io.js";
+import { runEngine } from "../engine/drive.js";
+import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
 import { startGuardian } from "../process/guardian.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
-import { spawnAgent } from "../process/spawn-agent.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
 import { projectLockPath, runPaths } from "../store/run-paths.js";
-import type { RunState } from "../store/state-file.js";
+import type { Plan } from "../store/plan-file.js";
 import type { RunStatus } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { UsageError } from "./usage-error.js";
@@ -24,7 +23,7 @@ export interface StartRunInput {
   projectDir: string;
   runId: string;
   settings: RunSettings;
-  state: RunState;
+  plan: Plan;
   previous: RunStatus | null;
   /** Take the project-wide lock too (runs started without --name). */
   projectLock: boolean;
@@ -66,24 +65,13 @@ export async function startRun(input: StartRunInput): Promise<number> {
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
-  const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.state.maxIterations }, out);
-  if (!input.settings.json) out.write(`ralph: run ${input.runId} with the ${input.settings.agent} agent (max ${input.state.maxIterations || "unlimited"} iterations)\n`);
+  const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
+  if (!input.settings.json) out.write(`ralph: run ${input.runId} with the ${input.settings.agent} agent (max ${input.plan.maxIterations || "unlimited"} iterations)\n`);
   let result: RunResult;
   try {
-    result = await runLoop(
-      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, state: input.state, previous: input.previous, notes },
-      {
-        adapterFor,
-        spawnAgent,
-        signals,
-        listener,
-        now: () => new Date(),
-        env: process.env,
-        hostname: holder.hostname,
-        pid: process.pid,
-        pidStart,
-        startGuardian,
-      },
+    result = await runEngine(
+      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, plan: input.plan, previous: input.previous, notes },
+      realIo({ env: process.env, signals, listener, host: { pid: process.pid, pidStart, hostname: holder.hostname }, startGuardian }),
     );
   } finally {
     releaseAll();

@@ -5,7 +5,7 @@
 // only `active: false` is written; that hook re-reads the file before it continues and records STOPPED itself.
 import { hookFiles } from "./hook-files.js";
 import { endHookLoop, hasEnded, openHookRun, type HookClock } from "./hook-run.js";
-import { patchHookState, readHookState } from "./hook-state.js";
+import { patchHookLoop, readHookLoop } from "./hook-loop-file.js";
 import { withLoopLock } from "./loop-lock.js";
 
 /** What cancel found and did. */
@@ -21,8 +21,8 @@ export async function cancelHookLoop(projectDir: string, clock: HookClock, lockW
   const files = hookFiles(projectDir);
   const locked = await withLoopLock(files.lock, clock, lockWaitMs, async () => cancelLocked(projectDir, clock));
   if (locked.ok) return locked.value;
-  const read = readHookState(files.state);
-  patchHookState(files.state, { active: false });
+  const read = readHookLoop(files.state);
+  patchHookLoop(files.state, { active: false });
   return read.kind === "ok"
     ? { kind: "cancelled", runId: read.state.runId, iteration: read.state.iteration, recorded: false }
     : { kind: "cancelled", runId: read.kind === "corrupt" ? read.runId : null, iteration: null, recorded: false };
@@ -30,7 +30,7 @@ export async function cancelHookLoop(projectDir: string, clock: HookClock, lockW
 
 function cancelLocked(projectDir: string, clock: HookClock): CancelOutcome {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.state);
   if (read.kind === "missing") return { kind: "none" };
   const runId = read.kind === "ok" ? read.state.runId : read.runId;
   const record = runId ? openHookRun(projectDir, runId, clock) : null;

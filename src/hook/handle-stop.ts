@@ -6,16 +6,17 @@
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
-import { buildPrompt } from "../loop/build-prompt.js";
-import type { Ending } from "../loop/finish-run.js";
-import type { RunRecord } from "../loop/run-record.js";
+import { buildPrompt } from "../run/build-prompt.js";
+import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RunRecord } from "../run/run-record.js";
 import { blockCap, blocksThisTurn, recordBlocks } from "./block-cap.js";
 import { evaluateStop } from "./evaluate-stop.js";
 import { hookFiles, type HookFiles } from "./hook-files.js";
 import type { StopHookInput } from "./hook-input.js";
 import { blockMessage, endMessage, pauseMessage } from "./hook-messages.js";
 import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
-import { patchHookState, readHookState, type HookLoopState } from "./hook-state.js";
+import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
 
@@ -38,7 +39,7 @@ export async function handleStop(input: StopHookInput, deps: HandleDeps): Promis
   const files = hookFiles(deps.projectDir);
   if (!existsSync(files.state)) return allow();
   // Another session's loop is none of this session's business: no lock, no waiting, no message.
-  const peek = readHookState(files.state);
+  const peek = readHookLoop(files.state);
   if (peek.kind === "ok" && peek.state.active && peek.state.sessionId !== "" && peek.state.sessionId !== input.sessionId) return allow();
   const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, () => decide(input, deps, files));
   if (locked.ok) return locked.value;
@@ -46,7 +47,7 @@ export async function handleStop(input: StopHookInput, deps: HandleDeps): Promis
 }
 
 async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles): Promise<StopDecision> {
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.state);
   if (read.kind === "missing") return allow();
   if (read.kind === "corrupt") {
     const record = read.runId ? openHookRun(deps.projectDir, read.runId, deps) : null;
@@ -65,12 +66,12 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
   }
   if (!ours) return allow();
   if (state.sessionId === "" && input.sessionId !== null) {
-    patchHookState(files.state, { session_id: input.sessionId });
+    patchHookLoop(files.state, { session_id: input.sessionId });
     state.sessionId = input.sessionId;
   }
   const { record, created } = openOrCreateRun(state, deps, files);
   if (hasEnded(record)) {
-    patchHookState(files.state, { active: false });
+    patchHookLoop(files.state, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
   if (existsSync(record.paths.stop)) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
@@ -79,12 +80,12 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
   return evaluateAndContinue(input, deps, files, state, record, since);
 }
 
-function openOrCreateRun(state: HookLoopState, deps: HandleDeps, files: HookFiles): { record: RunRecord; created: boolean } {
+function openOrCreateRun(state: HookLoop, deps: HandleDeps, files: HookFiles): { record: RunRecord; created: boolean } {
   const existing = state.runId ? openHookRun(deps.projectDir, state.runId, deps) : null;
   if (existing) return { record: existing, created: false };
   // A hand-written state file (no run_id), or a run directory that was deleted: record from here on.
   const runId = state.runId ?? newRunId(deps.projectDir, deps.now());
-  if (state.runId === null) patchHookState(files.state, { run_id: runId });
+  if (state.runId === null) patchHookLoop(files.state, { run_id: runId });
   state.runId = runId;
   return { record: createHookRun(deps.projectDir, runId, state, deps), created: true };
 }
@@ -93,7 +94,7 @@ async function evaluateAndContinue(
   input: StopHookInput,
   deps: HandleDeps,
   files: HookFiles,
-  state: HookLoopState,
+  state: HookLoop,
   record: RunRecord,
   since: Date | null,
 ): Promise<StopDecision> {
@@ -106,37 +107,23 @@ async function evaluateAndContinue(
     lastMessage = input.transcriptPath ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry) : null;
     if (lastMessage === null) source = "none";
   }
-  const verdict = await evaluateStop(state, lastMessage, record, { projectDir: deps.projectDir, env: deps.env, iteration });
+  const verdict = await evaluateStop(state, lastMessage, { projectDir: deps.projectDir, env: deps.env });
   const cap = blockCap(deps.env);
   const blocks = blocksThisTurn(record.paths.dir, input.stopHookActive);
   const maxReached = state.maxIterations > 0 && iteration >= state.maxIterations;
   const pause = !verdict.done && !maxReached && cap !== null && blocks >= cap;
   const result = verdict.done ? "done" : maxReached ? "max_iterations" : pause ? "paused" : "continue";
-  const criteriaPassed = verdict.verdicts.length > 0 ? verdict.verdicts.every((v) => v.passed) : null;
-  record.progress([
-    ["iteration", iteration],
-    ["mode", "hook"],
-    ["session_id", sessionId],
-    ["result", result],
-    ["message_source", source],
-    ["promise_found", verdict.promise ? verdict.promise.found : undefined],
-    ["promise_reason", verdict.promise && !verdict.promise.found ? verdict.promise.reason : undefined],
-    ["criteria", verdict.verdicts.length > 0 ? verdict.verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined],
-    ["stop_hook_active", input.stopHookActive],
-    ["blocks_this_turn", blocks],
-  ]);
-  record.event("iteration_ended", {
+  record.apply(verdictEntries(iteration, verdict.verdicts));
+  const entries = iterationEntries({
     iteration,
     result,
-    session_id: sessionId,
-    message_source: source,
-    promise: verdict.promise ? verdict.promise.reason : null,
-    criteria_passed: criteriaPassed,
-    stop_hook_active: input.stopHookActive,
-    blocks_this_turn: blocks,
+    sessionId,
+    claim: verdict.claim,
+    verdicts: verdict.verdicts,
+    hook: { messageSource: source, stopHookActive: input.stopHookActive, blocksThisTurn: blocks },
   });
+  record.apply(entries);
   record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})` });
-  record.log(`=== Completed iteration ${iteration} ===`);
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
     const found = state.completionPromise !== null ? `<promise>${state.completionPromise}</promise> found` : "";
@@ -146,13 +133,13 @@ async function evaluateAndContinue(
   if (maxReached) return end(files, record, deps, { reason: "MAX_ITERATIONS", detail: `max_iterations (${state.maxIterations}) reached` });
 
   // Checks may have taken minutes: a cancel or an edit made meanwhile wins over this decision.
-  const fresh = readHookState(files.state);
+  const fresh = readHookLoop(files.state);
   if (fresh.kind !== "ok") return end(files, record, deps, { reason: "FAILED", detail: fresh.kind === "corrupt" ? `corrupt state file: ${fresh.message}` : "state file removed during the iteration" });
   if (!fresh.state.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
   const next = iteration + 1;
-  patchHookState(files.state, { iteration: next });
+  patchHookLoop(files.state, { iteration: next });
   record.update({ iteration: next, max_iterations: fresh.state.maxIterations, state: "running", last_action: pause ? `paused before iteration ${next}: Claude Code's block cap` : `iteration ${next} started` });
-  record.event("iteration_started", { iteration: next, task: null });
+  record.event({ type: "iteration_started", iteration: next, task: null });
   if (pause && cap !== null) {
     recordBlocks(record.paths.dir, 0);
     record.log(`paused before iteration ${next}: Claude Code ends a turn after ${cap} consecutive Stop-hook blocks; the next user message resumes the loop`);
@@ -180,7 +167,7 @@ function end(files: HookFiles, record: RunRecord, deps: HandleDeps, ending: Endi
 /** After an unexpected error: end the loop as FAILED (when it can be found) so it never loops on a bug. */
 export function recordHookFailure(projectDir: string, message: string, clock: HookClock): string | null {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.state);
   const runId = read.kind === "ok" ? read.state.runId : read.kind === "corrupt" ? read.runId : null;
   if (read.kind === "missing") return null;
   const record = runId ? openHookRun(projectDir, runId, clock) : null;

@@ -1,12 +1,13 @@
 // The run directory of an in-session loop: created at start, re-opened by every hook call, ended through finishRun.
 import { existsSync } from "node:fs";
-import { finishRun, type Ending, type RunResult } from "../loop/finish-run.js";
-import { RunRecord, type RecordListener } from "../loop/run-record.js";
+import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { RunRecord, type RecordListener } from "../run/run-record.js";
 import { readCompletion } from "../store/progress-log.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
-import { writeStateFile } from "../store/state-file.js";
-import { readStatusFile, type RunStatus } from "../store/status-file.js";
-import { patchHookState, type HookLoopState } from "./hook-state.js";
+import { writePlanFile } from "../store/plan-file.js";
+import { readStatusFile } from "../store/status-file.js";
+import { newStatus } from "../run/new-status.js";
+import { patchHookLoop, type HookLoop } from "./hook-loop-file.js";
 
 /** The outside world as the hook code needs it. */
 export interface HookClock {
@@ -26,40 +27,27 @@ export function newRunId(projectDir: string, now: Date): string {
   }
 }
 
-function initialStatus(projectDir: string, runId: string, state: HookLoopState, clock: HookClock): RunStatus {
-  const now = clock.now().toISOString();
-  return {
-    schema_version: 1,
-    run_id: runId,
+/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
+export function createHookRun(projectDir: string, runId: string, state: HookLoop, clock: HookClock): RunRecord {
+  const paths = runPaths(projectDir, runId);
+  const status = newStatus({
+    runId,
     mode: "hook",
-    pid: clock.pid,
-    pid_start: null,
-    hostname: clock.hostname,
     cwd: projectDir,
     agent: "claude",
+    host: { pid: clock.pid, pidStart: null, hostname: clock.hostname },
+    now: clock.now(),
     state: "running",
+    lastAction: `iteration ${state.iteration} started in the Claude Code session`,
+    maxIterations: state.maxIterations,
     iteration: state.iteration,
-    max_iterations: state.maxIterations,
     calls: state.iteration - 1,
-    cost_usd: 0,
-    tokens: { input: 0, output: 0 },
-    session_id: state.sessionId === "" ? null : state.sessionId,
-    current_task: null,
-    started_at: state.startedAt ?? now,
-    updated_at: now,
-    ended_at: null,
-    exit_reason: null,
-    exit_code: null,
-    last_action: `iteration ${state.iteration} started in the Claude Code session`,
-  };
-}
-
-/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
-export function createHookRun(projectDir: string, runId: string, state: HookLoopState, clock: HookClock): RunRecord {
-  const paths = runPaths(projectDir, runId);
-  const record = RunRecord.create(paths, initialStatus(projectDir, runId, state, clock), SILENT, clock.now);
+    sessionId: state.sessionId === "" ? null : state.sessionId,
+    startedAt: state.startedAt,
+  });
+  const record = RunRecord.create(paths, status, SILENT, clock.now);
   // A snapshot for the record: the live state of an in-session loop is .claude/ralph-loop.local.md.
-  writeStateFile(paths.state, {
+  writePlanFile(paths.state, {
     active: true,
     maxIterations: state.maxIterations,
     completionPromise: state.completionPromise,
@@ -67,8 +55,8 @@ export function createHookRun(projectDir: string, runId: string, state: HookLoop
     tasks: null,
     prompt: state.prompt,
   });
-  record.event("run_started", { agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
-  record.event("iteration_started", { iteration: state.iteration, task: null });
+  record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
+  record.event({ type: "iteration_started", iteration: state.iteration, task: null });
   record.log(`in-session loop started (Claude Code Stop hook), max ${state.maxIterations || "unlimited"} iterations`);
   record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", state.maxIterations]]);
   return record;
@@ -92,7 +80,7 @@ export function hasEnded(record: RunRecord): boolean {
  */
 export function endHookLoop(stateFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
   try {
-    patchHookState(stateFile, { active: false });
+    patchHookLoop(stateFile, { active: false });
   } catch {
     // The marker below matters more; a state file that cannot be written is reported by the caller's message.
   }

@@ -1,8 +1,8 @@
 // `ralph hook start`: writes the loop's state file and creates its run directory.
-import type { Criterion } from "../loop/criteria.js";
+import type { Criterion } from "../judge/criteria.js";
 import { hookFiles } from "./hook-files.js";
 import { createHookRun, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
-import { readHookState, writeHookState, type HookLoopState } from "./hook-state.js";
+import { readHookLoop, writeHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { withLoopLock } from "./loop-lock.js";
 
 /** What to loop on. */
@@ -17,12 +17,12 @@ export interface HookStartRequest {
 }
 
 /** The started loop, or why none was started (nothing was written then). */
-export type StartOutcome = { ok: true; runId: string; state: HookLoopState; stateFile: string } | { ok: false; message: string };
+export type StartOutcome = { ok: true; runId: string; state: HookLoop; stateFile: string } | { ok: false; message: string };
 
 /** Why a new loop cannot start in `projectDir` now, or null when it can. */
 export function activeLoopProblem(projectDir: string, clock: HookClock): string | null {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.state);
   if (read.kind === "missing") return null;
   if (read.kind === "corrupt") return `${read.message}; delete it (its run directory keeps the history) to start a new loop`;
   if (!read.state.active) return null;
@@ -40,7 +40,7 @@ export async function startHookLoop(projectDir: string, request: HookStartReques
     if (problem) return { ok: false, message: problem };
     const now = clock.now();
     const runId = newRunId(projectDir, now);
-    const state: HookLoopState = {
+    const state: HookLoop = {
       active: true,
       iteration: 1,
       sessionId: request.sessionId ?? "",
@@ -52,7 +52,7 @@ export async function startHookLoop(projectDir: string, request: HookStartReques
       prompt: request.prompt.endsWith("\n") ? request.prompt : `${request.prompt}\n`,
     };
     // The state file first: should creating the run fail, the hook creates the run directory itself.
-    writeHookState(files.state, state);
+    writeHookLoop(files.state, state);
     createHookRun(projectDir, runId, state, clock);
     return { ok: true, runId, state, stateFile: files.state };
   });

@@ -1,26 +1,61 @@
-// events.jsonl: one JSON event per line (SPEC section 5), appended only.
+// events.jsonl: the run's typed event stream, one JSON object per line, appended only.
 import { appendFileSync } from "node:fs";
+import type { ExitReason } from "../exit/exit-reasons.js";
+
+/** Token counts as an event reports them. */
+export interface EventTokens {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** What an iteration came to. */
+export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused";
+
+/** The body of each event type: what the engine and the in-session hook publish. */
+export type EventBody =
+  | { type: "run_started"; agent: string; mode?: "hook"; max_iterations: number; cwd: string; continued_from_iteration?: number | null; session_id?: string | null }
+  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
+  | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
+  | {
+      type: "iteration_ended";
+      iteration: number;
+      result: IterationResult;
+      exit_code?: number | null;
+      exit_signal?: string | null;
+      ended_by?: string | null;
+      duration_ms?: number;
+      error?: string | null;
+      counted?: false;
+      cost_usd?: number | null;
+      cost_total_usd?: number;
+      tokens?: EventTokens | null;
+      session_id?: string | null;
+      promise?: string | null;
+      criteria_passed?: boolean | null;
+      message_source?: string;
+      stop_hook_active?: boolean;
+      blocks_this_turn?: number;
+    }
+  | { type: "paused" }
+  | { type: "resumed" }
+  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
+  | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
+  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string };
 
 /** Event types of the stream. */
-export type EventType =
-  | "run_started"
-  | "iteration_started"
-  | "agent_event"
-  | "iteration_ended"
-  | "paused"
-  | "resumed"
-  | "waiting_limit"
-  | "criteria_checked"
-  | "run_ended";
+export type EventType = EventBody["type"];
 
-/** One event as written to events.jsonl and to stdout with --json. */
-export interface RunEvent {
+/** The fields every event starts with. */
+export interface EventEnvelope {
   v: 1;
   ts: string;
   run: string;
-  type: EventType;
-  [field: string]: unknown;
 }
+
+/** One event as written to events.jsonl and to stdout with --json. */
+export type RunEvent = EventEnvelope & EventBody;
 
 /** Appends one event line to a file path, or to a descriptor opened for appending. */
 export function appendEvent(file: string | number, event: RunEvent): void {

@@ -1,6 +1,6 @@
 // progress.txt: append-only key=value lines, a block per iteration, ended by the completion marker.
 import { appendFileSync, closeSync, openSync, readSync, fstatSync } from "node:fs";
-import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
 
 /** One key=value block; values are written on one line (newlines are escaped). */
 export type ProgressBlock = ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>;

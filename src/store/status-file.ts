@@ -1,6 +1,6 @@
 // status.json: the run's observed state, owned by the runner and always replaced atomically.
 import { readFileSync } from "node:fs";
-import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
 /** What the runner is doing now. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { handleStop, type HandleDeps, type StopDecision } from "../../src/hook/handle-stop.js";
 import { hookFiles } from "../../src/hook/hook-files.js";
 import type { StopHookInput } from "../../src/hook/hook-input.js";
-import { patchHookState, readHookState } from "../../src/hook/hook-state.js";
+import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
 import { runPaths } from "../../src/store/run-paths.js";
 
@@ -41,7 +41,7 @@ async function start(dir: string, request: Partial<HookStartRequest> = {}): Prom
 }
 
 function state(dir: string) {
-  const read = readHookState(hookFiles(dir).state);
+  const read = readHookLoop(hookFiles(dir).state);
   assert.equal(read.kind, "ok");
   return read.kind === "ok" ? read.state : assert.fail("unreachable");
 }
@@ -115,7 +115,7 @@ describe("hook handle", () => {
   test("inactive state file: the stop is allowed and the run is recorded STOPPED", async () => {
     const dir = project();
     const runId = await start(dir);
-    patchHookState(hookFiles(dir).state, { active: false });
+    patchHookLoop(hookFiles(dir).state, { active: false });
     const decision = await handleStop(input(), deps(dir));
     assert.equal(decision.kind, "allow");
     assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /stopped at iteration 1/);
@@ -194,7 +194,7 @@ describe("hook handle", () => {
   test("a state file with a bad field (iteration: abc) is corrupt too", async () => {
     const dir = project();
     const runId = await start(dir);
-    patchHookState(hookFiles(dir).state, { iteration: 1 });
+    patchHookLoop(hookFiles(dir).state, { iteration: 1 });
     const file = hookFiles(dir).state;
     writeFileSync(file, readFileSync(file, "utf8").replace(/^iteration: 1$/m, "iteration: abc"));
     const decision = await handleStop(input(), deps(dir));

@@ -1,7 +1,8 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
 import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
-import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
+import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
+import type { RunStatus } from "../store/status-file.js";
 
 /** How a run ended, as decided by the loop. */
 export interface Ending {
@@ -29,21 +30,25 @@ export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
   if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
 }
 
-/** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
-export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
+/**
+ * Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result.
+ * `last` holds status fields the ending step changed (e.g. the spend of an interrupted iteration).
+ */
+export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Partial<RunStatus> = {}): RunResult {
   const exitCode = exitCodeFor(ending.reason, ending.signal);
   record.stopHeartbeat();
   const steps: Array<() => void> = [
     () => record.log(`run ended: ${ending.reason} (${ending.detail})`),
     () =>
       record.update({
+        ...last,
         state: "ended",
         ended_at: now.toISOString(),
         exit_reason: ending.reason,
         exit_code: exitCode,
         last_action: ending.detail,
       }),
-    () => record.event("run_ended", { reason: ending.reason, exit_code: exitCode, detail: ending.detail }),
+    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail: ending.detail }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {

@@ -1,0 +1,73 @@
+// Pure facts about one finished agent run: whether it failed, what it spent, and how it is reported.
+import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { ClaimVerdict } from "../judge/claim.js";
+import type { CriterionVerdict } from "../judge/criteria.js";
+import type { IterationReport } from "../run/iteration-record.js";
+import type { IterationResult } from "../store/event-log.js";
+import type { Attempt, FinishedRun, Tally } from "./phase.js";
+
+/** Why an iteration counts as failed, or null when it did not fail. */
+export function failureOf(run: FinishedRun): string | null {
+  if (run.endedBy === "timeout") return "timed out";
+  if (run.endedBy === "idle_timeout") return "idle timeout";
+  if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
+  if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
+  if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
+  return null;
+}
+
+function describeExit(run: FinishedRun): string {
+  return run.exit.signal ?? String(run.exit.code);
+}
+
+/** The provider usage limit an outcome reports, if any. */
+export function limitOf(outcome: AgentOutcome): LimitInfo | null {
+  return outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
+}
+
+/** The tally once an agent call's spend is added. */
+export function withSpend(tally: Tally, outcome: AgentOutcome): Tally {
+  return {
+    ...tally,
+    calls: tally.calls + 1,
+    costUsd: tally.costUsd + (outcome.costUsd ?? 0),
+    tokens: { input: tally.tokens.input + (outcome.tokens?.input ?? 0), output: tally.tokens.output + (outcome.tokens?.output ?? 0) },
+    sessionId: outcome.sessionId ?? tally.sessionId,
+  };
+}
+
+/** How long to wait when the provider gave no reset time: doubling from 1 minute up to 15 minutes. */
+export function fallbackWaitMs(limitsInARow: number): number {
+  return Math.min(15 * 60_000, 60_000 * 2 ** Math.max(0, limitsInARow - 1));
+}
+
+/** The report of an agent iteration; `tally` already holds its spend. */
+export function agentReport(
+  attempt: Attempt,
+  run: FinishedRun,
+  tally: Tally,
+  result: IterationResult,
+  judged: { claim: ClaimVerdict | null; verdicts: readonly CriterionVerdict[]; error: string | null; limit?: LimitInfo },
+): IterationReport {
+  const { outcome } = run;
+  return {
+    iteration: attempt.iteration,
+    result,
+    sessionId: outcome.sessionId ?? null,
+    claim: judged.claim,
+    verdicts: judged.verdicts,
+    agent: {
+      task: attempt.task,
+      exitCode: run.exit.code,
+      exitSignal: run.exit.signal,
+      endedBy: run.endedBy,
+      error: judged.error,
+      durationMs: run.durationMs,
+      costUsd: outcome.costUsd ?? null,
+      costTotalUsd: tally.costUsd,
+      tokens: outcome.tokens ?? null,
+      leftovers: run.leftovers,
+      ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),
+    },
+  };
+}
