@@ -21,7 +21,7 @@ export interface HookLoop extends PlanRules {
 export type HookLoopRead =
   | { kind: "missing" }
   | { kind: "corrupt"; message: string; runId: string | null }
-  | { kind: "ok"; state: HookLoop };
+  | { kind: "ok"; loop: HookLoop };
 
 /** Fields the hook and `ralph hook cancel` change; everything else in the file is left as the user wrote it. */
 export interface HookLoopPatch {
@@ -45,7 +45,7 @@ export function readHookLoop(file: string): HookLoopRead {
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) return { kind: "corrupt", message: `${file} ${parsed.message}`, runId: scrapeRunId(text) };
   const result = loopFromFields(file, parsed.doc.fields, parsed.doc.body);
-  return result.ok ? { kind: "ok", state: result.loop } : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
+  return result.ok ? { kind: "ok", loop: result.loop } : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
 }
 
 function loopFromFields(file: string, fields: Record<string, unknown>, prompt: string): { ok: true; loop: HookLoop } | { ok: false; message: string } {

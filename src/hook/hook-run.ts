@@ -27,8 +27,8 @@ export function newRunId(projectDir: string, now: Date): string {
   }
 }
 
-/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
-export function createHookRun(projectDir: string, runId: string, state: HookLoop, clock: HookClock): RunRecord {
+/** Creates the run directory of a new loop: status.json (mode "hook"), loop.md, events, log and progress. */
+export function createHookRun(projectDir: string, runId: string, loop: HookLoop, clock: HookClock): RunRecord {
   const paths = runPaths(projectDir, runId);
   const status = newStatus({
     runId,
@@ -38,27 +38,27 @@ export function createHookRun(projectDir: string, runId: string, state: HookLoop
     host: { pid: clock.pid, pidStart: null, hostname: clock.hostname },
     now: clock.now(),
     state: "running",
-    lastAction: `iteration ${state.iteration} started in the Claude Code session`,
-    maxIterations: state.maxIterations,
-    iteration: state.iteration,
-    calls: state.iteration - 1,
-    sessionId: state.sessionId === "" ? null : state.sessionId,
-    startedAt: state.startedAt,
+    lastAction: `iteration ${loop.iteration} started in the Claude Code session`,
+    maxIterations: loop.maxIterations,
+    iteration: loop.iteration,
+    calls: loop.iteration - 1,
+    sessionId: loop.sessionId === "" ? null : loop.sessionId,
+    startedAt: loop.startedAt,
   });
   const record = RunRecord.create(paths, status, SILENT, clock.now);
-  // A snapshot for the record: the live state of an in-session loop is .claude/ralph-loop.local.md.
+  // A snapshot for the record: the live loop of an in-session loop is .claude/ralph-loop.local.md.
   writePlanFile(paths.state, {
     active: true,
-    maxIterations: state.maxIterations,
-    completionPromise: state.completionPromise,
-    completionCriteria: state.completionCriteria,
+    maxIterations: loop.maxIterations,
+    completionPromise: loop.completionPromise,
+    completionCriteria: loop.completionCriteria,
     tasks: null,
-    prompt: state.prompt,
+    prompt: loop.prompt,
   });
-  record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
-  record.event({ type: "iteration_started", iteration: state.iteration, task: null });
-  record.log(`in-session loop started (Claude Code Stop hook), max ${state.maxIterations || "unlimited"} iterations`);
-  record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", state.maxIterations]]);
+  record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: loop.maxIterations, cwd: projectDir, session_id: record.status.session_id });
+  record.event({ type: "iteration_started", iteration: loop.iteration, task: null });
+  record.log(`in-session loop started (Claude Code Stop hook), max ${loop.maxIterations || "unlimited"} iterations`);
+  record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", loop.maxIterations]]);
   return record;
 }
 
@@ -78,11 +78,11 @@ export function hasEnded(record: RunRecord): boolean {
  * Ends a loop: `active: false` in the state file (kept, so its history is not lost), then finishRun, which
  * writes the completion marker. A run that has already ended is not ended twice.
  */
-export function endHookLoop(stateFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
+export function endHookLoop(loopFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
   try {
-    patchHookLoop(stateFile, { active: false });
+    patchHookLoop(loopFile, { active: false });
   } catch {
-    // The marker below matters more; a state file that cannot be written is reported by the caller's message.
+    // The marker below matters more; a loop file that cannot be written is reported by the caller's message.
   }
   if (!record || hasEnded(record)) return null;
   return finishRun(record, ending, clock.now());

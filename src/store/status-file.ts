@@ -12,7 +12,7 @@ export interface TokenTotals {
   output: number;
 }
 
-/** The content of status.json (SPEC section 3). */
+/** The content of status.json. */
 export interface RunStatus {
   schema_version: 1;
   run_id: string;
