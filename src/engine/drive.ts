@@ -12,7 +12,7 @@ import type { Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { EngineIo } from "./engine-io.js";
-import { limitOf } from "./iteration-facts.js";
+import { limitOf, newTally } from "./iteration-facts.js";
 import type { AgentRun, Attempt, EndedBy, Effect, Input, Machine } from "./phase.js";
 import { startAgent, type AgentHandle } from "./run-agent.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
@@ -105,21 +105,10 @@ class Driver {
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
       },
-      tally: {
-        iteration: previous?.iteration ?? 0,
-        calls: previous?.calls ?? 0,
-        costUsd: previous?.cost_usd ?? 0,
-        tokens: previous?.tokens ?? { input: 0, output: 0 },
-        sessionId: previous?.session_id ?? null,
-        failures: 0,
-        stalled: 0,
-        limitsInARow: 0,
-        failingChecks: "",
-        fingerprint: null,
-        task: null,
-        startedAtMs: io.now().getTime(),
-        lastAction: "starting",
-      },
+      tally: newTally(
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },
+        io.now().getTime(),
+      ),
     };
   }
 

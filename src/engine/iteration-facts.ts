@@ -6,6 +6,25 @@ import type { IterationReport } from "../run/iteration-record.js";
 import type { IterationResult } from "../store/event-log.js";
 import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
+/** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
+export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId">>, startedAtMs: number): Tally {
+  return {
+    iteration: previous.iteration ?? 0,
+    calls: previous.calls ?? 0,
+    costUsd: previous.costUsd ?? 0,
+    tokens: previous.tokens ?? { input: 0, output: 0 },
+    sessionId: previous.sessionId ?? null,
+    failures: 0,
+    stalled: 0,
+    limitsInARow: 0,
+    failingChecks: "",
+    fingerprint: null,
+    task: null,
+    startedAtMs,
+    lastAction: "starting",
+  };
+}
+
 /** Why an iteration counts as failed, or null when it did not fail. */
 export function failureOf(run: FinishedRun): string | null {
   if (run.endedBy === "timeout") return "timed out";

@@ -89,6 +89,13 @@ function applyDesired(machine: Machine, input: Input & { type: "desired" }): { m
   return { machine: { ...machine, plan: read.plan, planProblem: null, tasks }, entries };
 }
 
+/** A new plan applied; `active: false` ends the run (with `onStop` recorded too). */
+function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
+  const next = applyDesired(machine, input);
+  if (!next.machine.plan.active) return end(next.machine, INACTIVE, [...next.entries, ...onStop]);
+  return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
+}
+
 /** STOPPED for a STOP file; null to go on. */
 function stopOf(input: Input & { type: "sentinel" }): Ending | null {
   return input.stop ? { reason: "STOPPED", detail: input.stopNow ? "stop --now requested" : "STOP file present" } : null;
@@ -116,11 +123,8 @@ function atBoundary(machine: Machine, input: Input): Step {
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input));
-    case "desired": {
-      const next = applyDesired(machine, input);
-      if (!next.machine.plan.active) return end(next.machine, INACTIVE, next.entries);
-      return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
-    }
+    case "desired":
+      return onDesired(machine, input);
     case "sentinel": {
       const stop = stopOf(input);
       if (stop) return end(machine, stop);
@@ -164,11 +168,8 @@ function whilePaused(machine: Machine, input: Input): Step {
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input), resumedToStop);
-    case "desired": {
-      const next = applyDesired(machine, input);
-      if (!next.machine.plan.active) return end(next.machine, INACTIVE, [...next.entries, ...resumedToStop]);
-      return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
-    }
+    case "desired":
+      return onDesired(machine, input, resumedToStop);
     case "sentinel": {
       const stop = stopOf(input);
       if (stop) return end(machine, stop, resumedToStop);
@@ -322,11 +323,8 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input));
-    case "desired": {
-      const next = applyDesired(machine, input);
-      if (!next.machine.plan.active) return end(next.machine, INACTIVE, next.entries);
-      return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
-    }
+    case "desired":
+      return onDesired(machine, input);
     case "sentinel": {
       const stop = stopOf(input);
       if (stop) return end(machine, stop);
