@@ -1,21 +1,23 @@
 // The engine: a pure step from one phase to the next. No I/O here; the driver performs the effects.
 //
-//                  +---------- PAUSE removed ----------+
-//                  v                                   |
-//   start --> [boundary] ------ PAUSE --------> [paused]
-//               |   ^   ^
-//   limits ok,  |   |   +------ wait over ---- [waitingLimit] <--+
-//   task chosen |   |                                            |
-//    (spawn)    v   | go on (look)                  usage limit  |
-//           [running] --- agent exited --> [judging] ------------+ (from running)
-//               |           (run checks)      |
-//   signal or   |                             | signal (end checks)
-//   stop --now  v                             v
-//   (end tree) [ending] -- agent exited / checks over (record, no judging) --> [ended]
+//        +------------------------- PAUSE --------------------------> [paused]
+//        |   +---------------------- PAUSE removed -----------------------+
+//        |   v
+//  --> [boundary] <------------------- wait over -------------------- [waitingLimit]
+//        |   ^                                                              ^
+//        |   +------ go on (no verdict ended the run) ------+               |
+//        | limits ok, a task left: spawn                    |               |
+//        v                                                  |               |
+//    [running] --------- agent exited: run checks -----> [judging]          |
+//        |   |                                              |               |
+//        |   +------------- usage limit (not counted): sleep --------------+
+//        | signal, stop --now: end tree                     | signal: end checks
+//        v                                                  v
+//    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
-//   boundary, paused, waitingLimit --- signal, STOP, active: false, a limit, no task left --> [ended]
-//   judging --- checked: DONE, FAILED (failures), STALLED --> [ended]; otherwise --> boundary
-//   running --- agent missing --> [ended] (FAILED)
+//   boundary, paused, waitingLimit -- signal, STOP, active: false, a limit, no task left --> [ended]
+//   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
