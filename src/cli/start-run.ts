@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
 import { realIo } from "../engine/engine-io.js";
-import { runEngine } from "../engine/drive.js";
+import { runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
 import { startGuardian } from "../process/guardian.js";
 import { readProcess } from "../process/proc-table.js";

@@ -1,87 +1,26 @@
 // The driver: feeds inputs to `step`, performs the effects it returns through EngineIo, and keeps
 // status.json in line with the machine. All of the engine's I/O happens here.
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
-import type { RunSettings } from "../config/run-options.js";
 import type { TreeMarker } from "../process/inventory.js";
-import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
-import { newStatus } from "../run/new-status.js";
-import { RunRecord } from "../run/run-record.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RunRecord } from "../run/run-record.js";
 import type { Plan } from "../store/plan-file.js";
-import { runPaths } from "../store/run-paths.js";
-import type { RunStatus } from "../store/status-file.js";
 import type { EngineIo } from "./engine-io.js";
+import type { EngineOptions } from "./run-engine.js";
 import { limitOf, newTally } from "./iteration-facts.js";
-import type { AgentRun, Attempt, EndedBy, Effect, Input, Machine } from "./phase.js";
-import { startAgent, type AgentHandle } from "./run-agent.js";
+import type { Attempt, Effect, Input, Machine } from "./phase.js";
+import type { AgentHandle } from "./run-agent.js";
+import { startAttempt } from "./start-attempt.js";
+import { InputQueue } from "./input-queue.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 
-/** What to run. */
-export interface EngineOptions {
-  projectDir: string;
-  runId: string;
-  settings: RunSettings;
-  /** The plan written to state.md at the start (ignored when continuing: the file is re-read). */
-  plan: Plan;
-  /** The previous status when continuing a run (`ralph continue`), to keep its counters. */
-  previous: RunStatus | null;
-  /** Lines to log at the start (e.g. a stale lock that was taken over). */
-  notes?: string[];
-}
-
-/** Longest agent text kept in one event; the full output is in iter-NNN.log. */
-const EVENT_TEXT_LIMIT = 4096;
-
-/** Runs the loop to its end and returns how it ended; never throws for expected failures. */
-export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
-  const paths = runPaths(options.projectDir, options.runId);
-  const { previous, settings } = options;
-  const status = newStatus({
-    runId: options.runId,
-    mode: "run",
-    cwd: options.projectDir,
-    agent: settings.agent,
-    host: io.host,
-    now: io.now(),
-    state: "starting",
-    lastAction: "starting",
-    maxIterations: options.plan.maxIterations,
-    iteration: previous?.iteration,
-    calls: previous?.calls,
-    costUsd: previous?.cost_usd,
-    tokens: previous?.tokens,
-    sessionId: previous?.session_id,
-    startedAt: previous?.started_at,
-  });
-  const record = RunRecord.create(paths, status, io.listener, io.now);
-  // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
-  const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
-  const guardian = io.startGuardian?.(marker, settings.graceMs) ?? null;
-  const driver = new Driver(options, io, record, marker);
-  let ending: Ending;
-  try {
-    ending = await driver.run();
-  } catch (error) {
-    ending = { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
-    await driver.abandon();
-  } finally {
-    driver.close();
-  }
-  const result = finishRun(record, ending, io.now(), driver.status());
-  guardian?.dispose();
-  return result;
-}
-
-class Driver {
+/** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
+export class Driver {
   private machine: Machine;
-  private readonly queue: Input[] = [];
-  private wake: (() => void) | null = null;
-  private crash: { error: unknown } | null = null;
-  private agent: AgentHandle | null = null;
+  private readonly inputs = new InputQueue();
+  private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
-  private dryRunEnd: ((why: EndedBy) => void) | null = null;
   private readonly cancels: Array<() => void> = [];
   private lastStatus = "";
 
@@ -129,10 +68,10 @@ class Driver {
   /** After an internal error: end whatever still runs, and wait until it is gone. */
   async abandon(): Promise<void> {
     this.checks?.abort();
-    const agent = this.agent;
-    if (!agent) return;
-    agent.end("interrupted");
-    await agent.done.catch(() => undefined);
+    const attempt = this.attempt;
+    if (!attempt) return;
+    attempt.end("interrupted");
+    await attempt.done.catch(() => undefined);
   }
 
   /** Stops watching and cancels every timer. */
@@ -171,23 +110,15 @@ class Driver {
   }
 
   private push(input: Input): void {
-    this.queue.push(input);
-    this.wake?.();
+    this.inputs.push(input);
   }
 
-  private async next(): Promise<Input> {
-    for (;;) {
-      if (this.crash) throw this.crash.error;
-      const input = this.queue.shift();
-      if (input) return input;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = null;
-    }
+  private next(): Promise<Input> {
+    return this.inputs.next();
   }
 
   private fail(error: unknown): void {
-    this.crash = { error };
-    this.wake?.();
+    this.inputs.fail(error);
   }
 
   private tasksFile(plan: Plan = this.machine.plan): string | null {
@@ -229,8 +160,7 @@ class Driver {
         this.spawn(effect.attempt);
         return;
       case "endTree":
-        this.agent?.end(effect.why);
-        this.dryRunEnd?.(effect.why);
+        this.attempt?.end(effect.why);
         this.checks?.abort();
         return;
       case "runChecks":
@@ -247,76 +177,26 @@ class Driver {
   }
 
   private spawn(attempt: Attempt): void {
-    const { io, record, options } = this;
-    const { settings, projectDir, runId } = options;
-    const adapter = io.adapterFor(settings.agent);
-    const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - this.machine.tally.costUsd);
-    const tasksFile = this.tasksFile();
-    const invocation = adapter.invocation({
-      prompt: attempt.prompt,
-      cwd: projectDir,
-      env: io.env,
-      scratchDir: record.paths.dir,
-      ...(settings.model ? { model: settings.model } : {}),
-      ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
-      ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
-      ...(tasksFile ? { tasksFile } : {}),
+    const { io } = this;
+    const started = startAttempt(attempt, {
+      options: this.options,
+      io,
+      record: this.record,
+      marker: this.marker,
+      tasksFile: this.tasksFile(),
+      spentUsd: this.machine.tally.costUsd,
+      onResult: () => this.push({ type: "agentResult" }),
     });
-    const { iteration } = attempt;
-    let done: Promise<AgentRun>;
-    if (settings.dryRun) {
-      record.log(`dry run: would run ${JSON.stringify(redactArgv(invocation.argv))} with the prompt on ${invocation.stdin === null ? "no stdin" : "stdin"}`);
-      done = this.dryRun(settings.dryRunDelayMs);
-    } else {
-      const env = agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) });
-      const agent = startAgent({
-        adapter,
-        invocation,
-        prompt: attempt.prompt,
-        cwd: projectDir,
-        env,
-        marker: this.marker,
-        logFile: record.paths.iterationLog(iteration),
-        timeoutMs: settings.timeoutMs,
-        idleTimeoutMs: settings.idleTimeoutMs,
-        graceMs: settings.graceMs,
-        urgent: io.signals.urgent,
-        onEvent: (event) => {
-          const text = event.text && event.text.length > EVENT_TEXT_LIMIT ? `${event.text.slice(0, EVENT_TEXT_LIMIT)}…` : event.text;
-          record.event({ type: "agent_event", iteration, ...event, ...(text !== undefined ? { text } : {}) });
-          if (event.kind === "result") this.push({ type: "agentResult" });
-        },
-        spawnAgent: io.spawnAgent,
-        now: () => io.now().getTime(),
-      });
-      this.agent = agent;
-      done = agent.done;
-    }
-    done.then(
+    this.attempt = started;
+    started.done.then(
       (run) => {
-        this.agent = null;
-        this.dryRunEnd = null;
+        this.attempt = null;
         const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
         if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
         else this.push({ type: "agentExited", run });
       },
       (error: unknown) => this.fail(error),
     );
-  }
-
-  /** --dry-run: no agent; the iteration lasts the delay, or until it is ended. */
-  private dryRun(delayMs: number): Promise<AgentRun> {
-    const startedAt = this.io.now().getTime();
-    return new Promise((resolve) => {
-      const finish = (endedBy: EndedBy | null) => {
-        cancel();
-        this.dryRunEnd = null;
-        const outcome = { finalMessage: null, sawResult: true };
-        resolve({ kind: "finished", exit: { code: 0, signal: null }, outcome, endedBy, durationMs: this.io.now().getTime() - startedAt, leftovers: 0 });
-      };
-      const cancel = this.io.setTimer(delayMs, () => finish(null));
-      this.dryRunEnd = (why) => finish(why);
-    });
   }
 
   private runChecks(effect: Effect & { kind: "runChecks" }): void {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultSettings } from "../../src/config/run-options.js";
-import { runEngine } from "../../src/engine/drive.js";
+import { runEngine } from "../../src/engine/run-engine.js";
 import type { RunStatus } from "../../src/store/status-file.js";
 import { plan } from "../fixtures/engine-machine.js";
 import { fakeWorld, type AgentScript } from "../fixtures/fake-engine-io.js";
