@@ -23,4 +23,14 @@ export default tseslint.config(
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },
+  {
+    files: ["web/**/*.js"],
+    languageOptions: {
+      sourceType: "module",
+      globals: {
+        document: "readonly", window: "readonly", location: "readonly", performance: "readonly", fetch: "readonly",
+        EventSource: "readonly", requestAnimationFrame: "readonly", setInterval: "readonly", setTimeout: "readonly",
+      },
+    },
+  },
 );

@@ -17,7 +17,7 @@ export function fixture(name: string): string {
 /** Environment for ralph: no RALPH_* settings leak in from the caller. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_")) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
   return { ...env, ...extra };
 }
 

@@ -1,8 +1,9 @@
 // `npm run bench`: runs every benchmark, prints one table and writes bench/results.json.
-// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,scale] [--markdown]
+// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui] [--markdown]
 //        node dist/bench/run.js --render bench/results.json   (the Markdown table of an earlier run, for the README)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { benchEventSize } from "./event-size.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchMemory } from "./memory.js";
 import { killStarted, RALPH, removeScratch } from "./ralph-cli.js";
@@ -10,6 +11,7 @@ import { benchReaction } from "./reaction.js";
 import { describeMachine, markdownTable, textTable, type Results, type Row } from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchStopLatency } from "./stop-latency.js";
+import { benchUi } from "./ui.js";
 import { killTrees } from "./tree.js";
 
 const SUITES: Record<string, (runs: number, log: (line: string) => void) => Promise<Row[]>> = {
@@ -17,7 +19,9 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   overhead: benchLoopOverhead,
   reaction: benchReaction,
   memory: benchMemory,
+  events: benchEventSize,
   scale: benchScale,
+  ui: benchUi,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {

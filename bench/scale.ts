@@ -10,8 +10,8 @@ const LIST_TARGET_MS = 1000;
 const VERSION_TARGET_MS = 150;
 const FILES = ["status.json", "progress.txt", "events.jsonl", "state.md"];
 
-/** Fills `project` with RUNS copies of one real run, ids spread over 30 days; 1 in 100 looks like a dead runner's. */
-async function populate(project: string): Promise<string[]> {
+/** Fills `project` with `count` copies of one real run, ids spread over 30 days; 1 in 100 looks like a dead runner's. */
+export async function populate(project: string, count = RUNS): Promise<string[]> {
   const template = "template";
   const exit = await startRalph(["run", "--name", template, "-n", "1", "scale", "--", "true"], project).exited;
   if (exit.code !== 3) throw new Error(`scale: template run exit ${exit.code ?? exit.signal}`);
@@ -21,7 +21,7 @@ async function populate(project: string): Promise<string[]> {
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const start = Date.UTC(2026, 0, 1);
   const ids: string[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < count; i++) {
     const at = new Date(start + i * 259_000);
     const id = `${at.getUTCFullYear()}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}-${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}${pad(at.getUTCSeconds())}-${pad(i % 65536, 4)}`;
     const dir = runDir(project, id);

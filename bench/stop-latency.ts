@@ -5,7 +5,7 @@ import { join } from "node:path";
 import treeKill from "tree-kill";
 import { cgroupPopulated, createCgroup, killCgroup, removeCgroup } from "./cgroup.js";
 import { descendants, killAll, liveCarriers, stillLive, waitAllGone, type Identity } from "./proc-watch.js";
-import { eventTime, readEvents, runDir, scratchDir, startRalph } from "./ralph-cli.js";
+import { cleanEnv, eventTime, readEvents, runDir, scratchDir, startRalph } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, sleep } from "./stats.js";
 import { stopRows } from "./stop-rows.js";
@@ -18,6 +18,9 @@ const SETTLE_MS = 500;
 
 type Outcome = { ms: number; survivors: number };
 
+/** The supervision modes ralph is measured in (cgroup only where a cgroup can be made). */
+type SupervisionMode = "cgroup" | "subreaper";
+
 /** Everything of the tree that still runs, by recorded identity and by marker; SIGKILLs it. */
 function survivorsOf(plan: TreePlan, members: Identity[]): number {
   const live = new Map<string, Identity>();
@@ -29,9 +32,9 @@ function survivorsOf(plan: TreePlan, members: Identity[]): number {
 /** ralph's outcome, with when the agent tree was gone and when ralph itself was. */
 type RalphOutcome = Outcome & { reason: string; treeMs: number; endedMs: number; exitMs: number };
 
-async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: number): Promise<RalphOutcome> {
+async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: number, mode: SupervisionMode): Promise<RalphOutcome> {
   const plan = treeArgv(spec);
-  const ralph = startRalph(["run", "--name", id, "-n", "1", "--grace", `${graceMs}ms`, "stop-latency", "--", ...plan.argv], project);
+  const ralph = startRalph(["run", "--name", id, "-n", "1", "--grace", `${graceMs}ms`, "stop-latency", "--", ...plan.argv], project, { env: cleanEnv({ RALPH_SUPERVISION: mode }) });
   let members: Identity[];
   try {
     members = await waitTreeReady(plan);
@@ -101,21 +104,25 @@ export async function benchStopLatency(runs: number, log: (line: string) => void
   const probe = createCgroup();
   if (probe.dir !== null) removeCgroup(probe.dir);
   let counter = 0;
+  const modes: SupervisionMode[] = probe.dir !== null ? ["cgroup", "subreaper"] : ["subreaper"];
   for (let round = 0; round < runs; round++) {
     for (const ignorer of [false, true]) {
       const kind = ignorer ? "ignorer" : "honour";
       const spec: TreeSpec = { size: SIZE, ignorer, dir };
-      const ralph = await retryOnce("stop latency", () => viaRalph(spec, dir, `stop-${++counter}`, ignorer ? GRACE_MS : 5000), log);
-      reasons.add(ralph.reason);
-      samples.add(`${kind}.ralph.tree`, ralph.treeMs);
-      samples.add(`${kind}.ralph.exit`, ralph.exitMs);
-      if (Number.isFinite(ralph.endedMs)) samples.add(`${kind}.ralph.ended`, ralph.endedMs);
-      const approaches: Array<[string, () => Promise<Outcome>]> = [
-        ["ralph", async () => ralph],
+      const approaches: Array<[string, () => Promise<Outcome>]> = [];
+      for (const mode of modes) {
+        const ralph = await retryOnce(`stop latency (${mode})`, () => viaRalph(spec, dir, `stop-${++counter}`, ignorer ? GRACE_MS : 5000, mode), log);
+        reasons.add(ralph.reason);
+        samples.add(`${kind}.ralph-${mode}.tree`, ralph.treeMs);
+        samples.add(`${kind}.ralph-${mode}.exit`, ralph.exitMs);
+        if (Number.isFinite(ralph.endedMs)) samples.add(`${kind}.ralph-${mode}.ended`, ralph.endedMs);
+        approaches.push([`ralph-${mode}`, async () => ralph]);
+      }
+      approaches.push(
         ["naive", () => naiveKill(spec)],
         ["treekill", () => withTreeKill(spec)],
         ["perpid", () => perPidKill(spec)],
-      ];
+      );
       if (probe.dir !== null) {
         approaches.push([
           "cgroup",
@@ -140,5 +147,5 @@ export async function benchStopLatency(runs: number, log: (line: string) => void
     }
     log(`stop latency: round ${round + 1}/${runs}`);
   }
-  return stopRows(samples, { size: SIZE, graceMs: GRACE_MS, noCgroup: probe.dir === null ? probe.why : null, reasons: [...reasons].join("; ") });
+  return stopRows(samples, { size: SIZE, graceMs: GRACE_MS, noCgroup: probe.dir === null ? probe.why : null, reasons: [...reasons].join("; "), modes });
 }

@@ -10,11 +10,13 @@ export interface StopSetup {
   noCgroup: string | null;
   /** How ralph's runs ended (completion reason, exit signal). */
   reasons: string;
+  /** The supervision modes ralph ran in. */
+  modes: string[];
 }
 
 /** The table rows of the stop-latency samples (see stop-latency.ts for the sample names). */
 export function stopRows(samples: Samples, setup: StopSetup): Row[] {
-  const { size, graceMs, noCgroup, reasons } = setup;
+  const { size, graceMs, noCgroup, reasons, modes } = setup;
   const rows: Row[] = [];
   const tree = (ignorer: boolean) => `${size}-process tree${ignorer ? " with one TERM-ignorer" : " honouring TERM"}`;
   const command = (ignorer: boolean, grace: string) => `ralph run -n 1 --grace ${grace} x -- sh -c '<${tree(ignorer)}>'; kill -TERM <ralph>`;
@@ -22,44 +24,46 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
     const kind = ignorer ? "ignorer" : "honour";
     const group = `Stop latency, ${tree(ignorer)}`;
     const floor = samples.get(`${kind}.perpid.ms`);
-    const ralph = samples.get(`${kind}.ralph.ms`);
-    const breakdown = (() => {
-      const treeGone = samples.get(`${kind}.ralph.tree`);
-      const exited = samples.get(`${kind}.ralph.exit`);
-      const ended = samples.get(`${kind}.ralph.ended`);
-      const at = (summary: Summary | null) => (summary ? `${summary.median.toFixed(0)} ms` : "?");
-      return `medians: agent tree gone at ${at(treeGone)}, run_ended written at ${at(ended)}, ralph exited at ${at(exited)}`;
-    })();
+    const cgroupFloor = samples.get(`${kind}.cgroup.ms`);
     const survivorsNote = (name: string) => {
       const survivors = samples.get(`${kind}.${name}.survivors`);
       return survivors ? `survivors ${survivors.median} (${survivors.min}–${survivors.max})` : "";
     };
-    if (!ignorer) {
-      rows.push({
-        group,
-        figure: "ralph: SIGTERM → ralph and all descendants gone",
-        unit: "ms",
-        value: ralph,
-        ...(floor ? { baseline: { label: "per-pid SIGKILL floor", value: floor } } : {}),
-        target: "< 200 ms and ≤ 2× floor",
-        met: ralph && floor ? ralph.median < 200 && ralph.median <= 2 * floor.median : null,
-        note: `${breakdown}; ${survivorsNote("ralph")}; run ended ${reasons}`,
-        command: command(false, "5s"),
-      });
-    } else {
-      rows.push({
-        group,
-        figure: `ralph (--grace ${graceMs} ms): SIGTERM → all gone`,
-        unit: "ms",
-        value: ralph,
-        ...(floor ? { baseline: { label: "per-pid SIGKILL floor", value: floor } } : {}),
-        target: `≤ grace + 100 ms (${graceMs + 100})`,
-        met: ralph ? ralph.median <= graceMs + 100 : null,
-        note: `${breakdown}; ${survivorsNote("ralph")}`,
-        command: command(true, `${graceMs}ms`),
-      });
-      const overshoot = ralph ? { ...ralph, median: ralph.median - graceMs, min: ralph.min - graceMs, max: ralph.max - graceMs, samples: ralph.samples.map((v) => v - graceMs) } : null;
-      rows.push({ group, figure: "ralph: grace overshoot", unit: "ms", value: overshoot, target: "≤ 100 ms", met: overshoot ? overshoot.median <= 100 : null, command: command(true, `${graceMs}ms`) });
+    for (const mode of modes) {
+      const name = `ralph-${mode}`;
+      const ralph = samples.get(`${kind}.${name}.ms`);
+      const at = (summary: Summary | null) => (summary ? `${summary.median.toFixed(0)} ms` : "?");
+      const breakdown = `medians: agent tree gone at ${at(samples.get(`${kind}.${name}.tree`))}, run_ended written at ${at(samples.get(`${kind}.${name}.ended`))}, ralph exited at ${at(samples.get(`${kind}.${name}.exit`))}`;
+      const env = `RALPH_SUPERVISION=${mode} `;
+      if (!ignorer) {
+        // In cgroup mode the kernel's own kill is the floor to beat; elsewhere the per-pid SIGKILL loop.
+        const base = mode === "cgroup" ? cgroupFloor : floor;
+        rows.push({
+          group,
+          figure: `ralph (${mode} mode): SIGTERM → ralph and all descendants gone`,
+          unit: "ms",
+          value: ralph,
+          ...(base ? { baseline: { label: mode === "cgroup" ? "cgroup.kill floor" : "per-pid SIGKILL floor", value: base } } : {}),
+          target: "< 200 ms and ≤ 2× floor",
+          met: ralph && base ? ralph.median < 200 && ralph.median <= 2 * base.median : null,
+          note: `${breakdown}; ${survivorsNote(name)}; run ended ${reasons}`,
+          command: env + command(false, "5s"),
+        });
+      } else {
+        rows.push({
+          group,
+          figure: `ralph (${mode} mode, --grace ${graceMs} ms): SIGTERM → all gone`,
+          unit: "ms",
+          value: ralph,
+          ...(floor ? { baseline: { label: "per-pid SIGKILL floor", value: floor } } : {}),
+          target: `≤ grace + 100 ms (${graceMs + 100})`,
+          met: ralph ? ralph.median <= graceMs + 100 : null,
+          note: `${breakdown}; ${survivorsNote(name)}`,
+          command: env + command(true, `${graceMs}ms`),
+        });
+        const overshoot = ralph ? { ...ralph, median: ralph.median - graceMs, min: ralph.min - graceMs, max: ralph.max - graceMs, samples: ralph.samples.map((v) => v - graceMs) } : null;
+        rows.push({ group, figure: `ralph (${mode} mode): grace overshoot`, unit: "ms", value: overshoot, target: "≤ 100 ms", met: overshoot ? overshoot.median <= 100 : null, command: env + command(true, `${graceMs}ms`) });
+      }
     }
     // The known-false control: a harness that sees no survivors of a naive kill proves nothing.
     const naiveSurvivors = samples.get(`${kind}.naive.survivors`);
@@ -67,8 +71,7 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
     rows.push({ group, figure: "naive kill(root, TERM): root gone", unit: "ms", value: samples.get(`${kind}.naive.ms`), note: `${survivorsNote("naive")}${control}`, command: "kill -TERM <root>" });
     rows.push({ group, figure: "npm tree-kill(root, TERM)", unit: "ms", value: samples.get(`${kind}.treekill.ms`), note: survivorsNote("treekill"), command: "require('tree-kill')(<root>, 'SIGTERM', cb)" });
     rows.push({ group, figure: "per-pid SIGKILL over a /proc snapshot (floor)", unit: "ms", value: floor, note: survivorsNote("perpid"), command: "read /proc/*/stat; kill -KILL each descendant" });
-    const cgroup = samples.get(`${kind}.cgroup.ms`);
-    rows.push({ group, figure: "cgroup.kill (floor)", unit: "ms", value: cgroup, note: cgroup ? survivorsNote("cgroup") : `not measured: ${noCgroup ?? "?"}`, command: "echo 1 > <cgroup>/cgroup.kill" });
+    rows.push({ group, figure: "cgroup.kill (floor)", unit: "ms", value: cgroupFloor, note: cgroupFloor ? survivorsNote("cgroup") : `not measured: ${noCgroup ?? "?"}`, command: "echo 1 > <cgroup>/cgroup.kill" });
   }
   return rows;
 }

@@ -1,5 +1,5 @@
 // Reads Claude Code's `--output-format stream-json` lines into events and one iteration's outcome.
-import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
+import { detectLimit, isAuthFailure, isConfigFailure, parseResetTime } from "./limit-detect.js";
 import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, clip } from "./json-fields.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
 
@@ -66,6 +66,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
   let assistantError: string | undefined;
   let lastRetry: { status: number | undefined; error: string } | null = null;
   let rejected: LimitInfo | null = null;
+  let fatal: AgentFailure | null = null;
+  const usageById = new Map<string, TokenUsage>();
 
   function onSystem(line: Json): AgentEvent[] {
     if (line.subtype === "init") {
@@ -76,7 +78,14 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       lastRetry = { status: asNumber(line.error_status), error: String(line.error ?? "") };
       const seconds = ((asNumber(line.retry_delay_ms) ?? 0) / 1000).toFixed(1);
       const text = `API retry ${String(line.attempt)}/${String(line.max_retries)} in ${seconds}s after ${String(line.error_status)} ${lastRetry.error}`;
-      return [{ kind: "other", text }];
+      // Claude Code retries a rejected key for minutes; no retry can fix it, so the iteration ends now.
+      const status = lastRetry.status;
+      if (status === 401 || status === 403) {
+        fatal = { kind: "auth", message: `the API rejected Claude Code's credentials (${status} ${lastRetry.error}); check ANTHROPIC_API_KEY or run claude /login` };
+      } else if (status === 404) {
+        fatal = { kind: "config", message: `the API answered 404 (${lastRetry.error}); is the model name right?` };
+      }
+      return [{ kind: "retry", text, ...(fatal ? { fatal: fatal.message } : {}) }];
     }
     return [{ kind: "other", text: `system ${String(line.subtype ?? "")}`.trim() }];
   }
@@ -90,6 +99,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       if (typeof line.error === "string") assistantError = line.error;
     }
     const events: AgentEvent[] = [];
+    const tokens = liveTokens(message);
     for (const block of Array.isArray(message?.content) ? message.content.map(asRecord) : []) {
       if (block?.type === "text" && typeof block.text === "string" && block.text !== "") {
         events.push({ kind: synthetic ? "error" : "text", text: block.text });
@@ -103,7 +113,20 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
         events.push({ kind: "tool_use", tool: block.name, text: summarizeToolInput(block.name, block.input) });
       }
     }
-    return events;
+    return tokens ? events.map((event) => ({ ...event, tokens })) : events;
+  }
+
+  // Each API call's usage repeats on every line of its message: keep the latest per message id, sum over ids.
+  function liveTokens(message: Json | null): TokenUsage | null {
+    const usage = asRecord(message?.usage);
+    if (!usage || typeof message?.id !== "string") return null;
+    usageById.set(message.id, { input: (asNumber(usage.input_tokens) ?? 0) + (asNumber(usage.cache_read_input_tokens) ?? 0) + (asNumber(usage.cache_creation_input_tokens) ?? 0), output: asNumber(usage.output_tokens) ?? 0 });
+    const total = { input: 0, output: 0 };
+    for (const each of usageById.values()) {
+      total.input += each.input;
+      total.output += each.output;
+    }
+    return total;
   }
 
   function onUser(line: Json): AgentEvent[] {
@@ -135,7 +158,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     const status = asNumber(line.api_error_status);
     if (status !== undefined || (line.is_error === true && assistantError)) {
       const named = assistantError ? ERROR_KINDS[assistantError] : undefined;
-      const kind = status === 429 ? "rate_limit" : status === 401 || status === 403 ? "auth" : (named ?? (isAuthFailure(text) ? "auth" : "api"));
+      const base = status === 429 ? "rate_limit" : status === 401 || status === 403 ? "auth" : (named ?? (isAuthFailure(text) ? "auth" : "api"));
+      const kind = base === "api" && (status === 404 || isConfigFailure(text || errors)) ? "config" : base;
       const message = text || errors || `API error ${String(status ?? assistantError)}`;
       if (kind !== "rate_limit") return { kind, message };
       return { kind, message, limit: { message, resetAt: parseResetTime(message, now()) } };
@@ -163,6 +187,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       return { kind: "other", message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1)` };
     }
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) return failureFromText(text, "other");
+    const config = text.split("\n").find(isConfigFailure);
+    if (config) return { kind: "config", message: clip(config.trim(), TOOL_RESULT_LIMIT) };
     // Ended while Claude Code was still retrying a failed request: that request's failure is the cause.
     const retry = lastRetry;
     if (retry) {
@@ -216,7 +242,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
         const turns = asNumber(line.num_turns);
         if (turns !== undefined) outcome.turns = turns;
       }
-      let failure = line ? failureFromResult(line) : failureWithoutResult(stderrTail, exit);
+      // An error no retry fixes, seen while Claude Code was retrying, is the cause whatever came after it.
+      let failure = fatal ?? (line ? failureFromResult(line) : failureWithoutResult(stderrTail, exit));
       const limitEvent = rejected;
       // A rejected rate_limit_event carries the structured reset time; it counts unless the run went on to succeed.
       if (limitEvent && (!line || line.is_error === true)) {

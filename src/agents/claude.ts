@@ -1,6 +1,7 @@
 // The Claude Code adapter: headless `claude -p` with stream-json output and the prompt on stdin.
 import { createClaudeParser } from "./claude-parser.js";
 import { binaryFrom } from "./json-fields.js";
+import { permissionFlags } from "./permission-mode.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Claude Code binary to run (default `claude` on PATH). */
@@ -22,9 +23,11 @@ export function claudeArgv(input: InvocationInput, bin: string): string[] {
     "stream-json",
     "--verbose",
     // Without it, -p does not wait for approval: it refuses every Write/Edit/Bash and the run does nothing.
-    "--dangerously-skip-permissions",
+    // A user who sets a permission mode in --agent-args gets that instead.
+    ...permissionFlags("claude", input.agentArgs ?? []),
     ...(input.model ? ["--model", input.model] : []),
     ...budgetFlag(input.remainingBudgetUsd),
+    ...(input.agentArgs ?? []),
   ];
 }
 

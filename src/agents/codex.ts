@@ -1,6 +1,7 @@
 // The Codex adapter: headless `codex exec --json` with the prompt on stdin (`-`).
 import { createCodexParser } from "./codex-parser.js";
 import { binaryFrom } from "./json-fields.js";
+import { permissionFlags } from "./permission-mode.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Codex binary to run (default `codex` on PATH). */
@@ -15,8 +16,9 @@ export function codexArgv(input: InvocationInput, bin: string): string[] {
     // A loop may run in a directory that is not a git repository; Codex refuses that by default.
     "--skip-git-repo-check",
     // Headless, nothing could answer an approval prompt; the loop itself is the sandbox boundary.
-    "--dangerously-bypass-approvals-and-sandbox",
+    ...permissionFlags("codex", input.agentArgs ?? []),
     ...(input.model ? ["--model", input.model] : []),
+    ...(input.agentArgs ?? []),
     "-",
   ];
 }

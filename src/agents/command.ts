@@ -34,7 +34,7 @@ export const commandAdapter: AgentAdapter = {
   politeSignals: ["SIGTERM"],
   invocation(input) {
     if (!input.commandArgv || input.commandArgv.length === 0) throw new Error("the command agent needs an argv");
-    return { argv: [...input.commandArgv], stdin: input.prompt, env: {} };
+    return { argv: [...input.commandArgv, ...(input.agentArgs ?? [])], stdin: input.prompt, env: {} };
   },
   parser: createCommandParser,
 };

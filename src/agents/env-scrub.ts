@@ -1,4 +1,7 @@
 // The environment an agent starts with, and the redaction of secrets in what we log about it.
+import { REDACTED, findSecrets, isSecretName, replaceRanges, secretValues } from "../redact/secrets.js";
+
+export { isSecretName } from "../redact/secrets.js";
 
 // Variables an agent CLI sets for the commands it runs. Inherited by a nested agent, they make it
 // believe it is a child of another session (Claude Code then skips saving its session, for one).
@@ -35,36 +38,11 @@ export function agentEnvironment(parent: NodeJS.ProcessEnv, extra: Record<string
   return { ...env, ...extra };
 }
 
-const REDACTED = "[REDACTED]";
-const SECRET_NAME = /(^|_)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|AUTH)$|^(API_?KEY|TOKEN|SECRET)(_|$)/i;
-// Values shorter than this are not treated as secrets: redacting every "test" or "1" helps nobody.
-const MIN_SECRET_LENGTH = 8;
-// Well-known key shapes, found even when no variable holds them.
-const KEY_SHAPES: RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\bAIza[A-Za-z0-9_-]{30,}/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-];
 const SECRET_FLAG = /^--?([a-z0-9-]*(api-?key|token|secret|password))$/i;
-
-/** Whether a variable name looks like it holds a credential. */
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
 
 /** `text` with credential values from `env` and key-shaped strings replaced by [REDACTED]. */
 export function redactSecrets(text: string, env: NodeJS.ProcessEnv): string {
-  const values = Object.entries(env)
-    .filter(([name, value]) => value !== undefined && value.length >= MIN_SECRET_LENGTH && isSecretName(name))
-    .map(([, value]) => value as string)
-    // Longest first, so a secret that contains another is replaced whole.
-    .sort((a, b) => b.length - a.length);
-  let result = text;
-  for (const value of values) result = result.split(value).join(REDACTED);
-  for (const shape of KEY_SHAPES) result = result.replace(shape, REDACTED);
-  return result;
+  return replaceRanges(text, findSecrets(text, secretValues(env)));
 }
 
 /** An argv safe to log: values of secret flags and of NAME=value secret assignments, and key-shaped strings, redacted. */

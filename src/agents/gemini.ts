@@ -1,6 +1,7 @@
 // The Gemini CLI adapter: headless `gemini --output-format stream-json` with the prompt on stdin.
 import { createGeminiParser } from "./gemini-parser.js";
 import { binaryFrom } from "./json-fields.js";
+import { permissionFlags } from "./permission-mode.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the Gemini CLI binary to run (default `gemini` on PATH). */
@@ -16,10 +17,11 @@ export function geminiArgv(input: InvocationInput, bin: string): string[] {
     "--output-format",
     "stream-json",
     // Headless, nothing could answer an approval prompt.
-    "--yolo",
+    ...permissionFlags("gemini", input.agentArgs ?? []),
     // Headless runs in an untrusted folder exit at once (exit 55); the user chose this project by running the loop in it.
     "--skip-trust",
     ...(input.model ? ["--model", input.model] : []),
+    ...(input.agentArgs ?? []),
   ];
 }
 

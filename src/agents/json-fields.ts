@@ -1,4 +1,5 @@
 // Helpers shared by the agent adapters and their JSON-lines output parsers.
+import { isAuthFailure, isConfigFailure } from "./limit-detect.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo } from "./types.js";
 
 /** One JSON object read from an agent's output. */
@@ -73,8 +74,12 @@ export function firstLineFailure(
   limit: number,
   ignore: RegExp | null = null,
 ): AgentFailure | null {
-  const firstLine = text.split("\n").find((line) => line.trim() !== "" && !(ignore?.test(line) ?? false));
-  return firstLine && exit.code !== 0 && exit.signal === null ? { kind: "other", message: clip(firstLine.trim(), limit) } : null;
+  const lines = text.split("\n").filter((line) => line.trim() !== "" && !(ignore?.test(line) ?? false));
+  if (lines.length === 0 || exit.code === 0 || exit.signal !== null) return null;
+  // A bad flag or an unknown model is named anywhere in the output, and no retry can fix it.
+  const config = lines.find(isConfigFailure);
+  if (config) return { kind: "config", message: clip(config.trim(), limit) };
+  return { kind: isAuthFailure(lines[0] ?? "") ? "auth" : "other", message: clip((lines[0] ?? "").trim(), limit) };
 }
 
 /** Copies a failure, when there is one, into the outcome's `error` and `limit`. */

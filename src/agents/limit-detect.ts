@@ -32,6 +32,18 @@ const MESSAGE_LIMIT = 300;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
+// Mistakes in how the agent was called: waiting or retrying never fixes them.
+const CONFIG_PATTERNS: RegExp[] = [
+  /\b(unknown|unrecognized|invalid|unexpected) (option|argument|flag)\b/i,
+  /\b(unknown|invalid|unsupported) model\b/i,
+  /\bmodel\b[^\n]{0,60}\b(not found|does not exist|not_found|is not supported|not available)\b/i,
+];
+
+/** Whether a message says the agent was called wrongly (a bad flag, an unknown model). */
+export function isConfigFailure(text: string): boolean {
+  return CONFIG_PATTERNS.some((pattern) => pattern.test(text));
+}
+
 /** Whether a message reports an authentication or account failure (never a limit). */
 export function isAuthFailure(text: string): boolean {
   return AUTH_PATTERNS.some((pattern) => pattern.test(text));

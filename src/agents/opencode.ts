@@ -1,6 +1,7 @@
 // The OpenCode adapter: headless `opencode run --format json` with the prompt on stdin.
 import { createOpencodeParser } from "./opencode-parser.js";
 import { binaryFrom } from "./json-fields.js";
+import { permissionFlags } from "./permission-mode.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
 
 /** Environment variable naming the OpenCode binary to run (default `opencode` on PATH). */
@@ -18,8 +19,9 @@ export function opencodeArgv(input: InvocationInput, bin: string): string[] {
     "json",
     // Headless, every permission that would ask (e.g. a path outside the project) is rejected;
     // --auto approves those, and still honours permissions the user set to "deny".
-    "--auto",
+    ...permissionFlags("opencode", input.agentArgs ?? []),
     ...(input.model ? ["--model", input.model] : []),
+    ...(input.agentArgs ?? []),
   ];
 }
 

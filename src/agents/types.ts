@@ -14,7 +14,7 @@ export interface TokenUsage {
 }
 
 /** What kind of failure the agent reported, when it reported one. */
-export type AgentErrorKind = "rate_limit" | "auth" | "api" | "max_turns" | "other";
+export type AgentErrorKind = "rate_limit" | "auth" | "config" | "api" | "max_turns" | "other";
 
 /** A provider usage or rate limit, with the reset time when the agent gave one. */
 export interface LimitInfo {
@@ -24,10 +24,17 @@ export interface LimitInfo {
 
 /** One parsed piece of agent output, forwarded as an `agent_event`. */
 export interface AgentEvent {
-  kind: "init" | "text" | "tool_use" | "tool_result" | "result" | "error" | "other";
+  kind: "init" | "text" | "tool_use" | "tool_result" | "result" | "error" | "retry" | "other";
   text?: string;
   tool?: string;
   sessionId?: string;
+  /** Tokens used so far in this iteration, when the agent reports them as it goes. */
+  tokens?: TokenUsage;
+  /**
+   * Set when the agent reported an error no retry can fix (a rejected API key, an unknown model): the
+   * iteration is ended at once and the run fails with this reason instead of waiting out the agent's retries.
+   */
+  fatal?: string;
 }
 
 /** What the adapter learned from a whole iteration's output. */
@@ -67,13 +74,15 @@ export interface InvocationInput {
   scratchDir: string;
   /** The task list file, when the run has one. */
   tasksFile?: string;
+  /** Extra arguments for the agent CLI (--agent-args), passed as they are. */
+  agentArgs?: string[];
 }
 
 /** The process to start for one iteration. The prompt never goes through a shell. */
 export interface Invocation {
   argv: string[];
   /** Text written to the agent's stdin, then closed; null gives it an empty stdin. */
-  stdin: string | null;
+  stdin: string | Buffer | null;
   /** Extra environment for the agent (on top of the scrubbed parent environment). */
   env: Record<string, string>;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
+import "./no-inspector.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { addRunOptions } from "./run-flags.js";
+import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
+import { RunFileError } from "../store/regular-file.js";
+import { findProject } from "./find-project.js";
 
 type HookModule = typeof import("./commands/hook.js");
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
@@ -20,7 +23,7 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .description("Run an AI coding agent in a loop until the work is provably done, a limit is reached, or you stop it.")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
-    .showSuggestionAfterError(false)
+    .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
   addRunOptions(
@@ -41,7 +44,7 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")
     .exitOverride()
     .action(() => done(import("./commands/init.js").then((m) => m.initCommand(process.cwd()))));
-  const cwd = process.cwd();
+  const cwd = findProject(process.cwd());
   program
     .command("status")
     .description("one run: state, iteration, spend, current task, last events")
@@ -78,19 +81,45 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("continue")
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
-    .argument("<run>", "run id")
+    .argument("[run]", "run id (default: the single active run, else the latest)")
     .option("-n, --max-iterations <n>", "new iteration cap (counted from the run's start; 0 = unlimited)")
+    .option("--max-cost <usd>", "new spend cap for the whole run, in US dollars")
+    .option("--max-runtime <dur>", "new cap on the run's total time since it first started, e.g. 2h")
     .option("--json", "write the event stream to stdout instead of human output")
     .option("--live", "show the agent's messages and tool calls as they stream")
     .exitOverride()
-    .action((run: string, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
+    .action((run: string | undefined, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
+  program
+    .command("set")
+    .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
+    .argument("<run>", "run id")
+    .argument("<changes...>", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
+    .exitOverride()
+    .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
   program
     .command("logs")
-    .description("human-readable log of a run")
+    .description("a run's story as --live shows it: iterations, the agent's messages and tool calls, decisions")
     .argument("[run]", "run id (default: the single active run, else the latest)")
-    .option("-f, --follow", "follow the log until the run ends")
+    .option("-f, --follow", "follow the run until it ends")
+    .option("--iteration <n>", "the agent's whole output in iteration N, from its iter-NNN.log")
     .exitOverride()
-    .action((run: string | undefined, opts: { follow?: boolean }) => done(import("./commands/inspect.js").then((m) => m.logsCommand(cwd, run, opts.follow === true))));
+    .action((run: string | undefined, opts: { follow?: boolean; iteration?: string }) =>
+      done(import("./commands/logs.js").then((m) => m.logsCommand(cwd, run, opts.follow === true, opts.iteration))),
+    );
+  program
+    .command("ui")
+    .description("a live web dashboard of this project's runs (or of each --project), on 127.0.0.1")
+    .option("--port <n>", "port to listen on (default: any free port)")
+    .option("--host <host>", "address to listen on (default 127.0.0.1; anything else is reachable by others)")
+    .option("--project <dir>", "a project to show (repeatable; default: the current directory)", (dir: string, dirs: string[] = []) => [...dirs, dir])
+    .exitOverride()
+    .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
+  program
+    .command("doctor")
+    .description("how agent trees are supervised here and why, the agent CLIs found, Node's version")
+    .option("--json", "machine-readable output")
+    .exitOverride()
+    .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
   else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
   return program;
@@ -105,7 +134,13 @@ export async function main(argv: string[]): Promise<number> {
   // Commands load their modules only when run, so that start-up (and every Stop hook call) stays quick.
   const hook = words[0] === "hook" ? await import("./commands/hook.js") : null;
   const program = buildProgram(trailing, (code) => (pending = code), hook);
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation());
+    return 0;
+  }
   try {
+    const dashed = words[0] === "run" ? dashedName(words) : null;
+    if (dashed) throw new UsageError(dashed);
     await program.parseAsync(words, { from: "user" });
     if (!pending) {
       process.stdout.write(program.helpInformation());
@@ -122,12 +157,20 @@ function reportError(error: unknown): number {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
       return 0;
     }
-    process.stderr.write(`ralph: ${error.message.replace(/^error: /, "")}\n`);
+    // Commander puts its "did you mean" on a line of its own: keep the error to one line.
+    const message = error.message.replace(/^error: /, "").replace(/\s*\n\(Did you mean (.*)\?\)\s*$/, " (did you mean $1?)");
+    process.stderr.write(`ralph: ${message}${error.code === "commander.unknownCommand" ? "; see ralph --help" : ""}\n`);
     return 2;
   }
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof RunFileError) {
     process.stderr.write(`ralph: ${error.message}\n`);
     return 2;
+  }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
+    process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
+    return 1;
   }
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;

@@ -1,97 +1,182 @@
-// All user-facing wording of a run: per-iteration lines, agent output with --live, the final summary.
-// The renderer is one consumer of the run's event stream (events.jsonl is another).
+// All user-facing wording of a run: iteration headers, the live status line on a TTY, agent output with
+// --live, each decision with its reason, and the closing summary with the next step.
 import pc from "picocolors";
 import type { RunResult } from "../run/finish-run.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
+import { isExitReason } from "../exit/exit-reasons.js";
+import { nextStep } from "./next-step.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
   json: boolean;
   live: boolean;
   maxIterations: number;
+  /** Draw the updating status line (default: whether `out` is a terminal). */
+  tty?: boolean;
+  /** Print the ending from the run_ended event (for `ralph logs`; a live run prints summaryLines instead). */
+  showEnding?: boolean;
 }
 
-type EventOf<T extends RunEvent["type"]> = Extract<RunEvent, { type: T }>;
+/** A renderer: the record listener plus what the closing summary needs to know. */
+export interface Renderer extends RecordListener {
+  /** Whether any iteration reported a cost (agents like `command` report none). */
+  readonly costReported: boolean;
+  /** Stops the status line's clock and clears the line. */
+  close(): void;
+}
+
+interface Running {
+  iteration: unknown;
+  startedAt: number;
+  tokens: number | null;
+  tool: string | null;
+  retries: number;
+  apiErrors: number;
+}
 
 /** A listener that prints a run's progress to `out` in the chosen mode. */
-export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): RecordListener {
+export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = process.stdout): Renderer {
+  const tty = mode.tty ?? (out as { isTTY?: boolean }).isTTY === true;
   let maxIterations = mode.maxIterations;
-  let total = 0;
+  let spend = 0;
+  let costReported = false;
+  let running: Running | null = null;
+  let criteria: string[] = [];
+  let lastIteration = 0;
+  let shown = false;
+  let clock: NodeJS.Timeout | null = null;
   // A reader that goes away (`ralph run … | head`) must not take the run with it: the run's files are
   // its record, the terminal only a view of it.
   let closed = false;
   out.on("error", () => {
     closed = true;
   });
-  const print = (line: string | null) => {
-    if (!closed && line !== null) out.write(`${line}\n`);
+  const write = (text: string) => {
+    if (!closed) out.write(text);
   };
+  const clear = () => {
+    if (shown) write("\r\x1b[2K");
+    shown = false;
+  };
+  const draw = () => {
+    if (!tty || !running) return;
+    const columns = (out as { columns?: number }).columns ?? 80;
+    const line = statusLine({ ...running, maxIterations, elapsedMs: Date.now() - running.startedAt, spend: costReported ? spend : null }, columns - 1);
+    write(`\r\x1b[2K${pc.dim(line)}`);
+    shown = true;
+  };
+  const print = (line: string) => {
+    clear();
+    write(`${line}\n`);
+    draw();
+  };
+  const stopClock = () => {
+    if (clock) clearInterval(clock);
+    clock = null;
+  };
+
+  function onAgentEvent(event: RunEvent): void {
+    if (running) {
+      running.tokens = tokensOf(event.tokens) ?? running.tokens;
+      if (event.kind === "tool_use") running.tool = `${String(event.tool ?? "tool")}${typeof event.text === "string" && event.text ? ` ${event.text}` : ""}`;
+      if (event.kind === "text" || event.kind === "result") running.tool = null;
+      if (event.kind === "retry") running.retries += 1;
+      if (event.kind === "error") running.apiErrors += 1;
+    }
+    const line = liveLine(event);
+    // Retries and errors are news even without --live: a retry storm must show as it happens.
+    if (line !== null && (mode.live || event.kind === "retry" || event.kind === "error")) print(line);
+    else draw();
+  }
+
   return {
+    get costReported() {
+      return costReported;
+    },
+    close() {
+      stopClock();
+      clear();
+    },
     event(event: RunEvent) {
-      if (mode.json) return print(JSON.stringify(event));
+      if (mode.json) return write(`${JSON.stringify(event)}\n`);
+      // The cap may change mid-run (state.md): every iteration says which one it ran under.
+      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
+        maxIterations = event.max_iterations;
+      }
       switch (event.type) {
-        case "run_started":
         case "iteration_started":
-          // The cap may change mid-run (state.md): every iteration says which one it ran under.
-          if (typeof event.max_iterations === "number") maxIterations = event.max_iterations;
+          criteria = [];
+          running = { iteration: event.iteration, startedAt: Date.parse(event.ts) || Date.now(), tokens: null, tool: null, retries: 0, apiErrors: 0 };
+          print(iterationHeader(event, maxIterations));
+          if (tty && !clock) clock = setInterval(draw, 1000).unref();
           return;
-        case "iteration_ended":
-          total = typeof event.cost_total_usd === "number" ? event.cost_total_usd : total;
-          return print(iterationLine(event, maxIterations, total));
         case "agent_event":
-          return mode.live ? print(liveLine(event)) : undefined;
-        case "paused":
-        case "resumed":
-        case "waiting_limit":
+          return onAgentEvent(event);
         case "criteria_checked":
-        case "run_ended":
-          // Said by the log lines that go with them, and by the summary.
+          // Shown after the iteration's own line, which is only known once the iteration is recorded.
+          criteria.push(criterionLine(event));
           return;
-        default: {
-          const unreachable: never = event;
-          throw new Error(`unknown event ${JSON.stringify(unreachable)}`);
+        case "iteration_ended": {
+          running = null;
+          stopClock();
+          if (typeof event.iteration === "number" && event.counted !== false) lastIteration = event.iteration;
+          if (typeof event.cost_usd === "number") costReported = true;
+          spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
+          print(iterationLine(event, maxIterations, costReported ? spend : null));
+          for (const line of criteria.splice(0)) print(line);
+          for (const line of [promiseIgnoredLine(event), checksSkippedLine(event)]) if (line) print(line);
+          return;
         }
+        case "paused":
+          return print(pc.yellow(`paused: the run waits before its next iteration; go on with ralph resume ${event.run}`));
+        case "run_ended":
+          stopClock();
+          clear();
+          if (mode.showEnding) for (const line of endingLines(event, lastIteration, maxIterations)) print(line);
+          return;
+        default:
+          return;
       }
     },
     log(line: string) {
       if (mode.json) return;
-      if (line.startsWith("===") || line.startsWith("run ended:")) return;
+      // The ending is in the summary; check verdicts come from their events, after the iteration line.
+      if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
+      if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
       print(pc.dim(line));
     },
   };
 }
 
-function iterationLine(event: EventOf<"iteration_ended">, maxIterations: number, totalUsd: number): string {
-  const of = maxIterations === 0 ? "∞" : String(maxIterations);
-  const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
-  const result = event.result;
-  const shown = result === "failed" || result === "timeout" ? pc.red(`${result}${event.error ? ` (${event.error})` : ""}`) : result === "done" ? pc.green(result) : result;
-  return `[${event.iteration}/${of}] ${seconds} ${shown} · $${totalUsd.toFixed(4)} so far`;
-}
-
-function liveLine(event: EventOf<"agent_event">): string | null {
-  const text = event.text ?? "";
-  switch (event.kind) {
-    case "text":
-      return text ? `  ${text.replace(/\n/g, "\n  ")}` : null;
-    case "tool_use":
-      return pc.cyan(`  → ${event.tool ?? "tool"}${text ? ` ${text}` : ""}`);
-    case "tool_result":
-      return text ? pc.dim(`    ${text.split("\n")[0]?.slice(0, 200)}`) : null;
-    case "error":
-      return pc.red(`  ! ${text}`);
-    default:
-      return null;
+function endingLines(event: RunEvent, iterations: number, maxIterations: number): string[] {
+  const reason = String(event.reason);
+  const lines = [`${reason}: ${String(event.detail ?? "")}`];
+  if (isExitReason(reason)) {
+    const step = nextStep({ reason, runId: event.run, iterations, maxIterations });
+    if (step) lines.push(`next: ${step}`);
   }
+  return lines;
 }
 
-/** The closing lines of a run. */
-export function summaryLines(result: RunResult): string[] {
+/** What the closing summary shows besides the result. */
+export interface SummaryView {
+  costReported: boolean;
+  tokens: { input: number; output: number } | null;
+  maxIterations: number;
+}
+
+/** The closing lines of a run: how it ended, what it cost, and what to do next. */
+export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
+  const spend = view.costReported ? `$${result.costUsd.toFixed(4)} (agent CLI's estimate)` : "no cost reported by the agent";
+  const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
   return [
     colour(`${result.reason}: ${result.detail}`),
-    `${result.iterations} iteration${result.iterations === 1 ? "" : "s"}, $${result.costUsd.toFixed(4)} (agent CLI's estimate), exit code ${result.exitCode}`,
+    `${result.iterations} iteration${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     `run directory: ${result.runDir}`,
+    ...(step ? [`next: ${step}`] : []),
   ];
 }

@@ -2,6 +2,7 @@
 // building the command line loads nothing of the loop.
 import { Option, type Command } from "commander";
 import { RUN_OPTION_SPECS } from "../config/run-options.js";
+import { parseRunId } from "../config/parse-value.js";
 
 const HELP: Record<string, { flags: string; help: string }> = {
   "--prompt-file": { flags: "-p, --prompt-file <file>", help: "read the prompt from a file (default: PROMPT.md when present)" },
@@ -11,6 +12,10 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--tasks": { flags: "--tasks <file>", help: "task list: prd.json (userStories[].passes) or a Markdown checklist" },
   "--agent": { flags: "--agent <name>", help: "claude, codex, gemini, opencode, demo or command (default claude)" },
   "--agent-cmd": { flags: "--agent-cmd <cmd>", help: "the command agent's command line (split into words, no shell); or give it after --" },
+  "--agent-args": {
+    flags: "--agent-args <args>",
+    help: "extra arguments for the agent CLI, split like a shell would but with nothing expanded, passed without a shell (e.g. \"--permission-mode acceptEdits\")",
+  },
   "--model": { flags: "--model <model>", help: "model passed to the agent (default: the agent's own)" },
   "--timeout": { flags: "--timeout <dur>", help: "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default 30m)" },
   "--idle-timeout": { flags: "--idle-timeout <dur>", help: "end an iteration that printed nothing for DUR (default off)" },
@@ -25,6 +30,8 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--dry-run-delay": { flags: "--dry-run-delay <dur>", help: "how long each dry-run iteration sleeps (default 1s)" },
   "--json": { flags: "--json", help: "write the event stream to stdout instead of human output" },
   "--name": { flags: "--name <id>", help: "run id (default YYYYMMDD-HHMMSS-xxxx)" },
+  "--memory-max": { flags: "--memory-max <size>", help: "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)" },
+  "--pids-max": { flags: "--pids-max <n>", help: "process-count cap of each iteration's agent tree (needs a writable cgroup)" },
 };
 
 /** Adds every `ralph run` option to a command. */
@@ -37,6 +44,18 @@ export function addRunOptions(command: Command): Command {
     command.addOption(option);
   }
   return command;
+}
+
+/**
+ * A `--name` followed by a word starting with `-` (`--name -V`): the parser would take that word for a flag
+ * (or for the value), so it is refused up front with what a run id must be.
+ */
+export function dashedName(words: readonly string[]): string | null {
+  const at = words.indexOf("--name");
+  const value = at === -1 ? undefined : words[at + 1];
+  if (value === undefined || !value.startsWith("-")) return null;
+  const parsed = parseRunId(value);
+  return parsed.ok ? null : `--name: expected ${parsed.expected}, got ${JSON.stringify(value)}`;
 }
 
 /** The flags the user actually gave, keyed by long flag name. */

@@ -4,18 +4,23 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
 import { realIo } from "../engine/engine-io.js";
-import { runEngine } from "../engine/run-engine.js";
+import { firstStatus, runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
+import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
+import { renderPlan, type Plan } from "../store/plan-file.js";
 import { startGuardian } from "../process/guardian.js";
+import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
+import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
-import { projectLockPath, runPaths } from "../store/run-paths.js";
-import type { Plan } from "../store/plan-file.js";
+import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
+import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
+import { startLines } from "./start-lines.js";
 import { UsageError } from "./usage-error.js";
 
 /** What to start. */
@@ -33,6 +38,40 @@ export interface StartRunInput {
   epilogue?: (result: RunResult) => string[];
 }
 
+/** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
+function makeRunDirs(projectDir: string): void {
+  try {
+    // One level at a time: a recursive mkdir reports ENOENT on a read-only filesystem instead of EROFS.
+    for (const dir of [join(projectDir, ".ralph"), join(projectDir, ".ralph", "runs")]) {
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
+    throw new UsageError(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);
+  }
+}
+
+/** Creates a new run's directory with its first state.md, status.json and settings.json, all at once. */
+function createNewRun(input: StartRunInput, status: RunStatus): void {
+  try {
+    createRunDir(input.projectDir, input.runId, {
+      "state.md": renderPlan(input.plan),
+      "status.json": `${JSON.stringify(status, null, 2)}\n`,
+      "settings.json": `${JSON.stringify(input.settings, null, 2)}\n`,
+    });
+  } catch (error) {
+    if (error instanceof RunDirExists) throw new UsageError(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
+    throw new UsageError(`cannot create the run directory of ${input.runId} (${code}): the project must be writable`);
+  }
+}
+
 /** Runs the loop and returns the exit code; on a signal the process dies of that signal instead. */
 export async function startRun(input: StartRunInput): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
@@ -41,8 +80,21 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const notes: string[] = [];
   const releases: Array<() => void> = [];
   const releaseAll = () => releases.splice(0).reverse().forEach((release) => release());
+  // Chosen before anything is written: a cap that cannot be applied here is a usage error.
+  const supervision = await Supervision.choose({
+    env: process.env,
+    pid: process.pid,
+    pidStart,
+    caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
+  });
+  if (typeof supervision === "string") throw new UsageError(supervision);
+  releases.push(() => supervision.dispose());
+  notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
+  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   try {
-    mkdirSync(join(input.projectDir, ".ralph"), { recursive: true, mode: 0o700 });
+    const problem = runDirProblem(input.projectDir, input.runId);
+    if (problem) throw new UsageError(problem);
+    makeRunDirs(input.projectDir);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
@@ -51,12 +103,15 @@ export async function startRun(input: StartRunInput): Promise<number> {
       releases.push(lock.release);
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
-    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    if (!input.previous) {
+      const status = firstStatus(input, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
+      createNewRun(input, status);
+    }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
     if (!lock.ok) throw new UsageError(`run ${input.runId} is being driven by another runner (pid ${lock.holder?.pid ?? "?"})`);
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
-    writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
+    if (input.previous) writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
     input.prepare?.();
   } catch (error) {
     releaseAll();
@@ -66,18 +121,29 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
-  if (!input.settings.json) out.write(`ralph: run ${input.runId} with the ${input.settings.agent} agent (max ${input.plan.maxIterations || "unlimited"} iterations)\n`);
+  if (!input.settings.json) for (const line of startLines(input)) out.write(`${line}\n`);
   let result: RunResult;
   try {
     result = await runEngine(
       { projectDir: input.projectDir, runId: input.runId, settings: input.settings, plan: input.plan, previous: input.previous, notes },
-      realIo({ env: process.env, signals, listener, host: { pid: process.pid, pidStart, hostname: holder.hostname }, startGuardian }),
+      realIo({
+        env: process.env,
+        signals,
+        listener,
+        host: { pid: process.pid, pidStart, hostname: holder.hostname },
+        spawnAgent: (options) => supervision.spawn(options),
+        supervision: supervision.mode,
+        startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
+        watchJobControl,
+      }),
     );
   } finally {
+    listener.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    for (const line of [...summaryLines(result), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations };
+    for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   if (result.reason === "INTERRUPTED" && result.signal) {
     // Let the summary reach the terminal, but never wait on a pipe nobody reads.

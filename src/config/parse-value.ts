@@ -1,4 +1,5 @@
 // Strict parsers for option values; each returns the value or a message saying what was expected.
+import { splitShellWords } from "../hook/shell-words.js";
 
 /** A parsed value, or what was expected instead. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
@@ -72,11 +73,22 @@ export function parseTextList(raw: unknown): Parsed<string[]> {
   return bad("a text or a list of texts");
 }
 
-/** A run id: letters, digits, `.`, `_` and `-`, not starting with a dot. */
+/** A run id: letters, digits, `.`, `_` and `-`, starting with a letter, digit or `_` (a leading `-` reads as a flag). */
 export function parseRunId(raw: unknown): Parsed<string> {
-  return typeof raw === "string" && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(raw)
+  return typeof raw === "string" && /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(raw)
     ? ok(raw)
-    : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, not starting with '.')");
+    : bad("a run id of letters, digits, '.', '_' or '-' (up to 128, starting with a letter, digit or '_')");
+}
+
+/**
+ * Extra arguments for an agent CLI: a YAML list taken as it is, or a text split into words with shell
+ * quoting and nothing expanded (no globs, no variables): `--allowedTools 'Bash(npm *)'` is two words.
+ */
+export function parseArgumentList(raw: unknown): Parsed<string[]> {
+  if (Array.isArray(raw)) return raw.every((word) => typeof word === "string") ? ok(raw as string[]) : bad("a list of arguments");
+  if (typeof raw !== "string") return bad("arguments as a text or a list");
+  const split = splitShellWords(raw);
+  return split.ok ? ok(split.words) : bad(`arguments with balanced quotes (${split.message})`);
 }
 
 /** A command line split into words the way a user would expect, without a shell: quotes group, nothing expands. */
@@ -107,4 +119,23 @@ export function parseCommandWords(raw: unknown): Parsed<string[]> {
   if (quote) return bad("a command with balanced quotes");
   if (current !== null) words.push(current);
   return words.length > 0 ? ok(words) : bad("a command");
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** A size in bytes such as `512M`, `2G`, `1.5g` or `1048576` (K, M, G, T are powers of 1024), at least 1 MiB. */
+export function parseSize(raw: unknown): Parsed<number> {
+  const text = typeof raw === "number" ? String(raw) : raw;
+  const expected = "a size such as 512M, 2G or 1048576 (bytes), at least 1M";
+  if (typeof text !== "string") return bad(expected);
+  const match = /^([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim());
+  if (!match?.[1]) return bad(expected);
+  const bytes = Math.floor(Number(match[1]) * (SIZE_UNITS[(match[2] ?? "").toLowerCase()] ?? 1));
+  return Number.isSafeInteger(bytes) && bytes >= 2 ** 20 ? ok(bytes) : bad(expected);
+}
+
+/** A whole number of at least 1. */
+export function parsePositiveCount(raw: unknown): Parsed<number> {
+  const parsed = parseCount(raw);
+  return parsed.ok && parsed.value === 0 ? bad("a whole number of at least 1") : parsed;
 }

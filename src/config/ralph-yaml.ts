@@ -39,7 +39,9 @@ export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults 
       return { ok: false, message: `${file}: line ${line}: unknown key "${key}" (expected one of ${[...known].sort().join(", ")})` };
     }
     const node = pair.value;
-    const value = node && typeof node === "object" && "toJSON" in node ? (node as { toJSON(): unknown }).toJSON() : node;
+    // A number is read from its text, by the same parser as the flag: `1e1`, `0x2` or `2.0` is not a count.
+    const asWritten = isScalar(node) && typeof node.value === "number" && typeof node.source === "string" ? node.source : undefined;
+    const value = asWritten ?? (node && typeof node === "object" && "toJSON" in node ? (node as { toJSON(): unknown }).toJSON() : node);
     values.set(key, { value, line });
   }
   return { ok: true, defaults: { file, values } };

@@ -5,12 +5,15 @@ import {
   parseChoice,
   parseCommandWords,
   parseCount,
+  parsePositiveCount,
+  parseSize,
   parseDuration,
   parsePositiveDuration,
   parseRunId,
   parseText,
   parseTextList,
   parseUsd,
+  parseArgumentList,
   type Parsed,
 } from "./parse-value.js";
 
@@ -23,6 +26,7 @@ export interface RunSettings {
   tasks: string | null;
   agent: AgentName;
   agentCmd: string[] | null;
+  agentArgs: string[];
   model: string | null;
   timeoutMs: number;
   idleTimeoutMs: number | null;
@@ -37,6 +41,10 @@ export interface RunSettings {
   dryRunDelayMs: number;
   json: boolean;
   name: string | null;
+  /** Memory cap of each iteration's agent tree in bytes (needs a cgroup). */
+  memoryMax: number | null;
+  /** Process-count cap of each iteration's agent tree (needs a cgroup). */
+  pidsMax: number | null;
 }
 
 /** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
@@ -73,6 +81,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("tasks", "--tasks", nullable(parseText), null),
   spec("agent", "--agent", parseChoice<AgentName>(AGENT_NAMES), "claude"),
   spec("agentCmd", "--agent-cmd", nullable(parseCommandWords), null),
+  spec("agentArgs", "--agent-args", parseArgumentList, []),
   spec("model", "--model", nullable(parseText), null),
   spec("timeoutMs", "--timeout", parsePositiveDuration, 30 * 60_000),
   spec("idleTimeoutMs", "--idle-timeout", nullable(parsePositiveDuration), null),
@@ -87,6 +96,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),
   spec("json", "--json", parseBoolean, false),
   spec("name", "--name", nullable(parseRunId), null),
+  spec("memoryMax", "--memory-max", nullable(parseSize), null),
+  spec("pidsMax", "--pids-max", nullable(parsePositiveCount), null),
 ] as OptionSpec[];
 
 /** The defaults of every option. */

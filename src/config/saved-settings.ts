@@ -17,6 +17,7 @@ const fields = {
   tasks: text.nullable(),
   agent: z.enum(AGENT_NAMES),
   agentCmd: z.array(z.string()).min(1).nullable(),
+  agentArgs: z.array(z.string()),
   model: text.nullable(),
   timeoutMs: positiveMs,
   idleTimeoutMs: positiveMs.nullable(),
@@ -31,6 +32,8 @@ const fields = {
   dryRunDelayMs: ms,
   json: z.boolean(),
   name: text.nullable(),
+  memoryMax: z.number().int().positive().nullable(),
+  pidsMax: z.number().int().positive().nullable(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

@@ -1,6 +1,8 @@
 // Notices changes to a run directory's control files (PAUSE, STOP, state.md), by file watch with a polling fallback.
-import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import { watch, type FSWatcher } from "node:fs";
+import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
+import { isSetRequestName } from "../store/set-request.js";
 
 /** Names in the run directory whose changes are requests to the runner. */
 const WATCHED_NAMES = new Set(["STOP", "PAUSE", "state.md"]);
@@ -15,18 +17,21 @@ export interface SentinelState {
   pause: boolean;
 }
 
-/** Reads the sentinels (cheap: two stats and, when STOP exists, one small read). */
+/**
+ * Reads the sentinels (cheap: two lstats and, when STOP exists, one small read). Presence is the request,
+ * whatever the entry is; only a regular STOP file is read (a FIFO there must not block the runner).
+ */
 export function readSentinels(paths: RunPaths): SentinelState {
-  const stop = existsSync(paths.stop);
+  const stop = entryKind(paths.stop) !== "missing";
   let stopNow = false;
   if (stop) {
     try {
-      stopNow = /^\s*now\b/m.test(readFileSync(paths.stop, "utf8"));
+      stopNow = /^\s*now\b/m.test(readRegular(paths.stop, 4096).toString("utf8"));
     } catch {
       stopNow = false;
     }
   }
-  return { stop, stopNow, pause: existsSync(paths.pause) };
+  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing" };
 }
 
 /** Calls `onChange` when a control file may have changed (and at every fallback poll) until closed. */
@@ -36,7 +41,7 @@ export function watchControl(paths: RunPaths, onChange: () => void): { close(): 
     // The runner's own writes (logs, events, status) change this directory constantly: react only to
     // the files a user or `ralph stop|pause|resume` touches.
     watcher = watch(paths.dir, { persistent: false }, (_event, name) => {
-      if (name === null || WATCHED_NAMES.has(String(name))) onChange();
+      if (name === null || WATCHED_NAMES.has(String(name)) || isSetRequestName(String(name))) onChange();
     });
     watcher.on("error", () => undefined);
   } catch {

@@ -8,6 +8,7 @@ import type { Plan } from "../store/plan-file.js";
 import type { EngineIo } from "./engine-io.js";
 import type { EngineOptions } from "./run-engine.js";
 import { limitOf, newTally } from "./iteration-facts.js";
+import { Looker } from "./look.js";
 import type { Attempt, Effect, Input, Machine } from "./phase.js";
 import type { AgentHandle } from "./run-agent.js";
 import { startAttempt } from "./start-attempt.js";
@@ -23,6 +24,7 @@ export class Driver {
   private checks: AbortController | null = null;
   private readonly cancels: Array<() => void> = [];
   private lastStatus = "";
+  private readonly looker: Looker;
 
   constructor(
     private readonly options: EngineOptions,
@@ -49,6 +51,7 @@ export class Driver {
         io.now().getTime(),
       ),
     };
+    this.looker = new Looker(io, record.paths, options.projectDir, io.watchPlan(record.paths, plan, io.host.pid, marker));
   }
 
   /** Steps the machine until it has ended; returns the ending. */
@@ -89,12 +92,16 @@ export class Driver {
       max_iterations: options.plan.maxIterations,
       cwd: options.projectDir,
       continued_from_iteration: previous?.iteration ?? null,
+      supervision: io.supervision ?? "tree",
     });
-    record.log(previous ? `run continued at iteration ${previous.iteration}` : "run started");
+    record.log(previous ? `run continued after iteration ${previous.iteration}` : "run started");
     if (previous) record.progress([["continued_at", io.now().toISOString()], ["continued_from_iteration", previous.iteration]]);
     for (const note of options.notes ?? []) record.log(note);
     record.startHeartbeat();
-    const watch = io.watchControl(record.paths, () => this.push({ type: "control" }));
+    const watch = io.watchControl(record.paths, () => {
+      this.push({ type: "control" });
+      this.serveSetRequests();
+    });
     this.cancels.push(() => watch.close());
     const { signals } = io;
     const onSignal = () => this.push({ type: "signal", signal: signals.firstSignal() ?? "SIGINT" });
@@ -102,6 +109,14 @@ export class Driver {
     else {
       signals.interrupted.addEventListener("abort", onSignal, { once: true });
       this.cancels.push(() => signals.interrupted.removeEventListener("abort", onSignal));
+    }
+    // A run file that can no longer be written (a full disk) ends the run FAILED, like a signal ends it.
+    const failed = record.guard.failed;
+    const onFailed = () => this.push({ type: "recordFailed", message: record.guard.failure ?? "a run file could not be written" });
+    if (failed.aborted) onFailed();
+    else {
+      failed.addEventListener("abort", onFailed, { once: true });
+      this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
       const fingerprint = await io.fingerprint(options.projectDir, io.env, this.tasksFile() ?? undefined);
@@ -147,13 +162,9 @@ export class Driver {
         record.apply(effect.entries);
         return;
       case "look": {
-        if (effect.what !== "sentinels") {
-          const read = io.readPlan(record.paths.state);
-          const plan = read.ok ? read.plan : this.machine.plan;
-          const file = effect.what === "all" ? this.tasksFile(plan) : null;
-          this.push({ type: "desired", read, ...(effect.what === "all" ? { tasks: file ? io.readTasks(file) : null } : {}) });
-        }
-        this.push({ type: "sentinel", ...io.readSentinels(record.paths), nowMs: io.now().getTime() });
+        const { inputs, entries } = this.looker.look(effect.what);
+        record.apply(entries);
+        for (const input of inputs) this.push(input);
         return;
       }
       case "spawn":
@@ -191,12 +202,34 @@ export class Driver {
     started.done.then(
       (run) => {
         this.attempt = null;
+        this.guardPlanAfter(attempt.iteration);
         const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
         if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
         else this.push({ type: "agentExited", run });
       },
       (error: unknown) => this.fail(error),
     );
+  }
+
+  /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */
+  private serveSetRequests(): void {
+    const entries = this.looker.serveSetRequests();
+    if (entries.length === 0) return;
+    this.record.apply(entries);
+    this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
+  }
+
+  /** After an agent iteration: a state.md change written while it ran is reported; only its tightenings apply. */
+  private guardPlanAfter(iteration: number): void {
+    const rejected = this.looker.planWatch.afterIteration(iteration);
+    if (!rejected) return;
+    const applied = rejected.applied.length > 0 ? `; applied only: ${rejected.applied.join(", ")}` : "";
+    this.record.log(
+      `state.md was changed while iteration ${iteration} ran; not applied: ${rejected.ignored.join(", ") || "nothing"}${applied}` +
+        ` (kept as ${rejected.keptAs}; change the run with ralph set, or edit state.md while it is paused)`,
+    );
+    this.record.event({ type: "state_change_rejected", iteration, ignored: rejected.ignored, applied: rejected.applied, kept_as: rejected.keptAs });
+    this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
   }
 
   private runChecks(effect: Effect & { kind: "runChecks" }): void {

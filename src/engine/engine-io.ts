@@ -8,10 +8,12 @@ import { loadTasks, type TaskListResult } from "../judge/tasks.js";
 import type { RunHost } from "../run/new-status.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { TreeMarker } from "../process/inventory.js";
+import type { SupervisionMode } from "../process/supervision.js";
 import { spawnAgent, type SpawnAgentOptions, type SpawnResult } from "../process/spawn-agent.js";
-import { readPlanFile, writePlanFile, type Plan, type PlanRead } from "../store/plan-file.js";
+import { writePlanFile, type Plan } from "../store/plan-file.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { readSentinels, watchControl, type SentinelState } from "./control-watch.js";
+import { watchPlan, type PlanWatch } from "./plan-watch.js";
 
 /** The signals the runner received, as aborts. */
 export interface SignalSource {
@@ -27,11 +29,15 @@ export interface EngineIo {
   // spawn
   adapterFor: (name: AgentName) => AgentAdapter;
   spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
+  /** How agent trees are kept (recorded in run_started and status.json); "tree" when not given. */
+  supervision?: SupervisionMode;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
   startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Ctrl-Z: stops and continues the marked agent tree with the runner. */
+  watchJobControl?: (marker: TreeMarker) => { dispose(): void };
   // fs: the control files and the task list
-  readPlan: (file: string) => PlanRead;
   writePlan: (file: string, plan: Plan) => void;
+  watchPlan: (paths: RunPaths, plan: Plan, runnerPid: number, marker: TreeMarker) => PlanWatch;
   readSentinels: (paths: RunPaths) => SentinelState;
   watchControl: (paths: RunPaths, onChange: () => void) => { close(): void };
   readTasks: (file: string) => TaskListResult;
@@ -49,12 +55,14 @@ export interface EngineIo {
 }
 
 /** The real world, with what only the CLI knows passed in. */
-export function realIo(given: Pick<EngineIo, "env" | "signals" | "host" | "listener" | "startGuardian">): EngineIo {
+export function realIo(
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "supervision" | "startGuardian" | "watchJobControl">>,
+): EngineIo {
   return {
     adapterFor,
     spawnAgent,
-    readPlan: readPlanFile,
     writePlan: writePlanFile,
+    watchPlan,
     readSentinels,
     watchControl,
     readTasks: loadTasks,

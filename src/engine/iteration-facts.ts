@@ -20,6 +20,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     failingChecks: "",
     fingerprint: null,
     task: null,
+    resources: null,
     startedAtMs,
     lastAction: "starting",
   };
@@ -29,6 +30,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
 export function failureOf(run: FinishedRun): string | null {
   if (run.endedBy === "timeout") return "timed out";
   if (run.endedBy === "idle_timeout") return "idle timeout";
+  if (run.endedBy === "memory_cap" || (run.resources?.oom_kills ?? 0) > 0) return "memory cap reached (--memory-max): the kernel killed a process";
   if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
   if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
   if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
@@ -37,6 +39,28 @@ export function failureOf(run: FinishedRun): string | null {
 
 function describeExit(run: FinishedRun): string {
   return run.exit.signal ?? String(run.exit.code);
+}
+
+/** An agent error no retry can fix (authentication, unknown model, bad flag), or null. */
+export function fatalError(run: FinishedRun): string | null {
+  if (run.endedBy !== null && run.endedBy !== "agent_error") return null;
+  const error = run.outcome.error;
+  return error && (error.kind === "auth" || error.kind === "config") ? `${error.kind === "auth" ? "authentication failed" : "the agent rejected its configuration"}: ${error.message}` : null;
+}
+
+/** Why a promise in the final message did not count (undefined when there is nothing to say). */
+export function promiseIgnored(claim: ClaimVerdict | null, failure: string | null, criteriaPass: boolean): string | undefined {
+  if (!claim || claim.reason === "absent") return undefined;
+  if (claim.found) return failure ? "iteration_failed" : criteriaPass ? undefined : "criteria_failing";
+  return claim.reason;
+}
+
+/** Why configured checks did not run this iteration (undefined when they ran or none exist). */
+export function checksSkipped(configured: number, ran: number, failure: string | null, dryRun: boolean, claim: ClaimVerdict | null): string | undefined {
+  if (configured === 0 || ran > 0) return undefined;
+  if (failure) return "iteration_failed";
+  if (dryRun) return "dry_run";
+  return claim && !claim.found ? "promise_not_claimed" : undefined;
 }
 
 /** The provider usage limit an outcome reports, if any. */
@@ -55,6 +79,11 @@ export function withSpend(tally: Tally, outcome: AgentOutcome): Tally {
   };
 }
 
+/** The tally with the resource figures of the iteration's agent tree, when a cgroup counted them. */
+export function withResources(tally: Tally, run: FinishedRun): Tally {
+  return run.resources ? { ...tally, resources: run.resources } : tally;
+}
+
 /** How long to wait when the provider gave no reset time: doubling from 1 minute up to 15 minutes. */
 export function fallbackWaitMs(limitsInARow: number): number {
   return Math.min(15 * 60_000, 60_000 * 2 ** Math.max(0, limitsInARow - 1));
@@ -66,7 +95,14 @@ export function agentReport(
   run: FinishedRun,
   tally: Tally,
   result: IterationResult,
-  judged: { claim: ClaimVerdict | null; verdicts: readonly CriterionVerdict[]; error: string | null; limit?: LimitInfo },
+  judged: {
+    claim: ClaimVerdict | null;
+    verdicts: readonly CriterionVerdict[];
+    error: string | null;
+    limit?: LimitInfo;
+    promiseIgnored?: string | undefined;
+    checksSkipped?: string | undefined;
+  },
 ): IterationReport {
   const { outcome } = run;
   return {
@@ -86,6 +122,9 @@ export function agentReport(
       costTotalUsd: tally.costUsd,
       tokens: outcome.tokens ?? null,
       leftovers: run.leftovers,
+      resources: run.resources ?? null,
+      ...(judged.promiseIgnored ? { promiseIgnored: judged.promiseIgnored } : {}),
+      ...(judged.checksSkipped ? { checksSkipped: judged.checksSkipped } : {}),
       ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),
     },
   };

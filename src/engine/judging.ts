@@ -4,7 +4,7 @@ import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completi
 import { describeChange } from "../judge/progress-fingerprint.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
-import { agentReport, failureOf, fallbackWaitMs, withSpend } from "./iteration-facts.js";
+import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { end, goOn, logs, to } from "./transitions.js";
 
@@ -12,7 +12,7 @@ function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failur
   return {
     promiseText: machine.plan.completionPromise,
     finalMessage: run.outcome.finalMessage,
-    prompt: attempt.prompt,
+    prompt: attempt.prompt.toString("utf8"),
     criteria: machine.plan.completionCriteria,
     // A failed iteration is judged by nothing; a dry run starts nothing, the user's check commands included.
     mayCheck: !failure && !machine.config.dryRun,
@@ -63,18 +63,25 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const done = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
-  let tally = { ...withSpend(machine.tally, run.outcome), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : "continue";
-  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure }))];
+  const criteria = machine.plan.completionCriteria;
+  const explained = {
+    promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
+    checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
+  };
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained }))];
   const settled = to(machine, machine.phase, { tally });
+  const fatal = failure ? fatalError(run) : null;
+  if (fatal) return end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries);
   if (failure) {
     entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
     if (failures >= machine.config.maxFailures) return end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries);
     return goOn(settled, entries);
   }
   if (done) {
-    entries.push(...logs("LOOP_COMPLETE: all criteria met."));
-    const { completionPromise: promise, completionCriteria: criteria } = machine.plan;
+    entries.push(...logs(criteria.length > 0 ? "LOOP_COMPLETE: all criteria met." : "LOOP_COMPLETE: the promise was found (no completion criteria are set)."));
+    const promise = machine.plan.completionPromise;
     return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
   }
   const failingChecks = claim?.found && !criteriaPass ? failingContext(verdicts) : "";
@@ -109,7 +116,7 @@ export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run:
   if (run.kind === "missing") {
     return end(machine, ending, [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", run.message]] }]);
   }
-  const tally = { ...withSpend(machine.tally, run.outcome), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
+  const tally = { ...withResources(withSpend(machine.tally, run.outcome), run), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
   const result = ending.reason === "INTERRUPTED" ? "interrupted" : "stopped";
   const entries = iterationEntries(agentReport(attempt, run, tally, result, { claim: null, verdicts: [], error: failureOf(run) }));
   return end(to(machine, phase, { tally }), ending, entries);

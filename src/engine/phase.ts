@@ -10,14 +10,24 @@ import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
 import type { AgentExit } from "../process/spawn-agent.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
 
 /** What one agent process did, once it has exited and its tree is gone. */
 export type AgentRun =
   | { kind: "missing"; message: string }
-  | { kind: "finished"; exit: AgentExit; outcome: AgentOutcome; endedBy: EndedBy | null; durationMs: number; leftovers: number };
+  | {
+      kind: "finished";
+      exit: AgentExit;
+      outcome: AgentOutcome;
+      endedBy: EndedBy | null;
+      durationMs: number;
+      leftovers: number;
+      /** What the agent tree used, where a cgroup counted it. */
+      resources?: ResourceFigures | null;
+    };
 
 /** A finished agent run. */
 export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
@@ -26,7 +36,8 @@ export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
 export interface Attempt {
   iteration: number;
   task: string | null;
-  prompt: string;
+  /** The prompt's bytes, as the agent gets them on stdin. */
+  prompt: Buffer;
 }
 
 /** Where a run is. Each phase carries only its own data; the counters are in the Tally. */
@@ -59,6 +70,8 @@ export interface Tally {
   fingerprint: Fingerprint | null;
   /** The task of the last iteration. */
   task: string | null;
+  /** What the last iteration's agent tree used, where a cgroup counted it. */
+  resources: ResourceFigures | null;
   startedAtMs: number;
   lastAction: string;
 }
@@ -89,6 +102,8 @@ export interface Machine {
 /** What happens to the engine. Events, by contrast, are what the run publishes (events.jsonl). */
 export type Input =
   | { type: "signal"; signal: InterruptSignal }
+  /** A run file could not be written (a full disk): the run ends FAILED, as after a signal. */
+  | { type: "recordFailed"; message: string }
   /** state.md re-read; `tasks` is the task list it names, when that was read too. */
   | { type: "desired"; read: PlanRead; tasks?: TaskListResult | null }
   | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; nowMs: number }

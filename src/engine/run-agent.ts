@@ -1,10 +1,10 @@
 // Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
-import { createWriteStream } from "node:fs";
 import type { AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
+import type { IterationLog } from "../store/iteration-log.js";
 import { LineSplitter } from "./line-splitter.js";
 import type { AgentRun, EndedBy } from "./phase.js";
 
@@ -16,13 +16,16 @@ export interface AgentRunInput {
   cwd: string;
   env: NodeJS.ProcessEnv;
   marker: TreeMarker;
-  logFile: string;
+  /** Where the raw output goes (iter-NNN.log). */
+  log: IterationLog;
   timeoutMs: number;
   idleTimeoutMs: number | null;
   graceMs: number;
   /** Aborted on a second signal: skip the grace. */
   urgent: AbortSignal;
   onEvent: (event: AgentEvent) => void;
+  /** Told the size of every chunk of output. */
+  onOutput?: (bytes: number) => void;
   spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
   now: () => number;
 }
@@ -63,7 +66,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
   });
   if (!spawned.ok) return { kind: "missing", message: spawned.message };
   const agent = spawned.agent;
-  const log = createWriteStream(input.logFile, { flags: "a", mode: 0o600 });
+  const log = input.log;
   const parser = input.adapter.parser({ prompt: input.prompt });
   let stderrTail = "";
   let endedBy: EndedBy | null = null;
@@ -82,19 +85,9 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     idleTimer = setTimeout(() => endNow("idle_timeout"), input.idleTimeoutMs);
   };
 
-  // A fast agent must not fill memory with log writes waiting for the disk: stop reading its pipe until
-  // the log has drained (the agent then blocks on its own writes).
-  let logFailed = false;
-  log.on("error", () => {
-    // The log is a copy; a failed write (disk full) must neither crash the runner nor stall the agent.
-    logFailed = true;
-    agent.stdout.resume();
-    agent.stderr.resume();
-  });
   const writeLog = (source: NodeJS.ReadableStream, chunk: Buffer) => {
-    if (logFailed || log.write(chunk)) return;
-    source.pause();
-    log.once("drain", () => source.resume());
+    input.onOutput?.(chunk.length);
+    log.write(source, chunk);
   };
 
   const splitter = new LineSplitter((line) => {
@@ -105,7 +98,11 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
       // A parser must skip what it cannot read; one that throws loses only this line.
       events = [];
     }
-    for (const event of events) input.onEvent(event);
+    for (const event of events) {
+      input.onEvent(event);
+      // The agent reported an error no retry can fix: end it now rather than wait out its own retries.
+      if (event.fatal) endNow("agent_error");
+    }
   });
   const stdoutDone = new Promise<void>((resolve) => {
     agent.stdout.on("data", (chunk: Buffer) => {
@@ -128,6 +125,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
 
   const timeout = setTimeout(() => endNow("timeout"), input.timeoutMs);
   armIdle();
+  void agent.memoryCapHit.then(() => endNow("memory_cap"));
   ready(endNow);
   try {
     const exit = await agent.exited;
@@ -138,9 +136,10 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
-    await new Promise<void>((resolve) => (logFailed ? resolve() : log.end(resolve)));
+    await log.end();
     const outcome = parser.finish(stderrTail, exit);
-    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found };
+    const resources = agent.resources();
+    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources };
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);

@@ -1,10 +1,14 @@
 // The engine's entry point: creates the run's record, drives the machine to its end, and finishes the run.
 import { randomBytes } from "node:crypto";
 import type { RunSettings } from "../config/run-options.js";
+import type { SupervisionMode } from "../process/supervision.js";
+import { Redactor } from "../redact/redactor.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
-import { newStatus } from "../run/new-status.js";
+import { newStatus, type RunHost } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
 import type { Plan } from "../store/plan-file.js";
+import { holdCompletionMarker } from "../store/progress-log.js";
+import { RunFileError } from "../store/regular-file.js";
 import { runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import { Driver } from "./drive.js";
@@ -23,17 +27,16 @@ export interface EngineOptions {
   notes?: string[];
 }
 
-/** Runs the loop to its end and returns how it ended; never throws for expected failures. */
-export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
-  const paths = runPaths(options.projectDir, options.runId);
-  const { previous, settings } = options;
-  const status = newStatus({
+/** The first status.json of a run (or of its continuation, which keeps the counters). */
+export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
+  const { previous } = options;
+  return newStatus({
     runId: options.runId,
     mode: "run",
     cwd: options.projectDir,
-    agent: settings.agent,
-    host: io.host,
-    now: io.now(),
+    agent: options.settings.agent,
+    host,
+    now,
     state: "starting",
     lastAction: "starting",
     maxIterations: options.plan.maxIterations,
@@ -43,23 +46,37 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
     tokens: previous?.tokens,
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
+    supervision: supervision ?? "tree",
   });
-  const record = RunRecord.create(paths, status, io.listener, io.now);
+}
+
+/** Runs the loop to its end and returns how it ended; never throws for expected failures. */
+export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
+  const paths = runPaths(options.projectDir, options.runId);
+  const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), io.listener, io.now, new Redactor(io.env));
+  record.guard.reserve();
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
   const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
-  const guardian = io.startGuardian?.(marker, settings.graceMs) ?? null;
+  const guardian = io.startGuardian?.(marker, options.settings.graceMs) ?? null;
+  const jobControl = io.watchJobControl?.(marker) ?? null;
   const driver = new Driver(options, io, record, marker);
   let ending: Ending;
   try {
     ending = await driver.run();
   } catch (error) {
-    ending = { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
+    // A run file that is not what it should be (a planted link or FIFO) is named as such, not as a bug.
+    const message = (error as Error).message ?? String(error);
+    ending = { reason: "FAILED", detail: error instanceof RunFileError ? message : `internal error: ${message}` };
     await driver.abandon();
   } finally {
     driver.close();
+    jobControl?.dispose();
   }
   const result = finishRun(record, ending, io.now(), driver.status());
   guardian?.dispose();
+  if (!result.marked) {
+    io.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
+    result.marked = await holdCompletionMarker(paths.progress, ending.reason, io.signals.urgent);
+  }
   return result;
 }
-

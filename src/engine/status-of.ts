@@ -5,7 +5,7 @@ import type { Machine, Phase } from "./phase.js";
 /** The status fields a live run's machine determines (the ending fields are written by finishRun). */
 export type StatusPatch = Pick<
   RunStatus,
-  "state" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures"
+  "state" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources"
 >;
 
 /** What status.json says for the machine. */
@@ -23,6 +23,7 @@ export function statusOf(machine: Machine): StatusPatch {
     last_action: tally.lastAction,
     resume_at: phase.id === "waitingLimit" ? new Date(phase.resumeAtMs).toISOString() : null,
     failures: tally.failures,
+    resources: tally.resources,
   };
 }
 

@@ -25,7 +25,7 @@ import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
-import { end, interrupted, limitReached, logs, onDesired, stay, stopOf, to } from "./transitions.js";
+import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -56,6 +56,8 @@ function atBoundary(machine: Machine, input: Input): Step {
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input));
+    case "recordFailed":
+      return end(machine, writeFailed(input));
     case "desired":
       return onDesired(machine, input);
     case "sentinel": {
@@ -101,6 +103,8 @@ function whilePaused(machine: Machine, input: Input): Step {
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input), resumedToStop);
+    case "recordFailed":
+      return end(machine, writeFailed(input), resumedToStop);
     case "desired":
       return onDesired(machine, input, resumedToStop);
     case "sentinel": {
@@ -124,6 +128,10 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
   switch (input.type) {
     case "signal":
       return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "interrupted" }] };
+    case "recordFailed":
+      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "write_failed" }] };
+    case "desired":
+      return onTrustedPlan(machine, input);
     case "sentinel":
       if (!input.stopNow) return stay(machine);
       return {
@@ -147,6 +155,10 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
   switch (input.type) {
     case "signal":
       return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "interrupted" }] };
+    case "recordFailed":
+      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "write_failed" }] };
+    case "desired":
+      return onTrustedPlan(machine, input);
     case "checked":
       return settle(machine, phase, input);
     default:
@@ -158,6 +170,8 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
   switch (input.type) {
     case "signal":
       return end(machine, interrupted(input));
+    case "recordFailed":
+      return end(machine, writeFailed(input));
     case "desired":
       return onDesired(machine, input);
     case "sentinel": {
@@ -187,6 +201,8 @@ function whileEnding(machine: Machine, phase: Phase & { id: "ending" }, input: I
       // A signal outranks a stop --now already under way: the runner must die of it.
       if (phase.ending.reason === "INTERRUPTED") return stay(machine);
       return stay(to(machine, { ...phase, ending: interrupted(input) }));
+    case "desired":
+      return onTrustedPlan(machine, input);
     case "agentExited":
     case "limitHit":
       if (phase.judged) return stay(machine);

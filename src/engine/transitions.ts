@@ -28,13 +28,24 @@ export function interrupted(signal: Input & { type: "signal" }): Ending {
   return { reason: "INTERRUPTED", detail: `received ${signal.signal}`, signal: signal.signal };
 }
 
+/** FAILED: a run file could not be written (a full disk). */
+export function writeFailed(input: Input & { type: "recordFailed" }): Ending {
+  return { reason: "FAILED", detail: input.message };
+}
+
+/** A plan the runner trusts (`ralph set`, a tightening) while an iteration runs: applied; it ends nothing before the boundary. */
+export function onTrustedPlan(machine: Machine, input: Input & { type: "desired" }): Step {
+  const next = applyDesired(machine, input);
+  return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
+}
+
 /** A new state.md read: the plan is replaced when it is good; a broken file is logged once. */
 function applyDesired(machine: Machine, input: Input & { type: "desired" }): { machine: Machine; entries: RecordEntry[] } {
   const { read } = input;
   const tasks = input.tasks === undefined ? machine.tasks : input.tasks;
   if (!read.ok) {
     if (machine.planProblem === read.message) return { machine: { ...machine, tasks }, entries: [] };
-    return { machine: { ...machine, planProblem: read.message, tasks }, entries: logs(`ignoring state.md until it is fixed: ${read.message}`) };
+    return { machine: { ...machine, planProblem: read.message, tasks }, entries: logs(`ignoring state.md until it is fixed (the last good version stays in force): ${read.message}`) };
   }
   const entries: RecordEntry[] = [];
   if (machine.planProblem) entries.push(...logs("state.md is readable again"));

@@ -16,7 +16,7 @@ export const EXIT_REASONS = [
 export type ExitReason = (typeof EXIT_REASONS)[number];
 
 /** Signals that interrupt a run; the runner dies of the same signal. */
-export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT";
 
 /** The exit code of each reason; INTERRUPTED has none of its own: the runner dies of the signal (128 + n). */
 const EXIT_CODES: Readonly<Record<Exclude<ExitReason, "INTERRUPTED">, number>> = {

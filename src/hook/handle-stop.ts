@@ -19,6 +19,7 @@ import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookC
 import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
+import { readTranscriptUsage } from "./transcript-usage.js";
 
 /** What the hook tells Claude Code. */
 export type StopDecision = { kind: "allow"; message: string | null } | { kind: "block"; reason: string; systemMessage: string };
@@ -113,6 +114,7 @@ async function evaluateAndContinue(
   const maxReached = loop.maxIterations > 0 && iteration >= loop.maxIterations;
   const pause = !verdict.done && !maxReached && cap !== null && blocks >= cap;
   const result = verdict.done ? "done" : maxReached ? "max_iterations" : pause ? "paused" : "continue";
+  const usage = loopUsage(input, record);
   record.apply(verdictEntries(iteration, verdict.verdicts));
   const entries = iterationEntries({
     iteration,
@@ -120,10 +122,15 @@ async function evaluateAndContinue(
     sessionId,
     claim: verdict.claim,
     verdicts: verdict.verdicts,
-    hook: { messageSource: source, stopHookActive: input.stopHookActive, blocksThisTurn: blocks },
+    hook: {
+      messageSource: source,
+      stopHookActive: input.stopHookActive,
+      blocksThisTurn: blocks,
+      ...(usage ? { usage: { tokens: usage.iterationTokens, costUsd: usage.iterationCost, costTotalUsd: usage.spend.cost_usd } } : {}),
+    },
   });
   record.apply(entries);
-  record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})` });
+  record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? usage.spend : {}) });
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
     const found = loop.completionPromise !== null ? `<promise>${loop.completionPromise}</promise> found` : "";
@@ -155,8 +162,21 @@ async function evaluateAndContinue(
     cap,
     blocksAfter: blocks + 1,
   });
-  const reason = buildPrompt({ prompt: fresh.loop.prompt, task: null, failingChecks: verdict.failingChecks }).replace(/\n+$/, "");
+  const reason = buildPrompt({ prompt: Buffer.from(fresh.loop.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
+}
+
+/** The loop's tokens (and cost, when stated) from the session transcript, and this iteration's share. */
+function loopUsage(input: StopHookInput, record: RunRecord) {
+  if (!input.transcriptPath) return null;
+  const usage = readTranscriptUsage(input.transcriptPath, new Date(record.status.started_at));
+  if (!usage) return null;
+  const before = record.status;
+  return {
+    spend: { tokens: usage.tokens, cost_usd: usage.costUsd ?? before.cost_usd },
+    iterationTokens: { input: Math.max(0, usage.tokens.input - before.tokens.input), output: Math.max(0, usage.tokens.output - before.tokens.output) },
+    iterationCost: usage.costUsd === null ? null : Math.max(0, usage.costUsd - before.cost_usd),
+  };
 }
 
 function end(files: HookFiles, record: RunRecord, deps: HandleDeps, ending: Ending): StopDecision {

@@ -7,8 +7,10 @@ export interface HookFiles {
   loop: string;
   /** Held while a hook or a cancel reads and rewrites the state file. */
   lock: string;
-  /** `.claude/settings.json`, where the Stop hook is installed. */
+  /** `.claude/settings.local.json`, where the Stop hook is installed (per machine: it holds absolute paths). */
   settings: string;
+  /** `.claude/settings.json`, shared through git: ralph's hook is moved out of it. */
+  sharedSettings: string;
   /** `.claude/commands/`, for the slash commands. */
   commands: string;
 }
@@ -19,7 +21,8 @@ export function hookFiles(projectDir: string): HookFiles {
   return {
     loop: join(claudeDir, "ralph-loop.local.md"),
     lock: join(claudeDir, "ralph-loop.local.lock"),
-    settings: join(claudeDir, "settings.json"),
+    settings: join(claudeDir, "settings.local.json"),
+    sharedSettings: join(claudeDir, "settings.json"),
     commands: join(claudeDir, "commands"),
   };
 }

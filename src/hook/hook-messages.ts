@@ -3,6 +3,8 @@ import type { ExitReason } from "../exit/exit-reasons.js";
 import type { HookLoop } from "./hook-loop-file.js";
 
 const CANCEL_HINT = "ralph hook cancel (or /cancel-ralph) to stop";
+// Claude Code shows every Stop-hook block under an error label; this is what the user sees next to it.
+const BLOCK_LABEL_NOTE = 'Claude Code labels this "Stop hook error": it is the loop going on, not a failure';
 
 function ofMax(iteration: number, max: number): string {
   return max > 0 ? `${iteration}/${max}` : `${iteration} (no limit)`;
@@ -25,6 +27,7 @@ export function blockMessage(details: {
     parts.push(`Claude Code ends a turn after ${details.cap} consecutive Stop-hook blocks: the loop pauses after this iteration until you send a message`);
   }
   parts.push(CANCEL_HINT);
+  parts.push(BLOCK_LABEL_NOTE);
   return parts.join(" · ");
 }
 

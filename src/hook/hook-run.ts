@@ -2,7 +2,6 @@
 import { existsSync } from "node:fs";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { RunRecord, type RecordListener } from "../run/run-record.js";
-import { readCompletion } from "../store/progress-log.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
 import { writePlanFile } from "../store/plan-file.js";
 import { readStatusFile } from "../store/status-file.js";
@@ -27,7 +26,7 @@ export function newRunId(projectDir: string, now: Date): string {
   }
 }
 
-/** Creates the run directory of a new loop: status.json (mode "hook"), loop.md, events, log and progress. */
+/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
 export function createHookRun(projectDir: string, runId: string, loop: HookLoop, clock: HookClock): RunRecord {
   const paths = runPaths(projectDir, runId);
   const status = newStatus({
@@ -46,14 +45,16 @@ export function createHookRun(projectDir: string, runId: string, loop: HookLoop,
     startedAt: loop.startedAt,
   });
   const record = RunRecord.create(paths, status, SILENT, clock.now);
-  // A snapshot for the record: the live loop of an in-session loop is .claude/ralph-loop.local.md.
+  // The hook records a failed write by ending the loop FAILED (its caller catches): let it throw.
+  record.guard.rethrow = true;
+  // A snapshot for the record: the live loop is in .claude/ralph-loop.local.md.
   writePlanFile(paths.state, {
     active: true,
     maxIterations: loop.maxIterations,
     completionPromise: loop.completionPromise,
     completionCriteria: loop.completionCriteria,
     tasks: null,
-    prompt: loop.prompt,
+    prompt: Buffer.from(loop.prompt),
   });
   record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: loop.maxIterations, cwd: projectDir, session_id: record.status.session_id });
   record.event({ type: "iteration_started", iteration: loop.iteration, task: null });
@@ -66,12 +67,15 @@ export function createHookRun(projectDir: string, runId: string, loop: HookLoop,
 export function openHookRun(projectDir: string, runId: string, clock: HookClock): RunRecord | null {
   const paths = runPaths(projectDir, runId);
   const status = readStatusFile(paths.status);
-  return status ? new RunRecord(paths, status, SILENT, clock.now) : null;
+  if (!status) return null;
+  const record = new RunRecord(paths, status, SILENT, clock.now);
+  record.guard.rethrow = true;
+  return record;
 }
 
-/** Whether the run already carries its completion marker. */
+/** Whether the run has already ended, by the runner's status (never by text an agent can append to progress.txt). */
 export function hasEnded(record: RunRecord): boolean {
-  return readCompletion(record.paths.progress).ended;
+  return record.status.state === "ended";
 }
 
 /**

@@ -1,4 +1,5 @@
-// Adds the Stop hook running `ralph hook handle` to `.claude/settings.json`, once, keeping everything else.
+// Adds the Stop hook running `ralph hook handle` to `.claude/settings.local.json`, once, keeping everything else,
+// and takes it out of the shared `.claude/settings.json` where older versions put it.
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
@@ -29,27 +30,43 @@ function ourEntry(command: string): Json {
   return { type: "command", command, timeout: HOOK_TIMEOUT_SECONDS };
 }
 
+/** A settings file's object and mode, or why it must be left alone. */
+function readSettings(file: string): { ok: true; settings: Json; mode: number } | { ok: false; message: string } {
+  if (!existsSync(file)) return { ok: true, settings: {}, mode: 0o644 };
+  let text: string;
+  let mode: number;
+  try {
+    text = readFileSync(file, "utf8");
+    mode = statSync(file).mode & 0o777;
+  } catch (error) {
+    return { ok: false, message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); it was left unchanged` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    return { ok: false, message: `${file} is not valid JSON (${(error as Error).message}); fix it by hand, ralph does not overwrite it` };
+  }
+  if (!isObject(parsed)) return { ok: false, message: `${file} does not hold a JSON object; fix it by hand, ralph does not overwrite it` };
+  return { ok: true, settings: parsed, mode };
+}
+
+/** The Stop groups with every copy of ralph's handler taken out (groups left empty are dropped). */
+function withoutRalph(stop: unknown[]): unknown[] {
+  return stop
+    .map((group: unknown) => {
+      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+      const remaining = group.hooks.filter((hook: unknown) => !(isObject(hook) && isRalphHandleCommand(hook.command)));
+      return remaining.length === group.hooks.length ? group : remaining.length === 0 ? null : { ...group, hooks: remaining };
+    })
+    .filter((group) => group !== null);
+}
+
 /** Installs `command` as a Stop hook in the settings file `file`, idempotently; an invalid file is never overwritten. */
 export function installStopHook(file: string, command: string): InstallResult {
-  let settings: Json = {};
-  let mode = 0o644;
-  if (existsSync(file)) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-      mode = statSync(file).mode & 0o777;
-    } catch (error) {
-      return { ok: false, message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); it was left unchanged` };
-    }
-    let parsed: unknown;
-    try {
-      parsed = text.trim() === "" ? {} : JSON.parse(text);
-    } catch (error) {
-      return { ok: false, message: `${file} is not valid JSON (${(error as Error).message}); fix it by hand, ralph does not overwrite it` };
-    }
-    if (!isObject(parsed)) return { ok: false, message: `${file} does not hold a JSON object; fix it by hand, ralph does not overwrite it` };
-    settings = parsed;
-  }
+  const read = readSettings(file);
+  if (!read.ok) return read;
+  const { settings, mode } = read;
   const hooks = settings.hooks ?? {};
   if (!isObject(hooks)) return { ok: false, message: `${file}: "hooks" is not an object; fix it by hand, ralph does not overwrite it` };
   const stop = hooks.Stop ?? [];
@@ -60,15 +77,30 @@ export function installStopHook(file: string, command: string): InstallResult {
   if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted)) return { ok: true, changed: false, file };
 
   // Other copies of ralph's handler (an old path, a duplicate) are replaced; every other hook stays where it is.
-  const kept = stop
-    .map((group: unknown) => {
-      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
-      const remaining = group.hooks.filter((hook: unknown) => !(isObject(hook) && isRalphHandleCommand(hook.command)));
-      return remaining.length === group.hooks.length ? group : remaining.length === 0 ? null : { ...group, hooks: remaining };
-    })
-    .filter((group) => group !== null);
-  const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...kept, { hooks: [wanted] }] } };
-  mkdirSync(dirname(file), { recursive: true });
+  const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...withoutRalph(stop), { hooks: [wanted] }] } };
+  mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
   writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, mode);
   return { ok: true, changed: true, file };
+}
+
+/**
+ * Takes ralph's Stop handler out of the shared `.claude/settings.json` (it holds a machine's absolute paths,
+ * so it belongs in settings.local.json); every other setting stays as it was. Returns whether it changed
+ * the file, or why it left it alone.
+ */
+export function removeStopHook(file: string): { ok: true; changed: boolean } | { ok: false; message: string } {
+  if (!existsSync(file)) return { ok: true, changed: false };
+  const read = readSettings(file);
+  if (!read.ok) return read;
+  const { settings, mode } = read;
+  const hooks = settings.hooks;
+  if (!isObject(hooks) || !Array.isArray(hooks.Stop)) return { ok: true, changed: false };
+  const stop = withoutRalph(hooks.Stop);
+  if (stop.length === hooks.Stop.length && JSON.stringify(stop) === JSON.stringify(hooks.Stop)) return { ok: true, changed: false };
+  const { Stop: _stop, ...otherHooks } = hooks;
+  const nextHooks: Json = stop.length > 0 ? { ...otherHooks, Stop: stop } : otherHooks;
+  const { hooks: _hooks, ...rest } = settings;
+  const updated: Json = Object.keys(nextHooks).length > 0 ? { ...rest, hooks: nextHooks } : rest;
+  writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, mode);
+  return { ok: true, changed: true };
 }

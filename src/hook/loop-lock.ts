@@ -12,7 +12,7 @@ export type LockedResult<T> = { ok: true; value: T } | { ok: false; holder: Lock
 
 /** Runs `fn` holding the lock at `file`, waiting up to `waitMs` for another holder; a dead holder's lock is taken over. */
 export async function withLoopLock<T>(file: string, clock: HookClock, waitMs: number, fn: () => Promise<T>): Promise<LockedResult<T>> {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
   const holder: LockHolder = {
     pid: clock.pid,
     pid_start: readProcess(clock.pid)?.startTime ?? null,

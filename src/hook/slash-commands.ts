@@ -85,7 +85,7 @@ words in double quotes ("don't"). Words after \`--\` are always prompt text, eve
 
 /** Writes the command files into `dir`; files that already hold the same text are left untouched. */
 export function writeSlashCommands(dir: string, cli: string): CommandFile[] {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
   // Keep the delimiter of an earlier install, so installing twice changes nothing.
   const loopFile = join(dir, "ralph-loop.md");
   const earlier = existsSync(loopFile) ? /<<'(RALPH_ARGS_[0-9a-f]{16})'/.exec(readFileSync(loopFile, "utf8"))?.[1] : undefined;

@@ -1,5 +1,6 @@
 // Reads a task list: a prd.json (`userStories[].passes`) or a Markdown checklist (`- [ ]` / `- [x]`).
-import { readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
+import { readRegular, RunFileError } from "../store/regular-file.js";
 import { extname } from "node:path";
 
 /** One unit of work from the task list. */
@@ -23,8 +24,10 @@ export type TaskListResult = { ok: true; format: TaskFormat; tasks: Task[] } | {
 export function loadTasks(file: string): TaskListResult {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    // A project file (links allowed), but never a FIFO or device, which would block or never end.
+    text = readRegular(realpathSync(file)).toString("utf8");
   } catch (error) {
+    if (error instanceof RunFileError) return { ok: false, file, message: error.message.slice(error.message.lastIndexOf(": ") + 2) };
     return { ok: false, file, message: describeReadError(error) };
   }
   return parseTasks(text, file);

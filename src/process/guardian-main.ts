@@ -1,9 +1,13 @@
 // Entry point of the guardian process (see guardian.ts).
-// argv: MARKER_KEY MARKER_VALUE GRACE_MS. Reads stdin until it closes.
+// argv: MARKER_KEY MARKER_VALUE GRACE_MS [CGROUP_DIR [V1_COMPANION...]]. Reads stdin until it closes.
+import { CgroupTree } from "./cgroup-tree.js";
+import { endCgroup } from "./end-cgroup.js";
 import { endTree } from "./kill-tree.js";
 import { DISPOSE_MESSAGE } from "./guardian.js";
+import { ignoreDebugSignal } from "./debug-signal.js";
 
-const [key, value, graceText] = process.argv.slice(2);
+ignoreDebugSignal();
+const [key, value, graceText, cgroupDir, ...companions] = process.argv.slice(2);
 const graceMs = Number(graceText);
 
 let received = "";
@@ -14,12 +18,21 @@ async function onPipeClosed(): Promise<void> {
   finished = true;
   if (received.includes(DISPOSE_MESSAGE)) return;
   if (key === undefined || value === undefined || key === "" || value === "") return;
-  // The runner died: its agent tree is now orphaned and found only by the marker.
-  await endTree(null, { key, value }, [], {
+  // The runner died: its agent tree is now orphaned, found by its cgroup, else only by the marker.
+  const options = {
     graceMs: Number.isFinite(graceMs) && graceMs >= 0 ? graceMs : 5000,
-    politeSignals: ["SIGINT", "SIGTERM"],
+    politeSignals: ["SIGINT", "SIGTERM"] as NodeJS.Signals[],
     politeGapMs: 300,
-  });
+  };
+  const cgroup = cgroupDir === undefined ? null : new CgroupTree(cgroupDir, companions);
+  if (cgroup === null) {
+    await endTree(null, { key, value }, [], options);
+    return;
+  }
+  await endCgroup(cgroup, options);
+  await cgroup.remove();
+  // A further net: anything carrying the marker outside the cgroup (nothing should) is killed too.
+  await endTree(null, { key, value }, [], { graceMs: 0, politeSignals: [] });
 }
 
 process.stdin.on("data", (chunk: Buffer) => {

@@ -20,16 +20,17 @@ const mainPath = fileURLToPath(new URL("./guardian-main.js", import.meta.url));
 /**
  * Starts the guardian: a detached process (its own session, so a group kill of the
  * runner spares it) holding a pipe from the runner. When the pipe closes without
- * the dispose message, the runner is gone and the guardian ends the marked tree.
+ * the dispose message, the runner is gone and the guardian ends the marked tree, and the
+ * runner's cgroup (`cgroupDirs`: its v2 directory, then v1 companions) when there is one.
  * It never keeps the runner's event loop alive. Best effort: a failed start is silent.
  */
-export function startGuardian(marker: TreeMarker, graceMs: number): Guardian {
+export function startGuardian(marker: TreeMarker, graceMs: number, cgroupDirs: string[] = []): Guardian {
   // The guardian must not carry the marker itself, or ending the tree would end it.
   const env = { ...process.env };
   delete env[marker.key];
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [mainPath, marker.key, marker.value, String(graceMs)], {
+    child = spawn(process.execPath, [mainPath, marker.key, marker.value, String(graceMs), ...cgroupDirs], {
       cwd: "/",
       env,
       stdio: ["pipe", "ignore", "ignore"],

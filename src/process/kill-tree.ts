@@ -43,7 +43,7 @@ function isSame(identity: ProcessIdentity, info: ProcInfo | null): boolean {
 }
 
 /** Resolves after ms, or at once when the signal is (or becomes) aborted. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted || ms <= 0) return resolve();
     const done = (): void => {

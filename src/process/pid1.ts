@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { signalExitStatus } from "../exit/exit-reasons.js";
 
 /** The signals PID 1 passes on; any other signal is ignored by PID 1 anyway. */
-const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
-// prctl's system call number, which Perl's syscall() needs; 0 = unknown here.
-const PRCTL_SYSCALL: Record<string, number> = {
+/** prctl's system call number per Node architecture (Perl's syscall() needs it). */
+export const PRCTL_SYSCALL: Record<string, number> = {
   x64: 157,
   arm64: 167,
   riscv64: 167,
@@ -34,7 +34,7 @@ $0 = "ralph-reaper";
 my $prctl = shift @ARGV;
 syscall($prctl, 36, 1, 0, 0, 0) if $prctl > 0;
 my ($child, @pending) = (0);
-for my $name (qw(INT TERM HUP)) {
+for my $name (qw(INT TERM HUP QUIT)) {
   $SIG{$name} = sub { if ($child > 0) { kill $name, $child } else { push @pending, $name } };
 }
 $child = fork();
@@ -63,7 +63,7 @@ export function isContainerInit(pid: number = process.pid, platform: NodeJS.Plat
 
 /**
  * Runs `command` (program and arguments) under the reaper, forwarding SIGINT,
- * SIGTERM and SIGHUP to it, and resolves with the exit code to leave with: the
+ * SIGTERM, SIGHUP and SIGQUIT to it, and resolves with the exit code to leave with: the
  * command's, or 128+n when it died of signal n. "unavailable" when perl cannot be
  * started; the caller then runs without a reaper.
  */

@@ -1,11 +1,11 @@
-// Turning SIGINT/SIGTERM/SIGHUP into abort signals, and dying of a signal at the end.
+// Turning SIGINT/SIGTERM/SIGHUP/SIGQUIT into abort signals, and dying of a signal at the end.
 import { exitCodeFor, type InterruptSignal } from "../exit/exit-reasons.js";
 
 export type { InterruptSignal } from "../exit/exit-reasons.js";
 
 /** The runner's view of interrupting signals. */
 export interface SignalWatch {
-  /** Aborted on the first SIGINT/SIGTERM/SIGHUP; reason = the signal name. */
+  /** Aborted on the first SIGINT/SIGTERM/SIGHUP/SIGQUIT; reason = the signal name. */
   interrupted: AbortSignal;
   /** Aborted on a further signal more than DEBOUNCE_MS after the first; the runner is then gone within 1 s. */
   urgent: AbortSignal;
@@ -14,7 +14,7 @@ export interface SignalWatch {
   dispose(): void;
 }
 
-const WATCHED: InterruptSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const WATCHED: InterruptSignal[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 /** Repeats within this window are one signal (GNU timeout sends TERM to the child, then to the group). */
 export const DEBOUNCE_MS = 500;
 /** After the urgent signal the runner is forced out this long later (under the 1 s promise, with room for the PID 1 fallback). */
@@ -63,7 +63,8 @@ export function watchSignals(beforeForcedExit: () => void = () => undefined): Si
  * Makes the runner die of `signal` so a calling shell sees 128+n and stops its
  * script. Removes every listener for it (any listener would swallow the re-raise)
  * and re-raises; PID 1 of a container cannot die of its own signal, so an unref'd
- * fallback timer exits with 128+n.
+ * fallback timer exits with 128+n. SIGQUIT is not re-raised: dying of it writes a core
+ * file of the runner, which nobody asked for; the exit status is 131 all the same.
  */
 export function dieOfSignal(signal: InterruptSignal): void {
   for (const dispose of [...activeWatches]) dispose();
@@ -71,6 +72,8 @@ export function dieOfSignal(signal: InterruptSignal): void {
   const code = exitCodeFor("INTERRUPTED", signal);
   // If the event loop empties before the fallback fires, this is the exit status.
   process.exitCode = code;
+  // eslint-disable-next-line no-restricted-properties -- the one sanctioned exit: no core file for a quit
+  if (signal === "SIGQUIT") process.exit(code);
   // eslint-disable-next-line no-restricted-properties -- the one sanctioned exit: the re-raised signal was ignored (PID 1)
   setTimeout(() => process.exit(code), FALLBACK_EXIT_MS).unref();
   process.kill(process.pid, signal);

@@ -1,22 +1,37 @@
-// Builds the text given to the agent: the prompt from state.md, the current task, and failing-check context.
+// Builds what is given to the agent: the prompt from state.md, the current task, and failing-check context.
 
 /** What goes into one iteration's prompt besides the user's text. */
 export interface PromptParts {
-  prompt: string;
+  /** The user's prompt, as bytes (never decoded, so any encoding passes through unchanged). */
+  prompt: Buffer;
   task: string | null;
   failingChecks: string;
 }
 
-/** The prompt for one iteration; `{{task}}` in the prompt is replaced, otherwise the task is appended. */
-export function buildPrompt(parts: PromptParts): string {
-  let text = parts.prompt;
+const TASK_SLOT = Buffer.from("{{task}}");
+const NEWLINE = 0x0a;
+
+/** The bytes of one iteration's prompt; `{{task}}` in the prompt is replaced, otherwise the task is appended. */
+export function buildPrompt(parts: PromptParts): Buffer {
+  let bytes = parts.prompt;
   if (parts.task !== null) {
-    text = text.includes("{{task}}")
-      ? text.split("{{task}}").join(parts.task)
-      : `${text}${text.endsWith("\n") || text === "" ? "" : "\n"}\n## Current task\n\n${parts.task}\n`;
+    bytes = bytes.includes(TASK_SLOT)
+      ? replaceAll(bytes, TASK_SLOT, Buffer.from(parts.task))
+      : Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE || bytes.length === 0 ? "" : "\n"}\n## Current task\n\n${parts.task}\n`)]);
   }
   if (parts.failingChecks !== "") {
-    text = `${text}${text.endsWith("\n") ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`;
+    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`)]);
   }
-  return text;
+  return bytes;
+}
+
+function replaceAll(bytes: Buffer, slot: Buffer, value: Buffer): Buffer {
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (let at = bytes.indexOf(slot); at !== -1; at = bytes.indexOf(slot, from)) {
+    pieces.push(bytes.subarray(from, at), value);
+    from = at + slot.length;
+  }
+  pieces.push(bytes.subarray(from));
+  return Buffer.concat(pieces);
 }

@@ -1,5 +1,6 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
-import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
+import { appendCompletionMarker } from "../store/progress-log.js";
+import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStatus } from "../store/status-file.js";
@@ -20,15 +21,26 @@ export interface RunResult extends Ending {
   runDir: string;
   iterations: number;
   costUsd: number;
+  /** False when the completion marker could not be written yet (a full disk): hold it with holdCompletionMarker. */
+  marked: boolean;
 }
 
 /**
  * The last resort when the runner is forced out (a second signal while teardown is still running):
- * appends the marker unless the run already has one. Synchronous, so it can run just before exiting.
+ * appends the marker unless the run already has one. Synchronous, so it can run just before exiting;
+ * a write that fails (a full disk) is given up, never thrown at a process that is about to die.
  */
 export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
-  if (!readCompletion(progressFile).ended) appendCompletionMarker(progressFile, reason);
+  // Whether this runner wrote its marker is known here, not read back: an agent may have appended a forged one.
+  try {
+    if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
+  } catch {
+    // nothing more can be done on the way out
+  }
 }
+
+/** progress.txt files this process has written the completion marker to. */
+const markedByThisRunner = new Set<string>();
 
 /**
  * Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result.
@@ -36,9 +48,12 @@ export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
  */
 export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Partial<RunStatus> = {}): RunResult {
   const exitCode = exitCodeFor(ending.reason, ending.signal);
+  const detail = record.redactor.text(ending.detail);
   record.stopHeartbeat();
+  // After a failed write (a full disk) the space set aside at the start makes room for recording the end.
+  if (record.guard.failure) record.guard.release();
   const steps: Array<() => void> = [
-    () => record.log(`run ended: ${ending.reason} (${ending.detail})`),
+    () => record.log(`run ended: ${ending.reason} (${detail})`),
     () =>
       record.update({
         ...last,
@@ -46,9 +61,9 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
         ended_at: now.toISOString(),
         exit_reason: ending.reason,
         exit_code: exitCode,
-        last_action: ending.detail,
+        last_action: detail,
       }),
-    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail: ending.detail }),
+    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {
@@ -58,10 +73,22 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
       // The marker below is what matters most; nothing else can be done about a failed write here.
     }
   }
-  appendCompletionMarker(record.paths.progress, ending.reason);
+  let marked: boolean;
+  try {
+    marked = record.guard.attempt(() => appendCompletionMarker(record.paths.progress, ending.reason));
+    if (marked) markedByThisRunner.add(record.paths.progress);
+  } catch (error) {
+    // progress.txt replaced by a link or FIFO: never written through, and no use waiting for it (as for a
+    // full disk); status.json above holds the ending.
+    if (!(error instanceof RunFileError)) throw error;
+    marked = true;
+  }
+  record.guard.release();
   record.close();
   return {
     ...ending,
+    detail,
+    marked,
     exitCode,
     runId: record.status.run_id,
     runDir: record.paths.dir,

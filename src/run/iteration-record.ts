@@ -3,6 +3,7 @@
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { CriterionVerdict } from "../judge/criteria.js";
 import type { EventBody, EventTokens, IterationResult } from "../store/event-log.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import type { RecordEntry } from "./run-record.js";
 
 /** What an agent process did in an iteration (`ralph run` only). */
@@ -17,6 +18,12 @@ export interface AgentFigures {
   costTotalUsd: number;
   tokens: EventTokens | null;
   leftovers: number;
+  /** What the agent tree used, where a cgroup counted it. */
+  resources?: ResourceFigures | null;
+  /** Why a promise in the final message did not count. */
+  promiseIgnored?: string;
+  /** Why the configured checks did not run. */
+  checksSkipped?: string;
   /** Set for a usage limit: the iteration is not counted, and may say when the limit resets. */
   limit?: { resetAt: string | null };
 }
@@ -26,6 +33,8 @@ export interface HookFigures {
   messageSource: string;
   stopHookActive: boolean;
   blocksThisTurn: number;
+  /** The session's usage in this iteration, when its transcript states it. */
+  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number };
 }
 
 /** One ended iteration, as both modes report it. */
@@ -67,6 +76,10 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
         ["promise_reason", claim && !claim.found ? claim.reason : undefined],
         ["criteria", criteria],
         ["leftover_processes", agent?.leftovers || undefined],
+        ["cpu_seconds", agent?.resources?.cpu_seconds ?? undefined],
+        ["peak_memory_bytes", agent?.resources?.peak_memory_bytes ?? undefined],
+        ["peak_pids", agent?.resources?.peak_pids ?? undefined],
+        ["oom_kills", agent?.resources?.oom_kills || undefined],
         ["stop_hook_active", hook?.stopHookActive],
         ["blocks_this_turn", hook?.blocksThisTurn],
       ],
@@ -101,7 +114,10 @@ function endedEvent(report: IterationReport): EventBody {
     promise: report.claim ? report.claim.reason : null,
     criteria_passed: report.verdicts.length > 0 ? report.verdicts.every((v) => v.passed) : null,
   };
-  if (hook) return { ...common, ...verdict, message_source: hook.messageSource, stop_hook_active: hook.stopHookActive, blocks_this_turn: hook.blocksThisTurn };
+  if (hook) {
+    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, cost_total_usd: hook.usage.costTotalUsd } : {};
+    return { ...common, ...verdict, message_source: hook.messageSource, stop_hook_active: hook.stopHookActive, blocks_this_turn: hook.blocksThisTurn, ...usage };
+  }
   return {
     ...common,
     exit_code: agent?.exitCode ?? null,
@@ -113,6 +129,9 @@ function endedEvent(report: IterationReport): EventBody {
     cost_total_usd: agent?.costTotalUsd ?? 0,
     tokens: agent?.tokens ?? null,
     ...verdict,
+    ...(agent?.promiseIgnored ? { promise_ignored: agent.promiseIgnored } : {}),
+    ...(agent?.checksSkipped ? { checks_skipped: agent.checksSkipped } : {}),
+    resources: agent?.resources ?? null,
   };
 }
 

@@ -25,6 +25,8 @@ export interface StatusStart {
   tokens?: RunStatus["tokens"];
   sessionId?: string | null;
   startedAt?: string | null;
+  /** `ralph run` only: how agent trees are kept. */
+  supervision?: RunStatus["supervision"];
 }
 
 /** A status.json for a run that has not ended. */
@@ -53,6 +55,6 @@ export function newStatus(start: StatusStart): RunStatus {
     exit_reason: null,
     exit_code: null,
     last_action: start.lastAction,
-    ...(start.mode === "run" ? { failures: 0 } : {}),
+    ...(start.mode === "run" ? { failures: 0, supervision: start.supervision ?? "tree", resources: null } : {}),
   };
 }

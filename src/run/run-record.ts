@@ -1,9 +1,15 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
-import { appendFileSync, closeSync, mkdirSync, openSync } from "node:fs";
+// Every write is redacted, and a failed one (a full disk) is kept by the WriteGuard instead of thrown.
+import { closeSync, mkdirSync } from "node:fs";
+import { openAppend } from "../store/regular-file.js";
+import { join } from "node:path";
+import { Redactor } from "../redact/redactor.js";
+import { appendWhole } from "../store/append-whole.js";
 import { appendEvent, type EventBody, type RunEvent } from "../store/event-log.js";
 import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { writeStatusFile, type RunStatus } from "../store/status-file.js";
+import { WriteGuard } from "../store/write-guard.js";
 
 /** Receives the run's event stream and log lines as they are recorded (the terminal renderer, for one). */
 export interface RecordListener {
@@ -19,18 +25,24 @@ export class RunRecord {
   private heartbeat: NodeJS.Timeout | null = null;
   /** events.jsonl stays open while the run records (an agent can emit an event per output line). */
   private eventsFd: number | null = null;
+  /** The first failed write, and the disk space kept to record the run's end. */
+  readonly guard: WriteGuard;
 
   constructor(
     readonly paths: RunPaths,
     private current: RunStatus,
     private readonly listener: RecordListener,
     private readonly now: () => Date,
-  ) {}
+    /** Removes credentials (from this environment, and key shapes) from everything written. */
+    readonly redactor: Redactor = new Redactor({}),
+  ) {
+    this.guard = new WriteGuard(join(paths.dir, "disk-reserve"));
+  }
 
   /** Creates the run directory (0700) and writes the first status. */
-  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date): RunRecord {
+  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date, redactor?: Redactor): RunRecord {
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-    const record = new RunRecord(paths, status, listener, now);
+    const record = new RunRecord(paths, status, listener, now, redactor);
     record.writeStatus();
     return record;
   }
@@ -42,7 +54,7 @@ export class RunRecord {
 
   /** Merges `patch` into status.json and replaces the file. */
   update(patch: Partial<RunStatus>): void {
-    this.current = { ...this.current, ...patch };
+    this.current = { ...this.current, ...this.redactor.deep(patch) };
     this.writeStatus();
   }
 
@@ -69,21 +81,25 @@ export class RunRecord {
 
   /** Appends an event to events.jsonl and passes it on. */
   event(body: EventBody): void {
-    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, ...body };
-    this.eventsFd ??= openSync(this.paths.events, "a", 0o600);
-    appendEvent(this.eventsFd, event);
+    const { type, ...rest } = body;
+    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
+    this.guard.attempt(() => {
+      this.eventsFd ??= openAppend(this.paths.events);
+      appendEvent(this.eventsFd, event);
+    });
     this.listener.event(event);
   }
 
   /** Appends a human-readable line to run.log and passes it on. */
   log(line: string): void {
-    appendFileSync(this.paths.log, `${this.now().toISOString()} ${line}\n`, { mode: 0o600 });
-    this.listener.log(line);
+    const shown = this.redactor.text(line);
+    this.guard.attempt(() => appendWhole(this.paths.log, `${this.now().toISOString()} ${shown}\n`));
+    this.listener.log(shown);
   }
 
   /** Appends a key=value block to progress.txt. */
   progress(block: ProgressBlock): void {
-    appendProgress(this.paths.progress, block);
+    this.guard.attempt(() => appendProgress(this.paths.progress, this.redactor.deep(block)));
   }
 
   /**
@@ -93,11 +109,7 @@ export class RunRecord {
    */
   startHeartbeat(intervalMs = 5000): void {
     this.heartbeat ??= setInterval(() => {
-      try {
-        this.writeStatus();
-      } catch {
-        // A failed refresh (disk full, directory gone) must not kill the runner; the next boundary writes again.
-      }
+      this.writeStatus();
     }, intervalMs);
   }
 
@@ -115,6 +127,6 @@ export class RunRecord {
 
   private writeStatus(): void {
     this.current = { ...this.current, updated_at: this.now().toISOString() };
-    writeStatusFile(this.paths.status, this.current);
+    this.guard.attempt(() => writeStatusFile(this.paths.status, this.current));
   }
 }

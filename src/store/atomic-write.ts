@@ -6,11 +6,11 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
  * `durable` also flushes the data to disk before the rename (costly; status.json, rewritten all the
  * time, skips it).
  */
-export function writeFileAtomic(file: string, text: string, mode = 0o600, durable = true): void {
+export function writeFileAtomic(file: string, text: string | Buffer, mode = 0o600, durable = true): void {
   const temporary = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   const fd = openSync(temporary, "wx", mode);
   try {
-    writeSync(fd, text);
+    writeSync(fd, typeof text === "string" ? Buffer.from(text) : text);
     if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

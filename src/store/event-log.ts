@@ -1,6 +1,7 @@
 // events.jsonl: the run's typed event stream, one JSON object per line, appended only.
-import { appendFileSync } from "node:fs";
+import { appendWhole } from "./append-whole.js";
 import type { ExitReason } from "../exit/exit-reasons.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 
 /** Token counts as an event reports them. */
 export interface EventTokens {
@@ -15,7 +16,16 @@ export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usag
 
 /** The body of each event type: what the engine and the in-session hook publish. */
 export type EventBody =
-  | { type: "run_started"; agent: string; mode?: "hook"; max_iterations: number; cwd: string; continued_from_iteration?: number | null; session_id?: string | null }
+  | {
+      type: "run_started";
+      agent: string;
+      mode?: "hook";
+      max_iterations: number;
+      cwd: string;
+      continued_from_iteration?: number | null;
+      session_id?: string | null;
+      supervision?: string;
+    }
   | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
   | {
@@ -33,7 +43,10 @@ export type EventBody =
       tokens?: EventTokens | null;
       session_id?: string | null;
       promise?: string | null;
+      promise_ignored?: string;
+      checks_skipped?: string;
       criteria_passed?: boolean | null;
+      resources?: ResourceFigures | null;
       message_source?: string;
       stop_hook_active?: boolean;
       blocks_this_turn?: number;
@@ -41,6 +54,8 @@ export type EventBody =
   | { type: "paused" }
   | { type: "resumed" }
   | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
+  | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
+  | { type: "state_set"; applied?: string; refused?: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
   | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string };
 
@@ -54,10 +69,16 @@ export interface EventEnvelope {
   run: string;
 }
 
-/** One event as written to events.jsonl and to stdout with --json. */
-export type RunEvent = EventEnvelope & EventBody;
+/**
+ * One event as written to events.jsonl and to stdout with --json: the envelope and one EventBody. Readers
+ * of the stream (the renderer, the dashboard) take it as it is on disk, a record of named fields.
+ */
+export interface RunEvent extends EventEnvelope {
+  type: EventType;
+  [field: string]: unknown;
+}
 
-/** Appends one event line to a file path, or to a descriptor opened for appending. */
+/** Appends one whole event line (never a torn one) to a file path, or to a descriptor opened for appending. */
 export function appendEvent(file: string | number, event: RunEvent): void {
-  appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+  appendWhole(file, `${JSON.stringify(event)}\n`);
 }

@@ -8,11 +8,12 @@ import type { RunSummary } from "./run-summary.js";
 import { isExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "./status-file.js";
 
-/** The ids of every run of a project, oldest first. */
+/** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
   try {
     return readdirSync(runsDir(projectDir), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      // Names starting with a dot are run directories still being built (create-run-dir.ts), never runs.
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
       .map((entry) => entry.name)
       .sort();
   } catch {
@@ -45,13 +46,8 @@ export function summariseRun(
   armed?: string | null,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
-  const completion = readCompletion(paths.progress);
   const status = readStatusFile(paths.status);
-  let state: RunSummary["state"];
-  if (completion.ended) state = completion.reason && isExitReason(completion.reason) ? completion.reason : "FAILED";
-  else if (status && status.mode === "hook") state = (armed === undefined ? armedHookRun(projectDir) : armed) === id ? "running" : "stale";
-  else if (status && alive(status)) state = status.state === "paused" || status.state === "waiting" ? status.state : "running";
-  else state = "stale";
+  const state = runState(status, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   return {
     status,
@@ -73,8 +69,41 @@ export function summariseRun(
   };
 }
 
-/** Every run of a project, oldest first. */
+/**
+ * A run's state. The runner's own records decide it: a live runner (pid and start time) that has not
+ * written `state: "ended"` is running whatever progress.txt says, since an agent can append text there.
+ * The completion marker counts only once the runner is gone (a runner forced out writes the marker alone).
+ */
+function runState(
+  status: RunStatus | null,
+  alive: RunnerAlive,
+  completion: () => { ended: boolean; reason: string | null },
+  armed: () => boolean,
+): RunSummary["state"] {
+  if (status?.state === "ended" && status.exit_reason && isExitReason(status.exit_reason)) return status.exit_reason;
+  if (status && status.mode === "hook") {
+    if (armed()) return "running";
+  } else if (status && status.state !== "ended" && alive(status)) {
+    return status.state === "paused" || status.state === "waiting" ? status.state : "running";
+  }
+  const ended = completion();
+  if (ended.ended) return ended.reason && isExitReason(ended.reason) ? ended.reason : "FAILED";
+  return "stale";
+}
+
+/** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
   const armed = armedHookRun(projectDir);
-  return runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary);
+  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary));
+}
+
+/** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
+export function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
+  const started = (run: T) => (run.started_at ? Date.parse(run.started_at) : Number.NaN);
+  return [...runs].sort((a, b) => {
+    const [x, y] = [started(a), started(b)];
+    if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+    if (Number.isFinite(x) !== Number.isFinite(y)) return Number.isFinite(x) ? 1 : -1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
 }

@@ -1,5 +1,6 @@
 // Exclusive locks held by a live runner: one per run, and one per project for runs without --name.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { linkSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { readRegular } from "./regular-file.js";
 
 /** Who holds a lock. */
 export interface LockHolder {
@@ -20,27 +21,30 @@ export type LockResult =
 
 function readHolder(file: string): LockHolder | null {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as LockHolder;
+    const value = JSON.parse(readRegular(file, 64 * 1024).toString("utf8")) as LockHolder;
     return typeof value.pid === "number" ? value : null;
   } catch {
     return null;
   }
 }
 
+/**
+ * Creates the lock with its content in one step: the holder is written to a temporary file that is then
+ * hard-linked to the lock's name (which fails if the lock exists). A runner killed at any moment leaves
+ * no lock, or a lock naming it, never an empty lock that would look held forever.
+ */
 function create(file: string, holder: LockHolder): boolean {
-  let fd: number;
+  const temporary = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   try {
-    fd = openSync(file, "wx", 0o600);
+    writeFileSync(temporary, `${JSON.stringify(holder)}\n`, { flag: "wx", mode: 0o600 });
+    linkSync(temporary, file);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
-  }
-  try {
-    writeSync(fd, `${JSON.stringify(holder)}\n`);
   } finally {
-    closeSync(fd);
+    rmSync(temporary, { force: true });
   }
-  return true;
 }
 
 /** Takes the lock at `file`; a lock left by a dead runner is taken over (and reported). */

@@ -1,5 +1,7 @@
 // progress.txt: append-only key=value lines, a block per iteration, ended by the completion marker.
-import { appendFileSync, closeSync, openSync, readSync, fstatSync } from "node:fs";
+import { closeSync, constants, readSync, fstatSync } from "node:fs";
+import { appendWhole } from "./append-whole.js";
+import { openRegular } from "./regular-file.js";
 import type { ExitReason } from "../exit/exit-reasons.js";
 
 /** One key=value block; values are written on one line (newlines are escaped). */
@@ -17,19 +19,19 @@ export function appendProgress(file: string, block: ProgressBlock): void {
   const lines = block
     .filter(([, value]) => value !== undefined && value !== null && value !== "")
     .map(([key, value]) => `${key}=${oneLine(value as string | number | boolean)}`);
-  appendFileSync(file, `${lines.join("\n")}\n\n`, { mode: 0o600 });
+  appendWhole(file, `${lines.join("\n")}\n\n`);
 }
 
 /** Appends the completion marker: `completion_reason=<REASON>` then `promise=COMPLETE`, as the last two lines. */
 export function appendCompletionMarker(file: string, reason: ExitReason): void {
-  appendFileSync(file, `completion_reason=${reason}\n${COMPLETION_MARKER}\n`, { mode: 0o600 });
+  appendWhole(file, `completion_reason=${reason}\n${COMPLETION_MARKER}\n`);
 }
 
 /** Reads the end of progress.txt (cheap on long runs) and returns the exit reason when the run has ended. */
 export function readCompletion(file: string): { ended: boolean; reason: string | null } {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openRegular(file, constants.O_RDONLY);
   } catch {
     return { ended: false, reason: null };
   }
@@ -45,4 +47,22 @@ export function readCompletion(file: string): { ended: boolean; reason: string |
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Retries the completion marker every `intervalMs` until it is written (true), `signal` aborts, or
+ * `timeoutMs` passes (false): a full disk delays the marker, it does not lose it.
+ */
+export async function holdCompletionMarker(file: string, reason: ExitReason, signal: AbortSignal, intervalMs = 250, timeoutMs = 10 * 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!signal.aborted && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    try {
+      if (!readCompletion(file).ended) appendCompletionMarker(file, reason);
+      return true;
+    } catch {
+      // still no room: try again
+    }
+  }
+  return false;
 }

@@ -1,5 +1,6 @@
 // Where a project's runs and each run's files live.
 import { join } from "node:path";
+import { entryKind } from "./regular-file.js";
 
 /** The paths of one run directory. */
 export interface RunPaths {
@@ -42,6 +43,21 @@ export function runPaths(projectDir: string, runId: string): RunPaths {
     stop: join(dir, "STOP"),
     iterationLog: (iteration) => join(dir, `iter-${String(iteration).padStart(3, "0")}.log`),
   };
+}
+
+/**
+ * Why a project's run directories cannot be used, or null: `.ralph`, `.ralph/runs` and the run's own
+ * directory (when `runId` is given) must each be a real directory or not exist yet; links are not followed.
+ */
+export function runDirProblem(projectDir: string, runId?: string): string | null {
+  const chain = [join(projectDir, ".ralph"), runsDir(projectDir), ...(runId === undefined ? [] : [join(runsDir(projectDir), runId)])];
+  for (const path of chain) {
+    const kind = entryKind(path);
+    if (kind === "missing") return null;
+    if (kind === "link") return `${path} is a symbolic link; ralph does not follow links for its run files (remove it)`;
+    if (kind !== "directory") return `${path} is not a directory (remove it)`;
+  }
+  return null;
 }
 
 /** A new run id, `YYYYMMDD-HHMMSS-xxxx` in UTC, so ids sort by start time. */

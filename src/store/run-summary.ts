@@ -38,6 +38,17 @@ export const runStatusReportSchema = runSummarySchema.extend({
   exit_code: z.number().int().nullable(),
   last_action: z.string().nullable(),
   resume_at: z.string().nullable(),
+  /** How agent trees are kept (SPEC section 9); null for runs recorded before it was. */
+  supervision: z.enum(["cgroup", "subreaper", "tree"]).nullable(),
+  /** What the last iteration's agent tree used, where a cgroup counted it. */
+  resources: z
+    .object({
+      cpu_seconds: z.number().nonnegative().nullable(),
+      peak_memory_bytes: z.number().int().nonnegative().nullable(),
+      peak_pids: z.number().int().nonnegative().nullable(),
+      oom_kills: z.number().int().nonnegative(),
+    })
+    .nullable(),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

@@ -1,7 +1,8 @@
 // status.json: the run's observed state, owned by the runner and always replaced atomically.
-import { readFileSync } from "node:fs";
 import type { ExitReason } from "../exit/exit-reasons.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { readRegular } from "./regular-file.js";
 
 /** What the runner is doing now. */
 export type RunActivity = "starting" | "running" | "paused" | "waiting" | "stopping" | "ended";
@@ -38,6 +39,10 @@ export interface RunStatus {
   last_action: string;
   resume_at?: string | null;
   failures?: number;
+  /** How agent trees are kept: cgroup, subreaper or tree (SPEC section 9). */
+  supervision?: string;
+  /** What the last iteration's agent tree used (cgroup mode), else null. */
+  resources?: ResourceFigures | null;
 }
 
 /** Replaces status.json with `status`. */
@@ -48,7 +53,7 @@ export function writeStatusFile(file: string, status: RunStatus): void {
 /** Reads status.json, or null when it is missing or unreadable. */
 export function readStatusFile(file: string): RunStatus | null {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as RunStatus;
+    const value = JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as RunStatus;
     return value && typeof value === "object" && typeof value.run_id === "string" ? value : null;
   } catch {
     return null;

@@ -157,8 +157,9 @@ describe("run commands", () => {
   test("with two active runs, stop without RUN exits 2 listing both; with RUN it stops only that one", async () => {
     const dir = project();
     const one = start(dir, ["run", "--name", "one", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
-    const two = start(dir, ["run", "--name", "two", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
+    // `list` orders runs by start time: "two" starts once "one" is under way.
     await waitForFile(join(runDir(dir, "one"), "iter-001.log"));
+    const two = start(dir, ["run", "--name", "two", "-n", "0", "go", ...fakeAgent("--sleep", "100")]);
     await waitForFile(join(runDir(dir, "two"), "iter-001.log"));
     const ambiguous = await runRalph(["stop"], dir);
     assert.equal(ambiguous.code, 2);
@@ -188,22 +189,25 @@ describe("run commands", () => {
     assert.equal(third.code, 3, "the lock is released when the first run ends");
   });
 
-  test("logs -f follows the run's log until the run ends", async () => {
+  test("logs -f follows the run as --live shows it (header, agent output, iteration line, ending) until it ends", async () => {
     const dir = project();
     const gate = join(dir, "gate");
-    const run = start(dir, ["run", "--name", "f", "-n", "1", "go", ...fakeAgent("--wait-for", gate)]);
+    const run = start(dir, ["run", "--name", "f", "-n", "1", "go", ...fakeAgent("--wait-for", gate, "--print", "hello from the agent")]);
     await waitForFile(`${gate}.started`);
     const follow = start(dir, ["logs", "-f", "f"]);
     let followed = "";
     follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
-    await waitUntil(() => followed.includes("run started"), "logs -f to print the log so far");
-    assert.doesNotMatch(followed, /Completed iteration/);
+    await waitUntil(() => followed.includes("── iteration 1/1 ──"), "logs -f to print the run so far");
+    assert.doesNotMatch(followed, /\[1\/1\]/);
     writeFileSync(gate, "");
     assert.equal((await run.done).code, 3);
     const result = await follow.done;
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /=== Completed iteration 1 ===/);
-    assert.match(result.stdout, /run ended: MAX_ITERATIONS/);
+    assert.match(result.stdout, /^run started\n── iteration 1\/1 ──\n {2}hello from the agent\n\[1\/1\] [\d.]+s continue\n/m);
+    assert.match(result.stdout, /^MAX_ITERATIONS: reached max_iterations 1\nnext: give it more iterations: ralph continue f -n 2\n$/m);
+    assert.doesNotMatch(result.stdout, /Completed iteration/);
+    const one = await runRalph(["logs", "f", "--iteration", "1"], dir);
+    assert.equal(one.stdout, "── iteration 1/1 ──\n  hello from the agent\n");
   });
 
   test("list --json and status --json validate against the schemas in the repo", async () => {

@@ -158,6 +158,8 @@ describe("PID 1 of a container", { skip }, () => {
     // A PATH with what the agent needs, but no perl.
     for (const name of ["env", "sh", "sleep"]) symlinkSync(which(name) as string, join(files, name));
     const env = cleanEnv({ PATH: files });
+    // Without perl there is no subreaper: the default mode (a cgroup, else parentage) is what this is about.
+    delete env.RALPH_SUPERVISION;
     const args = ["run", "--name", "x", "-n", "0", "--grace", "2s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
     const unshare = asPid1([process.execPath, RALPH, ...args], dir, env);
     const init = await initPid(unshare.child.pid as number);

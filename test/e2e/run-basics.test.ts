@@ -148,14 +148,14 @@ describe("ralph run", () => {
     assert.equal(readFileSync(recordFile).toString("utf8"), `${prompt}\u0000${prompt}\n\u0000`);
   });
 
-  test("raising max_iterations in state.md mid-run lets the run continue past the old cap", async () => {
+  test("ralph set raising max_iterations mid-run lets the run continue past the old cap", async () => {
     const dir = project();
     const gate = join(dir, "gate");
     const { child, done } = startRalph(["run", "-n", "2", "--name", "r", "go", ...agent("--wait-for", gate)], dir);
     try {
       await waitForFile(`${gate}.started`);
-      const stateFile = join(dir, ".ralph", "runs", "r", "state.md");
-      writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace("max_iterations: 2", "max_iterations: 4"));
+      const set = await runRalph(["set", "r", "max_iterations=4"], dir);
+      assert.equal(set.code, 0, set.stderr);
       writeFileSync(gate, "go");
       const result = await done;
       assert.equal(result.code, 3, result.stderr);

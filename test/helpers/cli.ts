@@ -25,10 +25,10 @@ export function tempProject(prefix = "ralph-e2e-"): { dir: string; cleanup: () =
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Environment for ralph under test: no RALPH_* settings leak in from the caller. */
+/** Environment for ralph under test: no RALPH_* settings leak in from the caller, except the forced supervision mode. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_")) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -140,4 +140,20 @@ export function tempProjects(prefix: string): () => string {
     cleanups.push(cleanup);
     return dir;
   };
+}
+
+/** A starter of ralph processes in a project, each SIGKILLed (if still running) after the calling test file's tests. */
+export function trackedStarts(): (dir: string, args: string[]) => { child: ChildProcess; done: Promise<CliResult> } {
+  const children: ChildProcess[] = [];
+  after(() => children.forEach((child) => child.kill("SIGKILL")));
+  return (dir, args) => {
+    const started = startRalph(args, dir);
+    children.push(started.child);
+    return started;
+  };
+}
+
+/** argv after `--` for a command agent that runs `script` with sh first, then the fake agent with `args`. */
+export function agentAfter(script: string, ...args: string[]): string[] {
+  return ["--", "sh", "-c", `${script}; exec "$0" "$@"`, process.execPath, FAKE_AGENT, ...args];
 }

@@ -104,7 +104,7 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
     assert.equal(run.outcome.finalMessage, null);
     assert.equal(run.outcome.error?.kind, "rate_limit");
     assert.match(run.outcome.limit?.message ?? "", /429/);
-    assert.ok(run.events.some((event) => event.kind === "other" && /API retry 1\/1 .*429/.test(event.text ?? "")));
+    assert.ok(run.events.some((event) => event.kind === "retry" && /API retry 1\/1 .*429/.test(event.text ?? "") && event.fatal === undefined));
     assert.equal(c.fake.mainRequests().length, 2);
     assert.ok(run.durationMs < 15_000, `took ${run.durationMs} ms`);
   });

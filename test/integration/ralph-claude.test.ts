@@ -73,7 +73,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     assert.deepEqual(progressValues(c, "tokens_in"), ["200"]);
     assert.deepEqual(progressValues(c, "tokens_out"), ["40"]);
     assert.deepEqual(progressValues(c, "session_id"), [sessionHeader]);
-    assert.match(result.stdout, /LOOP_COMPLETE: all criteria met\./);
+    assert.match(result.stdout, /LOOP_COMPLETE: the promise was found \(no completion criteria are set\)\./);
   });
 
   test("429 with a reset in its message: waiting, then the same iteration succeeds", async () => {

@@ -47,7 +47,7 @@ describe("createClaudeParser on captured Claude Code 2.1.197 output", () => {
 
   test("429 after an internal retry: rate_limit with the message, the retry as an event", () => {
     const { events, outcome } = parse(captured.RATE_LIMIT_AFTER_ONE_RETRY, "", { code: 1, signal: null });
-    assert.ok(events.some((event) => event.kind === "other" && event.text === "API retry 1/1 in 1.0s after 429 rate_limit"));
+    assert.ok(events.some((event) => event.kind === "retry" && event.text === "API retry 1/1 in 1.0s after 429 rate_limit" && event.fatal === undefined));
     assert.ok(events.some((event) => event.kind === "error" && /Request rejected \(429\)/.test(event.text ?? "")));
     assert.equal(outcome.finalMessage, null);
     assert.equal(outcome.sawResult, true);
@@ -186,8 +186,9 @@ describe("createClaudeParser on edge cases", () => {
     assert.match(outcome.error?.message ?? "", /IS_SANDBOX=1/);
   });
 
-  test("a usage error on stderr is an error; an empty stderr after exit 0 is none", () => {
-    assert.equal(parse([], "error: unknown option '--bogus'\n", { code: 1, signal: null }).outcome.error?.kind, "other");
+  test("a bad flag on stderr is a config error (no retry fixes it); an empty stderr after exit 0 is none", () => {
+    assert.equal(parse([], "error: unknown option '--bogus'\n", { code: 1, signal: null }).outcome.error?.kind, "config");
+    assert.equal(parse([], "error: something broke\n", { code: 1, signal: null }).outcome.error?.kind, "other");
     assert.equal(parse([], "", EXITED).outcome.error, undefined);
   });
 

@@ -127,8 +127,8 @@ const CASES: Case[] = [
       assert.ok(spawn?.kind === "spawn");
       assert.equal(spawn.attempt.iteration, 2);
       assert.equal(spawn.attempt.task, "line 3: write docs");
-      assert.match(spawn.attempt.prompt, /## Current task\n\nline 3: write docs/);
-      assert.match(spawn.attempt.prompt, /npm test failed/);
+      assert.match(spawn.attempt.prompt.toString(), /## Current task\n\nline 3: write docs/);
+      assert.match(spawn.attempt.prompt.toString(), /npm test failed/);
       assert.deepEqual(eventTypes(result), ["iteration_started"]);
       assert.deepEqual([statusOf(result.machine).iteration, statusOf(result.machine).current_task], [2, "line 3: write docs"]);
     },

@@ -66,7 +66,8 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     const status = JSON.parse(readFileSync(join(runDir, "status.json"), "utf8")) as Record<string, unknown>;
     assert.equal(status.mode, "hook");
     assert.equal(status.iteration, 1);
-    assert.match(readFileSync(join(dir, ".claude", "settings.json"), "utf8"), /hook handle/);
+    assert.match(readFileSync(join(dir, ".claude", "settings.local.json"), "utf8"), /hook handle/);
+    assert.ok(!existsSync(join(dir, ".claude", "settings.json")), "nothing machine-specific in the shared settings");
     const list = await runRalph(["list", "--json"], dir, ENV);
     assert.equal((JSON.parse(list.stdout) as { runs: Array<{ state: string }> }).runs[0]?.state, "running");
   });

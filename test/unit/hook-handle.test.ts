@@ -72,6 +72,7 @@ describe("hook handle", () => {
     assertBlock(decision);
     assert.equal(decision.reason, "Make the tests pass.");
     assert.match(decision.systemMessage, /^ralph iteration 2\/5 · run /);
+    assert.match(decision.systemMessage, / · Claude Code labels this "Stop hook error": it is the loop going on, not a failure$/);
     assert.match(decision.systemMessage, /<promise>DONE<\/promise>/);
     assert.equal(state(dir).iteration, 2);
     assert.equal(state(dir).active, true);

@@ -86,25 +86,48 @@ describe("hook install", () => {
     assert.equal(isRalphHandleCommand(undefined), false);
   });
 
-  test("the CLI: install twice keeps one entry whose command runs this ralph by absolute paths, quoted for the shell", async () => {
+  test("the CLI: install twice keeps one entry in settings.local.json whose command runs this ralph by absolute paths, quoted for the shell", async () => {
     const { dir, cleanup } = tempProject("ralph-hook-install-cli-");
     after(cleanup);
     mkdirSync(join(dir, ".claude"));
-    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify(EXISTING));
-    chmodSync(join(dir, ".claude", "settings.json"), 0o640);
-    for (const expected of [/Stop hook installed in \.claude\/settings\.json/, /Stop hook already in \.claude\/settings\.json/]) {
+    const local = join(dir, ".claude", "settings.local.json");
+    writeFileSync(local, JSON.stringify(EXISTING));
+    chmodSync(local, 0o640);
+    for (const expected of [/Stop hook installed in \.claude\/settings\.local\.json/, /Stop hook already in \.claude\/settings\.local\.json/]) {
       const result = await runRalph(["hook", "install"], dir);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, expected);
     }
-    assert.deepEqual(stopHooks(join(dir, ".claude", "settings.json")).map((hook) => hook.command), ["./notify.sh", shellCommandLine([process.execPath, RALPH, "hook", "handle"])]);
-    assert.equal(statSync(join(dir, ".claude", "settings.json")).mode & 0o777, 0o640, "the file keeps its mode");
+    assert.deepEqual(stopHooks(local).map((hook) => hook.command), ["./notify.sh", shellCommandLine([process.execPath, RALPH, "hook", "handle"])]);
+    assert.equal(statSync(local).mode & 0o777, 0o640, "the file keeps its mode");
+    assert.ok(!existsSync(join(dir, ".claude", "settings.json")), "the shared settings file is not created");
+    assert.deepEqual(readFileSync(join(dir, ".gitignore"), "utf8").split("\n"), [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock", ""]);
 
-    writeFileSync(join(dir, ".claude", "settings.json"), "not json");
+    writeFileSync(local, "not json");
     const broken = await runRalph(["hook", "install"], dir);
     assert.equal(broken.code, 2);
     assert.equal(broken.stderr.trim().split("\n").length, 1, broken.stderr);
-    assert.equal(readFileSync(join(dir, ".claude", "settings.json"), "utf8"), "not json");
+    assert.equal(readFileSync(local, "utf8"), "not json");
+  });
+
+  test("an entry an older ralph put in the shared settings.json moves to settings.local.json; everything else there stays", async () => {
+    const { dir, cleanup } = tempProject("ralph-hook-move-");
+    after(cleanup);
+    mkdirSync(join(dir, ".claude"));
+    const shared = join(dir, ".claude", "settings.json");
+    const old = { ...EXISTING, hooks: { ...EXISTING.hooks, Stop: [...EXISTING.hooks.Stop, { hooks: [{ type: "command", command: COMMAND, timeout: 1800 }] }] } };
+    writeFileSync(shared, JSON.stringify(old, null, 2));
+    writeFileSync(join(dir, ".gitignore"), "node_modules/\n.claude/ralph-loop.local.md\n");
+    const result = await runRalph(["hook", "install"], dir);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /moved ralph's entry out of \.claude\/settings\.json \(your other settings there are unchanged\)/);
+    assert.deepEqual(JSON.parse(readFileSync(shared, "utf8")), EXISTING);
+    assert.deepEqual(stopHooks(join(dir, ".claude", "settings.local.json")).map((hook) => hook.command), [shellCommandLine([process.execPath, RALPH, "hook", "handle"])]);
+    assert.equal(readFileSync(join(dir, ".gitignore"), "utf8"), "node_modules/\n.claude/ralph-loop.local.md\n.claude/settings.local.json\n.claude/ralph-loop.local.lock\n");
+    // A shared file holding nothing but ralph's hook keeps its other keys and loses the empty hooks object.
+    writeFileSync(shared, JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: COMMAND }] }] } }));
+    assert.equal((await runRalph(["hook", "install"], dir)).code, 0);
+    assert.deepEqual(JSON.parse(readFileSync(shared, "utf8")), { model: "opus" });
   });
 
   test("--commands writes the three slash commands; /ralph-loop passes $ARGUMENTS through a quoted here-document", async () => {

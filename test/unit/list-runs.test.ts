@@ -10,16 +10,16 @@ import { appendCompletionMarker } from "../../src/store/progress-log.js";
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boolean }>): string {
+function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boolean; marker?: boolean }>): string {
   const dir = mkdtempSync(join(tmpdir(), "ralph-list-"));
   dirs.push(dir);
   for (const run of runs) {
     const runDir = join(dir, ".ralph", "runs", run.id);
     mkdirSync(runDir, { recursive: true });
     const now = new Date(0).toISOString();
-    writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: "running", iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
+    writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: run.ended ? "ended" : "running", exit_reason: run.ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
     writeFileSync(join(runDir, "progress.txt"), "iteration=1\n\n");
-    if (run.ended) appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
+    if (run.ended || run.marker) appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
   }
   return dir;
 }
@@ -31,6 +31,12 @@ describe("listRuns", () => {
     const dir = projectWith([{ id: "a", mode: "run", ended: true }, { id: "b", mode: "run" }]);
     assert.deepEqual(states(dir, true), [["a", "DONE", false], ["b", "running", true]]);
     assert.deepEqual(states(dir, false), [["a", "DONE", false], ["b", "stale", false]]);
+  });
+
+  test("a marker in progress.txt counts only once the runner is gone: a live runner's status decides", () => {
+    const dir = projectWith([{ id: "m", mode: "run", marker: true }]);
+    assert.deepEqual(states(dir, true), [["m", "running", true]], "a marker an agent appended does not end a live run");
+    assert.deepEqual(states(dir, false), [["m", "DONE", false]], "a runner forced out leaves only the marker");
   });
 
   test("an in-session loop is active only while the project's loop file names it and says active: true", () => {

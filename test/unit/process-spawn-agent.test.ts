@@ -85,7 +85,7 @@ describe("spawnAgent", () => {
     const out = collect(agent.stdout);
     assert.equal((await agent.exited).code, 0);
     assert.equal(liveCarriers(tag).length, 1, "the leftover runs after the root exited");
-    assert.ok(agent.inventory.identities().length >= 1, "the inventory saw the leftover");
+    assert.ok((agent.inventory?.identities().length ?? 0) >= 1, "the inventory saw the leftover");
     const first = await agent.end(POLITE);
     assert.equal(first.found, 1);
     assert.deepEqual(liveCarriers(tag), []);

@@ -1,21 +1,29 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
+import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import type { RunSettings } from "../../config/run-options.js";
 import { parseSavedSettings } from "../../config/saved-settings.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
+import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
-import { parseCount } from "../../config/parse-value.js";
+import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../config/parse-value.js";
+
+function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Parsed<T>): T {
+  const parsed = parse(raw);
+  if (!parsed.ok) throw new UsageError(`${flag}: expected ${parsed.expected}, got ${JSON.stringify(raw)}`);
+  return parsed.value;
+}
 
 function savedSettings(file: string): RunSettings {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegular(file, 1024 * 1024).toString("utf8");
   } catch {
     throw new UsageError(`${file}: cannot be read; this run cannot be continued`);
   }
@@ -25,26 +33,32 @@ function savedSettings(file: string): RunSettings {
 }
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
-export async function continueCommand(projectDir: string, given: string, command: Command): Promise<number> {
-  const id = pickRun(projectDir, given, "continue");
+export async function continueCommand(projectDir: string, given: string | undefined, command: Command): Promise<number> {
+  const id = pickRun(projectDir, given, "continue", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
-  const opts = command.opts<{ maxIterations?: string; json?: boolean; live?: boolean }>();
-  let maxIterations: number | null = null;
-  if (opts.maxIterations !== undefined) {
-    const parsed = parseCount(opts.maxIterations);
-    if (!parsed.ok) throw new UsageError(`--max-iterations: expected ${parsed.expected}, got ${JSON.stringify(opts.maxIterations)}`);
-    maxIterations = parsed.value;
-  }
+  const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
+  const maxIterations = opts.maxIterations === undefined ? null : parsedOption("--max-iterations", opts.maxIterations, parseCount);
   const read = readPlanFile(paths.state);
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
+  if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("--max-cost", opts.maxCost, parseUsd);
+  if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("--max-runtime", opts.maxRuntime, parsePositiveDuration);
   const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
+  if (plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
+    // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
+    const more = status.iteration + Math.max(read.plan.maxIterations, 1);
+    throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
+  }
+  if (settings.maxCostUsd !== null && status.cost_usd >= settings.maxCostUsd) {
+    throw new UsageError(`run ${id} has spent $${status.cost_usd.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`);
+  }
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
+    removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
     writePlanFile(paths.state, plan);
   };

@@ -1,14 +1,28 @@
 // `ralph stop`, `pause` and `resume`: they only create or remove the sentinel files of a run.
-import { existsSync, unlinkSync, writeFileSync } from "node:fs";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
+import { clearPause, requestPause, requestStop } from "../../store/run-control.js";
+import { entryKind } from "../../store/regular-file.js";
 import { runPaths } from "../../store/run-paths.js";
 import { pickRun } from "../pick-run.js";
+import { UsageError } from "../usage-error.js";
+import type { RunSummary } from "../../store/run-summary.js";
+
+/** The run's summary, or a UsageError when it is not live: a sentinel for an ended run would do nothing. */
+function liveRun(projectDir: string, id: string, what: string): RunSummary {
+  const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  if (summary.active) return summary;
+  if (summary.state === "stale") {
+    throw new UsageError(`run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`);
+  }
+  throw new UsageError(`run ${id} has already ended (${summary.state}); nothing to ${what}. Go on with it: ralph continue ${id}`);
+}
 
 /** `ralph stop [RUN] [--now]`: STOP ends the run at the next boundary; with --now the runner ends the agent at once. */
 export async function stopCommand(projectDir: string, given: string | undefined, now: boolean): Promise<number> {
   const id = pickRun(projectDir, given, "stop");
-  writeFileSync(runPaths(projectDir, id).stop, now ? "now\n" : "stop\n", { mode: 0o600 });
+  liveRun(projectDir, id, "stop");
+  requestStop(runPaths(projectDir, id), now);
   if (!now) {
     process.stdout.write(`stop requested: run ${id} ends at the next iteration boundary\n`);
     return 0;
@@ -32,7 +46,11 @@ export async function stopCommand(projectDir: string, given: string | undefined,
 /** `ralph pause [RUN]`: the run waits before its next iteration until resumed. */
 export async function pauseCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "pause");
-  writeFileSync(runPaths(projectDir, id).pause, "pause\n", { mode: 0o600 });
+  liveRun(projectDir, id, "pause");
+  const paths = runPaths(projectDir, id);
+  // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
+  if (entryKind(paths.pause) === "file") throw new UsageError(`run ${id} is already paused (or pausing); ralph resume ${id} to go on`);
+  requestPause(paths);
   process.stdout.write(`pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)\n`);
   return 0;
 }
@@ -40,8 +58,10 @@ export async function pauseCommand(projectDir: string, given: string | undefined
 /** `ralph resume [RUN]`: removes PAUSE. */
 export async function resumeCommand(projectDir: string, given: string | undefined): Promise<number> {
   const id = pickRun(projectDir, given, "resume");
-  const file = runPaths(projectDir, id).pause;
-  if (existsSync(file)) unlinkSync(file);
+  liveRun(projectDir, id, "resume");
+  const paths = runPaths(projectDir, id);
+  if (entryKind(paths.pause) === "missing") throw new UsageError(`run ${id} is not paused; nothing to resume`);
+  clearPause(paths);
   process.stdout.write(`run ${id} resumed\n`);
   return 0;
 }

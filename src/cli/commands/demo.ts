@@ -36,7 +36,7 @@ export async function demoCommand(): Promise<number> {
       completionPromise: "DONE",
       completionCriteria: [{ type: "tasks_done", check: "prd.json" }],
       tasks: "prd.json",
-      prompt: DEMO_PROMPT,
+      prompt: Buffer.from(DEMO_PROMPT),
     },
     previous: null,
     projectLock: true,

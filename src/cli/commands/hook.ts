@@ -7,11 +7,12 @@ import { parseCount, parseText } from "../../config/parse-value.js";
 import { blockCap } from "../../hook/block-cap.js";
 import { cancelHookLoop } from "../../hook/cancel-loop.js";
 import { handleStop, recordHookFailure, type StopDecision } from "../../hook/handle-stop.js";
-import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
+import { hookFiles, projectDirFrom, type HookFiles } from "../../hook/hook-files.js";
 import { parseStopHookInput } from "../../hook/hook-input.js";
 import { startSummary } from "../../hook/hook-messages.js";
 import type { HookClock } from "../../hook/hook-run.js";
-import { installStopHook } from "../../hook/install-hook.js";
+import { installStopHook, removeStopHook } from "../../hook/install-hook.js";
+import { ensureIgnored } from "../../store/gitignore.js";
 import { readAll } from "../../hook/read-all.js";
 import { shellCommandLine, splitShellWords } from "../../hook/shell-words.js";
 import { writeSlashCommands } from "../../hook/slash-commands.js";
@@ -76,8 +77,7 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   const problem = activeLoopProblem(projectDir, clock);
   if (problem) throw new UsageError(problem);
   const files = hookFiles(projectDir);
-  const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
-  if (!installed.ok) throw new UsageError(installed.message);
+  const installed = installHook(projectDir, files);
   const sessionId = process.env.CLAUDE_CODE_SESSION_ID;
   const started = await startHookLoop(
     projectDir,
@@ -95,12 +95,28 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   const lines = startSummary({
     runId: started.runId,
     state: started.loop,
-    hookLine: `Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}; state in ${relative(projectDir, files.loop)}`,
+    hookLine: `${installed.lines.join("; ")}; state in ${relative(projectDir, files.loop)}`,
     cap: blockCap(process.env),
     hookNewInSession: installed.changed && started.loop.sessionId !== "",
   });
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/**
+ * Installs the Stop hook in settings.local.json (per machine), moves an older entry out of the shared
+ * settings.json, and keeps the per-machine files out of git. Returns what it did, one line each.
+ */
+function installHook(projectDir: string, files: HookFiles): { changed: boolean; lines: string[] } {
+  const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
+  if (!installed.ok) throw new UsageError(installed.message);
+  const lines = [`Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}`];
+  const moved = removeStopHook(files.sharedSettings);
+  if (!moved.ok) lines.push(`could not take the old entry out of ${relative(projectDir, files.sharedSettings)}: ${moved.message}`);
+  else if (moved.changed) lines.push(`moved ralph's entry out of ${relative(projectDir, files.sharedSettings)} (your other settings there are unchanged)`);
+  const ignored = ensureIgnored(projectDir, [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock"]);
+  if (ignored.length > 0) lines.push(`.gitignore now ignores ${ignored.join(", ")}`);
+  return { changed: installed.changed, lines };
 }
 
 /** `ralph hook cancel`. */
@@ -159,9 +175,7 @@ export async function hookHandleCommand(): Promise<number> {
 /** `ralph hook install [--commands]`. */
 export async function hookInstallCommand(projectDir: string, commands: boolean): Promise<number> {
   const files = hookFiles(projectDir);
-  const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
-  if (!installed.ok) throw new UsageError(installed.message);
-  const lines = [`ralph: Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}`];
+  const lines = installHook(projectDir, files).lines.map((line) => `ralph: ${line}`);
   if (commands) {
     for (const written of writeSlashCommands(files.commands, ralphCommand())) {
       lines.push(`ralph: ${relative(projectDir, written.file)} ${written.changed ? "written" : "up to date"}`);

@@ -1,30 +1,40 @@
 // `ralph init`: scaffold a project for ralph without touching files that already exist.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ensureIgnored } from "../../store/gitignore.js";
 
+// No placeholder task is active: an ad-hoc `ralph run "…"` in this project runs exactly what it is given.
 const FILES: Record<string, string> = {
-  "PROMPT.md": `Work on the current task ({{task}}) in this repository.
-Run the tests before you finish. When every task in TASKS.md is checked, print <promise>DONE</promise>.
+  "PROMPT.md": `Replace this text with the task: what to change, how to check it, and what "done" means.
+
+Work in small steps and run the tests before you finish.
+When the whole task is done and the tests pass, end your final message with <promise>DONE</promise>.
 `,
-  "ralph.yaml": `# Defaults for \`ralph run\` (flags and RALPH_* environment variables override these).
+  "ralph.yaml": `# Defaults for \`ralph run\` in this project. Flags and RALPH_* environment variables override them;
+# every key is a \`ralph run\` option in snake_case (see the README, "ralph run options").
 agent: claude
-max_iterations: 10      # 0 = unlimited
-completion_promise: DONE
-tasks: TASKS.md
-timeout: 30m
-max_failures: 3
-# max_cost: 5           # US dollars, as estimated by the agent CLI
-# check:                # completion criteria: shell commands that pass on exit 0
-#   - npm test
+max_iterations: 10          # 0 = unlimited
+completion_promise: DONE    # the run may end when the final message holds <promise>DONE</promise>
+timeout: 30m                # per iteration
+max_failures: 3             # consecutive failed iterations before FAILED
+# max_cost: 5               # US dollars, as estimated by the agent CLI
+
+# The promise counts only when every criterion passes (types: command, file_exists, no_files, tasks_done):
+# completion_criteria:
+#   - {type: command, check: "npm test"}
+#   - {type: no_files, check: "docs/todo/*.md"}
+
+# One task at a time from a checklist; the run ends with NO_WORK when all are checked:
+# tasks: TASKS.md
+
+# Extra arguments for the agent CLI, e.g. ask before edits instead of skipping permission prompts:
+# agent_args: ["--permission-mode", "acceptEdits"]
 `,
   "TASKS.md": `# Tasks
 
-- [ ] First task
-- [ ] Second task
-
-## Optional
-
-- [ ] Something for later (not given to the agent)
+One task per line as a Markdown checkbox: a dash, a space, [ ], a space, then the task.
+With \`ralph run --tasks TASKS.md\` (or \`tasks: TASKS.md\` in ralph.yaml) the agent gets the first
+unchecked task each iteration, and checks it with [x] when done.
 `,
 };
 
@@ -35,17 +45,22 @@ export async function initCommand(projectDir: string): Promise<number> {
     if (existsSync(path)) {
       process.stdout.write(`kept     ${name} (already exists)\n`);
     } else {
-      writeFileSync(path, content, { flag: "wx" });
+      // Explicit modes: a permissive umask (000) must not make project files world-writable.
+      writeFileSync(path, content, { flag: "wx", mode: 0o644 });
       process.stdout.write(`created  ${name}\n`);
     }
   }
-  const gitignore = join(projectDir, ".gitignore");
-  const current = existsSync(gitignore) ? readFileSync(gitignore, "utf8") : "";
-  if (current.split(/\r?\n/).some((line) => line.trim() === ".ralph/" || line.trim() === ".ralph")) {
-    process.stdout.write("kept     .gitignore (already ignores .ralph/)\n");
-  } else {
-    appendFileSync(gitignore, `${current === "" || current.endsWith("\n") ? "" : "\n"}.ralph/\n`);
-    process.stdout.write("updated  .gitignore (ignores .ralph/)\n");
-  }
+  const added = ensureIgnored(projectDir, [".ralph/"]);
+  process.stdout.write(added.length > 0 ? "updated  .gitignore (ignores .ralph/)\n" : "kept     .gitignore (already ignores .ralph/)\n");
+  process.stdout.write(
+    [
+      "",
+      "next: write the task into PROMPT.md, then start the loop:",
+      "  ralph run                      # PROMPT.md, with the defaults in ralph.yaml",
+      "  ralph run --tasks TASKS.md     # or, once TASKS.md lists tasks, one task at a time",
+      "  ralph run --dry-run -n 1       # or first see the exact command and prompt, without starting the agent",
+      "",
+    ].join("\n"),
+  );
   return 0;
 }

@@ -1,13 +1,18 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
+import { openRegular } from "../../store/regular-file.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { listRuns, summariseRun } from "../../store/list-runs.js";
-import { runPaths } from "../../store/run-paths.js";
+import { runDirProblem, runPaths } from "../../store/run-paths.js";
+import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
+import { nextStep } from "../next-step.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
+  const problem = runDirProblem(projectDir);
+  if (problem) throw new UsageError(problem);
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
     process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
@@ -42,6 +47,8 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     exit_code: status?.exit_code ?? null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
+    supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
+    resources: status?.resources ?? null,
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -57,11 +64,13 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `run        ${report.id} (${report.run_dir})`,
     `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
     `iteration  ${iterationText(report)}`,
-    `spend      $${report.cost_usd.toFixed(4)} (agent CLI's estimate), tokens in ${report.tokens.input} / out ${report.tokens.output}`,
+    `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...nextLine(report),
+    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
@@ -69,40 +78,24 @@ export async function statusCommand(projectDir: string, given: string | undefine
   return 0;
 }
 
-/** `ralph logs [RUN] [-f]`: prints run.log; -f follows it until the run ends. */
-export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean): Promise<number> {
-  const id = pickRun(projectDir, given, "show", true);
-  const file = runPaths(projectDir, id).log;
-  let offset = 0;
-  const drain = () => {
-    if (!existsSync(file)) return;
-    const size = statSync(file).size;
-    if (size <= offset) return;
-    const fd = openSync(file, "r");
-    try {
-      const buffer = Buffer.alloc(size - offset);
-      readSync(fd, buffer, 0, buffer.length, offset);
-      offset = size;
-      process.stdout.write(buffer);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  drain();
-  if (!follow) return 0;
-  for (;;) {
-    const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-    drain();
-    if (!summary.active) return 0;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function nextLine(report: RunStatusReport): string[] {
+  const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
+  if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (reason === null) return [];
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
+  return step ? [`next       ${step}`] : [];
 }
 
 function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
-  const size = statSync(file).size;
+  let fd: number;
+  try {
+    fd = openRegular(file, constants.O_RDONLY);
+  } catch {
+    return [];
+  }
+  const size = fstatSync(fd).size;
   const length = Math.min(size, 64 * 1024);
-  const fd = openSync(file, "r");
   const buffer = Buffer.alloc(length);
   try {
     readSync(fd, buffer, 0, length, size - length);

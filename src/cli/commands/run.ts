@@ -1,5 +1,6 @@
 // `ralph run`: resolve options and the prompt, validate everything, then start the loop.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { readRegular, RunFileError } from "../../store/regular-file.js";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
@@ -11,6 +12,7 @@ import { loadTasks } from "../../judge/tasks.js";
 import { generateRunId, runPaths } from "../../store/run-paths.js";
 import type { Plan } from "../../store/plan-file.js";
 import type { Criterion } from "../../store/plan-fields.js";
+import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -30,16 +32,21 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
   return { settings: resolved.settings, criteria };
 }
 
-/** The prompt from words, --prompt-file, or PROMPT.md, or a UsageError. */
-export function resolvePrompt(words: string[], settings: RunSettings, projectDir: string): string {
+/** The largest prompt file ralph reads (Gemini CLI, for one, takes at most 8 MB on stdin). */
+const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
+
+/** The prompt's bytes from words, --prompt-file, or PROMPT.md, or a UsageError. */
+export function resolvePrompt(words: string[], settings: RunSettings, projectDir: string): Buffer {
   if (words.length > 0 && settings.promptFile) throw new UsageError("give the prompt as words or with --prompt-file, not both");
-  if (words.length > 0) return words.join(" ");
+  if (words.length > 0) return Buffer.from(words.join(" "));
   const file = settings.promptFile ?? (existsSync(join(projectDir, "PROMPT.md")) ? "PROMPT.md" : null);
   if (!file) throw new UsageError("no prompt: give it as words, with --prompt-file FILE, or in PROMPT.md");
   try {
-    return readFileSync(resolve(projectDir, file), "utf8");
+    // Links are fine here (the file is the user's), but a FIFO or device would block or never end.
+    return readPromptFile(resolve(projectDir, file));
   } catch (error) {
-    throw new UsageError(`--prompt-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    const detail = error instanceof RunFileError ? error.message.slice(error.message.lastIndexOf(": ") + 2) : `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+    throw new UsageError(`--prompt-file ${file}: ${detail}; expected a regular file of at most 8 MB`);
   }
 }
 
@@ -57,7 +64,7 @@ export function settleAgent(settings: RunSettings, trailing: string[] | null, ag
 }
 
 /** The run's first plan (state.md), after checking the task list and criteria. */
-export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: string, projectDir: string): Plan {
+export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string): Plan {
   if (settings.tasks) {
     const tasks = loadTasks(resolve(projectDir, settings.tasks));
     if (!tasks.ok) throw new UsageError(`--tasks ${settings.tasks}: ${tasks.message}`);
@@ -74,7 +81,7 @@ export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt
 
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
-  const projectDir = process.cwd();
+  const projectDir = findProject(process.cwd());
   const loaded = loadSettings(command, projectDir, process.env);
   const settings = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   const prompt = resolvePrompt(words, settings, projectDir);
@@ -82,4 +89,9 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
   return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
+}
+
+/** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */
+function readPromptFile(file: string): Buffer {
+  return readRegular(realpathSync(file), MAX_PROMPT_BYTES);
 }

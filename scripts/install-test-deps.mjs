@@ -1,0 +1,49 @@
+// Installs what `npm test` needs beyond the main lock file: the test-only CLIs (see test/clis/*/package.json)
+// and Debian's chromium for the dashboard's browser tests, so a fresh clone's `npm test` has everything.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const clis = [{ dir: "test/clis/opencode", bin: "opencode" }];
+const CHROMIUM = "/usr/bin/chromium";
+
+for (const { dir, bin } of clis) {
+  if (existsSync(join(dir, "node_modules", ".bin", bin))) continue;
+  console.error(`installing the pinned ${bin} CLI for the tests (${dir})`);
+  const result = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: dir,
+    stdio: "inherit",
+  });
+  if (result.status !== 0) {
+    console.error(`could not install ${dir}: npm exited ${result.status ?? result.signal}`);
+    process.exit(1);
+  }
+}
+
+function run(program, args) {
+  const result = spawnSync(program, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  return result.status === 0;
+}
+
+// The browser tests drive Debian's chromium package (not a downloaded browser build).
+if (!existsSync(CHROMIUM)) {
+  const skip = process.env.RALPH_SKIP_BROWSER_TESTS === "1";
+  const canApt = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
+  if (canApt) {
+    console.error(`installing Debian's chromium for the browser tests (${CHROMIUM} is missing)`);
+    if (!(run("apt-get", ["update"]) && run("apt-get", ["install", "-y", "chromium"])) && !skip) {
+      console.error("could not install chromium with apt-get; install it (apt-get install -y chromium) or set RALPH_SKIP_BROWSER_TESTS=1");
+      process.exit(1);
+    }
+  } else if (skip) {
+    console.error(`*** ${CHROMIUM} is missing and RALPH_SKIP_BROWSER_TESTS=1: the browser tests will be SKIPPED ***`);
+  } else {
+    console.error(
+      `${CHROMIUM} is missing: the dashboard's browser tests need Debian's chromium package.\n` +
+        "Install it as root (apt-get install -y chromium), run npm test as root on Debian to have it installed,\n" +
+        "or set RALPH_SKIP_BROWSER_TESTS=1 to skip those tests.",
+    );
+    process.exit(1);
+  }
+}

@@ -1,0 +1,37 @@
+// What a person can do after a run ended: one command line per exit reason.
+import type { ExitReason } from "../exit/exit-reasons.js";
+
+/** What the next step depends on. */
+export interface NextStepInput {
+  reason: ExitReason;
+  runId: string;
+  iterations: number;
+  maxIterations: number;
+}
+
+/** The next step after a run ended with `reason`, as one line, or null when there is nothing to do. */
+export function nextStep(input: NextStepInput): string | null {
+  const { reason, runId: id } = input;
+  switch (reason) {
+    case "DONE":
+      return `review the changes; the whole story: ralph logs ${id}`;
+    case "NO_WORK":
+      return `every task is done; add tasks to the task list, then ralph continue ${id}`;
+    case "STOPPED":
+    case "INTERRUPTED":
+      return `go on where it stopped: ralph continue ${id}`;
+    case "MAX_ITERATIONS":
+      return `give it more iterations: ralph continue ${id} -n ${input.iterations + Math.max(input.maxIterations, 1)}`;
+    case "BUDGET_EXCEEDED":
+      return `raise the budget and go on: ralph continue ${id} --max-cost USD`;
+    case "RUNTIME_EXCEEDED":
+      return `allow a longer run and go on: ralph continue ${id} --max-runtime DUR`;
+    case "FAILED":
+    case "STALLED":
+      return `see what the agent did: ralph logs ${id} --iteration ${Math.max(input.iterations, 1)}; fix the cause, then ralph continue ${id}`;
+    default: {
+      const never: never = reason;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// What a run shows on a terminal: the shared toned lines (src/view) in terminal colours.
+import pc from "picocolors";
+import type { RunEvent } from "../store/event-log.js";
+import {
+  checksSkippedSegments,
+  criterionSegments,
+  iterationHeaderSegments,
+  iterationSegments,
+  liveSegments,
+  promiseIgnoredSegments,
+  type Segment,
+  type Tone,
+} from "../view/render-lines.js";
+
+export { statusLine, tokenText, tokensOf } from "../view/render-lines.js";
+
+const TONES: Record<Tone, (text: string) => string> = {
+  plain: (text) => text,
+  bold: pc.bold,
+  tool: pc.cyan,
+  dim: pc.dim,
+  warn: pc.yellow,
+  error: pc.red,
+  done: pc.green,
+};
+
+/** A line's segments in terminal colours. */
+export function paint(segments: Segment[]): string {
+  return segments.map((segment) => TONES[segment.tone](segment.text)).join("");
+}
+
+const painted = (segments: Segment[] | null): string | null => (segments === null ? null : paint(segments));
+
+/** The header printed when an iteration starts. */
+export const iterationHeader = (event: RunEvent, maxIterations: number): string => paint(iterationHeaderSegments(event, maxIterations));
+/** The line summing up a finished iteration; `spend` is the run's total, or null when the agent reports no cost. */
+export const iterationLine = (event: RunEvent, maxIterations: number, spend: number | null): string => paint(iterationSegments(event, maxIterations, spend));
+/** Why a promise in the final message did not end the run, or null. */
+export const promiseIgnoredLine = (event: RunEvent): string | null => painted(promiseIgnoredSegments(event));
+/** Why the completion checks did not run, or null. */
+export const checksSkippedLine = (event: RunEvent): string | null => painted(checksSkippedSegments(event));
+/** One completion check's verdict. */
+export const criterionLine = (event: RunEvent): string => paint(criterionSegments(event));
+/** An agent event as --live shows it, or null for events that show nothing. */
+export const liveLine = (event: RunEvent): string | null => painted(liveSegments(event));

@@ -1,0 +1,22 @@
+// The lines a run prints before its first iteration: what runs, under which cap, with which permissions.
+import { PERMISSION_MODES, permissionFlags } from "../agents/permission-mode.js";
+import type { StartRunInput } from "./start-run.js";
+
+/** What a person should know before the agent starts working in their project. */
+export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous">): string[] {
+  const { settings, plan: state } = input;
+  const cap = state.maxIterations === 0 ? "no iteration cap" : `max ${state.maxIterations} iteration${state.maxIterations === 1 ? "" : "s"}`;
+  const lines = [`ralph: run ${input.runId} with the ${settings.agent} agent (${cap})`];
+  if (input.previous) lines.push(`continuing after iteration ${input.previous.iteration}; the next is iteration ${input.previous.iteration + 1}`);
+  const mode = PERMISSION_MODES[settings.agent];
+  const flags = permissionFlags(settings.agent, settings.agentArgs ?? []);
+  if (mode && flags.length > 0) {
+    lines.push(`${settings.agent} runs with ${flags.join(" ")}: it edits files and runs commands without asking; to change that, pass --agent-args "${mode.example}"`);
+  } else if (mode) {
+    lines.push(`${settings.agent} runs with the permission mode from --agent-args: ${(settings.agentArgs ?? []).join(" ")}`);
+  }
+  if (!state.completionPromise && state.completionCriteria.length === 0 && !state.tasks) {
+    lines.push("no completion promise, check or task list: the run ends only at its cap, a stop or a failure");
+  }
+  return lines;
+}

@@ -1,0 +1,87 @@
+// Starting an agent sealed in by the kernel: inside its own cgroup, or as the child of a subreaper.
+import type { ChildProcess } from "node:child_process";
+import { constants } from "node:os";
+import { PassThrough } from "node:stream";
+import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
+import { endCgroup } from "./end-cgroup.js";
+import type { AgentExit, AgentProcess } from "./spawn-agent.js";
+
+/** How an agent is sealed in: born in its cgroup (made before the start), or the child of a subreaper. */
+export type Seal =
+  | { kind: "cgroup"; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
+  | { kind: "subreaper"; perl: string; prctl: number };
+
+/** Replaces the child's stdout and stderr by pass-through streams already reading from them. */
+export function keepOutput(child: ChildProcess): void {
+  for (const name of ["stdout", "stderr"] as const) {
+    const source = child[name];
+    if (source === null) continue;
+    const kept = new PassThrough();
+    source.on("error", (error) => kept.destroy(error));
+    source.pipe(kept);
+    Object.defineProperty(child, name, { value: kept });
+  }
+}
+
+/** A status from the subreaper as an AgentExit. */
+export function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
+  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
+  return { code: exit.code, signal };
+}
+
+/** Writes the prompt to the agent's stdin and closes it. */
+export function feedStdin(child: ChildProcess, text: string | Buffer | null): void {
+  if (!child.stdin) return;
+  // An agent that exits without reading its stdin makes the write fail with EPIPE: not our failure.
+  child.stdin.on("error", () => undefined);
+  child.stdin.end(text ?? "");
+}
+
+/** The parts of a started agent process a sealed agent is made of. */
+export interface StartedChild {
+  pid: number;
+  child: ChildProcess;
+  exited: Promise<AgentExit>;
+  closed: Promise<AgentExit>;
+  stdin: string | Buffer | null;
+}
+
+/** An agent running in its own cgroup: members, ending and figures all come from the kernel. */
+export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: StartedChild): AgentProcess {
+  const { cgroup } = seal;
+  let final: ResourceFigures | null = null;
+  let capHit: () => void = () => undefined;
+  const memoryCapHit = new Promise<void>((resolve) => (capHit = resolve));
+  const sampling = cgroup.needsSampling();
+  // Two small files per tick; nothing at all where the kernel keeps the peaks and no cap is watched.
+  const watch = (): void => {
+    if (sampling) cgroup.sample();
+    if (seal.watchMemoryCap && cgroup.oomKills() > 0) capHit();
+  };
+  watch();
+  const timer = sampling || seal.watchMemoryCap ? setInterval(watch, seal.sampleMs ?? 200) : null;
+  timer?.unref();
+  feedStdin(started.child, started.stdin);
+  return {
+    pid: started.pid,
+    stdout: started.child.stdout as NodeJS.ReadableStream,
+    stderr: started.child.stderr as NodeJS.ReadableStream,
+    exited: started.exited,
+    closed: started.closed,
+    inventory: null,
+    async end(options) {
+      watch();
+      const report = await endCgroup(cgroup.tree, options);
+      if (timer) clearInterval(timer);
+      if (final === null) {
+        final = cgroup.figures();
+        // The root stays in the cgroup as a zombie until Node reaps it ('exit'); then the directory can go.
+        await Promise.race([started.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        await cgroup.tree.remove();
+      }
+      return report;
+    },
+    resources: () => final ?? cgroup.figures(),
+    memoryCapHit,
+  };
+}

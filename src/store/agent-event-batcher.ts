@@ -1,0 +1,86 @@
+// Keeps events.jsonl proportional to the agent's output. Plain output lines are coalesced into
+// events of up to TEXT_LIMIT characters (one event per line made `yes` cost 55 bytes of log per byte),
+// and the events of one iteration may not take more than BUDGET_FACTOR × its output bytes
+// (+ BUDGET_FLOOR, at most BUDGET_CAP): beyond that they are counted, not written; iter-NNN.log has it all.
+import type { AgentEvent } from "../agents/types.js";
+
+/** Longest text kept in one event; the full output is in iter-NNN.log. */
+export const TEXT_LIMIT = 4096;
+/** Event bytes allowed per byte of agent output. */
+export const BUDGET_FACTOR = 1.5;
+/** Event bytes allowed whatever the output (an agent's first lines are always shown). */
+export const BUDGET_FLOOR = 64 * 1024;
+/** Event bytes allowed per iteration at most. */
+export const BUDGET_CAP = 32 * 1024 * 1024;
+/** Coalesced text waits at most this long, so --live and `ralph logs -f` stay live. */
+const FLUSH_MS = 100;
+/** Bytes of the event envelope (v, ts, run, type, iteration) added to each event's own fields. */
+const ENVELOPE_BYTES = 110;
+
+/** Batches one iteration's agent events; `emit` writes one. */
+export class AgentEventBatcher {
+  private lines: string[] = [];
+  private length = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private outputBytes = 0;
+  private spent = 0;
+  private dropped = 0;
+
+  /** `redact` runs before a text is cut, so a cut never splits a secret into two harmless halves. */
+  constructor(
+    private readonly emit: (event: AgentEvent) => void,
+    private readonly redact: (text: string) => string,
+    private readonly logName: string,
+  ) {}
+
+  /** Counts agent output: the event budget grows with it. */
+  countOutput(bytes: number): void {
+    this.outputBytes += bytes;
+  }
+
+  /** Takes one parsed event. */
+  push(event: AgentEvent): void {
+    const text = event.text ?? "";
+    if (event.kind !== "text" || event.tool !== undefined || event.sessionId !== undefined || text.length > TEXT_LIMIT) {
+      this.flush();
+      this.write(event);
+      return;
+    }
+    if (this.length + text.length + 1 > TEXT_LIMIT) this.flush();
+    this.lines.push(text);
+    this.length += text.length + 1;
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
+  }
+
+  /** Writes the coalesced text now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.lines.length === 0) return;
+    const text = this.lines.join("\n");
+    this.lines = [];
+    this.length = 0;
+    this.write({ kind: "text", text });
+  }
+
+  /** Flushes, and says how many events were left out (the iteration is over). */
+  end(): void {
+    this.flush();
+    if (this.dropped === 0) return;
+    this.emit({ kind: "other", text: `${this.dropped} output event(s) over the event log's budget left out; the full output is in ${this.logName}` });
+    this.dropped = 0;
+  }
+
+  private write(event: AgentEvent): void {
+    const text = event.text;
+    const bounded = text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${this.redact(text).slice(0, TEXT_LIMIT)}…` } : event;
+    const cost = Buffer.byteLength(JSON.stringify(bounded)) + ENVELOPE_BYTES;
+    const budget = Math.min(BUDGET_CAP, BUDGET_FLOOR + BUDGET_FACTOR * this.outputBytes);
+    if (this.spent + cost > budget) {
+      this.dropped += 1;
+      return;
+    }
+    this.spent += cost;
+    this.emit(bounded);
+  }
+}

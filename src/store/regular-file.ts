@@ -1,0 +1,82 @@
+// Run files are regular files or errors: no following symbolic links, no blocking on FIFOs or devices.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from "node:fs";
+
+/** A run file that is not what it should be (a link, a FIFO, a device, too large): its message names it. */
+export class RunFileError extends Error {
+  override readonly name = "RunFileError";
+}
+
+/** Flags every run file is opened with: never through a link, never waiting for a FIFO's other end. */
+const SAFE = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+/**
+ * Opens `file` with `flags` (O_* constants) plus no-follow and non-blocking, and refuses anything but a
+ * regular file. A FIFO opened non-blocking returns at once and is refused by fstat, instead of blocking
+ * the process in a synchronous open that no signal can interrupt.
+ */
+export function openRegular(file: string, flags: number, mode = 0o600): number {
+  let fd: number;
+  try {
+    fd = openSync(file, flags | SAFE, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new RunFileError(`${file}: is a symbolic link; ralph does not follow links here`);
+    if (code === "ENXIO") throw new RunFileError(`${file}: is a FIFO or socket, not a regular file`);
+    throw error;
+  }
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw new RunFileError(`${file}: is ${kindOf(stat)}, not a regular file`);
+  }
+  return fd;
+}
+
+/** Reads a whole regular file as bytes; more than `maxBytes` is refused rather than read. */
+export function readRegular(file: string, maxBytes = 64 * 1024 * 1024): Buffer {
+  const fd = openRegular(file, constants.O_RDONLY);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) throw new RunFileError(`${file}: is ${size} bytes, more than the ${maxBytes} allowed`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(Math.max(4096, size - total + 1));
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) throw new RunFileError(`${file}: is more than the ${maxBytes} bytes allowed`);
+      chunks.push(chunk.subarray(0, read));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens a regular file for appending (created 0600 when missing), never through a link. */
+export function openAppend(file: string): number {
+  return openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+}
+
+/** What is at `path` without following a link: "missing", "link", "directory", "file" or "other". */
+export function entryKind(path: string): "missing" | "link" | "directory" | "file" | "other" {
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return "missing";
+  }
+  if (stat.isSymbolicLink()) return "link";
+  if (stat.isDirectory()) return "directory";
+  return stat.isFile() ? "file" : "other";
+}

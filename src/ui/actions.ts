@@ -1,0 +1,96 @@
+// The run page's buttons: the same control files as `ralph stop`, `pause` and `resume`, and `ralph continue`
+// started as a detached process of its own.
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseCount } from "../config/parse-value.js";
+import { isRunnerAlive } from "../process/runner-alive.js";
+import { summariseRun } from "../store/list-runs.js";
+import { clearPause, requestPause, requestStop } from "../store/run-control.js";
+import type { RunRef } from "./projects.js";
+
+/** What a button asks for. */
+export type Action = "pause" | "resume" | "stop" | "stop-now" | "continue" | "answer";
+
+/** A button's outcome: an HTTP status and a message for the page. */
+export interface ActionResult {
+  status: number;
+  message: string;
+}
+
+const RALPH_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const CONTINUE_WAIT_MS = 15_000;
+
+/** Whether `name` is an action the page may post. */
+export function isAction(name: string): name is Action {
+  return ["pause", "resume", "stop", "stop-now", "continue", "answer"].includes(name);
+}
+
+/** Carries out `action` on run `ref`; `body` is the posted JSON (for continue's `max_iterations`). */
+export async function runAction(ref: RunRef, action: Action, body: Record<string, unknown>): Promise<ActionResult> {
+  const { summary } = summariseRun(ref.project.dir, ref.id, isRunnerAlive, new Date());
+  const live = summary.active;
+  switch (action) {
+    case "pause":
+      if (!live) return { status: 409, message: `run ${ref.id} is not running (${summary.state})` };
+      requestPause(ref.paths);
+      return { status: 200, message: `pause requested: run ${ref.id} waits before its next iteration` };
+    case "resume":
+      clearPause(ref.paths);
+      return { status: 200, message: `run ${ref.id} resumed` };
+    case "stop":
+    case "stop-now":
+      if (!live) return { status: 409, message: `run ${ref.id} is not running (${summary.state})` };
+      requestStop(ref.paths, action === "stop-now");
+      return { status: 200, message: action === "stop" ? `stop requested: run ${ref.id} ends at the next iteration boundary` : `stop --now requested: ending run ${ref.id} and its agent` };
+    case "continue":
+      return continueRun(ref, body.max_iterations);
+    case "answer":
+      return { status: 501, message: "not supported yet: this version of ralph has no questions to answer (ralph answer does not exist yet)" };
+    default: {
+      const never: never = action;
+      return { status: 400, message: `unknown action ${String(never)}` };
+    }
+  }
+}
+
+/**
+ * `ralph continue RUN [-n N]` in its own session, so that it outlives the dashboard and a Ctrl-C of it;
+ * the page's stop buttons end it (and its agent tree) through the STOP file like any run.
+ * Resolves once the run is live again, or with ralph's own error line if it refused.
+ */
+async function continueRun(ref: RunRef, rawCap: unknown): Promise<ActionResult> {
+  const args = [RALPH_MAIN, "continue", ref.id];
+  if (rawCap !== undefined && rawCap !== null && rawCap !== "") {
+    const cap = parseCount(rawCap);
+    if (!cap.ok) return { status: 400, message: `max_iterations: expected ${cap.expected}, got ${JSON.stringify(rawCap)}` };
+    args.push("-n", String(cap.value));
+  }
+  const scratch = mkdtempSync(join(tmpdir(), "ralph-ui-continue-"));
+  const errFile = join(scratch, "stderr");
+  const errFd = openSync(errFile, "w", 0o600);
+  const child = spawn(process.execPath, args, { cwd: ref.project.dir, detached: true, stdio: ["ignore", "ignore", errFd] });
+  closeSync(errFd);
+  child.unref();
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.once("error", () => resolve(-1));
+  });
+  const deadline = Date.now() + CONTINUE_WAIT_MS;
+  try {
+    for (;;) {
+      const code = await Promise.race([exited, new Promise<"wait">((resolve) => setTimeout(() => resolve("wait"), 50))]);
+      const { summary, status } = summariseRun(ref.project.dir, ref.id, isRunnerAlive, new Date());
+      if (summary.active && status?.pid === child.pid) return { status: 200, message: `run ${ref.id} continues (pid ${child.pid})` };
+      if (code !== "wait") {
+        const said = readFileSync(errFile, "utf8").trim().split("\n")[0] ?? "";
+        return code === 0 ? { status: 200, message: `run ${ref.id} continued and has already ended` } : { status: 409, message: said || `ralph continue exited ${String(code)}` };
+      }
+      if (Date.now() > deadline) return { status: 202, message: `ralph continue ${ref.id} started (pid ${child.pid ?? "?"}) but the run is not live yet` };
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,84 @@
+// Follows an append-only file from a byte offset: fs.watch for speed, a stat timer as the fallback.
+import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher } from "node:fs";
+import { basename, dirname } from "node:path";
+
+/** Checks the file this often even when fs.watch works (it misses writes on some network file systems). */
+const SAFETY_MS = 1000;
+/** Checks this often when fs.watch cannot be used at all. */
+const FALLBACK_MS = 100;
+/** At most this much is read per wake-up, so one huge append cannot stall the server. */
+const CHUNK = 4 * 1024 * 1024;
+
+/** A running tail; `close` stops it. */
+export interface Tail {
+  close(): void;
+}
+
+/** Complete lines of `file` from byte `from` on; `onLines` gets them with the offset just past the last one. */
+export function tailLines(file: string, from: number, onLines: (lines: string[], end: number) => void): Tail {
+  let offset = from;
+  let watcher: FSWatcher | null = null;
+  let closed = false;
+  const drain = () => {
+    if (closed) return;
+    for (;;) {
+      let size: number;
+      try {
+        size = statSync(file).size;
+      } catch {
+        return;
+      }
+      if (size < offset) offset = 0; // replaced or truncated: start over
+      if (size === offset) return;
+      const buffer = Buffer.alloc(Math.min(size - offset, CHUNK));
+      const fd = openSync(file, "r");
+      let read: number;
+      try {
+        read = readSync(fd, buffer, 0, buffer.length, offset);
+      } finally {
+        closeSync(fd);
+      }
+      const end = buffer.subarray(0, read).lastIndexOf(0x0a);
+      if (end < 0 && read === CHUNK) {
+        offset += read; // no reader wants a 4 MB line: skip it
+        continue;
+      }
+      if (end < 0) return; // a line still being written: wait for its newline
+      const text = buffer.subarray(0, end).toString("utf8");
+      offset += end + 1;
+      onLines(text.split("\n"), offset);
+      if (read < CHUNK) return;
+    }
+  };
+  const startWatch = () => {
+    try {
+      // Until the file exists, its directory says when it appears.
+      const target = existsSync(file) ? file : dirname(file);
+      watcher = watch(target, (_event, name) => {
+        if (target === file || name === basename(file)) {
+          drain();
+          if (target !== file && existsSync(file)) restartWatch();
+        }
+      });
+      watcher.on("error", () => restartWatch());
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const restartWatch = () => {
+    watcher?.close();
+    watcher = null;
+    if (!closed) startWatch();
+  };
+  const watching = startWatch();
+  const timer = setInterval(drain, watching ? SAFETY_MS : FALLBACK_MS);
+  drain();
+  return {
+    close() {
+      closed = true;
+      clearInterval(timer);
+      watcher?.close();
+    },
+  };
+}

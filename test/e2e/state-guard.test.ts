@@ -1,0 +1,97 @@
+// Desired state stays the person's: an agent's edit of state.md never loosens the rules; a person's does apply.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { agentAfter, cleanEnv, completionMarker, RALPH, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+
+const project = tempProjects("ralph-guard-");
+const start = trackedStarts();
+
+const LOOSEN = `sed -i -e 's/check: "false"/check: "true"/' -e 's/max_iterations: 2/max_iterations: 0/' "$RALPH_RUN_DIR/state.md"`;
+
+test("an agent turning its check to true and its cap to 0 mid-iteration gets neither; it is reported", async () => {
+  const dir = project();
+  const result = await runRalph(["run", "--name", "g", "-n", "2", "--check", "false", "go", ...agentAfter(LOOSEN)], dir);
+  assert.equal(result.code, 3, result.stderr);
+  const runDir = join(dir, ".ralph", "runs", "g");
+  assert.deepEqual(completionMarker(runDir), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+  assert.equal(readStatus(runDir).iteration, 2);
+  const state = readFileSync(join(runDir, "state.md"), "utf8");
+  assert.match(state, /max_iterations: 2/);
+  assert.match(state, /check: "false"/);
+  // Known-false control: the agent's edit really happened and would have loosened both rules.
+  const kept = readFileSync(join(runDir, "state.md.rejected-001"), "utf8");
+  assert.match(kept, /check: "true"/);
+  assert.match(kept, /max_iterations: 0/);
+  const rejected = readEvents(runDir).filter((e) => e.type === "state_change_rejected");
+  assert.equal(rejected.length, 2);
+  assert.deepEqual(rejected[0]?.ignored, ["max_iterations 2 -> 0", "completion_criteria"]);
+  assert.match(readFileSync(join(runDir, "run.log"), "utf8"), /state\.md was changed while iteration 1 ran; not applied: max_iterations 2 -> 0, completion_criteria/);
+});
+
+test("an agent's tightening mid-iteration (a lower cap) still applies", async () => {
+  const dir = project();
+  const lower = `sed -i 's/max_iterations: 5/max_iterations: 1/' "$RALPH_RUN_DIR/state.md"`;
+  const result = await runRalph(["run", "--name", "t", "-n", "5", "go", ...agentAfter(lower)], dir);
+  assert.equal(result.code, 3, result.stderr);
+  const runDir = join(dir, ".ralph", "runs", "t");
+  assert.equal(readStatus(runDir).iteration, 1);
+  assert.equal(readStatus(runDir).max_iterations, 1);
+});
+
+test("a person's edit of state.md between iterations (while paused) applies in full", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  const { done } = start(dir, ["run", "--name", "p", "-n", "3", "--check", "false", "go", ...agentAfter("true", "--wait-for", gate)]);
+  await waitForFile(`${gate}.started`);
+  const runDir = join(dir, ".ralph", "runs", "p");
+  writeFileSync(join(runDir, "PAUSE"), "");
+  writeFileSync(gate, "");
+  await waitUntil(() => readStatus(runDir).state === "paused", "the run to pause");
+  const stateFile = join(runDir, "state.md");
+  writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace('check: "false"', 'check: "true"'));
+  unlinkSync(join(runDir, "PAUSE"));
+  const result = await done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
+  assert.equal(readStatus(runDir).iteration, 2);
+  assert.equal(readEvents(runDir).filter((e) => e.type === "state_change_rejected").length, 0);
+});
+
+test("ralph set works mid-iteration; from inside the agent it is refused, whatever its environment", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  // The agent tries ralph set itself, with the run's variables stripped from its environment.
+  const selfSet = `env -u RALPH_RUN_DIR -u RALPH_SUPERVISOR "${process.execPath}" "${RALPH}" set s check=true max_iterations=0 > "${dir}/self-set.out" 2>&1; echo $? >> "${dir}/self-set.out"`;
+  const { done } = start(dir, ["run", "--name", "s", "-n", "3", "--check", "false", "go", ...agentAfter(selfSet, "--wait-for", gate)]);
+  await waitForFile(`${gate}.started`);
+  const runDir = join(dir, ".ralph", "runs", "s");
+  assert.match(readFileSync(join(dir, "self-set.out"), "utf8"), /refused: the request comes from this run's agent\n2\n$/);
+  const inAgentEnv = await runRalph(["set", "s", "check=true"], dir, cleanEnv({ RALPH_RUN_DIR: runDir }));
+  assert.equal(inAgentEnv.code, 2);
+  assert.match(inAgentEnv.stderr, /ralph set is for people/);
+  const bad = await runRalph(["set", "s", "max_iterations=1e1"], dir);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^ralph: max_iterations=1e1: expected max_iterations=N, a whole number/);
+  const set = await runRalph(["set", "s", "check=true"], dir);
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, /run s: applied checks=\["true"\]/);
+  writeFileSync(gate, "");
+  const result = await done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
+  assert.equal(readStatus(runDir).iteration, 1);
+  assert.equal(readEvents(runDir).filter((e) => e.type === "state_change_rejected").length, 0);
+});
+
+test("ralph set on an ended run changes state.md for ralph continue", async () => {
+  const dir = project();
+  const first = await runRalph(["run", "--name", "e", "-n", "1", "--check", "false", "go", ...agentAfter("true")], dir);
+  assert.equal(first.code, 3, first.stderr);
+  const set = await runRalph(["set", "e", "check=true", "max_iterations=2"], dir);
+  assert.equal(set.code, 0, set.stderr);
+  const continued = await runRalph(["continue", "e"], dir);
+  assert.equal(continued.code, 0, continued.stderr);
+  assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "e")), ["completion_reason=DONE", "promise=COMPLETE"]);
+});

@@ -1,0 +1,233 @@
+// `ralph ui` in a real browser (Debian's chromium through playwright-core): the runs table, a run's live
+// output, the buttons on a real process tree, and the guard against other sites.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
+import { agentCommand, pollUntil, procRunning, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
+import { browserAvailable, openBrowser, screenshot, startUi } from "../helpers/browser.js";
+import { fakeAgent, waitForFile } from "../helpers/cli.js";
+
+const cleanup = cleanupAfterTests();
+let browser: { context: BrowserContext; close: () => Promise<void> } | null = null;
+let available = true;
+// A name only this browser resolves, to 127.0.0.1: a DNS-rebinding page's requests carry it as Host.
+const REBIND_HOST = "rebind.test";
+
+before(async () => {
+  if (!existsSync("/usr/bin/chromium") && process.env.RALPH_SKIP_BROWSER_TESTS === "1") return;
+  browser = await openBrowser([`--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`]);
+});
+after(async () => browser?.close());
+
+async function page(): Promise<Page> {
+  assert.ok(browser);
+  return browser.context.newPage();
+}
+
+const runDirOf = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
+const rowState = (p: Page, id: string) => p.locator(`a.row[data-run="${id}"]`).getAttribute("data-state");
+
+describe("ralph ui in chromium", () => {
+  test("the table shows runs and updates when a run ends", async (t) => {
+    if (!(available = browserAvailable(t))) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const first = await within(cleanup.ralph(["run", "--name", "ended", "-n", "1", "go", ...fakeAgent("--print", "hello")], dir).done, 20_000, "the first run");
+    assert.equal(first.code, 3, first.stderr);
+    const gate = join(files, "gate");
+    const live = cleanup.ralph(["run", "--name", "live", "-n", "1", "go", ...fakeAgent("--wait-for", gate)], dir);
+    await waitForFile(`${gate}.started`);
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url);
+    assert.equal(new URL(p.url()).search, "", "the token left the address bar");
+    await p.locator('a.row[data-run="live"][data-state="running"]').waitFor({ timeout: 10_000 });
+    assert.equal(await rowState(p, "ended"), "MAX_ITERATIONS");
+    assert.equal(await p.locator('a.row[data-run="live"] .cell.iteration').textContent(), "1/1");
+    await screenshot(p, "runs-table");
+    writeFileSync(gate, "");
+    assert.equal((await within(live.done, 20_000, "the live run")).code, 3);
+    // The page learns of the end by itself: no reload, no polling.
+    await p.locator('a.row[data-run="live"][data-state="MAX_ITERATIONS"]').waitFor({ timeout: 5_000 });
+    await p.fill("#filter", "live");
+    await p.locator("a.row").first().waitFor();
+    assert.deepEqual(await p.locator("a.row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run"))), ["live"]);
+    await p.close();
+  });
+
+  test("the run page streams the agent's output as --live prints it", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const tag = cleanup.tag();
+    cleanup.ralph(["run", "--name", "x", "-n", "1", "go", ...agentCommand(tag, files, "--tick", "150", "200")], dir);
+    await waitForFile(join(runDirOf(dir, "x"), "events.jsonl"));
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    const requests: string[] = [];
+    p.on("request", (request) => requests.push(request.url()));
+    await p.goto(ui.url.replace("/?", "/run/0/x?"));
+    const ticks = p.locator("#output .line", { hasText: "tick" });
+    await ticks.first().waitFor({ timeout: 10_000 });
+    const seen = await ticks.count();
+    const requestsBefore = requests.length;
+    // Lines keep arriving while the page stays open.
+    await p.locator("#output .line", { hasText: `tick ${seen + 3}` }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(requests.slice(requestsBefore), [], "the page never polls: new lines come down the open stream");
+    assert.equal(await p.locator("#output .line", { hasText: "tick 1" }).first().textContent(), "  tick 1");
+    assert.ok((await p.locator("#log .line").count()) > 0, "the run log is shown");
+    await screenshot(p, "run-page-streaming");
+    await p.close();
+  });
+
+  test("stop now ends a real running tree, and continue starts a run the page can stop again", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const tag = cleanup.tag();
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "2s", "go", ...agentCommand(tag, files, "--tree", "mixed")], dir);
+    const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
+    assert.ok(survivors(tag).length >= 10, `${survivors(tag).length} processes in the tree`);
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url.replace("/?", "/run/0/x?"));
+    await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
+    await screenshot(p, "run-page-running");
+    await p.click('button[data-action="stop-now"]');
+    const ended = await within(ralph.done, 20_000, "ralph after stop now");
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.deepEqual(survivors(tag), [], "no process of the agent tree survives");
+    assert.deepEqual(ready.procs.filter(procRunning), [], "every recorded pid is gone");
+    await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
+
+    // Continue, from the page, as a detached `ralph continue x -n 2`.
+    await p.fill("#continue-n", "2");
+    await p.click('button[data-action="continue"]');
+    const again = await waitForJson<Ready>(join(files, "ready-2.json"), 20_000);
+    const runner = cleanup.runner(runDirOf(dir, "x"));
+    await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
+    assert.match((await p.locator("#message").textContent()) ?? "", /continues/);
+    await p.click('button[data-action="stop-now"]');
+    await pollUntil(() => !procRunning(runner), "the continued runner to end", 20_000);
+    assert.deepEqual(survivors(tag), []);
+    assert.deepEqual(again.procs.filter(procRunning), []);
+    await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
+    assert.equal(await p.locator('#iterations tr').count(), 2);
+    await p.close();
+  });
+
+  test("an open question shows, and the answer box says answering is not supported yet", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir } = cleanup.project("ralph-ui-");
+    const done = await within(cleanup.ralph(["run", "--name", "q", "-n", "1", "go", ...fakeAgent("--print", "hi")], dir).done, 20_000, "the run");
+    assert.equal(done.code, 3, done.stderr);
+    // A run of a later runner waiting on a person, whose runner has gone: stale, question still open.
+    const statusFile = join(runDirOf(dir, "q"), "status.json");
+    const status = JSON.parse(readFileSync(statusFile, "utf8")) as Record<string, unknown>;
+    writeFileSync(statusFile, JSON.stringify({ ...status, state: "running", ended_at: null, pid: 4194304, question: "Which database?" }));
+    writeFileSync(join(runDirOf(dir, "q"), "progress.txt"), "");
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url);
+    await p.locator('a.row[data-run="q"] .cell.question', { hasText: "Which database?" }).waitFor({ timeout: 10_000 });
+    await p.click('a.row[data-run="q"]');
+    await p.locator("#question:not([hidden])").waitFor({ timeout: 10_000 });
+    assert.equal(await p.locator("#question-text").textContent(), "Which database?");
+    await p.fill("#answer", "Postgres");
+    await p.click('button[data-action="answer"]');
+    await p.locator("#message", { hasText: "not supported yet" }).waitFor({ timeout: 5_000 });
+    await p.close();
+  });
+
+  test("without the token nothing is served; with it, a cookie replaces it", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir } = cleanup.project("ralph-ui-");
+    const ui = await startUi(cleanup, [dir], dir);
+    assert.ok(browser);
+    // Cookies are named after the port: no earlier test's cookie is one this server takes.
+    const p = await page();
+    for (const path of ["/", "/assets/app.css", "/assets/js/runs-page.js", "/api/runs/stream", "/run/0/x"]) {
+      const response = await p.request.fetch(`${ui.origin}${path}`, { maxRedirects: 0 });
+      assert.equal(response.status(), 401, path);
+    }
+    const wrong = await p.request.fetch(`${ui.origin}/?token=${"x".repeat(ui.token.length)}`, { maxRedirects: 0 });
+    assert.equal(wrong.status(), 401);
+    // Control: the printed URL works, and later requests ride on the HttpOnly cookie.
+    const response = await p.goto(ui.url);
+    assert.equal(response?.status(), 200);
+    const cookies = await browser.context.cookies(ui.origin);
+    const cookie = cookies.find((c) => c.name === `ralph_ui_${ui.port}`);
+    assert.ok(cookie?.httpOnly && cookie.sameSite === "Strict", JSON.stringify(cookies));
+    assert.equal((await p.request.fetch(`${ui.origin}/assets/app.css`)).status(), 200);
+    const headers = response?.headers() ?? {};
+    assert.match(headers["content-security-policy"] ?? "", /script-src 'self'.*frame-ancestors 'none'/);
+    assert.equal(headers["referrer-policy"], "no-referrer");
+    assert.equal(headers["x-content-type-options"], "nosniff");
+    await p.close();
+    // Ctrl-C (or SIGTERM) ends the dashboard cleanly, open streams and all.
+    ui.started.child.kill("SIGTERM");
+    assert.equal((await within(ui.started.done, 5000, "ralph ui after SIGTERM")).code, 0);
+  });
+
+  test("a foreign Host is refused (DNS rebinding)", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir } = cleanup.project("ralph-ui-");
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    const rebound = await p.goto(ui.url.replace("127.0.0.1", REBIND_HOST));
+    assert.equal(rebound?.status(), 421);
+    assert.match(await p.locator("body").textContent() ?? "", /Host rebind\.test:\d+ is not this dashboard/);
+    // Control: the same browser, the same token, the dashboard's own name.
+    assert.equal((await p.goto(ui.url))?.status(), 200);
+    await p.close();
+  });
+
+  test("a cross-origin POST is refused; the page's own POST works", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const gate = join(files, "gate");
+    const live = cleanup.ralph(["run", "--name", "x", "-n", "1", "go", ...fakeAgent("--wait-for", gate)], dir);
+    await waitForFile(`${gate}.started`);
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url);
+    // Another site on this machine (another port: same site, other origin) posting with the cookie.
+    const attack = `<!doctype html><script>
+      fetch(${JSON.stringify(`${ui.origin}/api/run/0/x/pause`)}, { method: "POST", mode: "no-cors", credentials: "include", headers: { "Content-Type": "text/plain" }, body: "{}" })
+        .then(() => (document.title = "sent"), () => (document.title = "failed"));
+    </script>`;
+    const hits: string[] = [];
+    const evil: Server = createServer((req, res) => {
+      hits.push(req.url ?? "");
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(attack);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    try {
+      const evilPage = await page();
+      await evilPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      await evilPage.waitForFunction('document.title === "sent" || document.title === "failed"', undefined, { timeout: 10_000 });
+      const forged = await evilPage.request.fetch(`${ui.origin}/api/run/0/x/pause`, {
+        method: "POST",
+        headers: { Origin: "http://evil.example", "X-Ralph-CSRF": await p.locator('meta[name="csrf"]').getAttribute("content") ?? "", "Content-Type": "application/json" },
+        data: "{}",
+      });
+      assert.equal(forged.status(), 403, "a valid CSRF token does not help a foreign Origin");
+      assert.equal(existsSync(join(runDirOf(dir, "x"), "PAUSE")), false, "no PAUSE from another origin");
+      await evilPage.close();
+    } finally {
+      evil.close();
+    }
+    // Control: the dashboard's own button goes through.
+    await p.goto(ui.url.replace("/?", "/run/0/x?"));
+    await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
+    await p.click('button[data-action="pause"]');
+    await waitForFile(join(runDirOf(dir, "x"), "PAUSE"));
+    await p.click('button[data-action="stop"]');
+    writeFileSync(gate, "");
+    assert.equal((await within(live.done, 20_000, "the run")).code, 0);
+    await p.close();
+  });
+});

@@ -1,0 +1,54 @@
+// Real-browser tests: whether chromium is there, `ralph ui` started for a test, screenshots kept.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import type { Cleanup, Started } from "../fixtures/e2e-cleanup.js";
+import { CHROMIUM } from "./chromium.js";
+
+export { CHROMIUM, openBrowser } from "./chromium.js";
+
+/** Where screenshots of the main views are kept (gitignored). */
+export const ARTIFACTS = join(process.cwd(), "test-artifacts");
+
+/**
+ * Whether the browser tests can run: true when chromium is there; false (with a loud skip) when it is
+ * missing and RALPH_SKIP_BROWSER_TESTS=1; otherwise a failure naming what to install.
+ */
+export function browserAvailable(t: TestContext): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const message = `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium), or set RALPH_SKIP_BROWSER_TESTS=1 to skip the browser tests`;
+  if (process.env.RALPH_SKIP_BROWSER_TESTS !== "1") throw new Error(message);
+  process.stderr.write(`\n*** SKIPPING BROWSER TESTS: ${message} ***\n\n`);
+  t.skip("SKIPPED: no chromium and RALPH_SKIP_BROWSER_TESTS=1");
+  return false;
+}
+
+/** A started `ralph ui`: its process, the printed URL, and its origin. */
+export interface UiServer {
+  started: Started;
+  url: string;
+  origin: string;
+  token: string;
+  port: number;
+}
+
+/** Starts `ralph ui` for `projects` (SIGKILLed at cleanup) and waits for the URL it prints. */
+export async function startUi(cleanup: Cleanup, projects: string[], cwd: string): Promise<UiServer> {
+  const started = cleanup.ralph(["ui", ...projects.flatMap((dir) => ["--project", dir])], cwd);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const url = /^(http:\/\/\S+)$/m.exec(started.output())?.[1];
+    if (url) {
+      const parsed = new URL(url);
+      return { started, url, origin: parsed.origin, token: parsed.searchParams.get("token") ?? "", port: Number(parsed.port) };
+    }
+    if (!started.running() || Date.now() > deadline) throw new Error(`ralph ui printed no URL:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Saves a screenshot of `page` as test-artifacts/NAME.png. */
+export async function screenshot(page: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,64 @@
+// Starting agents under each supervision mode: start failures keep their meaning, output is never lost,
+// and a cgroup's figures come back.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readProcess } from "../../src/process/proc-table.js";
+import { Supervision } from "../../src/process/supervision.js";
+import type { AgentProcess } from "../../src/process/spawn-agent.js";
+
+const NO_CAPS = { memoryMaxBytes: null, pidsMax: null };
+
+async function choose(mode: string): Promise<Supervision | string> {
+  return Supervision.choose({ env: { ...process.env, RALPH_SUPERVISION: mode }, pid: process.pid, pidStart: readProcess(process.pid)?.startTime ?? null, caps: NO_CAPS });
+}
+
+function collect(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+    stream.on("end", () => resolve(text));
+  });
+}
+
+const ENDING = { graceMs: 1000, politeSignals: ["SIGTERM"] as NodeJS.Signals[] };
+
+for (const mode of ["cgroup", "subreaper"]) {
+  describe(`${mode} supervision: starting agents`, async () => {
+    const chosen = process.platform === "linux" ? await choose(mode) : "Linux only";
+    const skip = typeof chosen === "string" ? chosen : false;
+    const supervision = chosen as Supervision;
+    const options = { cwd: "/", env: { ...process.env, RALPH_ITERATION: "1", RALPH_RUN_ID: "unit" }, marker: { key: "RALPH_SUPERVISOR", value: `unit-${process.pid}` } };
+
+    it("a missing program is not_found and a directory is not_executable, as without a launcher", { skip }, async () => {
+      const missing = await supervision.spawn({ ...options, argv: ["/nonexistent/agent"], stdin: null });
+      assert.deepEqual(missing.ok ? "started" : missing.error, "not_found");
+      const directory = await supervision.spawn({ ...options, argv: ["/tmp"], stdin: null });
+      assert.deepEqual(directory.ok ? "started" : directory.error, "not_executable");
+    });
+
+    it("every line of an agent that prints and exits at once arrives, with its exit code", { skip }, async () => {
+      for (let round = 0; round < 20; round++) {
+        const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "cat; echo out; echo err >&2; exit 7"], stdin: "in\n" });
+        assert.ok(started.ok);
+        const agent: AgentProcess = started.agent;
+        const [out, err, exit] = await Promise.all([collect(agent.stdout), collect(agent.stderr), agent.exited]);
+        await agent.end(ENDING);
+        assert.deepEqual([out, err, exit.code], ["in\nout\n", "err\n", 7], `round ${round}`);
+      }
+    });
+
+    it(mode === "cgroup" ? "the cgroup's CPU time and process count come back after the end" : "no figures without a cgroup", { skip }, async () => {
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 0.1 & sleep 0.1 & wait"], stdin: null });
+      assert.ok(started.ok);
+      await started.agent.exited;
+      await started.agent.end(ENDING);
+      const figures = started.agent.resources();
+      if (mode === "cgroup") {
+        assert.equal(typeof figures?.cpu_seconds, "number");
+        assert.ok((figures?.peak_pids ?? 0) >= 3, JSON.stringify(figures));
+      } else assert.equal(figures, null);
+    });
+
+    it("disposes the runner's cgroup", { skip }, () => supervision.dispose());
+  });
+}

@@ -1,0 +1,53 @@
+// tailLines: complete lines only, from an offset, through appends, a late file and a truncation.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { tailLines } from "../../src/ui/file-tail.js";
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+test("tailLines reads what is there, then each appended complete line, once", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ralph-tail-"));
+  const file = join(dir, "events.jsonl");
+  const lines: string[] = [];
+  const ends: number[] = [];
+  const tail = tailLines(file, 0, (got, end) => {
+    lines.push(...got);
+    ends.push(end);
+  });
+  try {
+    assert.deepEqual(lines, [], "no file yet");
+    writeFileSync(file, "one\ntwo\nhal");
+    await until(() => lines.length === 2, "the first two lines");
+    assert.deepEqual(lines, ["one", "two"], "a line without its newline waits");
+    appendFileSync(file, "f\nthree\n");
+    await until(() => lines.length === 4, "the rest");
+    assert.deepEqual(lines, ["one", "two", "half", "three"]);
+    assert.equal(ends.at(-1), Buffer.byteLength("one\ntwo\nhalf\nthree\n"));
+    writeFileSync(file, "new\n"); // replaced by a shorter file: start over
+    await until(() => lines.length === 5, "the replaced file");
+    assert.equal(lines[4], "new");
+  } finally {
+    tail.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("tailLines starts at the offset given", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ralph-tail-"));
+  const file = join(dir, "log");
+  writeFileSync(file, "skip\nkeep\n");
+  const lines: string[] = [];
+  const tail = tailLines(file, 5, (got) => lines.push(...got));
+  tail.close();
+  rmSync(dir, { recursive: true, force: true });
+  assert.deepEqual(lines, ["keep"]);
+});

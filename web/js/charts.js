@@ -1,0 +1,63 @@
+// SVG charts of a run's iterations: a timeline (bar height = duration, colour = outcome) and cumulative spend.
+const NS = "http://www.w3.org/2000/svg";
+const WIDTH = 600;
+const HEIGHT = 160;
+const PAD = { left: 44, right: 8, top: 8, bottom: 20 };
+
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  node.append(...children);
+  return node;
+}
+
+function frame(label) {
+  return svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": label, class: "chart-svg" });
+}
+
+function axis(root, max, format) {
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  for (const fraction of [0, 0.5, 1]) {
+    const y = PAD.top + plotHeight * (1 - fraction);
+    root.append(svg("line", { x1: PAD.left, x2: WIDTH - PAD.right, y1: y, y2: y, class: "grid" }));
+    root.append(svg("text", { x: PAD.left - 4, y: y + 4, class: "tick", "text-anchor": "end" }, format(max * fraction)));
+  }
+}
+
+/** The timeline: one bar per iteration; its tooltip lists duration, outcome, cost, criteria, CPU and memory. */
+export function timelineChart(iterations, describe) {
+  const root = frame("iteration timeline");
+  const max = Math.max(1, ...iterations.map((it) => it.durationMs ?? 0));
+  axis(root, max, (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`);
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotWidth / Math.max(iterations.length, 1);
+  iterations.forEach((it, index) => {
+    const height = Math.max(2, ((it.durationMs ?? 0) / max) * plotHeight);
+    const x = PAD.left + index * step + step * 0.1;
+    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: `bar outcome-${it.outcome ?? "running"}`, "data-iteration": it.iteration });
+    bar.append(svg("title", {}, describe(it)));
+    root.append(bar);
+    if (iterations.length <= 40) root.append(svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, String(it.iteration)));
+  });
+  return root;
+}
+
+/** Cumulative spend after each iteration, as a line with a point per iteration. */
+export function spendChart(iterations) {
+  const root = frame("cumulative spend");
+  const points = iterations.filter((it) => typeof it.totalUsd === "number");
+  const max = Math.max(0.0001, ...points.map((it) => it.totalUsd));
+  axis(root, max, (usd) => `$${usd.toFixed(usd < 1 ? 3 : 2)}`);
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const xOf = (index) => PAD.left + (points.length <= 1 ? plotWidth / 2 : (index / (points.length - 1)) * plotWidth);
+  const yOf = (usd) => PAD.top + plotHeight * (1 - usd / max);
+  root.append(svg("polyline", { points: points.map((it, i) => `${xOf(i)},${yOf(it.totalUsd)}`).join(" "), class: "spend-line" }));
+  points.forEach((it, i) => {
+    const dot = svg("circle", { cx: xOf(i), cy: yOf(it.totalUsd), r: 3, class: "spend-dot" });
+    dot.append(svg("title", {}, `iteration ${it.iteration}: $${it.totalUsd.toFixed(4)} so far`));
+    root.append(dot);
+  });
+  return root;
+}

@@ -1,0 +1,70 @@
+// A run's iterations gathered from its events: start, end, outcome, cost, criteria verdicts, resources.
+
+/** The first numeric field of `event` among `names` (resource fields are written only with a cgroup). */
+function firstNumber(event, names) {
+  for (const name of names) if (typeof event[name] === "number") return event[name];
+  return null;
+}
+
+/** Iterations by number, updated event by event. */
+export class Iterations {
+  constructor() {
+    this.byNumber = new Map();
+    this.question = null;
+  }
+
+  at(number) {
+    if (!this.byNumber.has(number)) this.byNumber.set(number, { iteration: number, outcome: "running", criteria: [] });
+    return this.byNumber.get(number);
+  }
+
+  /** Takes one charted event (not agent output). */
+  add(event) {
+    const n = typeof event.iteration === "number" ? event.iteration : null;
+    switch (event.type) {
+      case "iteration_started":
+        if (n !== null) this.at(n).startedAt = event.ts;
+        break;
+      case "iteration_ended":
+        if (n === null) break;
+        Object.assign(this.at(n), {
+          outcome: event.result ?? "ended",
+          durationMs: event.duration_ms ?? null,
+          costUsd: event.cost_usd ?? null,
+          totalUsd: typeof event.cost_total_usd === "number" ? event.cost_total_usd : Number(event.cost_total_usd ?? NaN) || null,
+          error: event.error ?? null,
+          cpuSeconds: firstNumber(event, ["cpu_seconds", "cpu_s"]) ?? (firstNumber(event, ["cpu_ms"]) ?? NaN) / 1000,
+          memoryBytes: firstNumber(event, ["memory_peak_bytes", "peak_memory_bytes", "max_rss_bytes"]),
+          pids: firstNumber(event, ["pids_peak", "peak_pids"]),
+        });
+        break;
+      case "criteria_checked":
+        if (n !== null) this.at(n).criteria.push({ name: event.check ?? event.criterion, passed: event.passed === true });
+        break;
+      case "needs_human":
+        this.question = typeof event.question === "string" ? event.question : "(the agent asked a question)";
+        break;
+      case "answered":
+      case "run_ended":
+        this.question = null;
+        break;
+      default:
+        break;
+    }
+  }
+
+  list() {
+    return [...this.byNumber.values()].sort((a, b) => a.iteration - b.iteration);
+  }
+}
+
+/** The tooltip and table text of one iteration. */
+export function describeIteration(it) {
+  const parts = [`iteration ${it.iteration}: ${it.outcome}`];
+  if (it.durationMs != null) parts.push(`${(it.durationMs / 1000).toFixed(1)}s`);
+  if (it.costUsd != null) parts.push(`$${Number(it.costUsd).toFixed(4)}`);
+  if (it.criteria.length) parts.push(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", "));
+  if (Number.isFinite(it.cpuSeconds)) parts.push(`CPU ${it.cpuSeconds.toFixed(1)}s`);
+  if (it.memoryBytes != null) parts.push(`memory ${(it.memoryBytes / 1048576).toFixed(0)} MB`);
+  return parts.join(" · ");
+}

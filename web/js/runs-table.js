@@ -1,0 +1,129 @@
+// The runs table: sorting, filtering and windowed rows, so that 10,000 runs cost no more than a screenful.
+import { ageText, el, isEnded, iterationText, money, tokensText } from "./common.js";
+
+const ROW_HEIGHT = 28;
+const OVERSCAN = 10;
+
+/** Columns: header, the value sorted on, and the cell text. */
+const COLUMNS = [
+  { key: "project", label: "project", sort: (r, t) => t.projectName(r), text: (r, t) => t.projectName(r), multi: true },
+  { key: "id", label: "run", sort: (r) => r.id, text: (r) => r.id },
+  { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state },
+  { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
+  { key: "spend", label: "spend", sort: (r) => r.cost_usd, text: (r) => money(r.cost_usd) },
+  { key: "tokens", label: "tokens", sort: (r) => r.tokens, text: (r) => tokensText(r.tokens) },
+  { key: "age", label: "age", sort: (r) => -(Date.parse(r.started_at ?? "") || 0), text: (r) => ageText(r.started_at) },
+  { key: "agent", label: "agent", sort: (r) => r.agent ?? "", text: (r) => r.agent ?? "-" },
+  { key: "branch", label: "branch", sort: (r) => r.branch ?? "", text: (r) => r.branch ?? "" },
+  { key: "reason", label: "reason", sort: (r) => r.reason ?? "", text: (r) => r.reason ?? "" },
+  { key: "question", label: "open question", sort: (r) => r.question ?? "", text: (r) => r.question ?? "" },
+];
+
+/** A table bound to the page's #head, #viewport, #spacer and #rows elements. */
+export class RunsTable {
+  constructor(projects) {
+    this.rows = new Map();
+    this.projects = new Map(projects.map((p) => [p.key, p]));
+    this.columns = COLUMNS.filter((c) => !c.multi || projects.length > 1);
+    this.sortKey = "id";
+    this.descending = true;
+    this.query = "";
+    this.stateFilter = "";
+    this.visible = [];
+    this.dirty = true;
+    this.viewport = document.getElementById("viewport");
+    this.spacer = document.getElementById("spacer");
+    this.body = document.getElementById("rows");
+    this.head = document.getElementById("head");
+    document.getElementById("table").dataset.columns = String(this.columns.length);
+    this.renderHead();
+    this.viewport.addEventListener("scroll", () => this.schedule(false));
+    window.addEventListener("resize", () => this.schedule(false));
+  }
+
+  projectName(row) {
+    return this.projects.get(row.project)?.name ?? row.project;
+  }
+
+  /** Adds or replaces rows, then redraws on the next frame. */
+  update(rows) {
+    for (const row of rows) this.rows.set(`${row.project}/${row.id}`, row);
+    this.schedule(true);
+  }
+
+  setFilter(query, state) {
+    this.query = query.trim().toLowerCase();
+    this.stateFilter = state;
+    this.schedule(true);
+  }
+
+  sortBy(key) {
+    this.descending = this.sortKey === key ? !this.descending : key === "id" || key === "spend" || key === "tokens";
+    this.sortKey = key;
+    this.renderHead();
+    this.schedule(true);
+  }
+
+  schedule(dirty) {
+    this.dirty ||= dirty;
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  matches(row) {
+    const state = this.stateFilter;
+    if (state === "active" && !row.active) return false;
+    if (state === "ended" && !isEnded(row.state)) return false;
+    if (state === "stale" && row.state !== "stale") return false;
+    if (state === "question" && !row.question) return false;
+    if (!this.query) return true;
+    const haystack = `${row.id} ${row.state} ${row.agent ?? ""} ${row.branch ?? ""} ${row.reason ?? ""} ${row.question ?? ""} ${this.projectName(row)}`.toLowerCase();
+    return haystack.includes(this.query);
+  }
+
+  /** Recomputes the filtered, sorted list when rows or order changed, then draws the visible window. */
+  render() {
+    if (this.dirty) {
+      const column = this.columns.find((c) => c.key === this.sortKey) ?? this.columns[0];
+      const sign = this.descending ? -1 : 1;
+      this.visible = [...this.rows.values()].filter((row) => this.matches(row));
+      this.visible.sort((a, b) => {
+        const x = column.sort(a, this);
+        const y = column.sort(b, this);
+        return (x < y ? -1 : x > y ? 1 : 0) * sign;
+      });
+      this.spacer.style.height = `${this.visible.length * ROW_HEIGHT}px`;
+      document.getElementById("count").textContent = `${this.visible.length} of ${this.rows.size} runs`;
+      this.dirty = false;
+    }
+    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
+    const count = Math.ceil(this.viewport.clientHeight / ROW_HEIGHT) + 2 * OVERSCAN;
+    const slice = this.visible.slice(first, first + count);
+    this.body.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+    this.body.replaceChildren(...slice.map((row) => this.renderRow(row)));
+    this.onRender?.();
+  }
+
+  renderRow(row) {
+    const link = el("a", { class: "row", role: "row", href: `/run/${encodeURIComponent(row.project)}/${encodeURIComponent(row.id)}`, "data-run": row.id, "data-state": row.state });
+    for (const column of this.columns) {
+      const text = column.text(row, this);
+      link.append(el("span", { class: `cell ${column.key}`, role: "cell", title: text }, text));
+    }
+    return link;
+  }
+
+  renderHead() {
+    this.head.replaceChildren(
+      ...this.columns.map((column) => {
+        const arrow = column.key === this.sortKey ? (this.descending ? " ▾" : " ▴") : "";
+        const button = el("button", { type: "button", class: `cell ${column.key}`, role: "columnheader", "aria-sort": arrow ? (this.descending ? "descending" : "ascending") : "none" }, column.label + arrow);
+        button.addEventListener("click", () => this.sortBy(column.key));
+        return button;
+      }),
+    );
+  }
+}
