@@ -33,10 +33,14 @@ function runFiles(list, env) {
 // The default supervision here is the first that works (a cgroup where one is writable); the tests of
 // ending process trees run a second time with the subreaper forced, so both modes stay covered.
 const SUPERVISION_FILES = ["e2e/tree-cleanup", "e2e/pid1", "e2e/signals", "e2e/exit-paths"];
-let status = runFiles(files, process.env);
+// Tests read ralph's words, not its colours: picocolors colours output whenever CI or FORCE_COLOR is set,
+// even into a pipe, so the tests run with NO_COLOR (which it honours first).
+const base = { ...process.env, NO_COLOR: "1" };
+delete base.FORCE_COLOR;
+let status = runFiles(files, base);
 const again = process.platform === "linux" && !process.env.RALPH_SUPERVISION ? files.filter((file) => SUPERVISION_FILES.some((part) => file.includes(part))) : [];
 if (again.length > 0) {
   console.log(`\n# again with RALPH_SUPERVISION=subreaper: ${again.join(" ")}`);
-  status = runFiles(again, { ...process.env, RALPH_SUPERVISION: "subreaper" }) || status;
+  status = runFiles(again, { ...base, RALPH_SUPERVISION: "subreaper" }) || status;
 }
 process.exit(status);

@@ -149,6 +149,18 @@ export function statusLine(state: StatusLineState, width: number): string {
   return line.length > width ? `${line.slice(0, Math.max(1, width - 1))}…` : line;
 }
 
+/** One rendered line per text line: an event may carry several lines of output (they are coalesced). */
+function splitLines(segments: Segment[]): Segment[][] {
+  const lines: Segment[][] = [[]];
+  for (const { tone, text } of segments) {
+    text.split("\n").forEach((part, index) => {
+      if (index > 0) lines.push([]);
+      if (part) lines.at(-1)?.push(seg(tone, part));
+    });
+  }
+  return lines;
+}
+
 /** Turns a run's events and log lines into the lines `ralph run --live` prints, for a view without a terminal. */
 export interface LineRenderer {
   event(event: RunEvent): Segment[][];
@@ -175,7 +187,7 @@ export function createLineRenderer(maxIterations: number): LineRenderer {
           return [iterationHeaderSegments(event, cap)];
         case "agent_event": {
           const line = liveSegments(event);
-          return line ? [line] : [];
+          return line ? splitLines(line) : [];
         }
         case "criteria_checked":
           // Shown after the iteration's own line, which is only known once the iteration is recorded.

@@ -17,7 +17,7 @@ describe("decisions, explained where they are made", () => {
     const lines = result.stdout.split("\n");
     const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
     const header = at(/^── iteration 1\/1 ──$/);
-    const iteration = at(/^\[1\/1\] [\d.]+s continue$/);
+    const iteration = at(/^\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?$/);
     const check = at(/^ {2}check FAILED: command: false \(exit 1\)$/);
     const ignored = at(/^ {2}promise ignored: a completion check failed/);
     assert.ok(header >= 0 && header < iteration && iteration < check && check < ignored, result.stdout);
@@ -49,7 +49,7 @@ describe("decisions, explained where they are made", () => {
     writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n");
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "go"], dir);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · [\d.]+k? tokens · \$\d+\.\d{4} so far$/m);
+    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · [\d.]+k? tokens · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m);
   });
 });
 
@@ -213,7 +213,7 @@ describe("pausing, said where it happens", () => {
       assert.equal(result.code, 3, result.stderr);
       assert.match(result.stdout, /^paused: the run waits before its next iteration; go on with ralph resume p$/m);
       // The promise was never claimed, so the configured check did not run: the run says so.
-      assert.match(result.stdout, /^\[1\/2\] [\d.]+s continue\n {2}checks not run: they run once the promise is claimed$/m);
+      assert.match(result.stdout, /^\[1\/2\] [\d.]+s continue(?: · cpu [^\n]*)?\n {2}checks not run: they run once the promise is claimed$/m);
       assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}give it more iterations: ralph continue p -n 4$/m);
     } finally {
       started.child.kill("SIGKILL");
