@@ -11,14 +11,15 @@
 //    [running] --------- agent exited: run checks -----> [judging]          |
 //        |   |                                              |               |
 //        |   +------------- usage limit (not counted): sleep --------------+
-//        | signal, stop --now: end tree                     | signal: end checks
+//        | signal, failed write, stop --now: end tree       | signal, failed write: end checks
 //        v                                                  v
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
-//   boundary, paused, waitingLimit -- signal, STOP, active: false, a limit, no task left --> [ended]
+//   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
+// A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";

@@ -393,6 +393,51 @@ const CASES: Case[] = [
     reason: "INTERRUPTED",
   },
 
+  // a run file that cannot be written (a full disk)
+  {
+    name: "boundary + failed write → ended FAILED, the failure named",
+    from: machine(boundary),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
+    check: (result) => assert.equal(endingOf(result)?.detail, "disk full"),
+  },
+  {
+    name: "running + failed write → ending FAILED: the tree is ended",
+    from: machine(running),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "FAILED",
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "endTree", why: "write_failed" }]),
+  },
+  {
+    name: "judging + failed write → ending FAILED: the checks are ended",
+    from: machine(judging()),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "FAILED",
+  },
+  {
+    name: "running + a trusted plan (ralph set) → applied at once, the run goes on",
+    from: machine(running),
+    input: desired({ maxIterations: 2 }),
+    phase: "running",
+    effects: ["record"],
+    check: (result) => assert.equal(statusOf(result.machine).max_iterations, 2),
+  },
+  {
+    name: "judging + a fatal agent error (auth) → ended FAILED at once, whatever --max-failures says",
+    from: machine(judging(finished(null, { exit: { code: 1, signal: null } }, { error: { kind: "auth", message: "invalid key" } }), "auth: invalid key")),
+    input: { type: "checked", verdicts: [], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+    check: (result) => assert.match(endingOf(result)?.detail ?? "", /authentication failed: invalid key; no retry can fix this/),
+  },
+
   // ended
   { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
 ];
