@@ -24,6 +24,7 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
+import type { RecordEntry } from "../run/run-record.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
@@ -53,17 +54,32 @@ export function step(machine: Machine, input: Input): Step {
   }
 }
 
-function atBoundary(machine: Machine, input: Input): Step {
+/**
+ * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
+ * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
+ */
+function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
   switch (input.type) {
     case "signal":
-      return end(machine, interrupted(input));
+      return end(machine, interrupted(input), onStop);
     case "recordFailed":
-      return end(machine, writeFailed(input));
+      return end(machine, writeFailed(input), onStop);
     case "desired":
-      return onDesired(machine, input);
+      return onDesired(machine, input, onStop);
     case "sentinel": {
       const stop = stopOf(input);
-      if (stop) return end(machine, stop);
+      return stop ? end(machine, stop, onStop) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function atBoundary(machine: Machine, input: Input): Step {
+  const common = betweenIterations(machine, input);
+  if (common) return common;
+  switch (input.type) {
+    case "sentinel": {
       if (input.pause) {
         const tally = { ...machine.tally, lastAction: "paused by PAUSE file" };
         return { machine: to(machine, { id: "paused" }, { tally }), effects: [{ kind: "record", entries: [...logs("paused"), { kind: "event", body: { type: "paused" } }] }] };
@@ -100,17 +116,10 @@ function startIteration(machine: Machine, nowMs: number): Step {
 }
 
 function whilePaused(machine: Machine, input: Input): Step {
-  const resumedToStop = logs("resumed (to stop)");
+  const common = betweenIterations(machine, input, logs("resumed (to stop)"));
+  if (common) return common;
   switch (input.type) {
-    case "signal":
-      return end(machine, interrupted(input), resumedToStop);
-    case "recordFailed":
-      return end(machine, writeFailed(input), resumedToStop);
-    case "desired":
-      return onDesired(machine, input, resumedToStop);
     case "sentinel": {
-      const stop = stopOf(input);
-      if (stop) return end(machine, stop, resumedToStop);
       if (input.pause) return stay(machine);
       const tally = { ...machine.tally, lastAction: "resumed" };
       return {
@@ -168,16 +177,10 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
 }
 
 function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, input: Input): Step {
+  const common = betweenIterations(machine, input);
+  if (common) return common;
   switch (input.type) {
-    case "signal":
-      return end(machine, interrupted(input));
-    case "recordFailed":
-      return end(machine, writeFailed(input));
-    case "desired":
-      return onDesired(machine, input);
     case "sentinel": {
-      const stop = stopOf(input);
-      if (stop) return end(machine, stop);
       const limit = limitReached(machine, input.nowMs);
       if (limit) return end(machine, limit);
       if (input.nowMs < phase.resumeAtMs) return stay(machine);
