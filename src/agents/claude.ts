@@ -37,7 +37,7 @@ export const claudeAdapter: AgentAdapter = {
   // SIGINT makes Claude Code end its tool processes and print a result; SIGTERM leaves them running.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = binaryFrom(process.env, CLAUDE_BIN_VARIABLE, "claude");
+    const bin = binaryFrom(input.env, CLAUDE_BIN_VARIABLE, "claude");
     return { argv: claudeArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createClaudeParser,

@@ -30,7 +30,7 @@ export const codexAdapter: AgentAdapter = {
   // started in the background; SIGINT is its own cancel path, SIGTERM reaches jobs that ignore SIGINT.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = binaryFrom(process.env, CODEX_BIN_VARIABLE, "codex");
+    const bin = binaryFrom(input.env, CODEX_BIN_VARIABLE, "codex");
     return { argv: codexArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createCodexParser,

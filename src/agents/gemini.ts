@@ -32,7 +32,7 @@ export const geminiAdapter: AgentAdapter = {
   // The child exits 0 within ~0.1 s on SIGINT (~1.6 s on SIGTERM), leaving its tool shells running.
   politeSignals: ["SIGINT", "SIGTERM"],
   invocation(input) {
-    const bin = binaryFrom(process.env, GEMINI_BIN_VARIABLE, "gemini");
+    const bin = binaryFrom(input.env, GEMINI_BIN_VARIABLE, "gemini");
     return { argv: geminiArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createGeminiParser,

@@ -32,7 +32,7 @@ export const opencodeAdapter: AgentAdapter = {
   // process (its own session) running, so the tree kill that follows is what ends that.
   politeSignals: ["SIGTERM"],
   invocation(input) {
-    const bin = binaryFrom(process.env, OPENCODE_BIN_VARIABLE, "opencode");
+    const bin = binaryFrom(input.env, OPENCODE_BIN_VARIABLE, "opencode");
     // OpenCode takes its directory from PWD, not from the working directory it was started in
     // (measured: with an inherited PWD its bash tool ran in the caller's directory).
     return { argv: opencodeArgv(input, bin), stdin: input.prompt, env: { PWD: input.cwd } };

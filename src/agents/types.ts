@@ -63,6 +63,8 @@ export interface OutputParser {
 export interface InvocationInput {
   prompt: string;
   cwd: string;
+  /** The runner's environment (where a CLI's binary may be overridden); never read from process.env. */
+  env: NodeJS.ProcessEnv;
   model?: string;
   /** Remaining budget in USD when --max-cost is set, for CLIs that take a per-call cap. */
   remainingBudgetUsd?: number;

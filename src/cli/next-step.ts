@@ -1,5 +1,5 @@
 // What a person can do after a run ended: one command line per exit reason.
-import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
 
 /** What the next step depends on. */
 export interface NextStepInput {

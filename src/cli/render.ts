@@ -1,10 +1,10 @@
 // All user-facing wording of a run: iteration headers, the live status line on a TTY, agent output with
 // --live, each decision with its reason, and the closing summary with the next step.
 import pc from "picocolors";
-import type { RunResult } from "../loop/finish-run.js";
-import type { RecordListener } from "../loop/run-record.js";
+import type { RunResult } from "../run/finish-run.js";
+import type { RecordListener } from "../run/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
-import { isExitReason } from "../loop/exit-reasons.js";
+import { isExitReason } from "../exit/exit-reasons.js";
 import { nextStep } from "./next-step.js";
 import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 

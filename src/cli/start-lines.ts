@@ -3,8 +3,8 @@ import { PERMISSION_MODES, permissionFlags } from "../agents/permission-mode.js"
 import type { StartRunInput } from "./start-run.js";
 
 /** What a person should know before the agent starts working in their project. */
-export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "state" | "previous">): string[] {
-  const { settings, state } = input;
+export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous">): string[] {
+  const { settings, plan: state } = input;
   const cap = state.maxIterations === 0 ? "no iteration cap" : `max ${state.maxIterations} iteration${state.maxIterations === 1 ? "" : "s"}`;
   const lines = [`ralph: run ${input.runId} with the ${settings.agent} agent (${cap})`];
   if (input.previous) lines.push(`continuing after iteration ${input.previous.iteration}; the next is iteration ${input.previous.iteration + 1}`);

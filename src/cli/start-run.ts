@@ -2,12 +2,12 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { adapterFor } from "../agents/adapters.js";
 import type { RunSettings } from "../config/run-options.js";
-import { markEndedIfNot, type RunResult } from "../loop/finish-run.js";
-import { initialStatus, runLoop } from "../loop/run-loop.js";
+import { realIo } from "../engine/engine-io.js";
+import { firstStatus, runEngine } from "../engine/run-engine.js";
+import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
 import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
-import { renderState } from "../store/state-file.js";
+import { renderPlan, type Plan } from "../store/plan-file.js";
 import { startGuardian } from "../process/guardian.js";
 import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
@@ -17,7 +17,6 @@ import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../store/lock-file.js";
 import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
-import type { RunState } from "../store/state-file.js";
 import type { RunStatus } from "../store/status-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
@@ -29,7 +28,7 @@ export interface StartRunInput {
   projectDir: string;
   runId: string;
   settings: RunSettings;
-  state: RunState;
+  plan: Plan;
   previous: RunStatus | null;
   /** Take the project-wide lock too (runs started without --name). */
   projectLock: boolean;
@@ -61,7 +60,7 @@ function makeRunDirs(projectDir: string): void {
 function createNewRun(input: StartRunInput, status: RunStatus): void {
   try {
     createRunDir(input.projectDir, input.runId, {
-      "state.md": renderState(input.state),
+      "state.md": renderPlan(input.plan),
       "status.json": `${JSON.stringify(status, null, 2)}\n`,
       "settings.json": `${JSON.stringify(input.settings, null, 2)}\n`,
     });
@@ -105,7 +104,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
-      const status = initialStatus(input, { now: () => new Date(), pid: process.pid, pidStart, hostname: holder.hostname, supervision: supervision.mode });
+      const status = firstStatus(input, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -121,33 +120,29 @@ export async function startRun(input: StartRunInput): Promise<number> {
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
-  const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.state.maxIterations }, out);
+  const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
   if (!input.settings.json) for (const line of startLines(input)) out.write(`${line}\n`);
   let result: RunResult;
   try {
-    result = await runLoop(
-      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, state: input.state, previous: input.previous, notes },
-      {
-        adapterFor,
-        spawnAgent: (options) => supervision.spawn(options),
-        supervision: supervision.mode,
+    result = await runEngine(
+      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, plan: input.plan, previous: input.previous, notes },
+      realIo({
+        env: process.env,
         signals,
         listener,
-        now: () => new Date(),
-        env: process.env,
-        hostname: holder.hostname,
-        pid: process.pid,
-        pidStart,
+        host: { pid: process.pid, pidStart, hostname: holder.hostname },
+        spawnAgent: (options) => supervision.spawn(options),
+        supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
-      },
+      }),
     );
   } finally {
     listener.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.state.maxIterations };
+    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations };
     for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   if (result.reason === "INTERRUPTED" && result.signal) {

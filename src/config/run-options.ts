@@ -1,4 +1,4 @@
-// The options of `ralph run`: their names in each source, parsers and defaults (SPEC section 2).
+// The options of `ralph run`: their names in each source, parsers and defaults.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import {
   parseBoolean,

@@ -1,9 +1,9 @@
 // `ralph set RUN key=value...`: which fields of state.md a person may change, read with the flags' parsers.
-import type { RunState } from "../store/state-file.js";
+import type { Plan } from "../store/plan-file.js";
 import { parseBoolean, parseCount } from "./parse-value.js";
 
 /** Validated changes to a run's desired state. */
-export type StateChanges = Partial<Pick<RunState, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;
+export type StateChanges = Partial<Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;
 
 /** The keys `ralph set` accepts. */
 export const SET_KEYS = ["active", "max_iterations", "completion_promise", "check", "tasks"] as const;
@@ -51,7 +51,7 @@ export function parseStateChanges(words: readonly string[]): { ok: true; changes
 }
 
 /** `state` with `changes` applied. */
-export function applyStateChanges(state: RunState, changes: StateChanges): RunState {
+export function applyStateChanges(state: Plan, changes: StateChanges): Plan {
   return { ...state, ...changes };
 }
 

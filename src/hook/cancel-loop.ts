@@ -5,7 +5,7 @@
 // only `active: false` is written; that hook re-reads the file before it continues and records STOPPED itself.
 import { hookFiles } from "./hook-files.js";
 import { endHookLoop, hasEnded, openHookRun, type HookClock } from "./hook-run.js";
-import { patchHookState, readHookState } from "./hook-state.js";
+import { patchHookLoop, readHookLoop } from "./hook-loop-file.js";
 import { withLoopLock } from "./loop-lock.js";
 
 /** What cancel found and did. */
@@ -21,22 +21,22 @@ export async function cancelHookLoop(projectDir: string, clock: HookClock, lockW
   const files = hookFiles(projectDir);
   const locked = await withLoopLock(files.lock, clock, lockWaitMs, async () => cancelLocked(projectDir, clock));
   if (locked.ok) return locked.value;
-  const read = readHookState(files.state);
-  patchHookState(files.state, { active: false });
+  const read = readHookLoop(files.loop);
+  patchHookLoop(files.loop, { active: false });
   return read.kind === "ok"
-    ? { kind: "cancelled", runId: read.state.runId, iteration: read.state.iteration, recorded: false }
+    ? { kind: "cancelled", runId: read.loop.runId, iteration: read.loop.iteration, recorded: false }
     : { kind: "cancelled", runId: read.kind === "corrupt" ? read.runId : null, iteration: null, recorded: false };
 }
 
 function cancelLocked(projectDir: string, clock: HookClock): CancelOutcome {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.loop);
   if (read.kind === "missing") return { kind: "none" };
-  const runId = read.kind === "ok" ? read.state.runId : read.runId;
+  const runId = read.kind === "ok" ? read.loop.runId : read.runId;
   const record = runId ? openHookRun(projectDir, runId, clock) : null;
-  const wasActive = read.kind === "corrupt" || read.state.active;
+  const wasActive = read.kind === "corrupt" || read.loop.active;
   if (!wasActive && (!record || hasEnded(record))) return { kind: "already_inactive", runId, recorded: false };
-  const ended = endHookLoop(files.state, record, { reason: "STOPPED", detail: wasActive ? DETAIL : "active: false in the state file" }, clock);
+  const ended = endHookLoop(files.loop, record, { reason: "STOPPED", detail: wasActive ? DETAIL : "active: false in the state file" }, clock);
   if (!wasActive) return { kind: "already_inactive", runId, recorded: ended !== null };
-  return { kind: "cancelled", runId, iteration: read.kind === "ok" ? read.state.iteration : null, recorded: ended !== null };
+  return { kind: "cancelled", runId, iteration: read.kind === "ok" ? read.loop.iteration : null, recorded: ended !== null };
 }

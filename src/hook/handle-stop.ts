@@ -1,21 +1,22 @@
 // `ralph hook handle`: at every stop of a Claude Code session, let it stop or feed the loop's prompt back.
 //
-//   no state file / inactive / other session → allow          corrupt → end FAILED, allow
+//   no loop file / inactive / other session → allow          corrupt → end FAILED, allow
 //   bind an unbound loop to this session → evaluate the ended iteration (promise, criteria)
 //     done → end DONE · max reached → end MAX_ITERATIONS · Claude Code's block cap reached → pause (allow)
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
-import { buildPrompt } from "../loop/build-prompt.js";
-import type { Ending } from "../loop/finish-run.js";
-import type { RunRecord } from "../loop/run-record.js";
+import { buildPrompt } from "../run/build-prompt.js";
+import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RunRecord } from "../run/run-record.js";
 import { blockCap, blocksThisTurn, recordBlocks } from "./block-cap.js";
 import { evaluateStop } from "./evaluate-stop.js";
 import { hookFiles, type HookFiles } from "./hook-files.js";
 import type { StopHookInput } from "./hook-input.js";
 import { blockMessage, endMessage, pauseMessage } from "./hook-messages.js";
 import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
-import { patchHookState, readHookState, type HookLoopState } from "./hook-state.js";
+import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
 import { readTranscriptUsage } from "./transcript-usage.js";
@@ -37,69 +38,69 @@ const allow = (message: string | null = null): StopDecision => ({ kind: "allow",
 /** Decides one stop. Expected problems are decisions; an exception means a bug (the CLI records it as FAILED). */
 export async function handleStop(input: StopHookInput, deps: HandleDeps): Promise<StopDecision> {
   const files = hookFiles(deps.projectDir);
-  if (!existsSync(files.state)) return allow();
+  if (!existsSync(files.loop)) return allow();
   // Another session's loop is none of this session's business: no lock, no waiting, no message.
-  const peek = readHookState(files.state);
-  if (peek.kind === "ok" && peek.state.active && peek.state.sessionId !== "" && peek.state.sessionId !== input.sessionId) return allow();
+  const peek = readHookLoop(files.loop);
+  if (peek.kind === "ok" && peek.loop.active && peek.loop.sessionId !== "" && peek.loop.sessionId !== input.sessionId) return allow();
   const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, () => decide(input, deps, files));
   if (locked.ok) return locked.value;
   return allow(`ralph: another process (pid ${locked.holder?.pid ?? "?"}) holds ${files.lock}; this stop was let through`);
 }
 
 async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles): Promise<StopDecision> {
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.loop);
   if (read.kind === "missing") return allow();
   if (read.kind === "corrupt") {
     const record = read.runId ? openHookRun(deps.projectDir, read.runId, deps) : null;
     if (record && hasEnded(record)) return allow(); // reported and recorded at an earlier stop
-    const ended = endHookLoop(files.state, record, { reason: "FAILED", detail: `corrupt state file: ${read.message}` }, deps);
+    const ended = endHookLoop(files.loop, record, { reason: "FAILED", detail: `corrupt state file: ${read.message}` }, deps);
     const recorded = ended ? `the loop ended (FAILED, run ${ended.runId})` : "no run could be recorded";
     return allow(`ralph: ${read.message}; ${recorded}. Fix or delete the file to start a new loop.`);
   }
-  const state = read.state;
-  const ours = state.sessionId === "" || state.sessionId === input.sessionId;
-  if (!state.active) {
-    const record = state.runId ? openHookRun(deps.projectDir, state.runId, deps) : null;
+  const loop = read.loop;
+  const ours = loop.sessionId === "" || loop.sessionId === input.sessionId;
+  if (!loop.active) {
+    const record = loop.runId ? openHookRun(deps.projectDir, loop.runId, deps) : null;
     if (!record || hasEnded(record)) return allow(); // nothing left to record: leave the file alone
-    const ended = endHookLoop(files.state, record, { reason: "STOPPED", detail: "active: false in the state file" }, deps);
+    const ended = endHookLoop(files.loop, record, { reason: "STOPPED", detail: "active: false in the state file" }, deps);
     return allow(ended && ours ? endMessage("STOPPED", ended.runId, ended.iterations, "active: false") : null);
   }
   if (!ours) return allow();
-  if (state.sessionId === "" && input.sessionId !== null) {
-    patchHookState(files.state, { session_id: input.sessionId });
-    state.sessionId = input.sessionId;
+  if (loop.sessionId === "" && input.sessionId !== null) {
+    patchHookLoop(files.loop, { session_id: input.sessionId });
+    loop.sessionId = input.sessionId;
   }
-  const { record, created } = openOrCreateRun(state, deps, files);
+  const { record, created } = openOrCreateRun(loop, deps, files);
   if (hasEnded(record)) {
-    patchHookState(files.state, { active: false });
+    patchHookLoop(files.loop, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
   if (existsSync(record.paths.stop)) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
-  return evaluateAndContinue(input, deps, files, state, record, since);
+  return evaluateAndContinue(input, deps, files, loop, record, since);
 }
 
-function openOrCreateRun(state: HookLoopState, deps: HandleDeps, files: HookFiles): { record: RunRecord; created: boolean } {
-  const existing = state.runId ? openHookRun(deps.projectDir, state.runId, deps) : null;
+function openOrCreateRun(loop: HookLoop, deps: HandleDeps, files: HookFiles): { record: RunRecord; created: boolean } {
+  const existing = loop.runId ? openHookRun(deps.projectDir, loop.runId, deps) : null;
   if (existing) return { record: existing, created: false };
-  // A hand-written state file (no run_id), or a run directory that was deleted: record from here on.
-  const runId = state.runId ?? newRunId(deps.projectDir, deps.now());
-  if (state.runId === null) patchHookState(files.state, { run_id: runId });
-  state.runId = runId;
-  return { record: createHookRun(deps.projectDir, runId, state, deps), created: true };
+  // A hand-written loop file (no run_id), or a run directory that was deleted: record from here on.
+  const runId = loop.runId ?? newRunId(deps.projectDir, deps.now());
+  if (loop.runId === null) patchHookLoop(files.loop, { run_id: runId });
+  loop.runId = runId;
+  return { record: createHookRun(deps.projectDir, runId, loop, deps), created: true };
 }
 
 async function evaluateAndContinue(
   input: StopHookInput,
   deps: HandleDeps,
   files: HookFiles,
-  state: HookLoopState,
+  loop: HookLoop,
   record: RunRecord,
   since: Date | null,
 ): Promise<StopDecision> {
-  const iteration = state.iteration;
-  const sessionId = state.sessionId === "" ? null : state.sessionId;
+  const iteration = loop.iteration;
+  const sessionId = loop.sessionId === "" ? null : loop.sessionId;
   let source = "hook_input";
   let lastMessage = input.lastAssistantMessage;
   if (lastMessage === null) {
@@ -107,71 +108,61 @@ async function evaluateAndContinue(
     lastMessage = input.transcriptPath ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry) : null;
     if (lastMessage === null) source = "none";
   }
-  const verdict = await evaluateStop(state, lastMessage, record, { projectDir: deps.projectDir, env: deps.env, iteration });
+  const verdict = await evaluateStop(loop, lastMessage, { projectDir: deps.projectDir, env: deps.env });
   const cap = blockCap(deps.env);
   const blocks = blocksThisTurn(record.paths.dir, input.stopHookActive);
-  const maxReached = state.maxIterations > 0 && iteration >= state.maxIterations;
+  const maxReached = loop.maxIterations > 0 && iteration >= loop.maxIterations;
   const pause = !verdict.done && !maxReached && cap !== null && blocks >= cap;
   const result = verdict.done ? "done" : maxReached ? "max_iterations" : pause ? "paused" : "continue";
-  const criteriaPassed = verdict.verdicts.length > 0 ? verdict.verdicts.every((v) => v.passed) : null;
   const usage = loopUsage(input, record);
-  record.progress([
-    ["iteration", iteration],
-    ["mode", "hook"],
-    ["session_id", sessionId],
-    ["result", result],
-    ["message_source", source],
-    ["promise_found", verdict.promise ? verdict.promise.found : undefined],
-    ["promise_reason", verdict.promise && !verdict.promise.found ? verdict.promise.reason : undefined],
-    ["criteria", verdict.verdicts.length > 0 ? verdict.verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined],
-    ["stop_hook_active", input.stopHookActive],
-    ["blocks_this_turn", blocks],
-  ]);
-  record.event("iteration_ended", {
+  record.apply(verdictEntries(iteration, verdict.verdicts));
+  const entries = iterationEntries({
     iteration,
     result,
-    session_id: sessionId,
-    message_source: source,
-    promise: verdict.promise ? verdict.promise.reason : null,
-    criteria_passed: criteriaPassed,
-    stop_hook_active: input.stopHookActive,
-    blocks_this_turn: blocks,
-    ...(usage ? { tokens: usage.iterationTokens, cost_usd: usage.iterationCost, cost_total_usd: usage.spend.cost_usd } : {}),
+    sessionId,
+    claim: verdict.claim,
+    verdicts: verdict.verdicts,
+    hook: {
+      messageSource: source,
+      stopHookActive: input.stopHookActive,
+      blocksThisTurn: blocks,
+      ...(usage ? { usage: { tokens: usage.iterationTokens, costUsd: usage.iterationCost, costTotalUsd: usage.spend.cost_usd } } : {}),
+    },
   });
+  record.apply(entries);
   record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? usage.spend : {}) });
-  record.log(`=== Completed iteration ${iteration} ===`);
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
-    const found = state.completionPromise !== null ? `<promise>${state.completionPromise}</promise> found` : "";
+    const found = loop.completionPromise !== null ? `<promise>${loop.completionPromise}</promise> found` : "";
     const checks = verdict.verdicts.length > 0 ? "all checks passed" : "";
     return end(files, record, deps, { reason: "DONE", detail: [found, checks].filter(Boolean).join(", ") });
   }
-  if (maxReached) return end(files, record, deps, { reason: "MAX_ITERATIONS", detail: `max_iterations (${state.maxIterations}) reached` });
+  if (maxReached) return end(files, record, deps, { reason: "MAX_ITERATIONS", detail: `max_iterations (${loop.maxIterations}) reached` });
 
   // Checks may have taken minutes: a cancel or an edit made meanwhile wins over this decision.
-  const fresh = readHookState(files.state);
+  const fresh = readHookLoop(files.loop);
   if (fresh.kind !== "ok") return end(files, record, deps, { reason: "FAILED", detail: fresh.kind === "corrupt" ? `corrupt state file: ${fresh.message}` : "state file removed during the iteration" });
-  if (!fresh.state.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
+  if (!fresh.loop.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
   const next = iteration + 1;
-  patchHookState(files.state, { iteration: next });
-  record.update({ iteration: next, max_iterations: fresh.state.maxIterations, state: "running", last_action: pause ? `paused before iteration ${next}: Claude Code's block cap` : `iteration ${next} started` });
-  record.event("iteration_started", { iteration: next, task: null });
+  patchHookLoop(files.loop, { iteration: next });
+  record.update({ iteration: next, max_iterations: fresh.loop.maxIterations, state: "running", last_action: pause ? `paused before iteration ${next}: Claude Code's block cap` : `iteration ${next} started` });
+  record.event({ type: "iteration_started", iteration: next, task: null });
   if (pause && cap !== null) {
     recordBlocks(record.paths.dir, 0);
     record.log(`paused before iteration ${next}: Claude Code ends a turn after ${cap} consecutive Stop-hook blocks; the next user message resumes the loop`);
-    return allow(pauseMessage(next, fresh.state.maxIterations, record.status.run_id, cap));
+    return allow(pauseMessage(next, fresh.loop.maxIterations, record.status.run_id, cap));
   }
   recordBlocks(record.paths.dir, blocks + 1);
   const systemMessage = blockMessage({
     next,
-    max: fresh.state.maxIterations,
+    max: fresh.loop.maxIterations,
     runId: record.status.run_id,
-    promise: fresh.state.completionPromise,
+    promise: fresh.loop.completionPromise,
     checksFailed: verdict.failingChecks !== "",
     cap,
     blocksAfter: blocks + 1,
   });
-  const reason = buildPrompt({ prompt: Buffer.from(fresh.state.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
+  const reason = buildPrompt({ prompt: Buffer.from(fresh.loop.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
 }
 
@@ -189,17 +180,17 @@ function loopUsage(input: StopHookInput, record: RunRecord) {
 }
 
 function end(files: HookFiles, record: RunRecord, deps: HandleDeps, ending: Ending): StopDecision {
-  const ended = endHookLoop(files.state, record, ending, deps);
+  const ended = endHookLoop(files.loop, record, ending, deps);
   return allow(ended ? endMessage(ending.reason, ended.runId, ended.iterations, ending.detail) : null);
 }
 
 /** After an unexpected error: end the loop as FAILED (when it can be found) so it never loops on a bug. */
 export function recordHookFailure(projectDir: string, message: string, clock: HookClock): string | null {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
-  const runId = read.kind === "ok" ? read.state.runId : read.kind === "corrupt" ? read.runId : null;
+  const read = readHookLoop(files.loop);
+  const runId = read.kind === "ok" ? read.loop.runId : read.kind === "corrupt" ? read.runId : null;
   if (read.kind === "missing") return null;
   const record = runId ? openHookRun(projectDir, runId, clock) : null;
-  const ended = endHookLoop(files.state, record, { reason: "FAILED", detail: `internal error in the Stop hook: ${message}` }, clock);
+  const ended = endHookLoop(files.loop, record, { reason: "FAILED", detail: `internal error in the Stop hook: ${message}` }, clock);
   return ended ? ended.runId : null;
 }

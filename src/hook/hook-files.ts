@@ -3,8 +3,8 @@ import { join } from "node:path";
 
 /** The files of the in-session loop of one project. */
 export interface HookFiles {
-  /** `.claude/ralph-loop.local.md`: the loop's state (front matter) and prompt (body). */
-  state: string;
+  /** `.claude/ralph-loop.local.md`: the loop (front matter) and prompt (body). */
+  loop: string;
   /** Held while a hook or a cancel reads and rewrites the state file. */
   lock: string;
   /** `.claude/settings.local.json`, where the Stop hook is installed (per machine: it holds absolute paths). */
@@ -19,7 +19,7 @@ export interface HookFiles {
 export function hookFiles(projectDir: string): HookFiles {
   const claudeDir = join(projectDir, ".claude");
   return {
-    state: join(claudeDir, "ralph-loop.local.md"),
+    loop: join(claudeDir, "ralph-loop.local.md"),
     lock: join(claudeDir, "ralph-loop.local.lock"),
     settings: join(claudeDir, "settings.local.json"),
     sharedSettings: join(claudeDir, "settings.json"),

@@ -1,6 +1,6 @@
 // What the hook shows the user (systemMessage) at each decision; the model sees only the block's reason.
-import type { ExitReason } from "../loop/exit-reasons.js";
-import type { HookLoopState } from "./hook-state.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
+import type { HookLoop } from "./hook-loop-file.js";
 
 const CANCEL_HINT = "ralph hook cancel (or /cancel-ralph) to stop";
 // Claude Code shows every Stop-hook block under an error label; this is what the user sees next to it.
@@ -58,7 +58,7 @@ export function endMessage(reason: ExitReason, runId: string, iteration: number,
 }
 
 /** What `ralph hook start` prints; inside /ralph-loop the model reads it as the start of its task. */
-export function startSummary(details: { runId: string; state: HookLoopState; hookLine: string; cap: number | null; hookNewInSession: boolean }): string[] {
+export function startSummary(details: { runId: string; state: HookLoop; hookLine: string; cap: number | null; hookNewInSession: boolean }): string[] {
   const { state, cap } = details;
   const lines = [`ralph: in-session loop started · run ${details.runId} · max ${state.maxIterations || "unlimited"} iterations`, details.hookLine];
   if (details.hookNewInSession) {

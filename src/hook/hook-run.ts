@@ -1,11 +1,12 @@
 // The run directory of an in-session loop: created at start, re-opened by every hook call, ended through finishRun.
 import { existsSync } from "node:fs";
-import { finishRun, type Ending, type RunResult } from "../loop/finish-run.js";
-import { RunRecord, type RecordListener } from "../loop/run-record.js";
+import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { RunRecord, type RecordListener } from "../run/run-record.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
-import { writeStateFile } from "../store/state-file.js";
-import { readStatusFile, type RunStatus } from "../store/status-file.js";
-import { patchHookState, type HookLoopState } from "./hook-state.js";
+import { writePlanFile } from "../store/plan-file.js";
+import { readStatusFile } from "../store/status-file.js";
+import { newStatus } from "../run/new-status.js";
+import { patchHookLoop, type HookLoop } from "./hook-loop-file.js";
 
 /** The outside world as the hook code needs it. */
 export interface HookClock {
@@ -25,53 +26,40 @@ export function newRunId(projectDir: string, now: Date): string {
   }
 }
 
-function initialStatus(projectDir: string, runId: string, state: HookLoopState, clock: HookClock): RunStatus {
-  const now = clock.now().toISOString();
-  return {
-    schema_version: 1,
-    run_id: runId,
+/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
+export function createHookRun(projectDir: string, runId: string, loop: HookLoop, clock: HookClock): RunRecord {
+  const paths = runPaths(projectDir, runId);
+  const status = newStatus({
+    runId,
     mode: "hook",
-    pid: clock.pid,
-    pid_start: null,
-    hostname: clock.hostname,
     cwd: projectDir,
     agent: "claude",
+    host: { pid: clock.pid, pidStart: null, hostname: clock.hostname },
+    now: clock.now(),
     state: "running",
-    iteration: state.iteration,
-    max_iterations: state.maxIterations,
-    calls: state.iteration - 1,
-    cost_usd: 0,
-    tokens: { input: 0, output: 0 },
-    session_id: state.sessionId === "" ? null : state.sessionId,
-    current_task: null,
-    started_at: state.startedAt ?? now,
-    updated_at: now,
-    ended_at: null,
-    exit_reason: null,
-    exit_code: null,
-    last_action: `iteration ${state.iteration} started in the Claude Code session`,
-  };
-}
-
-/** Creates the run directory of a new loop: status.json (mode "hook"), state.md, events, log and progress. */
-export function createHookRun(projectDir: string, runId: string, state: HookLoopState, clock: HookClock): RunRecord {
-  const paths = runPaths(projectDir, runId);
-  const record = RunRecord.create(paths, initialStatus(projectDir, runId, state, clock), SILENT, clock.now);
+    lastAction: `iteration ${loop.iteration} started in the Claude Code session`,
+    maxIterations: loop.maxIterations,
+    iteration: loop.iteration,
+    calls: loop.iteration - 1,
+    sessionId: loop.sessionId === "" ? null : loop.sessionId,
+    startedAt: loop.startedAt,
+  });
+  const record = RunRecord.create(paths, status, SILENT, clock.now);
   // The hook records a failed write by ending the loop FAILED (its caller catches): let it throw.
   record.guard.rethrow = true;
-  // A snapshot for the record: the live state of an in-session loop is .claude/ralph-loop.local.md.
-  writeStateFile(paths.state, {
+  // A snapshot for the record: the live loop is in .claude/ralph-loop.local.md.
+  writePlanFile(paths.state, {
     active: true,
-    maxIterations: state.maxIterations,
-    completionPromise: state.completionPromise,
-    completionCriteria: state.completionCriteria,
+    maxIterations: loop.maxIterations,
+    completionPromise: loop.completionPromise,
+    completionCriteria: loop.completionCriteria,
     tasks: null,
-    prompt: Buffer.from(state.prompt),
+    prompt: Buffer.from(loop.prompt),
   });
-  record.event("run_started", { agent: "claude", mode: "hook", max_iterations: state.maxIterations, cwd: projectDir, session_id: record.status.session_id });
-  record.event("iteration_started", { iteration: state.iteration, task: null });
-  record.log(`in-session loop started (Claude Code Stop hook), max ${state.maxIterations || "unlimited"} iterations`);
-  record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", state.maxIterations]]);
+  record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: loop.maxIterations, cwd: projectDir, session_id: record.status.session_id });
+  record.event({ type: "iteration_started", iteration: loop.iteration, task: null });
+  record.log(`in-session loop started (Claude Code Stop hook), max ${loop.maxIterations || "unlimited"} iterations`);
+  record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", loop.maxIterations]]);
   return record;
 }
 
@@ -94,11 +82,11 @@ export function hasEnded(record: RunRecord): boolean {
  * Ends a loop: `active: false` in the state file (kept, so its history is not lost), then finishRun, which
  * writes the completion marker. A run that has already ended is not ended twice.
  */
-export function endHookLoop(stateFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
+export function endHookLoop(loopFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
   try {
-    patchHookState(stateFile, { active: false });
+    patchHookLoop(loopFile, { active: false });
   } catch {
-    // The marker below matters more; a state file that cannot be written is reported by the caller's message.
+    // The marker below matters more; a loop file that cannot be written is reported by the caller's message.
   }
   if (!record || hasEnded(record)) return null;
   return finishRun(record, ending, clock.now());

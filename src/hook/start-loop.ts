@@ -1,8 +1,8 @@
-// `ralph hook start`: writes the loop's state file and creates its run directory.
-import type { Criterion } from "../loop/criteria.js";
+// `ralph hook start`: writes the loop file and creates its run directory.
+import type { Criterion } from "../judge/criteria.js";
 import { hookFiles } from "./hook-files.js";
 import { createHookRun, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
-import { readHookState, writeHookState, type HookLoopState } from "./hook-state.js";
+import { readHookLoop, writeHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { withLoopLock } from "./loop-lock.js";
 
 /** What to loop on. */
@@ -17,18 +17,18 @@ export interface HookStartRequest {
 }
 
 /** The started loop, or why none was started (nothing was written then). */
-export type StartOutcome = { ok: true; runId: string; state: HookLoopState; stateFile: string } | { ok: false; message: string };
+export type StartOutcome = { ok: true; runId: string; loop: HookLoop; loopFile: string } | { ok: false; message: string };
 
 /** Why a new loop cannot start in `projectDir` now, or null when it can. */
 export function activeLoopProblem(projectDir: string, clock: HookClock): string | null {
   const files = hookFiles(projectDir);
-  const read = readHookState(files.state);
+  const read = readHookLoop(files.loop);
   if (read.kind === "missing") return null;
   if (read.kind === "corrupt") return `${read.message}; delete it (its run directory keeps the history) to start a new loop`;
-  if (!read.state.active) return null;
-  const record = read.state.runId ? openHookRun(projectDir, read.state.runId, clock) : null;
+  if (!read.loop.active) return null;
+  const record = read.loop.runId ? openHookRun(projectDir, read.loop.runId, clock) : null;
   if (record && hasEnded(record)) return null;
-  const { iteration, maxIterations, runId } = read.state;
+  const { iteration, maxIterations, runId } = read.loop;
   return `an in-session loop is already active in this project (run ${runId ?? "unrecorded"}, iteration ${iteration}/${maxIterations || "unlimited"}); end it first with: ralph hook cancel`;
 }
 
@@ -40,7 +40,7 @@ export async function startHookLoop(projectDir: string, request: HookStartReques
     if (problem) return { ok: false, message: problem };
     const now = clock.now();
     const runId = newRunId(projectDir, now);
-    const state: HookLoopState = {
+    const loop: HookLoop = {
       active: true,
       iteration: 1,
       sessionId: request.sessionId ?? "",
@@ -51,10 +51,10 @@ export async function startHookLoop(projectDir: string, request: HookStartReques
       runId,
       prompt: request.prompt.endsWith("\n") ? request.prompt : `${request.prompt}\n`,
     };
-    // The state file first: should creating the run fail, the hook creates the run directory itself.
-    writeHookState(files.state, state);
-    createHookRun(projectDir, runId, state, clock);
-    return { ok: true, runId, state, stateFile: files.state };
+    // The loop file first: should creating the run fail, the hook creates the run directory itself.
+    writeHookLoop(files.loop, loop);
+    createHookRun(projectDir, runId, loop, clock);
+    return { ok: true, runId, loop: loop, loopFile: files.loop };
   });
-  return locked.ok ? locked.value : { ok: false, message: `the loop's state is busy (pid ${locked.holder?.pid ?? "?"} holds ${files.lock}); try again` };
+  return locked.ok ? locked.value : { ok: false, message: `the loop file is busy (pid ${locked.holder?.pid ?? "?"} holds ${files.lock}); try again` };
 }

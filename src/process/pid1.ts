@@ -5,7 +5,7 @@
 // it, and exits with ralph's status. Node 20 cannot exec, so PID 1 stays a thin
 // Node process that forwards signals to the reaper and exits with its status.
 import { spawn, type ChildProcess } from "node:child_process";
-import { constants } from "node:os";
+import { signalExitStatus } from "../exit/exit-reasons.js";
 
 /** The signals PID 1 passes on; any other signal is ignored by PID 1 anyway. */
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
@@ -92,7 +92,7 @@ export async function runUnderReaper(command: string[], perl = "perl"): Promise<
     return { kind: "unavailable", message: `cannot start ${perl}: ${(error as Error).message}` };
   }
   const exited = new Promise<number>((resolve) => {
-    started.once("exit", (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+    started.once("exit", (code, signal) => resolve(code ?? (signal ? signalExitStatus(signal) : 128)));
   });
   const failure = await new Promise<Error | null>((resolve) => {
     started.once("spawn", () => resolve(null));

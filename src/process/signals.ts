@@ -1,8 +1,7 @@
 // Turning SIGINT/SIGTERM/SIGHUP/SIGQUIT into abort signals, and dying of a signal at the end.
-import { constants } from "node:os";
-import type { InterruptSignal } from "../loop/exit-reasons.js";
+import { exitCodeFor, type InterruptSignal } from "../exit/exit-reasons.js";
 
-export type { InterruptSignal } from "../loop/exit-reasons.js";
+export type { InterruptSignal } from "../exit/exit-reasons.js";
 
 /** The runner's view of interrupting signals. */
 export interface SignalWatch {
@@ -24,11 +23,6 @@ export const URGENT_EXIT_MS = 600;
 const FALLBACK_EXIT_MS = 100;
 
 const activeWatches = new Set<() => void>();
-
-/** 128 + the signal's number: the exit status a shell reports for a death by that signal. */
-export function signalExitCode(signal: InterruptSignal): number {
-  return 128 + constants.signals[signal];
-}
 
 /** Starts listening for interrupting signals; `beforeForcedExit` runs (synchronously) just before a forced exit. */
 export function watchSignals(beforeForcedExit: () => void = () => undefined): SignalWatch {
@@ -75,7 +69,7 @@ export function watchSignals(beforeForcedExit: () => void = () => undefined): Si
 export function dieOfSignal(signal: InterruptSignal): void {
   for (const dispose of [...activeWatches]) dispose();
   process.removeAllListeners(signal);
-  const code = signalExitCode(signal);
+  const code = exitCodeFor("INTERRUPTED", signal);
   // If the event loop empties before the fallback fires, this is the exit status.
   process.exitCode = code;
   // eslint-disable-next-line no-restricted-properties -- the one sanctioned exit: no core file for a quit

@@ -1,25 +1,79 @@
-// events.jsonl: one JSON event per line (SPEC section 5), appended only.
+// events.jsonl: the run's typed event stream, one JSON object per line, appended only.
 import { appendWhole } from "./append-whole.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
+
+/** Token counts as an event reports them. */
+export interface EventTokens {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** What an iteration came to. */
+export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused";
+
+/** The body of each event type: what the engine and the in-session hook publish. */
+export type EventBody =
+  | {
+      type: "run_started";
+      agent: string;
+      mode?: "hook";
+      max_iterations: number;
+      cwd: string;
+      continued_from_iteration?: number | null;
+      session_id?: string | null;
+      supervision?: string;
+    }
+  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
+  | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
+  | {
+      type: "iteration_ended";
+      iteration: number;
+      result: IterationResult;
+      exit_code?: number | null;
+      exit_signal?: string | null;
+      ended_by?: string | null;
+      duration_ms?: number;
+      error?: string | null;
+      counted?: false;
+      cost_usd?: number | null;
+      cost_total_usd?: number;
+      tokens?: EventTokens | null;
+      session_id?: string | null;
+      promise?: string | null;
+      promise_ignored?: string;
+      checks_skipped?: string;
+      criteria_passed?: boolean | null;
+      resources?: ResourceFigures | null;
+      message_source?: string;
+      stop_hook_active?: boolean;
+      blocks_this_turn?: number;
+    }
+  | { type: "paused" }
+  | { type: "resumed" }
+  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
+  | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
+  | { type: "state_set"; applied?: string; refused?: string }
+  | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
+  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string };
 
 /** Event types of the stream. */
-export type EventType =
-  | "run_started"
-  | "iteration_started"
-  | "agent_event"
-  | "iteration_ended"
-  | "paused"
-  | "resumed"
-  | "waiting_limit"
-  | "criteria_checked"
-  | "state_change_rejected"
-  | "state_set"
-  | "run_ended";
+export type EventType = EventBody["type"];
 
-/** One event as written to events.jsonl and to stdout with --json. */
-export interface RunEvent {
+/** The fields every event starts with. */
+export interface EventEnvelope {
   v: 1;
   ts: string;
   run: string;
+}
+
+/**
+ * One event as written to events.jsonl and to stdout with --json: the envelope and one EventBody. Readers
+ * of the stream (the renderer, the dashboard) take it as it is on disk, a record of named fields.
+ */
+export interface RunEvent extends EventEnvelope {
   type: EventType;
   [field: string]: unknown;
 }

@@ -5,7 +5,7 @@ import type { RunnerAlive } from "./lock-file.js";
 import { readCompletion } from "./progress-log.js";
 import { runPaths, runsDir } from "./run-paths.js";
 import type { RunSummary } from "./run-summary.js";
-import { isExitReason } from "../loop/exit-reasons.js";
+import { isExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "./status-file.js";
 
 /** The ids of every run directory of a project, in name order. */

@@ -2,7 +2,7 @@
 import { closeSync, constants, readSync, fstatSync } from "node:fs";
 import { appendWhole } from "./append-whole.js";
 import { openRegular } from "./regular-file.js";
-import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
 
 /** One key=value block; values are written on one line (newlines are escaped). */
 export type ProgressBlock = ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>;

@@ -1,4 +1,4 @@
-// Where a project's runs and each run's files live (SPEC section 3).
+// Where a project's runs and each run's files live.
 import { join } from "node:path";
 import { entryKind } from "./regular-file.js";
 

@@ -1,6 +1,6 @@
 // The shape of a run as `ralph list` and `ralph status` report it (their --json output is validated against these).
 import { z } from "zod";
-import { EXIT_REASONS } from "../loop/exit-reasons.js";
+import { EXIT_REASONS } from "../exit/exit-reasons.js";
 
 /** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
 export const LISTED_STATES = ["running", "paused", "waiting", "stale", ...EXIT_REASONS] as const;

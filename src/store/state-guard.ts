@@ -7,7 +7,7 @@
 // applied in full. `ralph set` changes go through the runner (set-request.ts) and are trusted at once.
 import { createHash } from "node:crypto";
 import { writeFileAtomic } from "./atomic-write.js";
-import { parseState, readStateBytes, renderState, type RunState } from "./state-file.js";
+import { parsePlan, readPlanBytes, renderPlan, type Plan } from "./plan-file.js";
 
 /** What happened to a change of state.md written during an iteration. */
 export interface RejectedChange {
@@ -20,12 +20,12 @@ export interface RejectedChange {
 }
 
 /** What a boundary found in state.md. */
-export type BoundaryRead = { kind: "same" } | { kind: "changed"; state: RunState } | { kind: "broken"; message: string };
+export type BoundaryRead = { kind: "same" } | { kind: "changed"; state: Plan } | { kind: "broken"; message: string };
 
 const digest = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
 
 /** The parts of `proposed` that only tighten `trusted`: active false, a lower non-zero cap. The rest is kept from `trusted`. */
-export function tightenOnly(trusted: RunState, proposed: RunState): { state: RunState; applied: string[]; ignored: string[] } {
+export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; applied: string[]; ignored: string[] } {
   const state = { ...trusted };
   const applied: string[] = [];
   const ignored: string[] = [];
@@ -56,20 +56,20 @@ export class StateGuard {
 
   constructor(
     private readonly file: string,
-    private trustedState: RunState,
+    private trustedState: Plan,
   ) {
-    const read = readStateBytes(file);
-    this.trustedHash = read.ok ? digest(read.bytes) : digest(renderState(trustedState));
+    const read = readPlanBytes(file);
+    this.trustedHash = read.ok ? digest(read.bytes) : digest(renderPlan(trustedState));
   }
 
   /** The state in force. */
-  get state(): RunState {
+  get state(): Plan {
     return this.trustedState;
   }
 
   /** Replaces state.md with `state` as the runner's own (trusted) write: `ralph set`, or a put-back. */
-  write(state: RunState): void {
-    const text = renderState(state);
+  write(state: Plan): void {
+    const text = renderPlan(state);
     writeFileAtomic(this.file, text);
     this.trustedState = state;
     this.trustedHash = digest(text);
@@ -81,14 +81,14 @@ export class StateGuard {
    * are applied, the rest is not; state.md is rewritten to what is in force and the change kept beside it.
    */
   afterIteration(iteration: number): RejectedChange | null {
-    const read = readStateBytes(this.file);
+    const read = readPlanBytes(this.file);
     if (read.ok && [this.trustedHash, this.brokenHash].includes(digest(read.bytes))) return null;
     const keptAs = `${this.file}.rejected-${String(iteration).padStart(3, "0")}`;
-    let outcome: { state: RunState; applied: string[]; ignored: string[] };
+    let outcome: { state: Plan; applied: string[]; ignored: string[] };
     if (read.ok) {
       writeFileAtomic(keptAs, read.bytes);
-      const parsed = parseState(this.file, read.bytes);
-      outcome = parsed.ok ? tightenOnly(this.trustedState, parsed.state) : { state: this.trustedState, applied: [], ignored: [parsed.message] };
+      const parsed = parsePlan(this.file, read.bytes);
+      outcome = parsed.ok ? tightenOnly(this.trustedState, parsed.plan) : { state: this.trustedState, applied: [], ignored: [parsed.message] };
     } else {
       outcome = { state: this.trustedState, applied: [], ignored: [read.message] };
     }
@@ -98,18 +98,18 @@ export class StateGuard {
 
   /** At a boundary with no agent running: a change is a person's edit and is accepted when it parses. */
   atBoundary(): BoundaryRead {
-    const read = readStateBytes(this.file);
+    const read = readPlanBytes(this.file);
     if (!read.ok) return { kind: "broken", message: read.message };
     const hash = digest(read.bytes);
     if (hash === this.trustedHash) return { kind: "same" };
-    const parsed = parseState(this.file, read.bytes);
+    const parsed = parsePlan(this.file, read.bytes);
     if (!parsed.ok) {
       this.brokenHash = hash;
       return { kind: "broken", message: parsed.message };
     }
     this.brokenHash = null;
-    this.trustedState = parsed.state;
+    this.trustedState = parsed.plan;
     this.trustedHash = hash;
-    return { kind: "changed", state: parsed.state };
+    return { kind: "changed", state: parsed.plan };
   }
 }

@@ -1,5 +1,5 @@
 // status.json: the run's observed state, owned by the runner and always replaced atomically.
-import type { ExitReason } from "../loop/exit-reasons.js";
+import type { ExitReason } from "../exit/exit-reasons.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { readRegular } from "./regular-file.js";
@@ -13,7 +13,7 @@ export interface TokenTotals {
   output: number;
 }
 
-/** The content of status.json (SPEC section 3). */
+/** The content of status.json. */
 export interface RunStatus {
   schema_version: 1;
   run_id: string;

@@ -79,7 +79,7 @@ describe("first-line failures of the other agents", () => {
 });
 
 describe("--agent-args", () => {
-  const base = { prompt: "p", cwd: "/p", scratchDir: "/s" };
+  const base = { prompt: "p", cwd: "/p", env: {}, scratchDir: "/s" };
   test("are passed as words after ralph's own flags; a permission mode replaces --dangerously-skip-permissions", () => {
     const plain = claudeArgv(base, "claude");
     assert.ok(plain.includes("--dangerously-skip-permissions"));

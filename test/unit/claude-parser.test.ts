@@ -204,20 +204,21 @@ describe("createClaudeParser on edge cases", () => {
 
 describe("claudeAdapter", () => {
   test("argv: headless stream-json, permissions skipped, model and budget passed, prompt only on stdin", () => {
+    const prompt = "Fix it; don't `rm -rf` $HOME * ?";
+    const invocation = claudeAdapter.invocation({ prompt, cwd: "/project", env: {}, scratchDir: "/scratch", model: "sonnet", remainingBudgetUsd: 1.2345678 });
+    assert.deepEqual(invocation.argv, [
+      "claude", "-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+      "--model", "sonnet", "--max-budget-usd", "1.234567",
+    ]);
+    assert.equal(invocation.stdin, prompt);
+    assert.ok(!invocation.argv.some((arg) => arg.includes(prompt)));
+    // The binary comes from the environment the adapter is given, never from the process's own.
+    const plain = claudeAdapter.invocation({ prompt, cwd: "/project", env: { [CLAUDE_BIN_VARIABLE]: "/opt/claude" }, scratchDir: "/scratch" });
+    assert.deepEqual(plain.argv, ["/opt/claude", "-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]);
     const saved = process.env[CLAUDE_BIN_VARIABLE];
     try {
-      delete process.env[CLAUDE_BIN_VARIABLE];
-      const prompt = "Fix it; don't `rm -rf` $HOME * ?";
-      const invocation = claudeAdapter.invocation({ prompt, cwd: "/project", scratchDir: "/scratch", model: "sonnet", remainingBudgetUsd: 1.2345678 });
-      assert.deepEqual(invocation.argv, [
-        "claude", "-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
-        "--model", "sonnet", "--max-budget-usd", "1.234567",
-      ]);
-      assert.equal(invocation.stdin, prompt);
-      assert.ok(!invocation.argv.some((arg) => arg.includes(prompt)));
-      process.env[CLAUDE_BIN_VARIABLE] = "/opt/claude";
-      const plain = claudeAdapter.invocation({ prompt, cwd: "/project", scratchDir: "/scratch" });
-      assert.deepEqual(plain.argv, ["/opt/claude", "-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]);
+      process.env[CLAUDE_BIN_VARIABLE] = "/from/process/env";
+      assert.equal(claudeAdapter.invocation({ prompt, cwd: "/project", env: {}, scratchDir: "/scratch" }).argv[0], "claude");
     } finally {
       if (saved === undefined) delete process.env[CLAUDE_BIN_VARIABLE];
       else process.env[CLAUDE_BIN_VARIABLE] = saved;
@@ -225,7 +226,7 @@ describe("claudeAdapter", () => {
   });
 
   test("a spent or tiny budget never becomes the invalid --max-budget-usd 0", () => {
-    const argv = (remainingBudgetUsd: number) => claudeAdapter.invocation({ prompt: "p", cwd: "/", scratchDir: "/", remainingBudgetUsd }).argv;
+    const argv = (remainingBudgetUsd: number) => claudeAdapter.invocation({ prompt: "p", cwd: "/", env: {}, scratchDir: "/", remainingBudgetUsd }).argv;
     assert.ok(!argv(0).includes("--max-budget-usd"));
     assert.ok(!argv(-1).includes("--max-budget-usd"));
     assert.equal(argv(1e-9).at(-1), "0.000001");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkCriteria, failingContext, parseCriteria, type Criterion, type CriterionVerdict } from "../../src/loop/criteria.js";
+import { checkCriteria, failingContext, parseCriteria, type Criterion, type CriterionVerdict } from "../../src/judge/criteria.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-criteria-"));
 const started: number[] = [];
@@ -19,7 +19,7 @@ after(() => {
 });
 
 async function one(criterion: Criterion, extra: Partial<Parameters<typeof checkCriteria>[1]> = {}): Promise<CriterionVerdict> {
-  const [verdict] = await checkCriteria([criterion], { cwd: dir, ...extra });
+  const [verdict] = await checkCriteria([criterion], { cwd: dir, env: process.env, ...extra });
   assert.ok(verdict);
   return verdict;
 }
@@ -92,7 +92,7 @@ test("command: a hanging check is killed at its timeout, with its whole process 
 test("command: the default timeout is 10 minutes", async () => {
   const verdict = await one({ type: "command", check: "exit 0" });
   assert.equal(verdict.timedOut, undefined);
-  const { DEFAULT_CHECK_TIMEOUT_MS } = await import("../../src/loop/criteria.js");
+  const { DEFAULT_CHECK_TIMEOUT_MS } = await import("../../src/judge/criteria.js");
   assert.equal(DEFAULT_CHECK_TIMEOUT_MS, 600_000);
   assert.equal((await one({ type: "command", check: "sleep 0.05" }, { timeoutMs: 0 })).passed, true, "0 means no limit");
 });
@@ -131,7 +131,7 @@ test("command: aborting the signal kills the running check and skips the rest", 
       { type: "command", check: "sleep 30" },
       { type: "command", check: "true" },
     ],
-    { cwd: dir, signal: controller.signal },
+    { cwd: dir, env: process.env, signal: controller.signal },
   );
   controller.abort();
   const [first, second] = await pending;
@@ -201,11 +201,11 @@ test("criteria run in order, and stopAtFirstFailure skips the rest", async () =>
     { type: "command", check: `echo 2 >> '${log}'; exit 1` },
     { type: "command", check: `echo 3 >> '${log}'` },
   ];
-  const all = await checkCriteria(criteria, { cwd: dir });
+  const all = await checkCriteria(criteria, { cwd: dir, env: process.env });
   assert.deepEqual(all.map((v) => v.passed), [true, false, true]);
   assert.equal(readFileSync(log, "utf8"), "1\n2\n3\n");
   rmSync(log);
-  const stopped = await checkCriteria(criteria, { cwd: dir, stopAtFirstFailure: true });
+  const stopped = await checkCriteria(criteria, { cwd: dir, env: process.env, stopAtFirstFailure: true });
   assert.deepEqual(stopped.map((v) => [v.passed, v.skipped === true]), [[true, false], [false, false], [false, true]]);
   assert.equal(readFileSync(log, "utf8"), "1\n2\n");
 });
@@ -218,7 +218,7 @@ test("failingContext names each failed check with the tail of its output", async
       { type: "no_files", check: "docs/issues/*.md" },
       { type: "command", check: "seq 1 3000; printf '```\\n'; echo LAST-LINE; exit 2" },
     ],
-    { cwd: dir },
+    { cwd: dir, env: process.env },
   );
   const text = failingContext(verdicts);
   assert.match(text, /`echo 'FAIL src\/a.test.ts: expected 2, got 3'; exit 1`: exit 1/);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { handleStop, type HandleDeps, type StopDecision } from "../../src/hook/handle-stop.js";
 import { hookFiles } from "../../src/hook/hook-files.js";
 import type { StopHookInput } from "../../src/hook/hook-input.js";
-import { patchHookState, readHookState } from "../../src/hook/hook-state.js";
+import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
 import { runPaths } from "../../src/store/run-paths.js";
 
@@ -41,9 +41,9 @@ async function start(dir: string, request: Partial<HookStartRequest> = {}): Prom
 }
 
 function state(dir: string) {
-  const read = readHookState(hookFiles(dir).state);
+  const read = readHookLoop(hookFiles(dir).loop);
   assert.equal(read.kind, "ok");
-  return read.kind === "ok" ? read.state : assert.fail("unreachable");
+  return read.kind === "ok" ? read.loop : assert.fail("unreachable");
 }
 
 function marker(dir: string, runId: string): string[] {
@@ -116,12 +116,12 @@ describe("hook handle", () => {
   test("inactive state file: the stop is allowed and the run is recorded STOPPED", async () => {
     const dir = project();
     const runId = await start(dir);
-    patchHookState(hookFiles(dir).state, { active: false });
+    patchHookLoop(hookFiles(dir).loop, { active: false });
     const decision = await handleStop(input(), deps(dir));
     assert.equal(decision.kind, "allow");
     assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /stopped at iteration 1/);
     assert.deepEqual(marker(dir, runId), ["completion_reason=STOPPED", "promise=COMPLETE"]);
-    assert.ok(existsSync(hookFiles(dir).state), "the state file is kept");
+    assert.ok(existsSync(hookFiles(dir).loop), "the state file is kept");
   });
 
   test("an unbound loop is bound to the first session to stop; other sessions are never blocked", async () => {
@@ -181,7 +181,7 @@ describe("hook handle", () => {
   test("a corrupt state file ends the loop FAILED with a clear message, once", async () => {
     const dir = project();
     const runId = await start(dir);
-    const file = hookFiles(dir).state;
+    const file = hookFiles(dir).loop;
     writeFileSync(file, readFileSync(file, "utf8").replace(/^iteration: 1$/m, "iteration: [oops"));
     const decision = await handleStop(input(), deps(dir));
     assert.equal(decision.kind, "allow");
@@ -195,8 +195,8 @@ describe("hook handle", () => {
   test("a state file with a bad field (iteration: abc) is corrupt too", async () => {
     const dir = project();
     const runId = await start(dir);
-    patchHookState(hookFiles(dir).state, { iteration: 1 });
-    const file = hookFiles(dir).state;
+    patchHookLoop(hookFiles(dir).loop, { iteration: 1 });
+    const file = hookFiles(dir).loop;
     writeFileSync(file, readFileSync(file, "utf8").replace(/^iteration: 1$/m, "iteration: abc"));
     const decision = await handleStop(input(), deps(dir));
     assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /iteration: expected a whole number of 1 or more, got "abc"/);
@@ -276,7 +276,7 @@ describe("hook handle", () => {
   test("a hand-written state file without run_id gets a run directory at its first stop", async () => {
     const dir = project();
     mkdirSync(join(dir, ".claude"));
-    writeFileSync(hookFiles(dir).state, "---\nactive: true\niteration: 1\nmax_iterations: 2\ncompletion_promise: null\n---\nKeep going.\n");
+    writeFileSync(hookFiles(dir).loop, "---\nactive: true\niteration: 1\nmax_iterations: 2\ncompletion_promise: null\n---\nKeep going.\n");
     const decision = await handleStop(input(), deps(dir));
     assertBlock(decision);
     assert.equal(decision.reason, "Keep going.");

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { describeChange, takeFingerprint, type Fingerprint } from "../../src/loop/progress-fingerprint.js";
+import { describeChange, takeFingerprint, type Fingerprint } from "../../src/judge/progress-fingerprint.js";
 
 const base = mkdtempSync(join(tmpdir(), "ralph-fingerprint-"));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ function write(repo: string, path: string, text: string): void {
 }
 
 async function take(repo: string, tasks?: string): Promise<Extract<Fingerprint, { ok: true }>> {
-  const fingerprint = await takeFingerprint(repo, tasks);
+  const fingerprint = await takeFingerprint(repo, process.env, tasks);
   assert.ok(fingerprint.ok, fingerprint.ok ? "" : fingerprint.message);
   return fingerprint;
 }
@@ -125,11 +125,11 @@ test("fingerprint: outside a git repository it reports that git is unavailable",
   const saved = process.env["GIT_CEILING_DIRECTORIES"];
   process.env["GIT_CEILING_DIRECTORIES"] = base;
   try {
-    const fingerprint = await takeFingerprint(plain);
+    const fingerprint = await takeFingerprint(plain, process.env);
     assert.equal(fingerprint.ok, false);
     assert.match(fingerprint.ok ? "" : fingerprint.message, /not in a git repository.*stall detection needs git/);
     assert.equal(describeChange(fingerprint, fingerprint), null);
-    const missing = await takeFingerprint(join(base, "does-not-exist"));
+    const missing = await takeFingerprint(join(base, "does-not-exist"), process.env);
     assert.match(missing.ok ? "" : missing.message, /does not exist/);
   } finally {
     if (saved === undefined) delete process.env["GIT_CEILING_DIRECTORIES"];

@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseStateChanges } from "../../src/config/state-changes.js";
-import { renderState, type RunState } from "../../src/store/state-file.js";
+import { renderPlan, type Plan } from "../../src/store/plan-file.js";
 import { StateGuard, tightenOnly } from "../../src/store/state-guard.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-const base: RunState = {
+const base: Plan = {
   active: true,
   maxIterations: 5,
   completionPromise: "DONE",
@@ -22,7 +22,7 @@ const base: RunState = {
 
 describe("tightenOnly", () => {
   test("applies active: false and a lower cap; ignores everything that loosens or changes the rules", () => {
-    const proposed: RunState = { ...base, active: false, maxIterations: 2, completionPromise: null, completionCriteria: [], tasks: "x.md", prompt: Buffer.from("other") };
+    const proposed: Plan = { ...base, active: false, maxIterations: 2, completionPromise: null, completionCriteria: [], tasks: "x.md", prompt: Buffer.from("other") };
     const { state, applied, ignored } = tightenOnly(base, proposed);
     assert.deepEqual(applied, ["active: false", "max_iterations 5 -> 2"]);
     assert.deepEqual(ignored, ["completion_promise", "completion_criteria", "tasks", "prompt"]);
@@ -42,7 +42,7 @@ describe("StateGuard", () => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-guard-"));
     dirs.push(dir);
     const file = join(dir, "state.md");
-    writeFileSync(file, renderState(base));
+    writeFileSync(file, renderPlan(base));
     return { file, guard: new StateGuard(file, base) };
   }
 
@@ -52,7 +52,7 @@ describe("StateGuard", () => {
     const loosened = readFileSync(file, "utf8").replace('check: "false"', 'check: "true"');
     writeFileSync(file, loosened);
     assert.deepEqual(guard.afterIteration(2)?.ignored, ["completion_criteria"]);
-    assert.deepEqual(readFileSync(file), renderState(base));
+    assert.deepEqual(readFileSync(file), renderPlan(base));
     assert.equal(readFileSync(`${file}.rejected-002`, "utf8"), loosened);
     assert.equal(guard.atBoundary().kind, "same");
     writeFileSync(file, loosened);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeTask, firstIncomplete, loadTasks, parseTasks, type Task, type TaskListResult } from "../../src/loop/tasks.js";
+import { describeTask, firstIncomplete, loadTasks, parseTasks, type Task, type TaskListResult } from "../../src/judge/tasks.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-tasks-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,12 +2,13 @@
 import { existsSync, renameSync } from "node:fs";
 import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
-import { defaultSettings, type RunSettings } from "../../config/run-options.js";
+import type { RunSettings } from "../../config/run-options.js";
+import { parseSavedSettings } from "../../config/saved-settings.js";
 import { isRunnerAlive } from "../../process/runner-alive.js";
 import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
-import { readStateFile, writeStateFile } from "../../store/state-file.js";
+import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
@@ -20,11 +21,15 @@ function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Par
 }
 
 function savedSettings(file: string): RunSettings {
+  let text: string;
   try {
-    return { ...defaultSettings(), ...(JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as Partial<RunSettings>) };
+    text = readRegular(file, 1024 * 1024).toString("utf8");
   } catch {
     throw new UsageError(`${file}: cannot be read; this run cannot be continued`);
   }
+  const parsed = parseSavedSettings(text, file);
+  if (!parsed.ok) throw new UsageError(`${parsed.message}; this run cannot be continued`);
+  return parsed.settings;
 }
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
@@ -37,16 +42,16 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
   const maxIterations = opts.maxIterations === undefined ? null : parsedOption("--max-iterations", opts.maxIterations, parseCount);
-  const read = readStateFile(paths.state);
+  const read = readPlanFile(paths.state);
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
   if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("--max-cost", opts.maxCost, parseUsd);
   if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("--max-runtime", opts.maxRuntime, parsePositiveDuration);
-  const state = { ...read.state, active: true, maxIterations: maxIterations ?? read.state.maxIterations };
-  if (state.maxIterations !== 0 && status.iteration >= state.maxIterations) {
+  const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
+  if (plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
     // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
-    const more = status.iteration + Math.max(read.state.maxIterations, 1);
-    throw new UsageError(`run ${id} has used ${status.iteration} of its ${state.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
+    const more = status.iteration + Math.max(read.plan.maxIterations, 1);
+    throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
   }
   if (settings.maxCostUsd !== null && status.cost_usd >= settings.maxCostUsd) {
     throw new UsageError(`run ${id} has spent $${status.cost_usd.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`);
@@ -55,7 +60,7 @@ export async function continueCommand(projectDir: string, given: string | undefi
   const prepare = () => {
     removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
-    writeStateFile(paths.state, state);
+    writePlanFile(paths.state, plan);
   };
-  return startRun({ projectDir, runId: id, settings, state, previous: status, projectLock: false, prepare });
+  return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare });
 }

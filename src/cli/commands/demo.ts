@@ -30,7 +30,7 @@ export async function demoCommand(): Promise<number> {
     projectDir,
     runId: generateRunId(new Date()),
     settings,
-    state: {
+    plan: {
       active: true,
       maxIterations: settings.maxIterations,
       completionPromise: "DONE",

@@ -1,4 +1,4 @@
-// `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook (SPEC section 8).
+// `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook.
 import { hostname } from "node:os";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,10 +94,10 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   if (!started.ok) throw new UsageError(started.message);
   const lines = startSummary({
     runId: started.runId,
-    state: started.state,
-    hookLine: `${installed.lines.join("; ")}; state in ${relative(projectDir, files.state)}`,
+    state: started.loop,
+    hookLine: `${installed.lines.join("; ")}; state in ${relative(projectDir, files.loop)}`,
     cap: blockCap(process.env),
-    hookNewInSession: installed.changed && started.state.sessionId !== "",
+    hookNewInSession: installed.changed && started.loop.sessionId !== "",
   });
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;

@@ -7,22 +7,23 @@ import { loadRalphYaml } from "../../config/ralph-yaml.js";
 import type { RunSettings } from "../../config/run-options.js";
 import { givenFlags } from "../run-flags.js";
 import { resolveSettings } from "../../config/resolve-settings.js";
-import { parseCriteria } from "../../loop/criteria.js";
-import { loadTasks } from "../../loop/tasks.js";
+import { parseCriteria } from "../../store/plan-fields.js";
+import { loadTasks } from "../../judge/tasks.js";
 import { generateRunId, runPaths } from "../../store/run-paths.js";
-import type { CriterionSpec, RunState } from "../../store/state-file.js";
+import type { Plan } from "../../store/plan-file.js";
+import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
-export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: CriterionSpec[] } {
+export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
   const yaml = loadRalphYaml(join(projectDir, "ralph.yaml"));
   if (!yaml.ok) throw new UsageError(yaml.message);
   const resolved = resolveSettings(givenFlags(command), env, yaml.defaults);
   if (!resolved.ok) throw new UsageError(resolved.message);
   const fromYaml = yaml.defaults.values.get("completion_criteria");
-  let criteria: CriterionSpec[] = [];
+  let criteria: Criterion[] = [];
   if (fromYaml) {
     const parsed = parseCriteria(fromYaml.value, `${yaml.defaults.file}: line ${fromYaml.line}: completion_criteria`);
     if (!parsed.ok) throw new UsageError(parsed.message);
@@ -62,8 +63,8 @@ export function settleAgent(settings: RunSettings, trailing: string[] | null, ag
   return { ...settings, agent, agentCmd };
 }
 
-/** The run's first state.md, after checking the task list and criteria. */
-export function initialState(settings: RunSettings, criteria: CriterionSpec[], prompt: Buffer, projectDir: string): RunState {
+/** The run's first plan (state.md), after checking the task list and criteria. */
+export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string): Plan {
   if (settings.tasks) {
     const tasks = loadTasks(resolve(projectDir, settings.tasks));
     if (!tasks.ok) throw new UsageError(`--tasks ${settings.tasks}: ${tasks.message}`);
@@ -84,10 +85,10 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const loaded = loadSettings(command, projectDir, process.env);
   const settings = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   const prompt = resolvePrompt(words, settings, projectDir);
-  const state = initialState(settings, loaded.criteria, prompt, projectDir);
+  const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
-  return startRun({ projectDir, runId, settings, state, previous: null, projectLock: settings.name === null });
+  return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
 }
 
 /** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */

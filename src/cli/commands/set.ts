@@ -8,7 +8,7 @@ import { summariseRun } from "../../store/list-runs.js";
 import { acquireLock } from "../../store/lock-file.js";
 import { runPaths } from "../../store/run-paths.js";
 import { takeSetResult, withdrawSetRequest, writeSetRequest } from "../../store/set-request.js";
-import { readStateFile, writeStateFile } from "../../store/state-file.js";
+import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -32,9 +32,9 @@ export async function setCommand(projectDir: string, given: string, words: strin
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
     if (lock.ok) {
       try {
-        const read = readStateFile(paths.state);
+        const read = readPlanFile(paths.state);
         if (!read.ok) throw new UsageError(read.message);
-        writeStateFile(paths.state, applyStateChanges(read.state, parsed.changes));
+        writePlanFile(paths.state, applyStateChanges(read.plan, parsed.changes));
       } finally {
         lock.release();
       }

@@ -1,8 +1,9 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
 import { appendCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
-import { exitCodeFor, type ExitReason, type InterruptSignal } from "./exit-reasons.js";
+import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
+import type { RunStatus } from "../store/status-file.js";
 
 /** How a run ended, as decided by the loop. */
 export interface Ending {
@@ -41,8 +42,11 @@ export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
 /** progress.txt files this process has written the completion marker to. */
 const markedByThisRunner = new Set<string>();
 
-/** Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result. */
-export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResult {
+/**
+ * Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result.
+ * `last` holds status fields the ending step changed (e.g. the spend of an interrupted iteration).
+ */
+export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Partial<RunStatus> = {}): RunResult {
   const exitCode = exitCodeFor(ending.reason, ending.signal);
   const detail = record.redactor.text(ending.detail);
   record.stopHeartbeat();
@@ -52,13 +56,14 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date): RunResu
     () => record.log(`run ended: ${ending.reason} (${detail})`),
     () =>
       record.update({
+        ...last,
         state: "ended",
         ended_at: now.toISOString(),
         exit_reason: ending.reason,
         exit_code: exitCode,
         last_action: detail,
       }),
-    () => record.event("run_ended", { reason: ending.reason, exit_code: exitCode, detail }),
+    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { findPromise, normaliseWhitespace, type PromiseVerdict } from "../../src/loop/promise.js";
+import { findClaim, normaliseWhitespace, type ClaimVerdict } from "../../src/judge/claim.js";
 
 const PROMPT = [
   "Fix the failing tests under src/.",
@@ -11,7 +11,7 @@ const PROMPT = [
 interface Case {
   name: string;
   message: string;
-  expected: PromiseVerdict["reason"];
+  expected: ClaimVerdict["reason"];
   promise?: string;
   prompt?: string;
 }
@@ -88,7 +88,7 @@ const CASES: Case[] = [
 
 for (const c of CASES) {
   test(`promise: ${c.name} → ${c.expected}`, () => {
-    const verdict = findPromise(c.message, c.promise ?? "DONE", c.prompt);
+    const verdict = findClaim(c.message, c.promise ?? "DONE", c.prompt);
     assert.equal(verdict.reason, c.expected, `detail: ${verdict.detail ?? ""}`);
     assert.equal(verdict.found, c.expected === "found");
   });
@@ -96,21 +96,21 @@ for (const c of CASES) {
 
 test("promise: the tag as the last line of a long final message counts", () => {
   const report = Array.from({ length: 400 }, (_, i) => `- step ${i}: updated module ${i} and its "tests"; didn't touch \`api\``).join("\n");
-  const verdict = findPromise(`${report}\n\nEverything is verified.\n<promise>COMPLETE</promise>`, "COMPLETE", PROMPT);
+  const verdict = findClaim(`${report}\n\nEverything is verified.\n<promise>COMPLETE</promise>`, "COMPLETE", PROMPT);
   assert.deepEqual([verdict.found, verdict.reason], [true, "found"]);
 });
 
 test("promise: only the text it is given is looked at (the caller passes the final message)", () => {
   const earlier = "Plan: fix the tests.\n<promise>DONE</promise>";
   const final = "I found two more failures and I am fixing them.";
-  assert.equal(findPromise(earlier, "DONE").found, true);
-  assert.equal(findPromise(final, "DONE").found, false);
-  assert.equal(findPromise(final, "DONE").reason, "absent");
+  assert.equal(findClaim(earlier, "DONE").found, true);
+  assert.equal(findClaim(final, "DONE").found, false);
+  assert.equal(findClaim(final, "DONE").reason, "absent");
 });
 
 test("promise: an empty expected text never matches", () => {
-  assert.equal(findPromise("<promise></promise>", "").found, false);
-  assert.equal(findPromise("<promise> </promise>", "  \n").found, false);
+  assert.equal(findClaim("<promise></promise>", "").found, false);
+  assert.equal(findClaim("<promise> </promise>", "  \n").found, false);
 });
 
 test("promise: normaliseWhitespace collapses runs and trims", () => {

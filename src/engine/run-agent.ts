@@ -1,31 +1,14 @@
 // Runs one agent process to its end: output logged and parsed, timeouts and stop requests enforced,
 // and the whole process tree ended afterwards so nothing leaks into the next iteration.
-import type { AgentOutcome, AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
-import type { ResourceFigures } from "../process/agent-cgroup.js";
+import type { AgentAdapter, AgentEvent, Invocation } from "../agents/types.js";
 import type { EndTreeReport } from "../process/kill-tree.js";
-import type { AgentExit, SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
+import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { IterationLog } from "../store/iteration-log.js";
 import { LineSplitter } from "./line-splitter.js";
+import type { AgentRun, EndedBy } from "./phase.js";
 
-/** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
-
-/** What one agent process did. */
-export type AgentRun =
-  | { kind: "missing"; message: string }
-  | {
-      kind: "finished";
-      exit: AgentExit;
-      outcome: AgentOutcome;
-      endedBy: EndedBy | null;
-      durationMs: number;
-      leftovers: number;
-      /** What the agent tree used, where a cgroup counted it. */
-      resources?: ResourceFigures | null;
-    };
-
-/** Everything runAgent needs for one iteration. */
+/** Everything startAgent needs for one iteration. */
 export interface AgentRunInput {
   adapter: AgentAdapter;
   invocation: Invocation;
@@ -38,14 +21,8 @@ export interface AgentRunInput {
   timeoutMs: number;
   idleTimeoutMs: number | null;
   graceMs: number;
-  /** Aborted on a first signal: end the agent now, with grace. */
-  interrupted: AbortSignal;
   /** Aborted on a second signal: skip the grace. */
   urgent: AbortSignal;
-  /** Aborted by `ralph stop --now`. */
-  stopNow: AbortSignal;
-  /** Aborted when the run's files can no longer be written (a full disk): end the agent. */
-  cannotRecord: AbortSignal;
   onEvent: (event: AgentEvent) => void;
   /** Told the size of every chunk of output. */
   onOutput?: (bytes: number) => void;
@@ -55,8 +32,30 @@ export interface AgentRunInput {
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 
-/** Starts the agent, waits for it (or ends it), and always ends its whole tree before returning. */
-export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
+/** A running agent: `end` ends its tree (once; later calls are ignored), `done` settles when it is gone. */
+export interface AgentHandle {
+  end(why: EndedBy): void;
+  done: Promise<AgentRun>;
+}
+
+/** Starts the agent; its whole tree is always ended before `done` settles. */
+export function startAgent(input: AgentRunInput): AgentHandle {
+  let requested: EndedBy | null = null;
+  let endNow: ((why: EndedBy) => void) | null = null;
+  const done = runAgent(input, (end) => {
+    endNow = end;
+    if (requested) end(requested);
+  });
+  return {
+    end(why) {
+      requested ??= why;
+      endNow?.(why);
+    },
+    done,
+  };
+}
+
+async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => void) => void): Promise<AgentRun> {
   const started = input.now();
   const spawned = await input.spawnAgent({
     argv: input.invocation.argv,
@@ -127,15 +126,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   const timeout = setTimeout(() => endNow("timeout"), input.timeoutMs);
   armIdle();
   void agent.memoryCapHit.then(() => endNow("memory_cap"));
-  const onInterrupt = () => endNow("interrupted");
-  const onStopNow = () => endNow("stop_now");
-  const onCannotRecord = () => endNow("write_failed");
-  input.interrupted.addEventListener("abort", onInterrupt);
-  input.stopNow.addEventListener("abort", onStopNow);
-  input.cannotRecord.addEventListener("abort", onCannotRecord);
-  if (input.interrupted.aborted) onInterrupt();
-  if (input.stopNow.aborted) onStopNow();
-  if (input.cannotRecord.aborted) onCannotRecord();
+  ready(endNow);
   try {
     const exit = await agent.exited;
     // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
@@ -152,9 +143,6 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRun> {
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);
-    input.interrupted.removeEventListener("abort", onInterrupt);
-    input.stopNow.removeEventListener("abort", onStopNow);
-    input.cannotRecord.removeEventListener("abort", onCannotRecord);
   }
 }
 

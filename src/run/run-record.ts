@@ -5,17 +5,20 @@ import { openAppend } from "../store/regular-file.js";
 import { join } from "node:path";
 import { Redactor } from "../redact/redactor.js";
 import { appendWhole } from "../store/append-whole.js";
-import { appendEvent, type EventType, type RunEvent } from "../store/event-log.js";
+import { appendEvent, type EventBody, type RunEvent } from "../store/event-log.js";
 import { appendProgress, type ProgressBlock } from "../store/progress-log.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { writeStatusFile, type RunStatus } from "../store/status-file.js";
 import { WriteGuard } from "../store/write-guard.js";
 
-/** Receives what the runner records, for rendering on the terminal. */
+/** Receives the run's event stream and log lines as they are recorded (the terminal renderer, for one). */
 export interface RecordListener {
   event(event: RunEvent): void;
   log(line: string): void;
 }
+
+/** One thing to record: a log line, an event, or a progress.txt block. */
+export type RecordEntry = { kind: "log"; line: string } | { kind: "event"; body: EventBody } | { kind: "progress"; block: ProgressBlock };
 
 /** Writes a run's files; the one object the loop records through. */
 export class RunRecord {
@@ -55,10 +58,30 @@ export class RunRecord {
     this.writeStatus();
   }
 
+  /** Records each entry in order. */
+  apply(entries: readonly RecordEntry[]): void {
+    for (const entry of entries) {
+      switch (entry.kind) {
+        case "log":
+          this.log(entry.line);
+          break;
+        case "event":
+          this.event(entry.body);
+          break;
+        case "progress":
+          this.progress(entry.block);
+          break;
+        default: {
+          const unreachable: never = entry;
+          throw new Error(`unknown record entry ${JSON.stringify(unreachable)}`);
+        }
+      }
+    }
+  }
+
   /** Appends an event to events.jsonl and passes it on. */
-  event(type: EventType, fields: Record<string, unknown> = {}): void {
-    // The envelope fields come first and cannot be overridden by an event's own fields.
-    const { v: _v, ts: _ts, run: _run, type: _type, ...rest } = fields;
+  event(body: EventBody): void {
+    const { type, ...rest } = body;
     const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
     this.guard.attempt(() => {
       this.eventsFd ??= openAppend(this.paths.events);

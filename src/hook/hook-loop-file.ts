@@ -1,20 +1,16 @@
 // `.claude/ralph-loop.local.md`: the in-session loop's state as YAML front matter, with the prompt as the body.
 import { existsSync, readFileSync } from "node:fs";
-import { parseCriteria, type Criterion } from "../loop/criteria.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { parseFrontMatter, renderFrontMatter } from "../store/front-matter.js";
+import { planRules, wholeNumber, type PlanRules } from "../store/plan-fields.js";
 
 /** The loop's state; the user may edit the file at any time (e.g. `active: false`, a higher `max_iterations`). */
-export interface HookLoopState {
+export interface HookLoop extends PlanRules {
   active: boolean;
   /** The iteration in progress; it has ended when the session next stops. */
   iteration: number;
   /** The session the loop belongs to; "" until the first session reaches the hook. */
   sessionId: string;
-  /** 0 = unlimited. */
-  maxIterations: number;
-  completionPromise: string | null;
-  completionCriteria: Criterion[];
   startedAt: string | null;
   /** The run directory under .ralph/runs recording this loop; null in a hand-written file. */
   runId: string | null;
@@ -22,13 +18,13 @@ export interface HookLoopState {
 }
 
 /** What is on disk. */
-export type StateRead =
+export type HookLoopRead =
   | { kind: "missing" }
   | { kind: "corrupt"; message: string; runId: string | null }
-  | { kind: "ok"; state: HookLoopState };
+  | { kind: "ok"; loop: HookLoop };
 
 /** Fields the hook and `ralph hook cancel` change; everything else in the file is left as the user wrote it. */
-export interface StatePatch {
+export interface HookLoopPatch {
   active?: boolean;
   iteration?: number;
   session_id?: string;
@@ -38,7 +34,7 @@ export interface StatePatch {
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
 /** Reads the state file; a file that cannot be understood is `corrupt`, with its run id when one can be found. */
-export function readHookState(file: string): StateRead {
+export function readHookLoop(file: string): HookLoopRead {
   if (!existsSync(file)) return { kind: "missing" };
   let text: string;
   try {
@@ -48,48 +44,26 @@ export function readHookState(file: string): StateRead {
   }
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) return { kind: "corrupt", message: `${file} ${parsed.message}`, runId: scrapeRunId(text) };
-  const result = stateFromFields(file, parsed.doc.fields, parsed.doc.body);
-  return result.ok ? { kind: "ok", state: result.state } : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
+  const result = loopFromFields(file, parsed.doc.fields, parsed.doc.body);
+  return result.ok ? { kind: "ok", loop: result.loop } : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
 }
 
-function stateFromFields(file: string, fields: Record<string, unknown>, prompt: string): { ok: true; state: HookLoopState } | { ok: false; message: string } {
+function loopFromFields(file: string, fields: Record<string, unknown>, prompt: string): { ok: true; loop: HookLoop } | { ok: false; message: string } {
   const fail = (field: string, expected: string) => ({
     ok: false as const,
     message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field]) ?? "nothing"}`,
   });
   const iteration = wholeNumber(fields.iteration ?? 1);
   if (iteration === null || iteration < 1) return fail("iteration", "a whole number of 1 or more");
-  const maxIterations = wholeNumber(fields.max_iterations ?? 3);
-  if (maxIterations === null) return fail("max_iterations", "a whole number (0 = unlimited)");
   const sessionId = fields.session_id ?? "";
   if (typeof sessionId !== "string") return fail("session_id", "a text (empty until a session is bound)");
-  const promise = fields.completion_promise ?? null;
-  if (promise !== null && typeof promise !== "string") return fail("completion_promise", "a text or null");
-  const criteria = parseCriteria(fields.completion_criteria ?? null, file);
-  if (!criteria.ok) return { ok: false, message: criteria.message };
+  const rules = planRules(file, fields);
+  if (!rules.ok) return rules;
   const startedAt = fields.started_at ?? null;
   if (startedAt !== null && typeof startedAt !== "string") return fail("started_at", "a time");
   const runId = fields.run_id ?? null;
   if (runId !== null && (typeof runId !== "string" || !RUN_ID.test(runId))) return fail("run_id", "a run id");
-  return {
-    ok: true,
-    state: {
-      active: fields.active === true,
-      iteration,
-      sessionId: sessionId.trim(),
-      maxIterations,
-      completionPromise: promise === null || promise.trim() === "" ? null : promise,
-      completionCriteria: criteria.criteria,
-      startedAt,
-      runId,
-      prompt,
-    },
-  };
-}
-
-function wholeNumber(value: unknown): number | null {
-  const number = typeof value === "string" && /^[0-9]+$/.test(value.trim()) ? Number.parseInt(value, 10) : value;
-  return typeof number === "number" && Number.isSafeInteger(number) && number >= 0 ? number : null;
+  return { ok: true, loop: { active: fields.active === true, iteration, sessionId: sessionId.trim(), ...rules.rules, startedAt, runId, prompt } };
 }
 
 function scrapeRunId(text: string): string | null {
@@ -98,7 +72,7 @@ function scrapeRunId(text: string): string | null {
 }
 
 /** The file's text for a new loop. */
-export function renderHookState(state: HookLoopState): string {
+export function renderHookLoop(state: HookLoop): string {
   const fields = {
     active: state.active,
     iteration: state.iteration,
@@ -113,8 +87,8 @@ export function renderHookState(state: HookLoopState): string {
 }
 
 /** Writes a whole new state file (only `ralph hook start` does this). */
-export function writeHookState(file: string, state: HookLoopState): void {
-  writeFileAtomic(file, renderHookState(state));
+export function writeHookLoop(file: string, state: HookLoop): void {
+  writeFileAtomic(file, renderHookLoop(state));
 }
 
 /**
@@ -122,7 +96,7 @@ export function writeHookState(file: string, state: HookLoopState): void {
  * Works on a corrupt file too, as long as it has front matter (to set `active: false` in it). Returns false
  * when there was nothing to change it in.
  */
-export function patchHookState(file: string, patch: StatePatch): boolean {
+export function patchHookLoop(file: string, patch: HookLoopPatch): boolean {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -135,7 +109,7 @@ export function patchHookState(file: string, patch: StatePatch): boolean {
   return true;
 }
 
-function patchText(text: string, patch: StatePatch): string | null {
+function patchText(text: string, patch: HookLoopPatch): string | null {
   const opening = /^---\r?\n/.exec(text);
   if (!opening) return null;
   const closing = /^---[ \t]*\r?$/m.exec(text.slice(opening[0].length));
@@ -162,6 +136,6 @@ function patchText(text: string, patch: StatePatch): string | null {
   return agrees ? result : renderFrontMatter({ fields: { ...fields, ...definedOnly(patch) }, body: check.doc.body });
 }
 
-function definedOnly(patch: StatePatch): Record<string, unknown> {
+function definedOnly(patch: HookLoopPatch): Record<string, unknown> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 }

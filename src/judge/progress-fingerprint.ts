@@ -14,19 +14,19 @@ const CONTENT_HASH_LIMIT = 1024 * 1024;
 const HEAD_WHEN_NO_COMMIT = "none";
 
 /** Takes the fingerprint of the git work tree containing `cwd`; `tasksFile` is relative to `cwd`. */
-export async function takeFingerprint(cwd: string, tasksFile?: string): Promise<Fingerprint> {
-  const top = await git(cwd, ["rev-parse", "--show-toplevel"]);
+export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string): Promise<Fingerprint> {
+  const top = await git(cwd, env, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, message: unavailable(cwd, top) };
   const root = top.stdout.toString("utf8").trim();
-  const head = await git(cwd, ["rev-parse", "--verify", "-q", "HEAD"]);
-  const status = await git(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all", ...PATHSPEC]);
+  const head = await git(cwd, env, ["rev-parse", "--verify", "-q", "HEAD"]);
+  const status = await git(cwd, env, ["status", "--porcelain=v1", "-z", "--untracked-files=all", ...PATHSPEC]);
   if (!status.ok) return { ok: false, message: `git status failed in ${cwd}: ${status.stderr || status.code}` };
   const tree = createHash("sha256");
   tree.update(status.stdout);
   // Staged and unstaged changes, so an edit to an already modified file is seen too.
   for (const args of [["diff", "--cached"], ["diff"]]) {
     tree.update(`\0${args.join(" ")}\0`);
-    const diff = await gitInto(cwd, [...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC], tree);
+    const diff = await gitInto(cwd, env, [...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC], tree);
     if (!diff.ok) return { ok: false, message: `git ${args.join(" ")} failed in ${cwd}: ${diff.stderr || diff.code}` };
   }
   for (const digest of await hashUntracked(root, untrackedPaths(status.stdout))) tree.update(`\0${digest}`);
@@ -58,11 +58,11 @@ function short(head: string): string {
 type GitResult = { ok: true; stdout: Buffer } | { ok: false; code: number | string | null; stderr: string };
 
 // Optional locks off: a fingerprint must never take index.lock from under an agent's own git command.
-const gitEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" });
+const gitEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" });
 
-function git(cwd: string, args: string[]): Promise<GitResult> {
+function git(cwd: string, env: NodeJS.ProcessEnv, args: string[]): Promise<GitResult> {
   return new Promise((done) => {
-    execFile("git", args, { cwd, env: gitEnv(), encoding: "buffer", maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile("git", args, { cwd, env: gitEnv(env), encoding: "buffer", maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) return done({ ok: true, stdout });
       const code = (error as NodeJS.ErrnoException).code ?? null;
       done({ ok: false, code: typeof code === "number" || typeof code === "string" ? code : null, stderr: stderr.toString("utf8").trim() });
@@ -71,9 +71,9 @@ function git(cwd: string, args: string[]): Promise<GitResult> {
 }
 
 /** Runs git and feeds its stdout into `hash` as it arrives (a diff can be large). */
-function gitInto(cwd: string, args: string[], hash: Hash): Promise<{ ok: true } | { ok: false; code: number | string | null; stderr: string }> {
+function gitInto(cwd: string, env: NodeJS.ProcessEnv, args: string[], hash: Hash): Promise<{ ok: true } | { ok: false; code: number | string | null; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn("git", args, { cwd, env: gitEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("git", args, { cwd, env: gitEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => hash.update(chunk));
     child.stderr.on("data", (chunk: Buffer) => {

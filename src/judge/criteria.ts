@@ -5,12 +5,9 @@ import { performance } from "node:perf_hooks";
 import { glob } from "tinyglobby";
 import { runCheckCommand } from "./run-check-command.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
+import type { Criterion } from "../store/plan-fields.js";
 
-/** One completion criterion; an unknown `type` is a label for a `command` check. */
-export interface Criterion {
-  type: string;
-  check: string;
-}
+export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 
 /** The outcome of one criterion. */
 export interface CriterionVerdict {
@@ -38,7 +35,8 @@ export interface CriteriaContext {
   timeoutMs?: number;
   /** How much of a command's output is kept, from the end (default 64 KiB). */
   outputCapBytes?: number;
-  env?: NodeJS.ProcessEnv;
+  /** The environment of command checks. */
+  env: NodeJS.ProcessEnv;
   /** Aborting kills a running command check; the checks after it are skipped. */
   signal?: AbortSignal;
   /** Skip the remaining checks once one fails (default: run them all, so every failure is reported). */
@@ -119,7 +117,7 @@ async function checkCommand(command: string, context: CriteriaContext): Promise<
   if (command.trim() === "") return { passed: false, detail: "no command given", outputTail: "" };
   if (!existsSync(context.cwd)) return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
   const timeoutMs = context.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env ?? process.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES }, timeoutMs);
+  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES }, timeoutMs);
   const outputTail = run.output;
   if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
   if (run.timedOut) {
@@ -139,37 +137,6 @@ function formatMs(ms: number): string {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Validates a list of `{type, check}` read from `source` (state.md, ralph.yaml); a plain string is a command. */
-export function parseCriteria(value: unknown, source: string): { ok: true; criteria: Criterion[] } | { ok: false; message: string } {
-  if (value === undefined || value === null) return { ok: true, criteria: [] };
-  if (!Array.isArray(value)) return { ok: false, message: `${source}: completion criteria must be a list of {type, check}` };
-  const criteria: Criterion[] = [];
-  for (const [index, entry] of value.entries()) {
-    const where = `${source}: completion criterion ${index + 1}`;
-    if (typeof entry === "string") {
-      if (entry.trim() === "") return { ok: false, message: `${where} is an empty command` };
-      criteria.push({ type: "command", check: entry });
-      continue;
-    }
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
-      return { ok: false, message: `${where} must be {type, check}` };
-    }
-    const { type: rawType = "command", check } = entry as Record<string, unknown>;
-    if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
-    const type = rawType.trim();
-    // tasks_done may leave its check empty: it then means the run's own task list.
-    if (type === "tasks_done" && (check === undefined || check === null)) {
-      criteria.push({ type, check: "" });
-      continue;
-    }
-    if (typeof check !== "string" || (type !== "tasks_done" && check.trim() === "")) {
-      return { ok: false, message: `${where} (${type}) needs a "check" string` };
-    }
-    criteria.push({ type, check });
-  }
-  return { ok: true, criteria };
 }
 
 /** Text for the next prompt: which checks failed and the tail of their output, at most `maxChars` long. */

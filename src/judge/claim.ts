@@ -16,7 +16,7 @@
 // earlier messages in the iteration are never looked at.
 
 /** Why a final message does or does not complete the loop. */
-export interface PromiseVerdict {
+export interface ClaimVerdict {
   found: boolean;
   reason: "found" | "absent" | "echoed_prompt" | "quoted" | "code" | "negated" | "bare_phrase";
   /** A short human explanation of the reason (e.g. which rule rejected the tag). */
@@ -35,14 +35,14 @@ export function normaliseWhitespace(text: string): string {
 }
 
 /** Looks for the completion promise in the agent's final message; `prompt` is the prompt it was given. */
-export function findPromise(finalMessage: string, promise: string, prompt?: string): PromiseVerdict {
+export function findClaim(finalMessage: string, promise: string, prompt?: string): ClaimVerdict {
   const expected = normaliseWhitespace(promise);
   if (expected === "") return { found: false, reason: "absent", detail: "no promise text to look for" };
   const message = finalMessage.replace(/\r\n?/g, "\n");
   const isEcho = echoChecker(message, prompt);
   const code = codeMask(message);
   const matches = [...message.matchAll(TAG)].filter((match) => normaliseWhitespace(match[1] ?? "") === expected);
-  let last: PromiseVerdict | null = null;
+  let last: ClaimVerdict | null = null;
   // A claim is made near the end; judging only the last tags bounds the work on pathological messages.
   for (const match of matches.slice(-MAX_TAGS_JUDGED)) {
     const start = match.index;
@@ -63,7 +63,7 @@ function judgeTag(
   end: number,
   isEcho: (start: number, end: number) => boolean,
   code: Uint8Array,
-): PromiseVerdict {
+): ClaimVerdict {
   if (isEcho(start, end)) return { found: false, reason: "echoed_prompt", detail: "the tag is part of the prompt echoed back" };
   if (code[start] === 1) return { found: false, reason: "code", detail: "the tag is inside Markdown code" };
   const lineStart = message.lastIndexOf("\n", start - 1) + 1;

@@ -1,0 +1,58 @@
+// settings.json in a run directory: the resolved settings a run was started with, read back by `ralph continue`.
+import { z } from "zod";
+import { AGENT_NAMES } from "../agents/types.js";
+import { defaultSettings, type RunSettings } from "./run-options.js";
+
+const count = z.number().int().nonnegative();
+const ms = z.number().int().nonnegative();
+const positiveMs = z.number().int().positive();
+const text = z.string().min(1);
+
+// Every setting must be listed (the `satisfies` makes a new one a compile error until it is).
+const fields = {
+  promptFile: text.nullable(),
+  maxIterations: count,
+  completionPromise: text.nullable(),
+  checks: z.array(text),
+  tasks: text.nullable(),
+  agent: z.enum(AGENT_NAMES),
+  agentCmd: z.array(z.string()).min(1).nullable(),
+  agentArgs: z.array(z.string()),
+  model: text.nullable(),
+  timeoutMs: positiveMs,
+  idleTimeoutMs: positiveMs.nullable(),
+  graceMs: ms,
+  maxCostUsd: z.number().nonnegative().nullable(),
+  maxRuntimeMs: positiveMs.nullable(),
+  maxFailures: count,
+  stallLimit: count,
+  onLimit: z.enum(["wait", "stop"]),
+  live: z.boolean(),
+  dryRun: z.boolean(),
+  dryRunDelayMs: ms,
+  json: z.boolean(),
+  name: text.nullable(),
+  memoryMax: z.number().int().positive().nullable(),
+  pidsMax: z.number().int().positive().nullable(),
+} satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
+
+// A file written by an older ralph may lack newer settings: their defaults apply.
+const savedSettingsSchema = z.object(fields).partial();
+
+/** Parses settings.json; a value that is not what `ralph run` would have written gives a message naming it. */
+export function parseSavedSettings(json: string, file: string): { ok: true; settings: RunSettings } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { ok: false, message: `${file}: is not valid JSON` };
+  }
+  const parsed = savedSettingsSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    return { ok: false, message: `${file}: ${where}${issue?.message ?? "not valid"}` };
+  }
+  const given = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<RunSettings>;
+  return { ok: true, settings: { ...defaultSettings(), ...given } };
+}

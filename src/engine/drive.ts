@@ -1,0 +1,253 @@
+// The driver: feeds inputs to `step`, performs the effects it returns through EngineIo, and keeps
+// status.json in line with the machine. All of the engine's I/O happens here.
+import { resolve } from "node:path";
+import type { TreeMarker } from "../process/inventory.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RunRecord } from "../run/run-record.js";
+import type { Plan } from "../store/plan-file.js";
+import type { EngineIo } from "./engine-io.js";
+import type { EngineOptions } from "./run-engine.js";
+import { limitOf, newTally } from "./iteration-facts.js";
+import { Looker } from "./look.js";
+import type { Attempt, Effect, Input, Machine } from "./phase.js";
+import type { AgentHandle } from "./run-agent.js";
+import { startAttempt } from "./start-attempt.js";
+import { InputQueue } from "./input-queue.js";
+import { statusOf, type StatusPatch } from "./status-of.js";
+import { step } from "./step.js";
+
+/** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
+export class Driver {
+  private machine: Machine;
+  private readonly inputs = new InputQueue();
+  private attempt: AgentHandle | null = null;
+  private checks: AbortController | null = null;
+  private readonly cancels: Array<() => void> = [];
+  private lastStatus = "";
+  private readonly looker: Looker;
+
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly io: EngineIo,
+    private readonly record: RunRecord,
+    private readonly marker: TreeMarker,
+  ) {
+    const { settings, previous, plan } = options;
+    this.machine = {
+      phase: { id: "boundary" },
+      plan,
+      planProblem: null,
+      tasks: null,
+      config: {
+        maxFailures: settings.maxFailures,
+        stallLimit: settings.stallLimit,
+        onLimit: settings.onLimit,
+        maxRuntimeMs: settings.maxRuntimeMs,
+        maxCostUsd: settings.maxCostUsd,
+        dryRun: settings.dryRun,
+      },
+      tally: newTally(
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },
+        io.now().getTime(),
+      ),
+    };
+    this.looker = new Looker(io, record.paths, options.projectDir, io.watchPlan(record.paths, plan, io.host.pid, marker));
+  }
+
+  /** Steps the machine until it has ended; returns the ending. */
+  async run(): Promise<Ending> {
+    await this.begin();
+    this.perform({ kind: "look", what: "all" });
+    for (;;) {
+      const input = await this.next();
+      const { machine, effects } = step(this.machine, input);
+      this.machine = machine;
+      this.writeStatus();
+      for (const effect of effects) this.perform(effect);
+      if (machine.phase.id === "ended") return machine.phase.ending;
+    }
+  }
+
+  /** After an internal error: end whatever still runs, and wait until it is gone. */
+  async abandon(): Promise<void> {
+    this.checks?.abort();
+    const attempt = this.attempt;
+    if (!attempt) return;
+    attempt.end("interrupted");
+    await attempt.done.catch(() => undefined);
+  }
+
+  /** Stops watching and cancels every timer. */
+  close(): void {
+    for (const cancel of this.cancels.splice(0)) cancel();
+  }
+
+  private async begin(): Promise<void> {
+    const { options, io, record } = this;
+    const { previous } = options;
+    if (!previous) io.writePlan(record.paths.state, options.plan);
+    record.event({
+      type: "run_started",
+      agent: options.settings.agent,
+      max_iterations: options.plan.maxIterations,
+      cwd: options.projectDir,
+      continued_from_iteration: previous?.iteration ?? null,
+      supervision: io.supervision ?? "tree",
+    });
+    record.log(previous ? `run continued after iteration ${previous.iteration}` : "run started");
+    if (previous) record.progress([["continued_at", io.now().toISOString()], ["continued_from_iteration", previous.iteration]]);
+    for (const note of options.notes ?? []) record.log(note);
+    record.startHeartbeat();
+    const watch = io.watchControl(record.paths, () => {
+      this.push({ type: "control" });
+      this.serveSetRequests();
+    });
+    this.cancels.push(() => watch.close());
+    const { signals } = io;
+    const onSignal = () => this.push({ type: "signal", signal: signals.firstSignal() ?? "SIGINT" });
+    if (signals.interrupted.aborted) onSignal();
+    else {
+      signals.interrupted.addEventListener("abort", onSignal, { once: true });
+      this.cancels.push(() => signals.interrupted.removeEventListener("abort", onSignal));
+    }
+    // A run file that can no longer be written (a full disk) ends the run FAILED, like a signal ends it.
+    const failed = record.guard.failed;
+    const onFailed = () => this.push({ type: "recordFailed", message: record.guard.failure ?? "a run file could not be written" });
+    if (failed.aborted) onFailed();
+    else {
+      failed.addEventListener("abort", onFailed, { once: true });
+      this.cancels.push(() => failed.removeEventListener("abort", onFailed));
+    }
+    if (options.settings.stallLimit > 0) {
+      const fingerprint = await io.fingerprint(options.projectDir, io.env, this.tasksFile() ?? undefined);
+      this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
+    }
+  }
+
+  private push(input: Input): void {
+    this.inputs.push(input);
+  }
+
+  private next(): Promise<Input> {
+    return this.inputs.next();
+  }
+
+  private fail(error: unknown): void {
+    this.inputs.fail(error);
+  }
+
+  private tasksFile(plan: Plan = this.machine.plan): string | null {
+    return plan.tasks ? resolve(this.options.projectDir, plan.tasks) : null;
+  }
+
+  /** The status fields the machine determines now. */
+  status(): StatusPatch {
+    return statusOf(this.machine);
+  }
+
+  private writeStatus(): void {
+    // The ended machine's fields are written by finishRun, together with the ending.
+    if (this.machine.phase.id === "ended") return;
+    const patch = statusOf(this.machine);
+    const text = JSON.stringify(patch);
+    if (text === this.lastStatus) return;
+    this.lastStatus = text;
+    this.record.update(patch);
+  }
+
+  private perform(effect: Effect): void {
+    const { io, record } = this;
+    switch (effect.kind) {
+      case "record":
+        record.apply(effect.entries);
+        return;
+      case "look": {
+        const { inputs, entries } = this.looker.look(effect.what);
+        record.apply(entries);
+        for (const input of inputs) this.push(input);
+        return;
+      }
+      case "spawn":
+        this.spawn(effect.attempt);
+        return;
+      case "endTree":
+        this.attempt?.end(effect.why);
+        this.checks?.abort();
+        return;
+      case "runChecks":
+        this.runChecks(effect);
+        return;
+      case "sleep":
+        this.cancels.push(io.setTimer(effect.untilMs - io.now().getTime(), () => this.push({ type: "tick", nowMs: io.now().getTime() })));
+        return;
+      default: {
+        const unreachable: never = effect;
+        throw new Error(`unknown effect ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  private spawn(attempt: Attempt): void {
+    const { io } = this;
+    const started = startAttempt(attempt, {
+      options: this.options,
+      io,
+      record: this.record,
+      marker: this.marker,
+      tasksFile: this.tasksFile(),
+      spentUsd: this.machine.tally.costUsd,
+      onResult: () => this.push({ type: "agentResult" }),
+    });
+    this.attempt = started;
+    started.done.then(
+      (run) => {
+        this.attempt = null;
+        this.guardPlanAfter(attempt.iteration);
+        const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
+        if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
+        else this.push({ type: "agentExited", run });
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */
+  private serveSetRequests(): void {
+    const entries = this.looker.serveSetRequests();
+    if (entries.length === 0) return;
+    this.record.apply(entries);
+    this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
+  }
+
+  /** After an agent iteration: a state.md change written while it ran is reported; only its tightenings apply. */
+  private guardPlanAfter(iteration: number): void {
+    const rejected = this.looker.planWatch.afterIteration(iteration);
+    if (!rejected) return;
+    const applied = rejected.applied.length > 0 ? `; applied only: ${rejected.applied.join(", ")}` : "";
+    this.record.log(
+      `state.md was changed while iteration ${iteration} ran; not applied: ${rejected.ignored.join(", ") || "nothing"}${applied}` +
+        ` (kept as ${rejected.keptAs}; change the run with ralph set, or edit state.md while it is paused)`,
+    );
+    this.record.event({ type: "state_change_rejected", iteration, ignored: rejected.ignored, applied: rejected.applied, kept_as: rejected.keptAs });
+    this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
+  }
+
+  private runChecks(effect: Effect & { kind: "runChecks" }): void {
+    const { io, options } = this;
+    const controller = new AbortController();
+    this.checks = controller;
+    const tasksFile = this.tasksFile();
+    const verdicts =
+      effect.criteria.length > 0
+        ? io.checkCriteria(effect.criteria, { cwd: options.projectDir, env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
+        : Promise.resolve([]);
+    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(options.projectDir, io.env, tasksFile ?? undefined)) : Promise.resolve(null);
+    Promise.all([verdicts, fingerprint]).then(
+      ([checked, taken]) => {
+        this.checks = null;
+        this.push({ type: "checked", verdicts: checked, fingerprint: taken });
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+}

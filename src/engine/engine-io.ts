@@ -1,0 +1,78 @@
+// Everything the engine touches outside itself, as one interface: the CLI passes the real one, tests pass fakes.
+import { adapterFor } from "../agents/adapters.js";
+import type { AgentAdapter, AgentName } from "../agents/types.js";
+import type { InterruptSignal } from "../exit/exit-reasons.js";
+import { checkCriteria, type CriteriaContext, type Criterion, type CriterionVerdict } from "../judge/criteria.js";
+import { takeFingerprint, type Fingerprint } from "../judge/progress-fingerprint.js";
+import { loadTasks, type TaskListResult } from "../judge/tasks.js";
+import type { RunHost } from "../run/new-status.js";
+import type { RecordListener } from "../run/run-record.js";
+import type { TreeMarker } from "../process/inventory.js";
+import type { SupervisionMode } from "../process/supervision.js";
+import { spawnAgent, type SpawnAgentOptions, type SpawnResult } from "../process/spawn-agent.js";
+import { writePlanFile, type Plan } from "../store/plan-file.js";
+import type { RunPaths } from "../store/run-paths.js";
+import { readSentinels, watchControl, type SentinelState } from "./control-watch.js";
+import { watchPlan, type PlanWatch } from "./plan-watch.js";
+
+/** The signals the runner received, as aborts. */
+export interface SignalSource {
+  /** Aborted on the first SIGINT, SIGTERM or SIGHUP. */
+  interrupted: AbortSignal;
+  /** Aborted on a second signal: teardown skips the grace period. */
+  urgent: AbortSignal;
+  firstSignal(): InterruptSignal | null;
+}
+
+/** The outside world of one engine. The run's own record files are written by RunRecord under the run directory. */
+export interface EngineIo {
+  // spawn
+  adapterFor: (name: AgentName) => AgentAdapter;
+  spawnAgent: (options: SpawnAgentOptions) => Promise<SpawnResult>;
+  /** How agent trees are kept (recorded in run_started and status.json); "tree" when not given. */
+  supervision?: SupervisionMode;
+  /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
+  startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Ctrl-Z: stops and continues the marked agent tree with the runner. */
+  watchJobControl?: (marker: TreeMarker) => { dispose(): void };
+  // fs: the control files and the task list
+  writePlan: (file: string, plan: Plan) => void;
+  watchPlan: (paths: RunPaths, plan: Plan, runnerPid: number, marker: TreeMarker) => PlanWatch;
+  readSentinels: (paths: RunPaths) => SentinelState;
+  watchControl: (paths: RunPaths, onChange: () => void) => { close(): void };
+  readTasks: (file: string) => TaskListResult;
+  // git and shell
+  fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string) => Promise<Fingerprint>;
+  checkCriteria: (criteria: Criterion[], context: CriteriaContext) => Promise<CriterionVerdict[]>;
+  // clock, env, signals, host
+  now: () => Date;
+  setTimer: (ms: number, fire: () => void) => () => void;
+  env: NodeJS.ProcessEnv;
+  signals: SignalSource;
+  host: RunHost;
+  /** Receives the run's event stream and log lines (the terminal renderer). */
+  listener: RecordListener;
+}
+
+/** The real world, with what only the CLI knows passed in. */
+export function realIo(
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "supervision" | "startGuardian" | "watchJobControl">>,
+): EngineIo {
+  return {
+    adapterFor,
+    spawnAgent,
+    writePlan: writePlanFile,
+    watchPlan,
+    readSentinels,
+    watchControl,
+    readTasks: loadTasks,
+    fingerprint: takeFingerprint,
+    checkCriteria,
+    now: () => new Date(),
+    setTimer: (ms, fire) => {
+      const timer = setTimeout(fire, Math.max(0, ms));
+      return () => clearTimeout(timer);
+    },
+    ...given,
+  };
+}

@@ -1,0 +1,131 @@
+// Pure facts about one finished agent run: whether it failed, what it spent, and how it is reported.
+import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { ClaimVerdict } from "../judge/claim.js";
+import type { CriterionVerdict } from "../judge/criteria.js";
+import type { IterationReport } from "../run/iteration-record.js";
+import type { IterationResult } from "../store/event-log.js";
+import type { Attempt, FinishedRun, Tally } from "./phase.js";
+
+/** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
+export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId">>, startedAtMs: number): Tally {
+  return {
+    iteration: previous.iteration ?? 0,
+    calls: previous.calls ?? 0,
+    costUsd: previous.costUsd ?? 0,
+    tokens: previous.tokens ?? { input: 0, output: 0 },
+    sessionId: previous.sessionId ?? null,
+    failures: 0,
+    stalled: 0,
+    limitsInARow: 0,
+    failingChecks: "",
+    fingerprint: null,
+    task: null,
+    resources: null,
+    startedAtMs,
+    lastAction: "starting",
+  };
+}
+
+/** Why an iteration counts as failed, or null when it did not fail. */
+export function failureOf(run: FinishedRun): string | null {
+  if (run.endedBy === "timeout") return "timed out";
+  if (run.endedBy === "idle_timeout") return "idle timeout";
+  if (run.endedBy === "memory_cap" || (run.resources?.oom_kills ?? 0) > 0) return "memory cap reached (--memory-max): the kernel killed a process";
+  if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
+  if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
+  if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
+  return null;
+}
+
+function describeExit(run: FinishedRun): string {
+  return run.exit.signal ?? String(run.exit.code);
+}
+
+/** An agent error no retry can fix (authentication, unknown model, bad flag), or null. */
+export function fatalError(run: FinishedRun): string | null {
+  if (run.endedBy !== null && run.endedBy !== "agent_error") return null;
+  const error = run.outcome.error;
+  return error && (error.kind === "auth" || error.kind === "config") ? `${error.kind === "auth" ? "authentication failed" : "the agent rejected its configuration"}: ${error.message}` : null;
+}
+
+/** Why a promise in the final message did not count (undefined when there is nothing to say). */
+export function promiseIgnored(claim: ClaimVerdict | null, failure: string | null, criteriaPass: boolean): string | undefined {
+  if (!claim || claim.reason === "absent") return undefined;
+  if (claim.found) return failure ? "iteration_failed" : criteriaPass ? undefined : "criteria_failing";
+  return claim.reason;
+}
+
+/** Why configured checks did not run this iteration (undefined when they ran or none exist). */
+export function checksSkipped(configured: number, ran: number, failure: string | null, dryRun: boolean, claim: ClaimVerdict | null): string | undefined {
+  if (configured === 0 || ran > 0) return undefined;
+  if (failure) return "iteration_failed";
+  if (dryRun) return "dry_run";
+  return claim && !claim.found ? "promise_not_claimed" : undefined;
+}
+
+/** The provider usage limit an outcome reports, if any. */
+export function limitOf(outcome: AgentOutcome): LimitInfo | null {
+  return outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
+}
+
+/** The tally once an agent call's spend is added. */
+export function withSpend(tally: Tally, outcome: AgentOutcome): Tally {
+  return {
+    ...tally,
+    calls: tally.calls + 1,
+    costUsd: tally.costUsd + (outcome.costUsd ?? 0),
+    tokens: { input: tally.tokens.input + (outcome.tokens?.input ?? 0), output: tally.tokens.output + (outcome.tokens?.output ?? 0) },
+    sessionId: outcome.sessionId ?? tally.sessionId,
+  };
+}
+
+/** The tally with the resource figures of the iteration's agent tree, when a cgroup counted them. */
+export function withResources(tally: Tally, run: FinishedRun): Tally {
+  return run.resources ? { ...tally, resources: run.resources } : tally;
+}
+
+/** How long to wait when the provider gave no reset time: doubling from 1 minute up to 15 minutes. */
+export function fallbackWaitMs(limitsInARow: number): number {
+  return Math.min(15 * 60_000, 60_000 * 2 ** Math.max(0, limitsInARow - 1));
+}
+
+/** The report of an agent iteration; `tally` already holds its spend. */
+export function agentReport(
+  attempt: Attempt,
+  run: FinishedRun,
+  tally: Tally,
+  result: IterationResult,
+  judged: {
+    claim: ClaimVerdict | null;
+    verdicts: readonly CriterionVerdict[];
+    error: string | null;
+    limit?: LimitInfo;
+    promiseIgnored?: string | undefined;
+    checksSkipped?: string | undefined;
+  },
+): IterationReport {
+  const { outcome } = run;
+  return {
+    iteration: attempt.iteration,
+    result,
+    sessionId: outcome.sessionId ?? null,
+    claim: judged.claim,
+    verdicts: judged.verdicts,
+    agent: {
+      task: attempt.task,
+      exitCode: run.exit.code,
+      exitSignal: run.exit.signal,
+      endedBy: run.endedBy,
+      error: judged.error,
+      durationMs: run.durationMs,
+      costUsd: outcome.costUsd ?? null,
+      costTotalUsd: tally.costUsd,
+      tokens: outcome.tokens ?? null,
+      leftovers: run.leftovers,
+      resources: run.resources ?? null,
+      ...(judged.promiseIgnored ? { promiseIgnored: judged.promiseIgnored } : {}),
+      ...(judged.checksSkipped ? { checksSkipped: judged.checksSkipped } : {}),
+      ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),
+    },
+  };
+}

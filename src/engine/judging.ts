@@ -1,0 +1,123 @@
+// The transitions around one agent run: from its exit to the verdict, a usage limit, or an unjudged record.
+import { failingContext } from "../judge/criteria.js";
+import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completion.js";
+import { describeChange } from "../judge/progress-fingerprint.js";
+import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
+import type { RecordEntry } from "../run/run-record.js";
+import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
+import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
+import { end, goOn, logs, to } from "./transitions.js";
+
+function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
+  return {
+    promiseText: machine.plan.completionPromise,
+    finalMessage: run.outcome.finalMessage,
+    prompt: attempt.prompt.toString("utf8"),
+    criteria: machine.plan.completionCriteria,
+    // A failed iteration is judged by nothing; a dry run starts nothing, the user's check commands included.
+    mayCheck: !failure && !machine.config.dryRun,
+  };
+}
+
+/** running → judging (the checks to run), or ended when the agent could not start. */
+export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
+  if (run.kind === "missing") {
+    const entries: RecordEntry[] = [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", run.message]] }];
+    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, entries);
+  }
+  const failure = failureOf(run);
+  const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));
+  const tally = { ...machine.tally, limitsInARow: 0 };
+  return {
+    machine: to(machine, { id: "judging", attempt, run, claim, failure }, { tally }),
+    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria: toCheck, fingerprint: machine.config.stallLimit > 0 && !failure }],
+  };
+}
+
+/** A usage limit: the call and its spend are recorded, the iteration is not counted; wait, or stop. */
+export function limitHit(machine: Machine, attempt: Attempt, input: Input & { type: "limitHit" }): Step {
+  const { limit, run } = input;
+  const spent = withSpend(machine.tally, run.outcome);
+  const tally = { ...spent, iteration: attempt.iteration - 1, limitsInARow: spent.limitsInARow + 1, lastAction: `usage limit: ${limit.message}` };
+  const entries = iterationEntries(agentReport(attempt, run, tally, "usage_limit", { claim: null, verdicts: [], error: limit.message, limit }));
+  if (machine.config.onLimit === "stop") {
+    const resets = limit.resetAt ? `, resets ${limit.resetAt.toISOString()}` : "";
+    return end(to(machine, machine.phase, { tally }), { reason: "FAILED", detail: `provider usage limit reached (${limit.message})${resets}; --on-limit stop` }, entries);
+  }
+  const resumeAtMs = limit.resetAt && limit.resetAt.getTime() > input.nowMs ? limit.resetAt.getTime() : input.nowMs + fallbackWaitMs(tally.limitsInARow);
+  const resumeAt = new Date(resumeAtMs).toISOString();
+  entries.push(
+    { kind: "event", body: { type: "waiting_limit", iteration: attempt.iteration, message: limit.message, reset_at: limit.resetAt?.toISOString() ?? null, resume_at: resumeAt } },
+    ...logs(`usage limit reached (${limit.message}); waiting until ${resumeAt}, then retrying iteration ${attempt.iteration}`),
+  );
+  return {
+    machine: to(machine, { id: "waitingLimit", iteration: attempt.iteration, resumeAtMs }, { tally }),
+    effects: [{ kind: "record", entries }, { kind: "sleep", untilMs: resumeAtMs }],
+  };
+}
+
+/** Records the judged iteration and decides: DONE, FAILED, STALLED, or another round. */
+export function settle(machine: Machine, phase: Phase & { id: "judging" }, input: Input & { type: "checked" }): Step {
+  const { attempt, run, claim, failure } = phase;
+  const { verdicts } = input;
+  const done = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  const criteriaPass = verdicts.every((verdict) => verdict.passed);
+  const failures = failure ? machine.tally.failures + 1 : 0;
+  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : "continue";
+  const criteria = machine.plan.completionCriteria;
+  const explained = {
+    promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
+    checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
+  };
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained }))];
+  const settled = to(machine, machine.phase, { tally });
+  const fatal = failure ? fatalError(run) : null;
+  if (fatal) return end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries);
+  if (failure) {
+    entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
+    if (failures >= machine.config.maxFailures) return end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries);
+    return goOn(settled, entries);
+  }
+  if (done) {
+    entries.push(...logs(criteria.length > 0 ? "LOOP_COMPLETE: all criteria met." : "LOOP_COMPLETE: the promise was found (no completion criteria are set)."));
+    const promise = machine.plan.completionPromise;
+    return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
+  }
+  const failingChecks = claim?.found && !criteriaPass ? failingContext(verdicts) : "";
+  if (failingChecks) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
+  tally = { ...tally, failingChecks };
+  const limit = machine.config.stallLimit;
+  const now = input.fingerprint;
+  if (limit === 0 || now === null) return goOn(to(settled, settled.phase, { tally }), entries);
+  if (!now.ok) {
+    entries.push(...logs(`stall detection needs git: ${now.message}`));
+    return goOn(to(settled, settled.phase, { tally }), entries);
+  }
+  const before = tally.fingerprint;
+  const change = before ? describeChange(before, now) : "first fingerprint";
+  const stalled = change === null ? tally.stalled + 1 : 0;
+  tally = { ...tally, fingerprint: now, stalled };
+  entries.push(
+    ...logs(
+      change === null
+        ? `no progress in iteration ${attempt.iteration} (${stalled}/${limit}): git HEAD ${now.head.slice(0, 12)}, working tree and task list unchanged`
+        : `progress in iteration ${attempt.iteration}: ${change}`,
+    ),
+  );
+  const next = to(settled, settled.phase, { tally });
+  if (stalled >= limit) return end(next, { reason: "STALLED", detail: `${stalled} consecutive iterations without a change to the git tree, HEAD or task list` }, entries);
+  return goOn(next, entries);
+}
+
+/** ending → ended: the iteration is recorded with its spend, never judged. */
+export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run: AgentRun): Step {
+  const { attempt, ending } = phase;
+  if (run.kind === "missing") {
+    return end(machine, ending, [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", run.message]] }]);
+  }
+  const tally = { ...withResources(withSpend(machine.tally, run.outcome), run), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
+  const result = ending.reason === "INTERRUPTED" ? "interrupted" : "stopped";
+  const entries = iterationEntries(agentReport(attempt, run, tally, result, { claim: null, verdicts: [], error: failureOf(run) }));
+  return end(to(machine, phase, { tally }), ending, entries);
+}

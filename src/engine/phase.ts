@@ -1,0 +1,131 @@
+// The engine's vocabulary: the phases a run goes through, the inputs that move it, and the effects it asks for.
+// `step` (step.ts) is the only code that turns one into the next; the driver (drive.ts) performs the effects.
+import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { InterruptSignal } from "../exit/exit-reasons.js";
+import type { ClaimVerdict } from "../judge/claim.js";
+import type { Criterion, CriterionVerdict } from "../judge/criteria.js";
+import type { Fingerprint } from "../judge/progress-fingerprint.js";
+import type { TaskListResult } from "../judge/tasks.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RecordEntry } from "../run/run-record.js";
+import type { Plan, PlanRead } from "../store/plan-file.js";
+import type { AgentExit } from "../process/spawn-agent.js";
+import type { ResourceFigures } from "../process/agent-cgroup.js";
+
+/** Why the runner ended an agent before it finished by itself. */
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
+
+/** What one agent process did, once it has exited and its tree is gone. */
+export type AgentRun =
+  | { kind: "missing"; message: string }
+  | {
+      kind: "finished";
+      exit: AgentExit;
+      outcome: AgentOutcome;
+      endedBy: EndedBy | null;
+      durationMs: number;
+      leftovers: number;
+      /** What the agent tree used, where a cgroup counted it. */
+      resources?: ResourceFigures | null;
+    };
+
+/** A finished agent run. */
+export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
+
+/** The iteration in flight: what it was given. */
+export interface Attempt {
+  iteration: number;
+  task: string | null;
+  /** The prompt's bytes, as the agent gets them on stdin. */
+  prompt: Buffer;
+}
+
+/** Where a run is. Each phase carries only its own data; the counters are in the Tally. */
+export type Phase =
+  | { id: "boundary" }
+  | { id: "paused" }
+  | { id: "running"; attempt: Attempt; resultSeen: boolean }
+  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null }
+  | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
+  | { id: "ending"; ending: Ending; attempt: Attempt; judged: FinishedRun | null }
+  | { id: "ended"; ending: Ending };
+
+/** The run's counters: what every phase shares and status.json reports. */
+export interface Tally {
+  /** The last iteration started (or the one in flight). */
+  iteration: number;
+  calls: number;
+  costUsd: number;
+  tokens: { input: number; output: number };
+  sessionId: string | null;
+  /** Consecutive failed iterations. */
+  failures: number;
+  /** Consecutive iterations without progress. */
+  stalled: number;
+  /** Consecutive usage-limit hits (for the fallback wait when no reset time is given). */
+  limitsInARow: number;
+  /** Failing-check context carried into the next prompt. */
+  failingChecks: string;
+  /** The project's progress fingerprint after the last iteration (stall detection). */
+  fingerprint: Fingerprint | null;
+  /** The task of the last iteration. */
+  task: string | null;
+  /** What the last iteration's agent tree used, where a cgroup counted it. */
+  resources: ResourceFigures | null;
+  startedAtMs: number;
+  lastAction: string;
+}
+
+/** The options step needs; fixed for the whole run. */
+export interface EngineConfig {
+  maxFailures: number;
+  stallLimit: number;
+  onLimit: "wait" | "stop";
+  maxRuntimeMs: number | null;
+  maxCostUsd: number | null;
+  dryRun: boolean;
+}
+
+/** Everything step reads and returns. */
+export interface Machine {
+  phase: Phase;
+  tally: Tally;
+  /** The latest good state.md. */
+  plan: Plan;
+  /** The last state.md problem logged, so a broken file is reported once. */
+  planProblem: string | null;
+  /** The task list state.md names, as last read (null without one). */
+  tasks: TaskListResult | null;
+  config: EngineConfig;
+}
+
+/** What happens to the engine. Events, by contrast, are what the run publishes (events.jsonl). */
+export type Input =
+  | { type: "signal"; signal: InterruptSignal }
+  /** A run file could not be written (a full disk): the run ends FAILED, as after a signal. */
+  | { type: "recordFailed"; message: string }
+  /** state.md re-read; `tasks` is the task list it names, when that was read too. */
+  | { type: "desired"; read: PlanRead; tasks?: TaskListResult | null }
+  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; nowMs: number }
+  | { type: "control" }
+  | { type: "tick"; nowMs: number }
+  | { type: "agentResult" }
+  | { type: "agentExited"; run: AgentRun }
+  | { type: "limitHit"; run: FinishedRun; limit: LimitInfo; nowMs: number }
+  | { type: "checked"; verdicts: CriterionVerdict[]; fingerprint: Fingerprint | null };
+
+/** What step asks the driver to do, in order. */
+export type Effect =
+  | { kind: "record"; entries: RecordEntry[] }
+  /** Read the sentinels; with "control" state.md too; with "all" also the task list state.md names. */
+  | { kind: "look"; what: "sentinels" | "control" | "all" }
+  | { kind: "spawn"; attempt: Attempt }
+  | { kind: "endTree"; why: EndedBy }
+  | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
+  | { kind: "sleep"; untilMs: number };
+
+/** The result of one step. */
+export interface Step {
+  machine: Machine;
+  effects: Effect[];
+}

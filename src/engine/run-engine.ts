@@ -1,0 +1,82 @@
+// The engine's entry point: creates the run's record, drives the machine to its end, and finishes the run.
+import { randomBytes } from "node:crypto";
+import type { RunSettings } from "../config/run-options.js";
+import type { SupervisionMode } from "../process/supervision.js";
+import { Redactor } from "../redact/redactor.js";
+import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { newStatus, type RunHost } from "../run/new-status.js";
+import { RunRecord } from "../run/run-record.js";
+import type { Plan } from "../store/plan-file.js";
+import { holdCompletionMarker } from "../store/progress-log.js";
+import { RunFileError } from "../store/regular-file.js";
+import { runPaths } from "../store/run-paths.js";
+import type { RunStatus } from "../store/status-file.js";
+import { Driver } from "./drive.js";
+import type { EngineIo } from "./engine-io.js";
+
+/** What to run. */
+export interface EngineOptions {
+  projectDir: string;
+  runId: string;
+  settings: RunSettings;
+  /** The plan written to state.md at the start (ignored when continuing: the file is re-read). */
+  plan: Plan;
+  /** The previous status when continuing a run (`ralph continue`), to keep its counters. */
+  previous: RunStatus | null;
+  /** Lines to log at the start (e.g. a stale lock that was taken over). */
+  notes?: string[];
+}
+
+/** The first status.json of a run (or of its continuation, which keeps the counters). */
+export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
+  const { previous } = options;
+  return newStatus({
+    runId: options.runId,
+    mode: "run",
+    cwd: options.projectDir,
+    agent: options.settings.agent,
+    host,
+    now,
+    state: "starting",
+    lastAction: "starting",
+    maxIterations: options.plan.maxIterations,
+    iteration: previous?.iteration,
+    calls: previous?.calls,
+    costUsd: previous?.cost_usd,
+    tokens: previous?.tokens,
+    sessionId: previous?.session_id,
+    startedAt: previous?.started_at,
+    supervision: supervision ?? "tree",
+  });
+}
+
+/** Runs the loop to its end and returns how it ended; never throws for expected failures. */
+export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
+  const paths = runPaths(options.projectDir, options.runId);
+  const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), io.listener, io.now, new Redactor(io.env));
+  record.guard.reserve();
+  // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
+  const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
+  const guardian = io.startGuardian?.(marker, options.settings.graceMs) ?? null;
+  const jobControl = io.watchJobControl?.(marker) ?? null;
+  const driver = new Driver(options, io, record, marker);
+  let ending: Ending;
+  try {
+    ending = await driver.run();
+  } catch (error) {
+    // A run file that is not what it should be (a planted link or FIFO) is named as such, not as a bug.
+    const message = (error as Error).message ?? String(error);
+    ending = { reason: "FAILED", detail: error instanceof RunFileError ? message : `internal error: ${message}` };
+    await driver.abandon();
+  } finally {
+    driver.close();
+    jobControl?.dispose();
+  }
+  const result = finishRun(record, ending, io.now(), driver.status());
+  guardian?.dispose();
+  if (!result.marked) {
+    io.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
+    result.marked = await holdCompletionMarker(paths.progress, ending.reason, io.signals.urgent);
+  }
+  return result;
+}

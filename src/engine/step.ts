@@ -1,0 +1,219 @@
+// The engine: a pure step from one phase to the next. No I/O here; the driver performs the effects.
+//
+//        +------------------------- PAUSE --------------------------> [paused]
+//        |   +---------------------- PAUSE removed -----------------------+
+//        |   v
+//  --> [boundary] <------------------- wait over -------------------- [waitingLimit]
+//        |   ^                                                              ^
+//        |   +------ go on (no verdict ended the run) ------+               |
+//        | limits ok, a task left: spawn                    |               |
+//        v                                                  |               |
+//    [running] --------- agent exited: run checks -----> [judging]          |
+//        |   |                                              |               |
+//        |   +------------- usage limit (not counted): sleep --------------+
+//        | signal, failed write, stop --now: end tree       | signal, failed write: end checks
+//        v                                                  v
+//    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
+//
+//   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
+//   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
+//
+// A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
+// A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
+// the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
+import { describeTask, firstIncomplete } from "../judge/tasks.js";
+import { buildPrompt } from "../run/build-prompt.js";
+import type { RecordEntry } from "../run/run-record.js";
+import { agentExited, limitHit, settle, unjudged } from "./judging.js";
+import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
+import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
+
+/** The next machine and the effects to perform, for one input. */
+export function step(machine: Machine, input: Input): Step {
+  const { phase } = machine;
+  switch (phase.id) {
+    case "boundary":
+      return atBoundary(machine, input);
+    case "paused":
+      return whilePaused(machine, input);
+    case "running":
+      return whileRunning(machine, phase, input);
+    case "judging":
+      return whileJudging(machine, phase, input);
+    case "waitingLimit":
+      return whileWaiting(machine, phase, input);
+    case "ending":
+      return whileEnding(machine, phase, input);
+    case "ended":
+      return stay(machine);
+    default: {
+      const unreachable: never = phase;
+      throw new Error(`unknown phase ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
+ * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
+ */
+function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
+  switch (input.type) {
+    case "signal":
+      return end(machine, interrupted(input), onStop);
+    case "recordFailed":
+      return end(machine, writeFailed(input), onStop);
+    case "desired":
+      return onDesired(machine, input, onStop);
+    case "sentinel": {
+      const stop = stopOf(input);
+      return stop ? end(machine, stop, onStop) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function atBoundary(machine: Machine, input: Input): Step {
+  const common = betweenIterations(machine, input);
+  if (common) return common;
+  switch (input.type) {
+    case "sentinel": {
+      if (input.pause) {
+        const tally = { ...machine.tally, lastAction: "paused by PAUSE file" };
+        return { machine: to(machine, { id: "paused" }, { tally }), effects: [{ kind: "record", entries: [...logs("paused"), { kind: "event", body: { type: "paused" } }] }] };
+      }
+      return startIteration(machine, input.nowMs);
+    }
+    default:
+      return stay(machine);
+  }
+}
+
+/** Limits, then the task, then the agent. */
+function startIteration(machine: Machine, nowMs: number): Step {
+  const limit = limitReached(machine, nowMs);
+  if (limit) return end(machine, limit);
+  let task: string | null = null;
+  if (machine.tasks) {
+    const list = machine.tasks;
+    if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
+    const next = firstIncomplete(list.tasks);
+    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${machine.plan.tasks ?? "the task list"} is done` });
+    task = describeTask(next);
+  }
+  const iteration = machine.tally.iteration + 1;
+  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
+  const tally = { ...machine.tally, iteration, task, lastAction: `iteration ${iteration} started` };
+  return {
+    machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
+    effects: [
+      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task } }] },
+      { kind: "spawn", attempt },
+    ],
+  };
+}
+
+function whilePaused(machine: Machine, input: Input): Step {
+  const common = betweenIterations(machine, input, logs("resumed (to stop)"));
+  if (common) return common;
+  switch (input.type) {
+    case "sentinel": {
+      if (input.pause) return stay(machine);
+      const tally = { ...machine.tally, lastAction: "resumed" };
+      return {
+        machine: to(machine, { id: "boundary" }, { tally }),
+        effects: [{ kind: "record", entries: [...logs("resumed"), { kind: "event", body: { type: "resumed" } }] }, { kind: "look", what: "all" }],
+      };
+    }
+    case "control":
+      return { machine, effects: [{ kind: "look", what: "control" }] };
+    default:
+      return stay(machine);
+  }
+}
+
+function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input: Input): Step {
+  switch (input.type) {
+    case "signal":
+      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "interrupted" }] };
+    case "recordFailed":
+      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "write_failed" }] };
+    case "desired":
+      return onTrustedPlan(machine, input);
+    case "sentinel":
+      if (!input.stopNow) return stay(machine);
+      return {
+        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: phase.attempt, judged: null }),
+        effects: [{ kind: "endTree", why: "stop_now" }],
+      };
+    case "control":
+      return { machine, effects: [{ kind: "look", what: "sentinels" }] };
+    case "agentResult":
+      return stay(to(machine, { ...phase, resultSeen: true }));
+    case "agentExited":
+      return agentExited(machine, phase.attempt, input.run);
+    case "limitHit":
+      return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
+    default:
+      return stay(machine);
+  }
+}
+
+function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input: Input): Step {
+  switch (input.type) {
+    case "signal":
+      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "interrupted" }] };
+    case "recordFailed":
+      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "write_failed" }] };
+    case "desired":
+      return onTrustedPlan(machine, input);
+    case "checked":
+      return settle(machine, phase, input);
+    default:
+      return stay(machine);
+  }
+}
+
+function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, input: Input): Step {
+  const common = betweenIterations(machine, input);
+  if (common) return common;
+  switch (input.type) {
+    case "sentinel": {
+      const limit = limitReached(machine, input.nowMs);
+      if (limit) return end(machine, limit);
+      if (input.nowMs < phase.resumeAtMs) return stay(machine);
+      const tally = { ...machine.tally, lastAction: "usage limit wait over" };
+      return {
+        machine: to(machine, { id: "boundary" }, { tally }),
+        effects: [{ kind: "record", entries: logs(`usage limit wait over; retrying iteration ${phase.iteration}`) }, { kind: "look", what: "all" }],
+      };
+    }
+    case "control":
+    case "tick":
+      return { machine, effects: [{ kind: "look", what: "control" }] };
+    default:
+      return stay(machine);
+  }
+}
+
+/** Ending with an agent or checks still in flight: wait for them, record the iteration unjudged, end. */
+function whileEnding(machine: Machine, phase: Phase & { id: "ending" }, input: Input): Step {
+  switch (input.type) {
+    case "signal":
+      // A signal outranks a stop --now already under way: the runner must die of it.
+      if (phase.ending.reason === "INTERRUPTED") return stay(machine);
+      return stay(to(machine, { ...phase, ending: interrupted(input) }));
+    case "desired":
+      return onTrustedPlan(machine, input);
+    case "agentExited":
+    case "limitHit":
+      if (phase.judged) return stay(machine);
+      return unjudged(machine, phase, input.run);
+    case "checked":
+      return phase.judged ? unjudged(machine, phase, phase.judged) : stay(machine);
+    default:
+      return stay(machine);
+  }
+}

@@ -1,0 +1,91 @@
+// Transitions several phases share: ending the run, applying a new plan, the limits, going on to the next boundary.
+import type { Ending } from "../run/finish-run.js";
+import type { RecordEntry } from "../run/run-record.js";
+import type { Input, Machine, Phase, Step } from "./phase.js";
+
+/** No change. */
+export function stay(machine: Machine): Step {
+  return { machine, effects: [] };
+}
+
+/** Log lines to record. */
+export function logs(...lines: string[]): RecordEntry[] {
+  return lines.map((line) => ({ kind: "log", line }));
+}
+
+/** The machine in `phase`, with `patch` applied. */
+export function to(machine: Machine, phase: Phase, patch: Partial<Machine> = {}): Machine {
+  return { ...machine, ...patch, phase };
+}
+
+/** The run ends with `ending`, after recording `entries`. */
+export function end(machine: Machine, ending: Ending, entries: RecordEntry[] = []): Step {
+  return { machine: to(machine, { id: "ended", ending }), effects: entries.length > 0 ? [{ kind: "record", entries }] : [] };
+}
+
+/** INTERRUPTED by the signal. */
+export function interrupted(signal: Input & { type: "signal" }): Ending {
+  return { reason: "INTERRUPTED", detail: `received ${signal.signal}`, signal: signal.signal };
+}
+
+/** FAILED: a run file could not be written (a full disk). */
+export function writeFailed(input: Input & { type: "recordFailed" }): Ending {
+  return { reason: "FAILED", detail: input.message };
+}
+
+/** A plan the runner trusts (`ralph set`, a tightening) while an iteration runs: applied; it ends nothing before the boundary. */
+export function onTrustedPlan(machine: Machine, input: Input & { type: "desired" }): Step {
+  const next = applyDesired(machine, input);
+  return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
+}
+
+/** A new state.md read: the plan is replaced when it is good; a broken file is logged once. */
+function applyDesired(machine: Machine, input: Input & { type: "desired" }): { machine: Machine; entries: RecordEntry[] } {
+  const { read } = input;
+  const tasks = input.tasks === undefined ? machine.tasks : input.tasks;
+  if (!read.ok) {
+    if (machine.planProblem === read.message) return { machine: { ...machine, tasks }, entries: [] };
+    return { machine: { ...machine, planProblem: read.message, tasks }, entries: logs(`ignoring state.md until it is fixed (the last good version stays in force): ${read.message}`) };
+  }
+  const entries: RecordEntry[] = [];
+  if (machine.planProblem) entries.push(...logs("state.md is readable again"));
+  if (read.plan.maxIterations !== machine.plan.maxIterations) entries.push(...logs(`max_iterations changed to ${read.plan.maxIterations} in state.md`));
+  return { machine: { ...machine, plan: read.plan, planProblem: null, tasks }, entries };
+}
+
+/** A new plan applied; `active: false` ends the run (with `onStop` recorded too). */
+export function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
+  const next = applyDesired(machine, input);
+  if (!next.machine.plan.active) return end(next.machine, INACTIVE, [...next.entries, ...onStop]);
+  return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
+}
+
+/** STOPPED for a STOP file; null to go on. */
+export function stopOf(input: Input & { type: "sentinel" }): Ending | null {
+  return input.stop ? { reason: "STOPPED", detail: input.stopNow ? "stop --now requested" : "STOP file present" } : null;
+}
+
+/** How `active: false` in state.md ends a run. */
+export const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
+
+/** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
+export function limitReached(machine: Machine, nowMs: number): Ending | null {
+  const { iteration, costUsd, startedAtMs } = machine.tally;
+  const max = machine.plan.maxIterations;
+  if (max > 0 && iteration >= max) return { reason: "MAX_ITERATIONS", detail: `reached max_iterations ${max}` };
+  const { maxRuntimeMs, maxCostUsd } = machine.config;
+  const elapsed = nowMs - startedAtMs;
+  if (maxRuntimeMs !== null && elapsed >= maxRuntimeMs) {
+    return { reason: "RUNTIME_EXCEEDED", detail: `ran ${Math.round(elapsed / 1000)}s, limit ${Math.round(maxRuntimeMs / 1000)}s` };
+  }
+  if (maxCostUsd !== null && costUsd >= maxCostUsd) {
+    return { reason: "BUDGET_EXCEEDED", detail: `spent $${costUsd.toFixed(4)} (CLI estimate), limit $${maxCostUsd}` };
+  }
+  return null;
+}
+
+/** On to the next boundary, after recording `entries`; the world is looked at afresh there. */
+export function goOn(machine: Machine, entries: RecordEntry[]): Step {
+  return { machine: to(machine, { id: "boundary" }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
+}
+

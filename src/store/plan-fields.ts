@@ -1,0 +1,70 @@
+// The fields state.md and the in-session loop's file share: the cap, the promise and the completion criteria.
+
+/** One completion criterion; an unknown `type` is a label for a `command` check. */
+export interface Criterion {
+  type: string;
+  check: string;
+}
+
+/** The completion rules and cap of a loop, as both files hold them. */
+export interface PlanRules {
+  /** 0 = unlimited. */
+  maxIterations: number;
+  completionPromise: string | null;
+  completionCriteria: Criterion[];
+}
+
+/** Reads the shared fields from a parsed front matter; a bad one gives a message naming the file and field. */
+export function planRules(file: string, fields: Record<string, unknown>): { ok: true; rules: PlanRules } | { ok: false; message: string } {
+  const fail = (field: string, expected: string) => ({
+    ok: false as const,
+    message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field]) ?? "nothing"}`,
+  });
+  const maxIterations = wholeNumber(fields.max_iterations ?? 3);
+  if (maxIterations === null) return fail("max_iterations", "a whole number (0 = unlimited)");
+  const promise = fields.completion_promise ?? null;
+  if (promise !== null && typeof promise !== "string") return fail("completion_promise", "a text or null");
+  const criteria = parseCriteria(fields.completion_criteria ?? null, file);
+  if (!criteria.ok) return criteria;
+  return {
+    ok: true,
+    rules: { maxIterations, completionPromise: promise === null || promise.trim() === "" ? null : promise, completionCriteria: criteria.criteria },
+  };
+}
+
+/** A whole number of 0 or more, also when written as a string of digits; null otherwise. */
+export function wholeNumber(value: unknown): number | null {
+  const number = typeof value === "string" && /^[0-9]+$/.test(value.trim()) ? Number.parseInt(value, 10) : value;
+  return typeof number === "number" && Number.isSafeInteger(number) && number >= 0 ? number : null;
+}
+
+/** Validates a list of `{type, check}` read from `source` (state.md, ralph.yaml); a plain string is a command. */
+export function parseCriteria(value: unknown, source: string): { ok: true; criteria: Criterion[] } | { ok: false; message: string } {
+  if (value === undefined || value === null) return { ok: true, criteria: [] };
+  if (!Array.isArray(value)) return { ok: false, message: `${source}: completion criteria must be a list of {type, check}` };
+  const criteria: Criterion[] = [];
+  for (const [index, entry] of value.entries()) {
+    const where = `${source}: completion criterion ${index + 1}`;
+    if (typeof entry === "string") {
+      if (entry.trim() === "") return { ok: false, message: `${where} is an empty command` };
+      criteria.push({ type: "command", check: entry });
+      continue;
+    }
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+      return { ok: false, message: `${where} must be {type, check}` };
+    }
+    const { type: rawType = "command", check } = entry as Record<string, unknown>;
+    if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
+    const type = rawType.trim();
+    // tasks_done may leave its check empty: it then means the run's own task list.
+    if (type === "tasks_done" && (check === undefined || check === null)) {
+      criteria.push({ type, check: "" });
+      continue;
+    }
+    if (typeof check !== "string" || (type !== "tasks_done" && check.trim() === "")) {
+      return { ok: false, message: `${where} (${type}) needs a "check" string` };
+    }
+    criteria.push({ type, check });
+  }
+  return { ok: true, criteria };
+}

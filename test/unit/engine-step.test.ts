@@ -1,0 +1,484 @@
+// Every transition of the engine's pure step function, table-driven: phase × input → phase + effects.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { step } from "../../src/engine/step.js";
+import { statusOf } from "../../src/engine/status-of.js";
+import type { Effect, Input, Machine, Phase, Step } from "../../src/engine/phase.js";
+import type { RecordEntry } from "../../src/run/run-record.js";
+import { ATTEMPT, finished, machine, plan, verdict } from "../fixtures/engine-machine.js";
+
+const boundary: Phase = { id: "boundary" };
+const paused: Phase = { id: "paused" };
+const running: Phase = { id: "running", attempt: ATTEMPT, resultSeen: false };
+const judging = (run = finished("<promise>DONE</promise>"), failure: string | null = null): Phase => ({
+  id: "judging",
+  attempt: ATTEMPT,
+  run,
+  claim: { found: true, reason: "found" },
+  failure,
+});
+const waiting: Phase = { id: "waitingLimit", iteration: 2, resumeAtMs: 10_000 };
+const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: ATTEMPT, judged: null };
+
+const clear = (nowMs = 1000): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs });
+const sentinel = (patch: Partial<{ stop: boolean; stopNow: boolean; pause: boolean }>, nowMs = 1000): Input => ({ ...(clear(nowMs) as object), ...patch }) as Input;
+const desired = (patch: Partial<ReturnType<typeof plan>> = {}): Input => ({ type: "desired", read: { ok: true, plan: plan(patch) } });
+const SIGINT: Input = { type: "signal", signal: "SIGINT" };
+
+const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
+const entries = (result: Step): RecordEntry[] => result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
+const logLines = (result: Step) => entries(result).flatMap((entry) => (entry.kind === "log" ? [entry.line] : []));
+const eventTypes = (result: Step) => entries(result).flatMap((entry) => (entry.kind === "event" ? [entry.body.type] : []));
+const progressOf = (result: Step, key: string) =>
+  entries(result).flatMap((entry) => (entry.kind === "progress" ? entry.block.filter(([k, v]) => k === key && v !== undefined).map(([, v]) => v) : []));
+const endingOf = (result: Step) => (result.machine.phase.id === "ended" || result.machine.phase.id === "ending" ? result.machine.phase.ending : null);
+
+interface Case {
+  name: string;
+  from: Machine;
+  input: Input;
+  phase: Phase["id"];
+  effects: Effect["kind"][];
+  reason?: string;
+  check?: (result: Step) => void;
+}
+
+const CASES: Case[] = [
+  // boundary
+  { name: "boundary + signal → ended INTERRUPTED, nothing judged", from: machine(boundary), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED" },
+  { name: "boundary + state.md active: false → ended STOPPED", from: machine(boundary), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "boundary + a broken state.md → logged once, the last good plan kept",
+    from: machine(boundary),
+    input: { type: "desired", read: { ok: false, message: "state.md: bad" } },
+    phase: "boundary",
+    effects: ["record"],
+    check: (result) => {
+      assert.equal(result.machine.planProblem, "state.md: bad");
+      assert.equal(step(result.machine, { type: "desired", read: { ok: false, message: "state.md: bad" } }).effects.length, 0);
+    },
+  },
+  {
+    name: "boundary + a raised max_iterations → logged and applied",
+    from: machine(boundary),
+    input: desired({ maxIterations: 9 }),
+    phase: "boundary",
+    effects: ["record"],
+    check: (result) => {
+      assert.deepEqual(logLines(result), ["max_iterations changed to 9 in state.md"]);
+      assert.equal(statusOf(result.machine).max_iterations, 9);
+    },
+  },
+  { name: "boundary + STOP → ended STOPPED", from: machine(boundary), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "boundary + PAUSE → paused, logged and published once",
+    from: machine(boundary),
+    input: sentinel({ pause: true }),
+    phase: "paused",
+    effects: ["record"],
+    check: (result) => {
+      assert.deepEqual(eventTypes(result), ["paused"]);
+      assert.equal(statusOf(result.machine).state, "paused");
+    },
+  },
+  { name: "boundary + clear at the cap → ended MAX_ITERATIONS", from: machine(boundary, {}, { iteration: 5 }), input: clear(), phase: "ended", effects: [], reason: "MAX_ITERATIONS" },
+  {
+    name: "boundary + clear past --max-runtime → ended RUNTIME_EXCEEDED",
+    from: machine(boundary, { config: { ...machine(boundary).config, maxRuntimeMs: 500 } }),
+    input: clear(1000),
+    phase: "ended",
+    effects: [],
+    reason: "RUNTIME_EXCEEDED",
+  },
+  {
+    name: "boundary + clear at --max-cost → ended BUDGET_EXCEEDED",
+    from: machine(boundary, { config: { ...machine(boundary).config, maxCostUsd: 0.1 } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "BUDGET_EXCEEDED",
+  },
+  {
+    name: "boundary + clear with a broken task list → ended FAILED",
+    from: machine(boundary, { tasks: { ok: false, file: "prd.json", message: "is not valid JSON" } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
+  },
+  {
+    name: "boundary + clear with every task done → ended NO_WORK",
+    from: machine(boundary, { tasks: { ok: true, format: "checklist", tasks: [{ id: "1", title: "a", done: true, line: 1 }] } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "NO_WORK",
+  },
+  {
+    name: "boundary + clear → running: iteration_started, then spawn with the task and failing checks in the prompt",
+    from: machine(boundary, { tasks: { ok: true, format: "checklist", tasks: [{ id: "3", title: "write docs", done: false, line: 3 }] } }, { failingChecks: "npm test failed" }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+    check: (result) => {
+      const spawn = result.effects.find((effect) => effect.kind === "spawn");
+      assert.ok(spawn?.kind === "spawn");
+      assert.equal(spawn.attempt.iteration, 2);
+      assert.equal(spawn.attempt.task, "line 3: write docs");
+      assert.match(spawn.attempt.prompt.toString(), /## Current task\n\nline 3: write docs/);
+      assert.match(spawn.attempt.prompt.toString(), /npm test failed/);
+      assert.deepEqual(eventTypes(result), ["iteration_started"]);
+      assert.deepEqual([statusOf(result.machine).iteration, statusOf(result.machine).current_task], [2, "line 3: write docs"]);
+    },
+  },
+  { name: "boundary + control → nothing (a look is under way)", from: machine(boundary), input: { type: "control" }, phase: "boundary", effects: [] },
+
+  // paused
+  {
+    name: "paused + signal → ended INTERRUPTED, 'resumed (to stop)' logged",
+    from: machine(paused),
+    input: SIGINT,
+    phase: "ended",
+    effects: ["record"],
+    reason: "INTERRUPTED",
+    check: (result) => assert.deepEqual(logLines(result), ["resumed (to stop)"]),
+  },
+  { name: "paused + active: false → ended STOPPED", from: machine(paused), input: desired({ active: false }), phase: "ended", effects: ["record"], reason: "STOPPED" },
+  { name: "paused + STOP → ended STOPPED", from: machine(paused), input: sentinel({ stop: true, pause: true }), phase: "ended", effects: ["record"], reason: "STOPPED" },
+  { name: "paused + PAUSE still there → stays paused, nothing logged", from: machine(paused), input: sentinel({ pause: true }), phase: "paused", effects: [] },
+  {
+    name: "paused + PAUSE removed → boundary: resumed once, then a fresh look",
+    from: machine(paused),
+    input: clear(),
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.deepEqual(eventTypes(result), ["resumed"]),
+  },
+  {
+    name: "paused + control → look at state.md and the sentinels",
+    from: machine(paused),
+    input: { type: "control" },
+    phase: "paused",
+    effects: ["look"],
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "look", what: "control" }]),
+  },
+
+  // running
+  {
+    name: "running + signal → ending INTERRUPTED: the tree is ended, nothing judged",
+    from: machine(running),
+    input: { type: "signal", signal: "SIGTERM" },
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "INTERRUPTED",
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "endTree", why: "interrupted" }]),
+  },
+  {
+    name: "running + stop --now → ending STOPPED: the tree is ended",
+    from: machine(running),
+    input: sentinel({ stop: true, stopNow: true }),
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "STOPPED",
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "endTree", why: "stop_now" }]),
+  },
+  { name: "running + a plain STOP → waits for the boundary", from: machine(running), input: sentinel({ stop: true, pause: true }), phase: "running", effects: [] },
+  {
+    name: "running + control → look at the sentinels only",
+    from: machine(running),
+    input: { type: "control" },
+    phase: "running",
+    effects: ["look"],
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "look", what: "sentinels" }]),
+  },
+  {
+    name: "running + agent result seen → still running, result noted",
+    from: machine(running),
+    input: { type: "agentResult" },
+    phase: "running",
+    effects: [],
+    check: (result) => assert.equal(result.machine.phase.id === "running" && result.machine.phase.resultSeen, true),
+  },
+  {
+    name: "running + agent missing → ended FAILED, recorded as agent_missing",
+    from: machine(running),
+    input: { type: "agentExited", run: { kind: "missing", message: "command not found: nope" } },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+    check: (result) => assert.deepEqual(progressOf(result, "result"), ["agent_missing"]),
+  },
+  {
+    name: "running + exited claiming the promise → judging, the criteria are checked",
+    from: machine(running),
+    input: { type: "agentExited", run: finished("All done.\n<promise>DONE</promise>") },
+    phase: "judging",
+    effects: ["runChecks"],
+    check: (result) => {
+      const checks = result.effects[0];
+      assert.ok(checks?.kind === "runChecks");
+      assert.deepEqual(checks.criteria, [{ type: "command", check: "npm test" }]);
+    },
+  },
+  {
+    name: "running + exited without the promise → judging, no check runs",
+    from: machine(running),
+    input: { type: "agentExited", run: finished("Still working.") },
+    phase: "judging",
+    effects: ["runChecks"],
+    check: (result) => assert.deepEqual(result.effects[0]?.kind === "runChecks" ? result.effects[0].criteria : null, []),
+  },
+  {
+    name: "running + a failed exit → judging, no check and no fingerprint",
+    from: machine(running, { config: { ...machine(running).config, stallLimit: 2 } }),
+    input: { type: "agentExited", run: finished(null, { exit: { code: 1, signal: null } }, { sawResult: false }) },
+    phase: "judging",
+    effects: ["runChecks"],
+    check: (result) => assert.deepEqual(result.effects[0], { kind: "runChecks", iteration: 2, criteria: [], fingerprint: false }),
+  },
+  {
+    name: "running + usage limit → waitingLimit: not counted, spend kept, sleep until the reset",
+    from: machine(running, {}, { iteration: 2 }),
+    input: { type: "limitHit", run: finished(null), limit: { message: "429", resetAt: new Date(60_000) }, nowMs: 1000 },
+    phase: "waitingLimit",
+    effects: ["record", "sleep"],
+    check: (result) => {
+      assert.deepEqual(result.effects[1], { kind: "sleep", untilMs: 60_000 });
+      assert.deepEqual(eventTypes(result), ["iteration_ended", "waiting_limit"]);
+      const status = statusOf(result.machine);
+      assert.deepEqual([status.iteration, status.calls, status.state, status.resume_at], [1, 2, "waiting", new Date(60_000).toISOString()]);
+    },
+  },
+  {
+    name: "running + usage limit with --on-limit stop → ended FAILED",
+    from: machine(running, { config: { ...machine(running).config, onLimit: "stop" } }),
+    input: { type: "limitHit", run: finished(null), limit: { message: "429", resetAt: null }, nowMs: 1000 },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+  },
+
+  // judging
+  {
+    name: "judging + signal → ending INTERRUPTED: the checks are ended, the verdict is never used",
+    from: machine(judging()),
+    input: SIGINT,
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "INTERRUPTED",
+  },
+  {
+    name: "judging + checks pass with the promise → ended DONE, LOOP_COMPLETE logged",
+    from: machine(judging()),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "DONE",
+    check: (result) => {
+      assert.ok(logLines(result).includes("LOOP_COMPLETE: all criteria met."));
+      assert.deepEqual(eventTypes(result), ["criteria_checked", "iteration_ended"]);
+      assert.deepEqual(progressOf(result, "result"), ["done"]);
+    },
+  },
+  {
+    name: "judging + a check fails after the claim → boundary, its output goes into the next prompt",
+    from: machine(judging()),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.match(result.machine.tally.failingChecks, /1 failing/);
+      assert.deepEqual([result.machine.tally.calls, result.machine.tally.costUsd], [2, 0.35]);
+    },
+  },
+  {
+    name: "judging + a failed iteration below --max-failures → boundary, failures counted",
+    from: machine(judging(finished(null), "exit 1")),
+    input: { type: "checked", verdicts: [], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.equal(statusOf(result.machine).failures, 1),
+  },
+  {
+    name: "judging + the failure that reaches --max-failures → ended FAILED",
+    from: machine(judging(finished(null), "exit 1"), {}, { failures: 2 }),
+    input: { type: "checked", verdicts: [], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+  },
+  {
+    name: "judging + an unchanged fingerprint at --stall-limit → ended STALLED",
+    from: machine(judging(finished("working")), { config: { ...machine(boundary).config, stallLimit: 2 } }, { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
+    phase: "ended",
+    effects: ["record"],
+    reason: "STALLED",
+  },
+  {
+    name: "judging + a changed fingerprint → boundary, the stall count reset",
+    from: machine(judging(finished("working")), { config: { ...machine(boundary).config, stallLimit: 2 } }, { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "def", tree: "t", tasks: null } },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.equal(result.machine.tally.stalled, 0),
+  },
+
+  // waitingLimit
+  { name: "waitingLimit + signal → ended INTERRUPTED", from: machine(waiting), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED" },
+  { name: "waitingLimit + active: false → ended STOPPED", from: machine(waiting), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
+  { name: "waitingLimit + STOP → ended STOPPED", from: machine(waiting), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "waitingLimit + --max-runtime passed while waiting → ended RUNTIME_EXCEEDED",
+    from: machine(waiting, { config: { ...machine(waiting).config, maxRuntimeMs: 5000 } }),
+    input: clear(6000),
+    phase: "ended",
+    effects: [],
+    reason: "RUNTIME_EXCEEDED",
+  },
+  { name: "waitingLimit + clear before the reset → keeps waiting", from: machine(waiting), input: clear(9999), phase: "waitingLimit", effects: [] },
+  {
+    name: "waitingLimit + clear at the reset → boundary: the iteration is retried",
+    from: machine(waiting),
+    input: clear(10_000),
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.deepEqual(logLines(result), ["usage limit wait over; retrying iteration 2"]),
+  },
+  { name: "waitingLimit + tick → look", from: machine(waiting), input: { type: "tick", nowMs: 10_000 }, phase: "waitingLimit", effects: ["look"] },
+  { name: "waitingLimit + control → look", from: machine(waiting), input: { type: "control" }, phase: "waitingLimit", effects: ["look"] },
+
+  // ending
+  {
+    name: "ending + agent exited → ended, the iteration recorded as stopped, unjudged, its spend kept",
+    from: machine(stopNowEnding),
+    input: { type: "agentExited", run: finished("<promise>DONE</promise>", { endedBy: "stop_now" }) },
+    phase: "ended",
+    effects: ["record"],
+    reason: "STOPPED",
+    check: (result) => {
+      assert.deepEqual(progressOf(result, "result"), ["stopped"]);
+      assert.deepEqual(progressOf(result, "promise_found"), []);
+      assert.equal(result.machine.tally.calls, 2);
+    },
+  },
+  {
+    name: "ending (stop --now) + signal → the signal wins: INTERRUPTED",
+    from: machine(stopNowEnding),
+    input: SIGINT,
+    phase: "ending",
+    effects: [],
+    reason: "INTERRUPTED",
+  },
+  {
+    name: "ending after judging + checks over → ended, recorded as interrupted",
+    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: finished("<promise>DONE</promise>") }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "INTERRUPTED",
+    check: (result) => {
+      assert.deepEqual(progressOf(result, "result"), ["interrupted"]);
+      assert.deepEqual(eventTypes(result), ["iteration_ended"], "no criteria_checked: the verdicts are not used");
+    },
+  },
+  {
+    name: "ending + the agent was missing → ended with the ending's reason",
+    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: null }),
+    input: { type: "agentExited", run: { kind: "missing", message: "x" } },
+    phase: "ended",
+    effects: ["record"],
+    reason: "INTERRUPTED",
+  },
+
+  // a run file that cannot be written (a full disk)
+  {
+    name: "boundary + failed write → ended FAILED, the failure named",
+    from: machine(boundary),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
+    check: (result) => assert.equal(endingOf(result)?.detail, "disk full"),
+  },
+  {
+    name: "running + failed write → ending FAILED: the tree is ended",
+    from: machine(running),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "FAILED",
+    check: (result) => assert.deepEqual(result.effects, [{ kind: "endTree", why: "write_failed" }]),
+  },
+  {
+    name: "judging + failed write → ending FAILED: the checks are ended",
+    from: machine(judging()),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "FAILED",
+  },
+  {
+    name: "running + a trusted plan (ralph set) → applied at once, the run goes on",
+    from: machine(running),
+    input: desired({ maxIterations: 2 }),
+    phase: "running",
+    effects: ["record"],
+    check: (result) => assert.equal(statusOf(result.machine).max_iterations, 2),
+  },
+  {
+    name: "judging + a fatal agent error (auth) → ended FAILED at once, whatever --max-failures says",
+    from: machine(judging(finished(null, { exit: { code: 1, signal: null } }, { error: { kind: "auth", message: "invalid key" } }), "auth: invalid key")),
+    input: { type: "checked", verdicts: [], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+    check: (result) => assert.match(endingOf(result)?.detail ?? "", /authentication failed: invalid key; no retry can fix this/),
+  },
+
+  // ended
+  { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
+];
+
+describe("step: every transition", () => {
+  for (const c of CASES) {
+    test(c.name, () => {
+      const result = step(c.from, c.input);
+      assert.equal(result.machine.phase.id, c.phase);
+      assert.deepEqual(kinds(result.effects), c.effects);
+      if (c.reason) assert.equal(endingOf(result)?.reason, c.reason);
+      c.check?.(result);
+    });
+  }
+
+  test("the table covers every phase as a starting point", () => {
+    const covered = new Set(CASES.map((c) => c.from.phase.id));
+    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "paused", "running", "waitingLimit"]);
+  });
+
+  test("step is pure: the machine it was given is not changed", () => {
+    const from = machine(judging());
+    const before = JSON.stringify(from);
+    step(from, { type: "checked", verdicts: [verdict(false)], fingerprint: null });
+    assert.equal(JSON.stringify(from), before);
+  });
+});
+
+describe("the diagram at the top of the engine", () => {
+  const source = readFileSync(fileURLToPath(new URL("../../../src/engine/step.ts", import.meta.url)), "utf8");
+  const phaseSource = readFileSync(fileURLToPath(new URL("../../../src/engine/phase.ts", import.meta.url)), "utf8");
+  const diagram = source.slice(0, source.indexOf("import "));
+  const phaseIds = [...phaseSource.matchAll(/\{ id: "(\w+)"/g)].map((match) => match[1]);
+
+  test("names every phase of the union, and no other", () => {
+    assert.ok(phaseIds.length >= 7, `phases found: ${phaseIds.join(", ")}`);
+    const drawn = new Set([...diagram.matchAll(/\[(\w+)\]/g)].map((match) => match[1]));
+    assert.deepEqual([...drawn].sort(), [...new Set(phaseIds)].sort());
+  });
+
+  test("every phase has its own case in step", () => {
+    for (const id of phaseIds) assert.match(source, new RegExp(`case "${id}":`), id);
+  });
+});

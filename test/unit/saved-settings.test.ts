@@ -1,0 +1,37 @@
+// `ralph continue` reads settings.json through a schema: a value ralph run would never have written is refused.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { defaultSettings } from "../../src/config/run-options.js";
+import { parseSavedSettings } from "../../src/config/saved-settings.js";
+
+const FILE = ".ralph/runs/r/settings.json";
+
+test("a file ralph run wrote reads back as the same settings", () => {
+  const settings = { ...defaultSettings(), agent: "command" as const, agentCmd: ["sh", "-c", "true"], maxCostUsd: 2.5, checks: ["npm test"] };
+  assert.deepEqual(parseSavedSettings(JSON.stringify(settings), FILE), { ok: true, settings });
+});
+
+test("settings missing from an older file take their defaults", () => {
+  const parsed = parseSavedSettings(JSON.stringify({ agent: "demo", maxIterations: 7 }), FILE);
+  assert.deepEqual(parsed, { ok: true, settings: { ...defaultSettings(), agent: "demo", maxIterations: 7 } });
+});
+
+test("a wrong value is refused with the file and the setting named", () => {
+  for (const [value, field] of [
+    [{ maxIterations: "3" }, "maxIterations"],
+    [{ agent: "gpt" }, "agent"],
+    [{ graceMs: -1 }, "graceMs"],
+    [{ agentCmd: "sh -c true" }, "agentCmd"],
+    [{ onLimit: "retry" }, "onLimit"],
+  ] as const) {
+    const parsed = parseSavedSettings(JSON.stringify(value), FILE);
+    assert.equal(parsed.ok, false, JSON.stringify(value));
+    assert.match(parsed.ok ? "" : parsed.message, new RegExp(`^${FILE.replace(/\./g, "\\.")}: ${field}: `));
+  }
+});
+
+test("a file that is not JSON, or not an object, is refused", () => {
+  assert.deepEqual(parseSavedSettings("{", FILE), { ok: false, message: `${FILE}: is not valid JSON` });
+  assert.equal(parseSavedSettings("[1]", FILE).ok, false);
+  assert.equal(parseSavedSettings("null", FILE).ok, false);
+});
