@@ -100,7 +100,13 @@ export class Driver {
     record.startHeartbeat();
     const watch = io.watchControl(record.paths, () => {
       this.push({ type: "control" });
-      this.serveSetRequests();
+      // Called from a timer or a watch: a failed write here (a full disk, a planted directory) must end the
+      // run through the engine, never escape as an uncaught exception that skips the marker.
+      try {
+        this.serveSetRequests();
+      } catch (error) {
+        this.fail(error);
+      }
     });
     this.cancels.push(() => watch.close());
     const { signals } = io;
@@ -202,7 +208,13 @@ export class Driver {
     started.done.then(
       (run) => {
         this.attempt = null;
-        this.guardPlanAfter(attempt.iteration);
+        // An error thrown here is not caught by the rejection handler below: route it to fail() ourselves.
+        try {
+          this.guardPlanAfter(attempt.iteration);
+        } catch (error) {
+          this.fail(error);
+          return;
+        }
         const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
         if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
         else this.push({ type: "agentExited", run });

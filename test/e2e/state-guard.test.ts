@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, cleanEnv, completionMarker, RALPH, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, finishWithin, completionMarker, RALPH, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-guard-");
 const start = trackedStarts();
@@ -83,6 +83,32 @@ test("ralph set works mid-iteration; from inside the agent it is refused, whatev
   assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
   assert.equal(readStatus(runDir).iteration, 1);
   assert.equal(readEvents(runDir).filter((e) => e.type === "state_change_rejected").length, 0);
+});
+
+test("a request the agent forges in another process's name (pid 1, its real start time) is refused", async () => {
+  const dir = project();
+  const forge = [
+    `start=$(sed 's/.*) //' /proc/1/stat | cut -d' ' -f20)`,
+    `printf '{"words":["max_iterations=5"],"pid":1,"pid_start":"%s"}\\n' "$start" > "$RALPH_RUN_DIR/forged.tmp"`,
+    `mv "$RALPH_RUN_DIR/forged.tmp" "$RALPH_RUN_DIR/set-1-abcdef.request.json"`,
+    `while [ -e "$RALPH_RUN_DIR/set-1-abcdef.request.json" ]; do sleep 0.05; done`,
+  ].join("; ");
+  const result = await finishWithin(start(dir, ["run", "--name", "f", "-n", "2", "go", ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && { ${forge}; }; true`)]), 30_000);
+  assert.equal(result.code, 3, result.stderr);
+  const runDir = join(dir, ".ralph", "runs", "f");
+  assert.equal(readStatus(runDir).iteration, 2, "the forged max_iterations=5 was not applied");
+  assert.equal(readStatus(runDir).max_iterations, 2);
+});
+
+test("a rejected change that cannot be kept (a directory planted in its place) ends the run FAILED with its marker", async () => {
+  const dir = project();
+  const plant = `mkdir "$RALPH_RUN_DIR/state.md.rejected-001"; sed -i 's/^max_iterations: .*/max_iterations: 9/' "$RALPH_RUN_DIR/state.md"`;
+  const result = await finishWithin(start(dir, ["run", "--name", "d", "-n", "2", "go", ...agentAfter(plant)]), 30_000);
+  assert.equal(result.code, 1, result.stderr);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+  const runDir = join(dir, ".ralph", "runs", "d");
+  assert.deepEqual(completionMarker(runDir), ["completion_reason=FAILED", "promise=COMPLETE"]);
+  assert.equal(readStatus(runDir).state, "ended");
 });
 
 test("ralph set on an ended run changes state.md for ralph continue", async () => {
