@@ -4,7 +4,6 @@ import { resolve } from "node:path";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
-import type { Plan } from "../store/plan-file.js";
 import type { EngineIo } from "./engine-io.js";
 import type { EngineOptions } from "./run-engine.js";
 import { limitOf, newTally } from "./iteration-facts.js";
@@ -142,8 +141,9 @@ export class Driver {
     this.inputs.fail(error);
   }
 
-  private tasksFile(plan: Plan = this.machine.plan): string | null {
-    return plan.tasks ? resolve(this.options.projectDir, plan.tasks) : null;
+  private tasksFile(): string | null {
+    const { tasks } = this.machine.plan;
+    return tasks ? resolve(this.options.projectDir, tasks) : null;
   }
 
   /** The status fields the machine determines now. */

@@ -19,11 +19,15 @@ function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failur
   };
 }
 
+/** The progress block of an iteration whose agent could not be started. */
+function missingEntries(attempt: Attempt, message: string): RecordEntry[] {
+  return [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", message]] }];
+}
+
 /** running → judging (the checks to run), or ended when the agent could not start. */
 export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
   if (run.kind === "missing") {
-    const entries: RecordEntry[] = [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", run.message]] }];
-    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, entries);
+    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, missingEntries(attempt, run.message));
   }
   const failure = failureOf(run);
   const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));
@@ -114,7 +118,7 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
 export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run: AgentRun): Step {
   const { attempt, ending } = phase;
   if (run.kind === "missing") {
-    return end(machine, ending, [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", run.message]] }]);
+    return end(machine, ending, missingEntries(attempt, run.message));
   }
   const tally = { ...withResources(withSpend(machine.tally, run.outcome), run), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
   const result = ending.reason === "INTERRUPTED" ? "interrupted" : "stopped";

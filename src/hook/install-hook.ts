@@ -89,7 +89,6 @@ export function installStopHook(file: string, command: string): InstallResult {
  * the file, or why it left it alone.
  */
 export function removeStopHook(file: string): { ok: true; changed: boolean } | { ok: false; message: string } {
-  if (!existsSync(file)) return { ok: true, changed: false };
   const read = readSettings(file);
   if (!read.ok) return read;
   const { settings, mode } = read;

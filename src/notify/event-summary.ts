@@ -1,14 +1,11 @@
 // One readable line per event, for Slack messages and desktop notifications.
+import { clip } from "../agents/json-fields.js";
 import type { NotifyEvent } from "./notify-target.js";
 
 const MAX_SUMMARY = 300;
 
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value.replace(/\s+/g, " ").trim() : null;
-}
-
-function clip(line: string): string {
-  return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
 }
 
 /** A one-line, human summary of `event`, e.g. "ralph run 20260101-abc: ended DONE (exit 0): all criteria passed". */
@@ -22,18 +19,18 @@ export function eventSummary(event: NotifyEvent): string {
     case "run_ended": {
       const reason = text(event.reason) ?? "unknown reason";
       const code = typeof event.exit_code === "number" ? ` (exit ${event.exit_code})` : "";
-      return clip(`${run}: ended ${reason}${code}${detail(event.detail)}`);
+      return clip(`${run}: ended ${reason}${code}${detail(event.detail)}`, MAX_SUMMARY);
     }
     case "waiting_limit":
-      return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`);
+      return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`, MAX_SUMMARY);
     case "needs_human":
-      return clip(`${run} needs a person${detail(event.question)}`);
+      return clip(`${run} needs a person${detail(event.question)}`, MAX_SUMMARY);
     case "agent_lingered":
-      return clip(`${run}: the agent did not exit after its result and was ended`);
+      return clip(`${run}: the agent did not exit after its result and was ended`, MAX_SUMMARY);
     case "iteration_ended":
-      return clip(`${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`);
+      return clip(`${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`, MAX_SUMMARY);
     default:
-      return clip(`${run}: ${event.type.replace(/_/g, " ")}`);
+      return clip(`${run}: ${event.type.replace(/_/g, " ")}`, MAX_SUMMARY);
   }
 }
 

@@ -34,10 +34,6 @@ const entry = z.union([
   z.strictObject({ desktop: z.literal(true, { error: "true" }), events: events.optional() }),
 ]);
 
-/** A `notify:` entry of ralph.yaml: `command: CMD`, `webhook: URL` (+ `format`), or `desktop: true`, each with optional `events`. */
-export const notifyEntrySchema = entry;
-/** The whole `notify:` value: a list of entries. */
-export const notifyYamlSchema = z.array(entry);
 
 function shown(value: unknown): string {
   // Redacted before it is shortened, so a cut never leaves half a secret unrecognised.

@@ -38,7 +38,7 @@ export interface EndTreeReport {
 const FREEZE_ROUNDS = 8;
 
 /** Whether a process is still alive as the same identity. */
-function isSame(identity: ProcessIdentity, info: ProcInfo | null): boolean {
+export function isSame(identity: ProcessIdentity, info: ProcInfo | null): boolean {
   return isAlive(info) && info?.startTime === identity.startTime;
 }
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { constants } from "node:os";
 import type { ResourceFigures } from "./agent-cgroup.js";
-import { endTree, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
+import { endTree, isSame, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
 import { ProcessInventory, type ProcessIdentity, type TreeMarker } from "./inventory.js";
 import { isAlive, readProcess } from "./proc-table.js";
 import { readLauncherReports, STATUS_FD, subreaperArgv } from "./launcher.js";
@@ -175,7 +175,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       // A subreaper that left by itself had no children left: its tree is empty, unless a process
       // seen in a sample is somehow still alive; then (and in every other case) the full ending runs.
       const sampled = [...root, ...tracked.identities()];
-      if (seal && agentEnded && hasExited && !sampled.some((identity) => readProcess(identity.pid)?.startTime === identity.startTime && isAlive(readProcess(identity.pid)))) {
+      if (seal && agentEnded && hasExited && !sampled.some((identity) => isSame(identity, readProcess(identity.pid)))) {
         return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
       }
       // After exit the root pid may be reused: it is followed by identity only.

@@ -7,11 +7,11 @@ import type { AgentEvent } from "../agents/types.js";
 /** Longest text kept in one event; the full output is in iter-NNN.log. */
 export const TEXT_LIMIT = 4096;
 /** Event bytes allowed per byte of agent output. */
-export const BUDGET_FACTOR = 1.5;
+const BUDGET_FACTOR = 1.5;
 /** Event bytes allowed whatever the output (an agent's first lines are always shown). */
-export const BUDGET_FLOOR = 64 * 1024;
+const BUDGET_FLOOR = 64 * 1024;
 /** Event bytes allowed per iteration at most. */
-export const BUDGET_CAP = 32 * 1024 * 1024;
+const BUDGET_CAP = 32 * 1024 * 1024;
 /** Coalesced text waits at most this long, so --live and `ralph logs -f` stay live. */
 const FLUSH_MS = 100;
 /** Bytes of the event envelope (v, ts, run, type, iteration) added to each event's own fields. */

@@ -10,7 +10,6 @@ export class IterationLog {
   private readonly log: WriteStream;
   private readonly redactors = new Map<NodeJS.ReadableStream, StreamRedactor>();
   private failed = false;
-  private readonly sources = new Set<NodeJS.ReadableStream>();
 
   constructor(
     file: string,
@@ -23,7 +22,7 @@ export class IterationLog {
       // The log is a copy: a failed write (disk full) must neither crash the runner nor stall the agent.
       this.failed = true;
       guard.fail(error);
-      for (const source of this.sources) source.resume();
+      for (const source of this.redactors.keys()) source.resume();
     });
   }
 
@@ -33,7 +32,6 @@ export class IterationLog {
    */
   write(source: NodeJS.ReadableStream, chunk: Buffer): void {
     if (this.failed) return;
-    this.sources.add(source);
     let redactor = this.redactors.get(source);
     if (!redactor) this.redactors.set(source, (redactor = this.redactor.stream()));
     const out = redactor.push(chunk);

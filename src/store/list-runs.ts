@@ -98,7 +98,7 @@ export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): Run
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
-export function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
+function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
   const started = (run: T) => (run.started_at ? Date.parse(run.started_at) : Number.NaN);
   return [...runs].sort((a, b) => {
     const [x, y] = [started(a), started(b)];

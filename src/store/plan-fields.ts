@@ -1,4 +1,5 @@
 // The fields state.md and the in-session loop's file share: the cap, the promise and the completion criteria.
+import { parseCount } from "../config/parse-value.js";
 
 /** One completion criterion; an unknown `type` is a label for a `command` check. */
 export interface Criterion {
@@ -34,8 +35,8 @@ export function planRules(file: string, fields: Record<string, unknown>): { ok: 
 
 /** A whole number of 0 or more, also when written as a string of digits; null otherwise. */
 export function wholeNumber(value: unknown): number | null {
-  const number = typeof value === "string" && /^[0-9]+$/.test(value.trim()) ? Number.parseInt(value, 10) : value;
-  return typeof number === "number" && Number.isSafeInteger(number) && number >= 0 ? number : null;
+  const parsed = parseCount(value);
+  return parsed.ok ? parsed.value : null;
 }
 
 /** Validates a list of `{type, check}` read from `source` (state.md, ralph.yaml); a plain string is a command. */

@@ -6,12 +6,12 @@ import { rmSync, writeFileSync } from "node:fs";
 const RESERVE_BYTES = 64 * 1024;
 
 /** Whether `error` is a failed file-system call (as opposed to a bug). */
-export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && typeof (error as NodeJS.ErrnoException).syscall === "string";
 }
 
 /** One line for a failed write: "disk full" for ENOSPC and EDQUOT. */
-export function describeWriteFailure(error: NodeJS.ErrnoException): string {
+function describeWriteFailure(error: NodeJS.ErrnoException): string {
   if (error.code === "ENOSPC" || error.code === "EDQUOT") return "disk full";
   return `cannot write the run's files (${error.code ?? "error"})`;
 }

@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 
 /** Headers every response carries: no inline script, no framing, no referrer, no sniffing, no caching. */
-export const SECURITY_HEADERS: Record<string, string> = {
+const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   "Referrer-Policy": "no-referrer",

@@ -20,10 +20,7 @@ export class RunsHub {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly projects: Project[]) {
-    for (const project of projects) {
-      for (const id of runIds(project.dir)) this.refresh(project, id);
-      this.watchDir(`dir:${project.key}`, runsDir(project.dir), () => this.rescan(project, false));
-    }
+    for (const project of projects) this.rescan(project, true);
     this.timer = setInterval(() => this.projects.forEach((project) => this.rescan(project, true)), RESCAN_MS);
   }
 

@@ -20,7 +20,7 @@ export function tokenText(count: number): string {
 }
 
 /** Elapsed time as 42s, 3m05s, 1h02m. */
-export function elapsedText(ms: number): string {
+function elapsedText(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
@@ -37,7 +37,7 @@ export function tokensOf(value: unknown): number | null {
 }
 
 /** "3/10", or "3/∞" when there is no cap. */
-export function ofText(iteration: unknown, maxIterations: number): string {
+function ofText(iteration: unknown, maxIterations: number): string {
   return `${String(iteration)}/${maxIterations === 0 ? "∞" : String(maxIterations)}`;
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
 import { checkWorktree } from "./open-worktree.js";
 import { listRecordedWorktrees } from "./list-worktrees.js";
-import { branchExists, currentBranch, realPath, worktreePath } from "./worktree-location.js";
+import { currentBranch, EVERYTHING_BUT_RALPH, realPath, worktreePath } from "./worktree-location.js";
 import { runGit } from "./run-git.js";
 
 /** What clean did: the worktree removed (or only its stale record), the branch kept and its commits not in HEAD. */
@@ -18,7 +18,7 @@ export interface Cleaned {
 
 /** The changes `git status` shows in a worktree, outside `.ralph`, as porcelain lines. */
 export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<{ changes: string[] }>> {
-  const args = ["status", "--porcelain=v1", "--untracked-files=all", "--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
+  const args = ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH];
   const status = await runGit(path, args);
   if (!status.ok) return gitFailed(args, status.stderr);
   return { ok: true, changes: status.stdout.split("\n").filter((line) => line !== "") };
@@ -52,8 +52,8 @@ export async function cleanWorktree(projectDir: string, runId: string, { force, 
   const args = ["worktree", "remove", "--force", path];
   const removed = await runGit(projectDir, args);
   if (!removed.ok) return gitFailed(args, removed.stderr);
-  if (branch === null || !(await branchExists(projectDir, branch))) return { ok: true, path, directoryWasGone, discarded, branch: null, branchHead: null, aheadOfHead: null };
-  const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]);
+  const head = branch === null ? null : await runGit(projectDir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]);
+  if (branch === null || !head?.ok) return { ok: true, path, directoryWasGone, discarded, branch: null, branchHead: null, aheadOfHead: null };
   const ahead = await runGit(projectDir, ["rev-list", "--count", `HEAD..refs/heads/${branch}`]);
   return {
     ok: true,
@@ -61,7 +61,7 @@ export async function cleanWorktree(projectDir: string, runId: string, { force, 
     directoryWasGone,
     discarded,
     branch,
-    branchHead: head.ok ? head.stdout.trim() : null,
+    branchHead: head.stdout.trim(),
     aheadOfHead: ahead.ok ? Number(ahead.stdout.trim()) : null,
   };
 }

@@ -1,6 +1,7 @@
 // After an iteration: commits what the agent left changed in the worktree, never ralph's own files.
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
-import { currentBranch, worktreeBranch } from "./worktree-location.js";
+import { clip } from "../agents/json-fields.js";
+import { currentBranch, EVERYTHING_BUT_RALPH, worktreeBranch } from "./worktree-location.js";
 import { runGit } from "./run-git.js";
 
 /** One iteration to commit: the worktree (any directory in it), the run and what was worked on. */
@@ -11,8 +12,6 @@ export interface IterationToCommit {
   task?: string | null;
 }
 
-// Everything in the worktree except any `.ralph` directory, at the top or deeper, ignored or not.
-const EVERYTHING_BUT_RALPH = [":(top)", ":(top,glob,exclude)**/.ralph/**"];
 const RALPH_FILES = [":(top,glob)**/.ralph/**"];
 // An operation the agent left half done: committing now would conclude it in its place.
 const OPERATIONS: Array<[string, string]> = [["MERGE_HEAD", "a merge"], ["CHERRY_PICK_HEAD", "a cherry-pick"], ["REVERT_HEAD", "a revert"]];
@@ -21,7 +20,7 @@ const SUBJECT_TASK_LIMIT = 100;
 /** The commit message: `ralph(<id>): iteration N[: task]`, the task's first line, shortened. */
 export function commitMessage(runId: string, iteration: number, task?: string | null): string {
   const title = (task ?? "").split("\n")[0]?.replace(/\s+/g, " ").trim() ?? "";
-  const short = title.length > SUBJECT_TASK_LIMIT ? `${title.slice(0, SUBJECT_TASK_LIMIT - 1)}…` : title;
+  const short = clip(title, SUBJECT_TASK_LIMIT);
   return `ralph(${runId}): iteration ${iteration}${short === "" ? "" : `: ${short}`}`;
 }
 

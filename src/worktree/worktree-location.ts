@@ -3,6 +3,9 @@ import { realpathSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { runGit } from "./run-git.js";
 
+/** Pathspecs for everything in a worktree except any `.ralph` directory, at the top or deeper, ignored or not. */
+export const EVERYTHING_BUT_RALPH = [":(top)", ":(top,glob,exclude)**/.ralph/**"];
+
 /** The directory holding every run worktree of a project. */
 export function worktreesDir(projectDir: string): string {
   return join(projectDir, ".ralph", "worktrees");

@@ -1,4 +1,5 @@
 // SVG charts of a run's iterations: a timeline (bar height = duration, colour = outcome) and cumulative spend.
+import { money } from "./common.js";
 const NS = "http://www.w3.org/2000/svg";
 const WIDTH = 600;
 const HEIGHT = 160;
@@ -56,7 +57,7 @@ export function spendChart(iterations) {
   root.append(svg("polyline", { points: points.map((it, i) => `${xOf(i)},${yOf(it.totalUsd)}`).join(" "), class: "spend-line" }));
   points.forEach((it, i) => {
     const dot = svg("circle", { cx: xOf(i), cy: yOf(it.totalUsd), r: 3, class: "spend-dot" });
-    dot.append(svg("title", {}, `iteration ${it.iteration}: $${it.totalUsd.toFixed(4)} so far`));
+    dot.append(svg("title", {}, `iteration ${it.iteration}: ${money(it.totalUsd)} so far`));
     root.append(dot);
   });
   return root;

@@ -1,4 +1,5 @@
 // A run's iterations gathered from its events: start, end, outcome, cost, criteria verdicts, resources.
+import { money } from "./common.js";
 
 /** The first numeric field of `event` among `names` (resource fields are written only with a cgroup). */
 function firstNumber(event, names) {
@@ -62,7 +63,7 @@ export class Iterations {
 export function describeIteration(it) {
   const parts = [`iteration ${it.iteration}: ${it.outcome}`];
   if (it.durationMs != null) parts.push(`${(it.durationMs / 1000).toFixed(1)}s`);
-  if (it.costUsd != null) parts.push(`$${Number(it.costUsd).toFixed(4)}`);
+  if (it.costUsd != null) parts.push(money(it.costUsd));
   if (it.criteria.length) parts.push(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", "));
   if (Number.isFinite(it.cpuSeconds)) parts.push(`CPU ${it.cpuSeconds.toFixed(1)}s`);
   if (it.memoryBytes != null) parts.push(`memory ${(it.memoryBytes / 1048576).toFixed(0)} MB`);

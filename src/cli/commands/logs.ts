@@ -32,10 +32,7 @@ export async function logsCommand(projectDir: string, given: string | undefined,
   for (;;) {
     const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
     drain();
-    if (!summary.active) {
-      drain();
-      return 0;
-    }
+    if (!summary.active) return 0;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
