@@ -1,5 +1,6 @@
 // Follows an append-only file from a byte offset: fs.watch for speed, a stat timer as the fallback.
-import { closeSync, existsSync, openSync, readSync, statSync, watch, type FSWatcher } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, readSync, watch, type FSWatcher } from "node:fs";
+import { openRegular } from "../store/regular-file.js";
 import { basename, dirname } from "node:path";
 
 /** Checks the file this often even when fs.watch works (it misses writes on some network file systems). */
@@ -22,18 +23,21 @@ export function tailLines(file: string, from: number, onLines: (lines: string[],
   const drain = () => {
     if (closed) return;
     for (;;) {
-      let size: number;
+      // The same rules as the runner's: never through a link, never blocking on a FIFO (a file an agent
+      // planted is not shown), regular files only.
+      let fd: number;
       try {
-        size = statSync(file).size;
+        fd = openRegular(file, constants.O_RDONLY);
       } catch {
         return;
       }
-      if (size < offset) offset = 0; // replaced or truncated: start over
-      if (size === offset) return;
-      const buffer = Buffer.alloc(Math.min(size - offset, CHUNK));
-      const fd = openSync(file, "r");
       let read: number;
+      let buffer: Buffer;
       try {
+        const size = fstatSync(fd).size;
+        if (size < offset) offset = 0; // replaced or truncated: start over
+        if (size === offset) return;
+        buffer = Buffer.alloc(Math.min(size - offset, CHUNK));
         read = readSync(fd, buffer, 0, buffer.length, offset);
       } finally {
         closeSync(fd);

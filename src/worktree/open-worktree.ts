@@ -1,5 +1,5 @@
 // Creates a run's worktree on a new branch from HEAD, or finds it again for `ralph continue`.
-import { existsSync, mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
 import { branchExists, currentBranch, placeInRepository, realPath, repositoryOf, worktreeBranch, worktreePath, worktreesDir } from "./worktree-location.js";
@@ -10,6 +10,32 @@ export interface RunWorktree {
   path: string;
   branch: string;
   cwd: string;
+}
+
+/** A lock older than this was left by a process that died while adding. */
+const STALE_LOCK_MS = 30_000;
+
+/** Runs `work` while holding the exclusive lock file `lock` (waiting for it, taking over a stale one). */
+async function oneAtATime<T>(lock: string, work: () => Promise<T>): Promise<T> {
+  for (let waited = 0; ; waited++) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
+      } catch {
+        // released meanwhile
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10 + waited * 5, 100)));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /**
@@ -31,7 +57,9 @@ export async function createWorktree(projectDir: string, runId: string): Promise
   if (await branchExists(projectDir, branch)) return failed({ kind: "branch-exists", branch });
   mkdirSync(worktreesDir(projectDir), { recursive: true, mode: 0o700 });
   const args = ["worktree", "add", "--quiet", "-b", branch, path, base];
-  const added = await runGit(projectDir, args);
+  // Two runs adding worktrees to one repository at the same moment make git fail reading the other's
+  // half-written record ("failed to read .git/worktrees/…/commondir"), after it made the branch: one at a time.
+  const added = await oneAtATime(join(worktreesDir(projectDir), ".add.lock"), () => runGit(projectDir, args));
   if (!added.ok) return gitFailed(args, added.stderr);
   return { ok: true, path, branch, base, cwd: join(path, placeInRepository(repo.top, projectDir)) };
 }

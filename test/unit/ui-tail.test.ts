@@ -1,7 +1,8 @@
 // tailLines: complete lines only, from an offset, through appends, a late file and a truncation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tailLines } from "../../src/ui/file-tail.js";
@@ -50,4 +51,26 @@ test("tailLines starts at the offset given", () => {
   tail.close();
   rmSync(dir, { recursive: true, force: true });
   assert.deepEqual(lines, ["keep"]);
+});
+
+test("tailLines shows nothing through a planted link, and never blocks on a FIFO", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ralph-tail-"));
+  const secret = join(dir, "secret");
+  writeFileSync(secret, "a line the dashboard must not show\n");
+  const linked = join(dir, "events.jsonl");
+  symlinkSync(secret, linked);
+  const fifo = join(dir, "run.log");
+  execFileSync("mkfifo", [fifo]);
+  const lines: string[] = [];
+  const tails = [linked, fifo].map((file) => tailLines(file, 0, (got) => lines.push(...got)));
+  try {
+    // Control: the same file read directly has the line, so an empty tail means it was refused.
+    const direct = tailLines(secret, 0, (got) => lines.push(...got));
+    await until(() => lines.length === 1, "the control's line");
+    direct.close();
+    assert.deepEqual(lines, ["a line the dashboard must not show"]);
+  } finally {
+    tails.forEach((tail) => tail.close());
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
