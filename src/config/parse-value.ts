@@ -66,6 +66,23 @@ export function parseChoice<T extends string>(choices: readonly T[]): (raw: unkn
     typeof raw === "string" && (choices as readonly string[]).includes(raw) ? ok(raw as T) : bad(`one of ${choices.join(", ")}`);
 }
 
+/** A list of words from a fixed set: a YAML list, or a text of words separated by commas. */
+export function parseChoiceList<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T[]> {
+  const one = parseChoice(choices);
+  return (raw) => {
+    const items = typeof raw === "string" ? raw.split(",").map((word) => word.trim()) : Array.isArray(raw) ? (raw as unknown[]) : null;
+    const expected = `a list of ${choices.join(", ")}`;
+    if (items === null || items.length === 0) return bad(expected);
+    const values: T[] = [];
+    for (const item of items) {
+      const parsed = one(item);
+      if (!parsed.ok) return bad(expected);
+      values.push(parsed.value);
+    }
+    return ok(values);
+  };
+}
+
 /** A list of strings: a YAML list, or a single string taken as a one-item list. */
 export function parseTextList(raw: unknown): Parsed<string[]> {
   if (typeof raw === "string" && raw.length > 0) return ok([raw]);
