@@ -30,6 +30,13 @@ export function parseDuration(raw: unknown): Parsed<number> {
   return Number.isFinite(ms) && ms <= MAX_TIMER_MS ? ok(ms) : bad(`${expected}, at most 24 days`);
 }
 
+/** A duration as a person would write it: `90s`, `15m`, `250ms`. */
+export function formatDuration(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
 /** A duration that must be longer than zero (a limit of 0 would end everything at once). */
 export function parsePositiveDuration(raw: unknown): Parsed<number> {
   const parsed = parseDuration(raw);

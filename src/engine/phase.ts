@@ -13,7 +13,7 @@ import type { AgentExit } from "../process/spawn-agent.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
 
 /** What one agent process did, once it has exited and its tree is gone. */
 export type AgentRun =

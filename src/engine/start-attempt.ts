@@ -1,6 +1,7 @@
 // Starts one iteration's agent (or, with --dry-run, pretends to): invocation, environment, output events.
 import { basename } from "node:path";
 import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
+import { formatDuration } from "../config/parse-value.js";
 import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
 import type { TreeMarker } from "../process/inventory.js";
@@ -63,6 +64,11 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     log: new IterationLog(logFile, record.redactor, record.guard),
     timeoutMs: settings.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
+    lingerMs: settings.lingerMs,
+    onLingered: () => {
+      record.log(`the agent was still running ${formatDuration(settings.lingerMs)} after its final result; ending it (the iteration counts by that result)`);
+      record.event({ type: "agent_lingered", iteration, agent: adapter.name, linger_ms: settings.lingerMs });
+    },
     graceMs: settings.graceMs,
     urgent: io.signals.urgent,
     onEvent: (event) => {
