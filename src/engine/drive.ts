@@ -44,6 +44,8 @@ export class Driver {
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
+        agents: [settings.agent, ...settings.fallbackAgents],
+        maxWaitMs: settings.maxWaitMs,
       },
       tally: newTally(
         { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },

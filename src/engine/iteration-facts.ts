@@ -17,6 +17,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     failures: 0,
     stalled: 0,
     limitsInARow: 0,
+    limitedUntil: {},
     failingChecks: "",
     fingerprint: null,
     task: null,
@@ -114,6 +115,7 @@ export function agentReport(
     claim: judged.claim,
     verdicts: judged.verdicts,
     agent: {
+      agent: attempt.agent,
       task: attempt.task,
       exitCode: run.exit.code,
       exitSignal: run.exit.signal,

@@ -29,7 +29,9 @@ export interface AttemptContext {
 export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHandle {
   const { io, record, options, tasksFile } = context;
   const { settings, projectDir, runId } = options;
-  const adapter = io.adapterFor(settings.agent);
+  const adapter = io.adapterFor(attempt.agent);
+  // The model, extra arguments and command line are the run's own agent's; a fallback runs with its defaults.
+  const own = attempt.agent === settings.agent;
   const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - context.spentUsd);
   // Text for the adapters' argv and output parsers (lossy only there); the agent's stdin gets the bytes.
   const prompt = attempt.prompt.toString("utf8");
@@ -38,11 +40,11 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     cwd: projectDir,
     env: io.env,
     scratchDir: record.paths.dir,
-    ...(settings.model ? { model: settings.model } : {}),
+    ...(own && settings.model ? { model: settings.model } : {}),
     ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
-    ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
+    ...(own && settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
     ...(tasksFile ? { tasksFile } : {}),
-    ...(settings.agentArgs?.length ? { agentArgs: settings.agentArgs } : {}),
+    ...(own && settings.agentArgs?.length ? { agentArgs: settings.agentArgs } : {}),
   });
   const invocation = { ...adapted, stdin: adapted.stdin === prompt ? attempt.prompt : adapted.stdin };
   const { iteration } = attempt;

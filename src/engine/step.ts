@@ -11,6 +11,7 @@
 //    [running] --------- agent exited: run checks -----> [judging]          |
 //        |   |                                              |               |
 //        |   +------------- usage limit (not counted): sleep --------------+
+//        |   +-- usage limit resetting after --max-wait, a fallback agent free: to [boundary]
 //        | signal, failed write, stop --now: end tree       | signal, failed write: end checks
 //        v                                                  v
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
@@ -25,6 +26,7 @@
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import type { RecordEntry } from "../run/run-record.js";
+import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
@@ -104,12 +106,13 @@ function startIteration(machine: Machine, nowMs: number): Step {
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;
-  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
+  const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
   const tally = { ...machine.tally, iteration, task, lastAction: `iteration ${iteration} started` };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
-      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task } }] },
+      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent } }] },
       { kind: "spawn", attempt },
     ],
   };

@@ -26,12 +26,13 @@ export type EventBody =
       session_id?: string | null;
       supervision?: string;
     }
-  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
+  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null; agent?: string }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
   | {
       type: "iteration_ended";
       iteration: number;
       result: IterationResult;
+      agent?: string;
       exit_code?: number | null;
       exit_signal?: string | null;
       ended_by?: string | null;
