@@ -11,7 +11,6 @@
 //    [running] --------- agent exited: run checks -----> [judging]          |
 //        |   |                                              |               |
 //        |   +------------- usage limit (not counted): sleep --------------+
-//        |   +-- usage limit resetting after --max-wait, a fallback agent free: to [boundary]
 //        | signal, failed write, stop --now: end tree       | signal, failed write: end checks
 //        v                                                  v
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
@@ -19,6 +18,7 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
+//   running -- a usage limit resetting later than --max-wait, a fallback agent free --> [boundary] (same iteration)
 //
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
