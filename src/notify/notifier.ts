@@ -81,9 +81,11 @@ export class Notifier {
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */
   notify(event: NotifyEvent): void {
     try {
+      // Most events (an agent's output, line by line) interest no target: they cost only the filter.
+      const wanting = this.targets.filter((target) => targetWants(target, event));
+      if (wanting.length === 0) return;
       const payload = JSON.stringify(event);
-      for (const target of this.targets) {
-        if (!targetWants(target, event)) continue;
+      for (const target of wanting) {
         const delivery = this.deliver(target, event, payload).catch(() => undefined);
         this.inFlight.add(delivery);
         void delivery.finally(() => this.inFlight.delete(delivery));
