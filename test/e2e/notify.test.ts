@@ -84,6 +84,7 @@ describe("notifications from a run", () => {
     assertSchema(events);
     const written = ["events.jsonl", "run.log", "status.json", "progress.txt"].map((file) => readFileSync(join(runDir(dir), file), "utf8")).join("\n");
     assert.match(written, /notification failed: webhook/);
+    assert.match(result.stdout, /^notifications: webhook http:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/hooks\/\[REDACTED\]\?token=\[REDACTED\]&channel=ci \(iteration_started, run_ended\)$/m);
     for (const secret of ["hunter2pass", secretPath, "s3cr3t-value"]) {
       assert.ok(!written.includes(secret), `${secret} leaked into the run's files`);
       assert.ok(!(result.stdout + result.stderr).includes(secret), `${secret} leaked into the output`);
