@@ -122,6 +122,22 @@ describe("notifications from a run", () => {
     assert.deepEqual(bodies(stalled.log).map((body) => [body.type, body.reason]), [["run_ended", "STALLED"]]);
   });
 
+  test("ralph continue sends to the targets the run was started with", async () => {
+    const dir = project();
+    const hook = await receiver(() => 200);
+    const first = await runRalph(["run", "--name", "c", "-n", "1", "--webhook", `${hook.base}/hook`, "go", ...fakeAgent()], dir);
+    assert.equal(first.code, 3, first.stderr);
+    const again = await runRalph(["continue", "c", "-n", "2"], dir);
+    assert.equal(again.code, 3, again.stderr);
+    assert.deepEqual(
+      bodies(hook.log).map((body) => [body.type, body.reason]),
+      [
+        ["run_ended", "MAX_ITERATIONS"],
+        ["run_ended", "MAX_ITERATIONS"],
+      ],
+    );
+  });
+
   test("bad notification settings are usage errors naming the input", async () => {
     const dir = project();
     for (const [args, pattern] of [
