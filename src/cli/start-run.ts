@@ -145,13 +145,16 @@ export async function startRun(input: StartRunInput): Promise<number> {
     const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations };
     for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
-  if (result.reason === "INTERRUPTED" && result.signal) {
+  // A signal that came after the run had ended (while its last notifications were on their way) does not
+  // change how the run ended, but the calling shell must still see ralph die of it.
+  const signal = result.reason === "INTERRUPTED" && result.signal ? result.signal : signals.firstSignal();
+  if (signal) {
     // Let the summary reach the terminal, but never wait on a pipe nobody reads.
     await new Promise<void>((resolve) => {
       out.write("", () => resolve());
       setTimeout(resolve, 200).unref();
     });
-    dieOfSignal(result.signal);
+    dieOfSignal(signal);
   }
   signals.dispose();
   return result.exitCode;

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, fakeAgent, fakeClaudeEnv, readEvents, runRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, fakeClaudeEnv, readEvents, readStatus, runRalph, tempProjects, waitForFile } from "../helpers/cli.js";
 import { startReceiver, type Received } from "../fixtures/notify-harness.js";
 import type { FakeHttpServer, RequestLog } from "../fixtures/fake-http.js";
 import { identify, within } from "../fixtures/e2e-harness.js";
@@ -157,6 +157,22 @@ describe("notifications from a run", () => {
 });
 
 describe("notifications and Ctrl-C", () => {
+  test("Ctrl-C while the last notification is on its way: the run keeps its ending, ralph dies of SIGINT within ~1 s", async () => {
+    const { dir } = cleanup.project();
+    const hook = await receiver(() => null);
+    writeFileSync(join(dir, "ralph.yaml"), `notify:\n  - webhook: ${hook.base}/hook\n`);
+    const terminal = inTerminal(dir, ["run", "--name", "c", "-n", "1", "go", ...fakeAgent()]);
+    cleanup.pid(identify(terminal.pty.pid));
+    await hook.log.waitForRequest((request) => request.body.includes('"run_ended"'), 15_000);
+    const pressed = performance.now();
+    terminal.pty.write("\x03");
+    const exit = await within(terminal.exited, 15_000, "the terminal's shell to exit");
+    assert.equal(exit.signal, 2, terminal.output());
+    assert.doesNotMatch(terminal.output(), /AFTER/);
+    assert.ok(exit.at - pressed < 2500, `exited ${Math.round(exit.at - pressed)} ms after Ctrl-C (the drain alone would take 5 s)`);
+    assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
+  });
+
   /** Runs ralph on a terminal until its agent and (with a receiver) a hanging delivery are under way, types Ctrl-C, and times the exit. */
   async function ctrlC(hook: (FakeHttpServer & { log: RequestLog<Received> }) | null): Promise<{ tookMs: number; signal: number | undefined; runDir: string; output: string }> {
     const { dir } = cleanup.project();
