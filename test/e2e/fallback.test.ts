@@ -36,6 +36,30 @@ describe("fallback agents", () => {
     );
   });
 
+  test("ralph logs --iteration reads a fallback's output with that agent's parser", async () => {
+    const dir = project();
+    const codex = join(dir, "fake-codex");
+    const lines = [
+      { type: "thread.started", thread_id: "t-1" },
+      { type: "item.completed", item: { id: "i1", type: "agent_message", text: "hello from the fallback" } },
+      { type: "turn.completed", usage: { input_tokens: 3, output_tokens: 2 } },
+    ];
+    writeFileSync(codex, `#!/bin/sh
+cat >/dev/null
+printf '%s\\n' ${lines.map((line) => `'${JSON.stringify(line)}'`).join(" ")}
+`, { mode: 0o755 });
+    const env = { ...fakeClaudeEnv(dir, "--limit-once", join(dir, "limited"), "600"), RALPH_CODEX_BIN: codex };
+    const result = await runRalph(["run", "--name", "c", "-n", "1", "--fallback-agent", "codex", "go"], dir, env);
+    assert.equal(result.code, 3, result.stderr);
+    assert.deepEqual(agentsStarted(dir), [
+      [1, "claude"],
+      [1, "codex"],
+    ]);
+    const logs = await runRalph(["logs", "c", "--iteration", "1"], dir, env);
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stdout, /hello from the fallback/);
+  });
+
   test("a usage limit resetting within --max-wait is waited out with the same agent", async () => {
     const dir = project();
     const env = fakeClaudeEnv(dir, "--limit-once", join(dir, "limited"), "1");
