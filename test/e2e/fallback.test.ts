@@ -80,5 +80,17 @@ printf '%s\\n' ${lines.map((line) => `'${JSON.stringify(line)}'`).join(" ")}
       assert.match(result.stderr, /--fallback-agent/);
       assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
     }
+    const env = { ...fakeClaudeEnv(dir), RALPH_FALLBACK_AGENT: "codex,bogus" };
+    const bad = await runRalph(["run", "--name", "c", "go"], dir, env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^ralph: environment variable RALPH_FALLBACK_AGENT: expected a list of claude, codex, gemini, opencode, demo, got "codex,bogus"\n$/);
+  });
+
+  test("fallback_agent and max_wait in ralph.yaml; the start says which agents stand in", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "ralph.yaml"), "fallback_agent: [codex, demo]\nmax_wait: 15m\n");
+    const result = await runRalph(["run", "--name", "c", "-n", "1", "--dry-run", "--dry-run-delay", "0", "go"], dir, fakeClaudeEnv(dir));
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stdout, /^on a usage limit resetting more than 15m away, the iteration runs with codex, then demo instead/m);
   });
 });
