@@ -32,6 +32,9 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--name": { flags: "--name <id>", help: "run id (default YYYYMMDD-HHMMSS-xxxx)" },
   "--memory-max": { flags: "--memory-max <size>", help: "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)" },
   "--pids-max": { flags: "--pids-max <n>", help: "process-count cap of each iteration's agent tree (needs a writable cgroup)" },
+  "--worktree": { flags: "--worktree", help: "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched" },
+  "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
+  "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
 /** Adds every `ralph run` option to a command. */

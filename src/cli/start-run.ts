@@ -22,6 +22,7 @@ import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { startLines } from "./start-lines.js";
 import { UsageError } from "./usage-error.js";
+import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 /** What to start. */
 export interface StartRunInput {
@@ -36,6 +37,8 @@ export interface StartRunInput {
   prepare?: () => void;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
+  /** The run that started this one (`--parallel`). */
+  parent?: string | null;
 }
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
@@ -91,9 +94,11 @@ export async function startRun(input: StartRunInput): Promise<number> {
   releases.push(() => supervision.dispose());
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  let place: WorkPlace | null = null;
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
     if (problem) throw new UsageError(problem);
+    place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
@@ -104,7 +109,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
-      const status = firstStatus(input, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
+      const status = firstStatus({ ...input, worktree: place.worktree }, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -115,17 +120,30 @@ export async function startRun(input: StartRunInput): Promise<number> {
     input.prepare?.();
   } catch (error) {
     releaseAll();
+    await place?.undo();
     throw error;
   }
+  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
-  if (!input.settings.json) for (const line of startLines(input)) out.write(`${line}\n`);
+  if (!input.settings.json) for (const line of startLines({ ...input, worktree })) out.write(`${line}\n`);
   let result: RunResult;
   try {
     result = await runEngine(
-      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, plan: input.plan, previous: input.previous, notes },
+      {
+        projectDir: input.projectDir,
+        runId: input.runId,
+        settings: input.settings,
+        plan: input.plan,
+        previous: input.previous,
+        notes,
+        workDir: place.dir,
+        worktree,
+        commit: commitPolicy(input.settings) === "iteration",
+        parent: input.parent ?? null,
+      },
       realIo({
         env: process.env,
         signals,
@@ -135,6 +153,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
+        commitIteration: commitForEngine,
       }),
     );
   } finally {

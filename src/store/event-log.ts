@@ -25,6 +25,9 @@ export type EventBody =
       continued_from_iteration?: number | null;
       session_id?: string | null;
       supervision?: string;
+      branch?: string;
+      worktree?: string;
+      parent?: string;
     }
   | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
@@ -47,6 +50,9 @@ export type EventBody =
       checks_skipped?: string;
       criteria_passed?: boolean | null;
       resources?: ResourceFigures | null;
+      commit?: string | null;
+      commit_files?: number;
+      commit_error?: string;
       message_source?: string;
       stop_hook_active?: boolean;
       blocks_this_turn?: number;

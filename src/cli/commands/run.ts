@@ -15,6 +15,7 @@ import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
+import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -83,7 +84,9 @@ export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
   const loaded = loadSettings(command, projectDir, process.env);
-  const settings = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  checkCommitSettings(settled);
+  const settings = { ...settled, commit: commitPolicy(settled) };
   const prompt = resolvePrompt(words, settings, projectDir);
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
