@@ -22,6 +22,9 @@ import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { startLines } from "./start-lines.js";
 import { UsageError } from "./usage-error.js";
+import { watchParentPipe } from "../process/parent-pipe.js";
+import { runFanOut } from "../parallel/fan-out.js";
+import { realFanOutIo } from "./child-runs.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 /** What to start. */
@@ -39,6 +42,8 @@ export interface StartRunInput {
   epilogue?: (result: RunResult) => string[];
   /** The run that started this one (`--parallel`). */
   parent?: string | null;
+  /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
+  watchParent?: boolean;
 }
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
@@ -126,12 +131,17 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
+  const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
   if (!input.settings.json) for (const line of startLines({ ...input, worktree })) out.write(`${line}\n`);
   let result: RunResult;
   try {
-    result = await runEngine(
+    const host = { pid: process.pid, pidStart, hostname: holder.hostname };
+    const { parallel, tasks } = input.settings;
+    result = parallel !== null && tasks !== null
+      ? await runFanOut({ projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes }, realFanOutIo(input.projectDir, input.runId, { env: process.env, signals, listener, host }))
+      : await runEngine(
       {
         projectDir: input.projectDir,
         runId: input.runId,
@@ -157,6 +167,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       }),
     );
   } finally {
+    stopWatchingParent();
     listener.close();
     releaseAll();
   }

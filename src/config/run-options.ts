@@ -51,6 +51,10 @@ export interface RunSettings {
   commit: "iteration" | "off" | null;
   /** With --tasks: run up to this many child runs at once, one per pending task. */
   parallel: number | null;
+  /** With --tasks: work on this one task (by id) only; the run ends DONE once it is marked done. */
+  task: string | null;
+  /** The `--parallel` run that started this one as its child. */
+  parent: string | null;
 }
 
 /** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
@@ -107,6 +111,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("worktree", "--worktree", parseBoolean, false),
   spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
+  spec("task", "--task", nullable(parseText), null),
+  spec("parent", "--parent", nullable(parseRunId), null),
 ] as OptionSpec[];
 
 /** The defaults of every option. */

@@ -45,6 +45,7 @@ export class Driver {
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
+        onlyTask: settings.task,
       },
       tally: newTally(
         { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },

@@ -89,6 +89,8 @@ export interface EngineConfig {
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
   dryRun: boolean;
+  /** `--task`: the one task (by id) this run works on, else null for the first incomplete one. */
+  onlyTask?: string | null;
 }
 
 /** Everything step reads and returns. */

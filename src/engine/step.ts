@@ -16,6 +16,7 @@
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
+//   boundary -- with --task: that task marked done (DONE) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
@@ -99,8 +100,12 @@ function startIteration(machine: Machine, nowMs: number): Step {
   if (machine.tasks) {
     const list = machine.tasks;
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
-    const next = firstIncomplete(list.tasks);
-    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${machine.plan.tasks ?? "the task list"} is done` });
+    const file = machine.plan.tasks ?? "the task list";
+    const only = machine.config.onlyTask;
+    const next = only ? list.tasks.find((candidate) => candidate.id === only) : firstIncomplete(list.tasks);
+    if (only && !next) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
+    if (only && next?.done) return end(machine, { reason: "DONE", detail: `task ${describeTask(next)} is marked done in ${file}` });
+    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;

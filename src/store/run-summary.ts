@@ -55,6 +55,8 @@ export const runStatusReportSchema = runSummarySchema.extend({
     .nullable(),
   /** `--worktree`: the run's worktree directory, else null. */
   worktree: z.string().nullable(),
+  /** A `--parallel` parent's child runs, oldest first; empty for any other run. */
+  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, branch: true })),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

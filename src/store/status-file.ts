@@ -48,6 +48,8 @@ export interface RunStatus {
   worktree?: string | null;
   /** A child run of `--parallel`: its parent run's id. */
   parent?: string | null;
+  /** A `--parallel` parent: how many child runs it keeps going at once. */
+  parallel?: number | null;
 }
 
 /** Replaces status.json with `status`. */

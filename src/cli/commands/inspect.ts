@@ -59,6 +59,7 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
     resources: status?.resources ?? null,
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
+    children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -78,6 +79,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `task       ${report.current_task ?? "-"}`,
     ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
     ...(report.parent ? [`parent     ${report.parent}`] : []),
+    ...report.children.map((child, index) => `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  $${child.cost_usd.toFixed(4)}  ${child.branch ?? "-"}`),
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
