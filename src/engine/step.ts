@@ -94,17 +94,19 @@ function atBoundary(machine: Machine, input: Input): Step {
 
 /** Limits, then the task, then the agent. */
 function startIteration(machine: Machine, nowMs: number): Step {
+  const list = machine.tasks;
+  const file = machine.plan.tasks ?? "the task list";
+  const only = machine.config.onlyTask;
+  const mine = only && list?.ok ? list.tasks.find((candidate) => candidate.id === only) : undefined;
+  // With --task, the last iteration finishing the task is a verdict on that iteration: it outranks a limit.
+  if (mine?.done) return end(machine, { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${file}` });
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
-  if (machine.tasks) {
-    const list = machine.tasks;
+  if (list) {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
-    const file = machine.plan.tasks ?? "the task list";
-    const only = machine.config.onlyTask;
-    const next = only ? list.tasks.find((candidate) => candidate.id === only) : firstIncomplete(list.tasks);
-    if (only && !next) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
-    if (only && next?.done) return end(machine, { reason: "DONE", detail: `task ${describeTask(next)} is marked done in ${file}` });
+    if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
+    const next = mine ?? firstIncomplete(list.tasks);
     if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
     task = describeTask(next);
   }
