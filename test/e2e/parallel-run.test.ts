@@ -5,22 +5,11 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, readEvents, readStatus, runRalph } from "../helpers/cli.js";
-import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
-const STORIES = ["one", "two", "three"].map((title, index) => ({ id: `US-${index + 1}`, title, passes: false, priority: index + 1 }));
-
-/** A repository whose HEAD holds three pending stories. */
-function storyRepo(): string {
-  const repo = tempRepo();
-  writeFileSync(join(repo, "prd.json"), `${JSON.stringify({ userStories: STORIES }, null, 2)}\n`);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "stories");
-  return repo;
-}
-
 function passes(repo: string): Record<string, boolean> {
   const prd = JSON.parse(readFileSync(join(repo, "prd.json"), "utf8")) as { userStories: Array<{ id: string; passes: boolean }> };
   return Object.fromEntries(prd.userStories.map((story) => [story.id, story.passes]));
@@ -41,7 +30,7 @@ function peakChildren(events: Array<Record<string, unknown>>): number {
 
 describe("ralph run --parallel", () => {
   test("--parallel 2 over three stories: NO_WORK, three branches, the parent's prd.json complete, children listed under it", async () => {
-    const repo = storyRepo();
+    const repo = storiesRepo();
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(readStatus(runDir(repo, "p")).exit_reason, "NO_WORK");
@@ -69,7 +58,7 @@ describe("ralph run --parallel", () => {
   });
 
   test("a child that fails leaves its task pending and the parent says why (FAILED, exit 1)", async () => {
-    const repo = storyRepo();
+    const repo = storiesRepo();
     // An agent that does its story, except US-2, where it fails.
     const agent = join(repo, "..", `${repo.split("/").pop()}-agent.cjs`);
     writeFileSync(
@@ -94,7 +83,7 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
   });
 
   test("--max-cost counts every child's spend: BUDGET_EXCEEDED before the third child", async () => {
-    const repo = storyRepo();
+    const repo = storiesRepo();
     // The demo agent reports $0.0123 per iteration: two children reach $0.02.
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "1", "--max-cost", "0.02", "--name", "b", "work"], repo, env());
     assert.equal(result.code, 3, result.stderr + result.stdout);
@@ -106,7 +95,7 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
   });
 
   test("usage errors: --parallel without --tasks, or with a task list HEAD does not hold: exit 2, nothing created", async () => {
-    const repo = storyRepo();
+    const repo = storiesRepo();
     const noTasks = await runRalph(["run", "--agent", "demo", "--parallel", "2", "work"], repo, env());
     assert.equal(noTasks.code, 2);
     assert.equal(noTasks.stderr, "ralph: --parallel needs --tasks FILE: each child run works on one of its tasks\n");

@@ -3,11 +3,11 @@
 // setsid'd, double-forked and TERM-ignoring processes; 0 survivors is asserted by tag.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn as spawnPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, readStatus, runRalph } from "../helpers/cli.js";
-import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { agentCommand, identify, pollUntil, procRunning, runnerProc, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
@@ -15,17 +15,9 @@ after(isolateGitConfig());
 const cleanup = cleanupAfterTests();
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
-const STORIES = ["one", "two", "three"].map((title, index) => ({ id: `US-${index + 1}`, title, passes: false, priority: index + 1 }));
-
 /** A repository with three pending stories and an `agent/` directory, where each child's tree agent writes its files. */
 function treeRepo(): { repo: string; tag: Tag } {
-  const repo = tempRepo();
-  writeFileSync(join(repo, "prd.json"), `${JSON.stringify({ userStories: STORIES }, null, 2)}\n`);
-  mkdirSync(join(repo, "agent"));
-  writeFileSync(join(repo, "agent", ".keep"), "");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "stories");
-  return { repo, tag: cleanup.tag() };
+  return { repo: storiesRepo({ "agent/.keep": "" }), tag: cleanup.tag() };
 }
 
 const ARGS = (tag: Tag) => ["run", "--tasks", "prd.json", "--parallel", "2", "--name", "x", "-n", "0", "--grace", "2s", "work", ...agentCommand(tag, "agent", "--tree", "mixed")];

@@ -4,23 +4,12 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, FAKE_AGENT, runRalph, startRalph, tempProject, waitForFile } from "../helpers/cli.js";
-import { checkoutSnapshot, git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { checkoutSnapshot, git, isolateGitConfig, STORIES, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
 const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
-
-const STORIES = ["one", "two", "three"].map((title, index) => ({ id: `US-${index + 1}`, title, passes: false, priority: index + 1 }));
-
-/** A repository whose HEAD holds a prd.json of three pending stories. */
-function repoWithStories(): string {
-  const repo = tempRepo();
-  writeFileSync(join(repo, "prd.json"), `${JSON.stringify({ userStories: STORIES }, null, 2)}\n`);
-  git(repo, "add", "prd.json");
-  git(repo, "commit", "-q", "-m", "stories");
-  return repo;
-}
 
 function events(repo: string, id: string): Array<Record<string, unknown>> {
   return readFileSync(join(repo, ".ralph", "runs", id, "events.jsonl"), "utf8")
@@ -35,7 +24,7 @@ function subjects(repo: string, ref: string): string[] {
 
 describe("ralph run --worktree", () => {
   test("two runs on one repository at once: each on its own branch, every iteration committed, the checkout untouched", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     const before = checkoutSnapshot(repo);
     const runs = ["a", "b"].map((id) => startRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--worktree", "--name", id, "-n", "5", "work"], repo, env()));
     const results = await Promise.all(runs.map((run) => run.done));
@@ -62,7 +51,7 @@ describe("ralph run --worktree", () => {
   });
 
   test("a dirty checkout stays as it is, and its uncommitted work is not in the worktree", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     writeFileSync(join(repo, "README.md"), "changed, not committed\n");
     writeFileSync(join(repo, "scratch.txt"), "untracked\n");
     git(repo, "add", "scratch.txt");
@@ -76,7 +65,7 @@ describe("ralph run --worktree", () => {
   });
 
   test("a detached HEAD: the branch starts at that commit and the checkout stays detached", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     const first = git(repo, "rev-parse", "HEAD~1");
     git(repo, "checkout", "-q", "--detach", first);
     const before = checkoutSnapshot(repo);
@@ -88,7 +77,7 @@ describe("ralph run --worktree", () => {
   });
 
   test("an agent that commits itself: its commit stays, ralph adds none when nothing is left", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     const result = await runRalph(["run", "--worktree", "--name", "s", "-n", "2", "work", ...agent("--git-commit")], repo, env());
     assert.equal(result.code, 3, result.stderr);
     assert.deepEqual(subjects(repo, "ralph/s"), ["iteration 2", "iteration 1"]);
@@ -99,7 +88,7 @@ describe("ralph run --worktree", () => {
   });
 
   test("--commit off leaves the changes uncommitted in the worktree; files under .ralph are never committed", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     const off = await runRalph(["run", "--worktree", "--commit", "off", "--name", "o", "-n", "1", "work", ...agent("--write-at", "1", "made.txt")], repo, env());
     assert.equal(off.code, 3, off.stderr);
     assert.deepEqual(subjects(repo, "ralph/o"), []);
@@ -110,7 +99,7 @@ describe("ralph run --worktree", () => {
   });
 
   test("continue after the runner was SIGKILLed reuses the worktree and commits what the killed iteration left", async () => {
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     const go = join(repo, "..", `${repo.split("/").pop()}-go`);
     const run = startRalph(["run", "--worktree", "--name", "c", "-n", "1", "work", ...agent("--touch", "touched.txt", "--wait-for", go)], repo, env());
     await waitForFile(`${go}.started`, 20_000);
@@ -148,7 +137,7 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     assert.equal(notRepo.code, 2);
     assert.match(notRepo.stderr, /^ralph: --worktree: .* is not in a git repository .*; --worktree needs one/);
     assert.equal(existsSync(join(plain, ".ralph")), false);
-    const repo = repoWithStories();
+    const repo = storiesRepo();
     git(repo, "branch", "ralph/taken");
     const taken = await runRalph(["run", "--worktree", "--name", "taken", "work", ...agent()], repo, env());
     assert.equal(taken.code, 2);
