@@ -172,8 +172,10 @@ export async function startRun(input: StartRunInput): Promise<number> {
     releaseAll();
   }
   if (!input.settings.json) {
-    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations };
-    for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    const parallel = input.settings.parallel !== null;
+    const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
+    const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
+    for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   if (result.reason === "INTERRUPTED" && result.signal) {
     // Let the summary reach the terminal, but never wait on a pipe nobody reads.
