@@ -16,9 +16,10 @@ const STDERR_KEPT = 4096;
 
 /** Starts child run `start.childId` of `parentId` as `ralph run --parent ... --task ... --watch-parent`. */
 function startChildRun(projectDir: string, parentId: string, start: ChildStart, env: NodeJS.ProcessEnv): ChildHandle {
-  const args = [MAIN, "run", "--parent", parentId, "--task", start.taskId, "--name", start.childId, "--watch-parent"];
-  if (start.maxCostUsd !== null) args.push("--max-cost", String(start.maxCostUsd));
-  if (start.maxRuntimeMs !== null) args.push("--max-runtime", `${Math.max(1, Math.ceil(start.maxRuntimeMs / 1000))}s`);
+  // `--flag=value`: a task id may start with "-", and must never be read as an option.
+  const args = [MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
+  if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
+  if (start.maxRuntimeMs !== null) args.push(`--max-runtime=${Math.max(1, Math.ceil(start.maxRuntimeMs / 1000))}s`);
   const child = spawn(process.execPath, args, { cwd: projectDir, env, stdio: ["pipe", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {

@@ -68,6 +68,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   let started = previous?.iteration ?? 0;
   const spentBefore = previous?.cost_usd ?? 0;
   let ending: Ending | null = null;
+  let paused = false;
   let wake: () => void = () => undefined;
   const onSignal = () => wake();
   io.signals.interrupted.addEventListener("abort", onSignal);
@@ -120,7 +121,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         child.stopAsked = level;
         continue;
       }
-      const now = end.reason !== "STOPPED" || io.readSentinels(paths).stopNow;
+      // Only `stop --now` ends a child's agent at once; a limit or STOP lets its iteration finish, as in any run.
+      const now = end.reason === "STOPPED" && io.readSentinels(paths).stopNow;
       const level = now ? "now" : "stop";
       if (child.stopAsked === level || child.stopAsked === "now") continue;
       if (io.stopChild(childId, now)) child.stopAsked = level;
@@ -131,8 +133,14 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     for (;;) {
       const signal = io.signals.firstSignal();
       if (signal && ending?.reason !== "INTERRUPTED") ending = { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
-      ending ??= stopEnding(io.readSentinels(paths)) ?? limitEnding(settings, spent(), io.now().getTime() - startedAt);
-      if (!ending) {
+      const sentinels = io.readSentinels(paths);
+      ending ??= stopEnding(sentinels) ?? limitEnding(settings, spent(), io.now().getTime() - startedAt);
+      if (!ending && sentinels.pause !== paused) {
+        paused = sentinels.pause;
+        record.event({ type: paused ? "paused" : "resumed" });
+        record.log(paused ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)" : "resumed");
+      }
+      if (!ending && !paused) {
         const list = io.readTasks(file);
         if (!list.ok) ending = { reason: "FAILED", detail: `task list ${settings.tasks}: ${list.message}` };
         else {
@@ -152,7 +160,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         }
       }
       if (ending) passOn(ending);
-      record.update({ iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
+      record.update({ state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
       if (ending && running.size === 0) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);

@@ -4,7 +4,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, readEvents, readStatus, runRalph } from "../helpers/cli.js";
+import { cleanEnv, FAKE_AGENT, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
+import { pollUntil } from "../fixtures/e2e-harness.js";
 import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -92,6 +93,27 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
     assert.deepEqual(passes(repo), { "US-1": true, "US-2": true, "US-3": false });
     // The second child was given what was left of the budget, not the whole of it.
     assert.equal(JSON.parse(readFileSync(join(runDir(repo, "b-2"), "settings.json"), "utf8")).maxCostUsd, 0.0077);
+  });
+
+  test("PAUSE on the parent holds new children until it is removed; running ones go on", async () => {
+    const repo = storiesRepo();
+    const go = join(repo, "..", `${repo.split("/").pop()}-go`);
+    const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "1", "--name", "z", "work", "--", process.execPath, FAKE_AGENT, "--wait-for", go], repo, env());
+    await waitForFile(`${go}.started`, 20_000);
+    assert.equal((await runRalph(["pause", "z"], repo, env())).code, 0);
+    await pollUntil(() => readEvents(runDir(repo, "z")).some((event) => event.type === "paused"), "the parent to pause", 10_000);
+    writeFileSync(go, "");
+    // Once the parent has seen its child end while paused, it says so in status.json; nothing new started.
+    await pollUntil(() => {
+      const status = readStatus(runDir(repo, "z"));
+      return status.state === "paused" && status.current_task === null && existsSync(join(runDir(repo, "z-1"), "status.json")) && readStatus(runDir(repo, "z-1")).state === "ended";
+    }, "the first child to end while the parent is paused", 20_000);
+    assert.deepEqual(readEvents(runDir(repo, "z")).filter((event) => event.type === "child_started").map((event) => event.child), ["z-1"]);
+    assert.equal((await runRalph(["resume", "z"], repo, env())).code, 0);
+    const result = await parent.done;
+    // The fake agent marks nothing done: each child ends MAX_ITERATIONS and the parent FAILED, after all three ran.
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.deepEqual(readEvents(runDir(repo, "z")).filter((event) => event.type === "child_started").map((event) => event.child), ["z-1", "z-2", "z-3"]);
   });
 
   test("usage errors: --parallel without --tasks, or with a task list HEAD does not hold: exit 2, nothing created", async () => {

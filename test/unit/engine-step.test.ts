@@ -125,6 +125,14 @@ const CASES: Case[] = [
     reason: "DONE",
   },
   {
+    name: "boundary + STOP with --task marked done → ended DONE (the last iteration's verdict comes first)",
+    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2" } }),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
+  {
     name: "boundary + --task gone from the list → ended FAILED",
     from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-9" } }),
     input: clear(),
