@@ -114,6 +114,8 @@ describe("ralph run --worktree", () => {
     const worktrees = git(repo, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree "));
     assert.equal(worktrees.length, 2);
     assert.equal(events(repo, "c").filter((event) => event.type === "run_started").every((event) => event.cwd === worktree), true);
+    const status = JSON.parse(readFileSync(join(repo, ".ralph", "runs", "c", "status.json"), "utf8")) as Record<string, unknown>;
+    assert.deepEqual([status.branch, status.worktree], ["ralph/c", worktree]);
   });
 });
 

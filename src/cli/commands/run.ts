@@ -101,7 +101,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
     const flags = givenFlags(command);
     const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
     const child = childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
-    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, parent: loaded.settings.parent, watchParent });
+    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
   }
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   checkCommitSettings(settled);
