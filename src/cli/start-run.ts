@@ -40,8 +40,6 @@ export interface StartRunInput {
   prepare?: () => void;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
-  /** The run that started this one (`--parallel`). */
-  parent?: string | null;
   /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
   watchParent?: boolean;
 }
@@ -114,7 +112,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
-      const status = firstStatus({ ...input, worktree: place.worktree }, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
+      const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -152,7 +150,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         workDir: place.dir,
         worktree,
         commit: commitPolicy(input.settings) === "iteration",
-        parent: input.parent ?? null,
+        parent: input.settings.parent,
       },
       realIo({
         env: process.env,

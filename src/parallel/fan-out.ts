@@ -105,7 +105,14 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     const handle = io.startChild({ childId, taskId: task.id, maxCostUsd: costLeft, maxRuntimeMs: timeLeft });
     const child: Running = { task, handle, stopAsked: "none" };
     running.set(childId, child);
-    handle.exited.then((exit) => onExit(childId, child, exit));
+    handle.exited
+      .then((exit) => onExit(childId, child, exit))
+      .catch((error: unknown) => {
+        // A record that cannot be written is the run's failure, never an unhandled rejection.
+        ending ??= { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
+        running.delete(childId);
+        wake();
+      });
     record.event({ type: "child_started", child: childId, task: task.id, branch: `ralph/${childId}` });
     record.log(`child ${childId} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${childId})`);
   };
@@ -144,8 +151,9 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         const list = io.readTasks(file);
         if (!list.ok) ending = { reason: "FAILED", detail: `task list ${settings.tasks}: ${list.message}` };
         else {
-          const busy = new Set([...running.values()].map((child) => child.task.id));
-          let pending = list.tasks.filter((task) => !task.done && !busy.has(task.id) && !failed.has(task.id));
+          // A task whose child ended here (DONE or not) is not started again in this run, whatever the list says.
+          const busy = new Set([...running.values(), ...ended.values()].map((child) => child.task.id));
+          let pending = list.tasks.filter((task) => !task.done && !busy.has(task.id));
           while (running.size < settings.parallel && pending.length > 0) {
             const next = firstIncomplete(pending) as Task;
             start(next);
