@@ -56,6 +56,7 @@ describe("ralph run --parallel", () => {
     assert.deepEqual(text.slice(2, 5).map((line) => /^ {2}(p-\d) +DONE .* ralph\/p-\d$/.exec(line)?.[1]).sort(), ["p-1", "p-2", "p-3"]);
     const status = JSON.parse((await runRalph(["status", "p", "--json"], repo, env())).stdout) as { children: Array<{ id: string; state: string }> };
     assert.deepEqual(status.children.map((child) => [child.id, child.state]).sort(), [["p-1", "DONE"], ["p-2", "DONE"], ["p-3", "DONE"]]);
+    assert.equal((JSON.parse((await runRalph(["status", "--json"], repo, env())).stdout) as { id: string }).id, "p", "without RUN: the parent, not its last child");
     // A child continued on its own keeps its worktree, branch and parent.
     const continued = await runRalph(["continue", "p-1", "-n", "2"], repo, env());
     assert.equal(continued.code, 0, continued.stderr + continued.stdout);
