@@ -165,6 +165,8 @@ export interface SummaryView {
   costReported: boolean;
   tokens: { input: number; output: number } | null;
   maxIterations: number;
+  /** A `--parallel` parent: it counts child runs, not iterations. */
+  parallel?: boolean;
 }
 
 /** The closing lines of a run: how it ended, what it cost, and what to do next. */
@@ -175,7 +177,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
   return [
     colour(`${result.reason}: ${result.detail}`),
-    `${result.iterations} iteration${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
+    `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     `run directory: ${result.runDir}`,
     ...(step ? [`next: ${step}`] : []),
   ];

@@ -32,6 +32,11 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--name": { flags: "--name <id>", help: "run id (default YYYYMMDD-HHMMSS-xxxx)" },
   "--memory-max": { flags: "--memory-max <size>", help: "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)" },
   "--pids-max": { flags: "--pids-max <n>", help: "process-count cap of each iteration's agent tree (needs a writable cgroup)" },
+  "--worktree": { flags: "--worktree", help: "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched" },
+  "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
+  "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
+  "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
 /** Adds every `ralph run` option to a command. */
@@ -41,8 +46,11 @@ export function addRunOptions(command: Command): Command {
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
     if (spec.flag === "--check") option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    if (spec.flag === "--parent") option.hideHelp();
     command.addOption(option);
   }
+  // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.
+  command.addOption(new Option("--watch-parent").hideHelp());
   return command;
 }
 

@@ -45,6 +45,16 @@ export interface RunSettings {
   memoryMax: number | null;
   /** Process-count cap of each iteration's agent tree (needs a cgroup). */
   pidsMax: number | null;
+  /** Work in a git worktree `.ralph/worktrees/<id>` on branch `ralph/<id>`. */
+  worktree: boolean;
+  /** Commit each iteration's changes; null until resolved (iteration with a worktree, else off). */
+  commit: "iteration" | "off" | null;
+  /** With --tasks: run up to this many child runs at once, one per pending task. */
+  parallel: number | null;
+  /** With --tasks: work on this one task (by id) only; the run ends DONE once it is marked done. */
+  task: string | null;
+  /** The `--parallel` run that started this one as its child. */
+  parent: string | null;
 }
 
 /** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
@@ -98,6 +108,11 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("name", "--name", nullable(parseRunId), null),
   spec("memoryMax", "--memory-max", nullable(parseSize), null),
   spec("pidsMax", "--pids-max", nullable(parsePositiveCount), null),
+  spec("worktree", "--worktree", parseBoolean, false),
+  spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
+  spec("parallel", "--parallel", nullable(parsePositiveCount), null),
+  spec("task", "--task", nullable(parseText), null),
+  spec("parent", "--parent", nullable(parseRunId), null),
 ] as OptionSpec[];
 
 /** The defaults of every option. */

@@ -34,6 +34,11 @@ const fields = {
   name: text.nullable(),
   memoryMax: z.number().int().positive().nullable(),
   pidsMax: z.number().int().positive().nullable(),
+  worktree: z.boolean(),
+  commit: z.enum(["iteration", "off"]).nullable(),
+  parallel: z.number().int().positive().nullable(),
+  task: text.nullable(),
+  parent: text.nullable(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

@@ -5,10 +5,11 @@ import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { EngineIo } from "./engine-io.js";
-import type { EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./run-engine.js";
 import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
-import type { Attempt, Effect, Input, Machine } from "./phase.js";
+import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
+import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
@@ -44,13 +45,14 @@ export class Driver {
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
+        onlyTask: settings.task,
       },
       tally: newTally(
         { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },
         io.now().getTime(),
       ),
     };
-    this.looker = new Looker(io, record.paths, options.projectDir, io.watchPlan(record.paths, plan, io.host.pid, marker));
+    this.looker = new Looker(io, record.paths, workDirOf(options), io.watchPlan(record.paths, plan, io.host.pid, marker));
   }
 
   /** Steps the machine until it has ended; returns the ending. */
@@ -89,7 +91,9 @@ export class Driver {
       type: "run_started",
       agent: options.settings.agent,
       max_iterations: options.plan.maxIterations,
-      cwd: options.projectDir,
+      cwd: workDirOf(options),
+      ...(options.worktree ? { branch: options.worktree.branch, worktree: options.worktree.path } : {}),
+      ...(options.parent ? { parent: options.parent } : {}),
       continued_from_iteration: previous?.iteration ?? null,
       supervision: io.supervision ?? "tree",
     });
@@ -124,7 +128,7 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
-      const fingerprint = await io.fingerprint(options.projectDir, io.env, this.tasksFile() ?? undefined);
+      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -143,7 +147,7 @@ export class Driver {
 
   private tasksFile(): string | null {
     const { tasks } = this.machine.plan;
-    return tasks ? resolve(this.options.projectDir, tasks) : null;
+    return tasks ? resolve(workDirOf(this.options), tasks) : null;
   }
 
   /** The status fields the machine determines now. */
@@ -205,22 +209,19 @@ export class Driver {
       onResult: () => this.push({ type: "agentResult" }),
     });
     this.attempt = started;
-    started.done.then(
-      (run) => {
-        this.attempt = null;
-        // An error thrown here is not caught by the rejection handler below: route it to fail() ourselves.
-        try {
-          this.guardPlanAfter(attempt.iteration);
-        } catch (error) {
-          this.fail(error);
-          return;
-        }
-        const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
-        if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
-        else this.push({ type: "agentExited", run });
-      },
-      (error: unknown) => this.fail(error),
-    );
+    // An error thrown after the agent ended (a failed write, a failed commit) is routed to fail() too.
+    started.done.then((run) => this.afterAgent(attempt, run)).catch((error: unknown) => this.fail(error));
+  }
+
+  /** Once the agent's tree has ended: the plan guard, the commit, then the input for step. */
+  private async afterAgent(attempt: Attempt, ended: AgentRun): Promise<void> {
+    const { io } = this;
+    this.attempt = null;
+    this.guardPlanAfter(attempt.iteration);
+    const run = await commitChanges(this.options, io, this.record, attempt, ended);
+    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
+    if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
+    else this.push({ type: "agentExited", run });
   }
 
   /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */
@@ -251,9 +252,9 @@ export class Driver {
     const tasksFile = this.tasksFile();
     const verdicts =
       effect.criteria.length > 0
-        ? io.checkCriteria(effect.criteria, { cwd: options.projectDir, env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
+        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(options.projectDir, io.env, tasksFile ?? undefined)) : Promise.resolve(null);
+    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint]).then(
       ([checked, taken]) => {
         this.checks = null;

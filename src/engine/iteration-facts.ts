@@ -123,6 +123,7 @@ export function agentReport(
       tokens: outcome.tokens ?? null,
       leftovers: run.leftovers,
       resources: run.resources ?? null,
+      ...(run.commit !== undefined ? { commit: run.commit } : {}),
       ...(judged.promiseIgnored ? { promiseIgnored: judged.promiseIgnored } : {}),
       ...(judged.checksSkipped ? { checksSkipped: judged.checksSkipped } : {}),
       ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),

@@ -27,7 +27,12 @@ export type AgentRun =
       leftovers: number;
       /** What the agent tree used, where a cgroup counted it. */
       resources?: ResourceFigures | null;
+      /** With `--commit iteration`: the commit made after it (null: nothing changed). */
+      commit?: CommitRecord;
     };
+
+/** What was committed after an iteration: the commit, nothing (null), or why it could not be. */
+export type CommitRecord = { sha: string; files: number } | { error: string } | null;
 
 /** A finished agent run. */
 export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
@@ -84,6 +89,8 @@ export interface EngineConfig {
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
   dryRun: boolean;
+  /** `--task`: the one task (by id) this run works on, else null for the first incomplete one. */
+  onlyTask?: string | null;
 }
 
 /** Everything step reads and returns. */

@@ -25,10 +25,23 @@ export interface EngineOptions {
   previous: RunStatus | null;
   /** Lines to log at the start (e.g. a stale lock that was taken over). */
   notes?: string[];
+  /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
+  workDir?: string;
+  /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
+  worktree?: { path: string; branch: string } | null;
+  /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
+  commit?: boolean;
+  /** The run that started this one as a child (`--parallel`). */
+  parent?: string | null;
+}
+
+/** The directory a run works in: its worktree when it has one, else the project. */
+export function workDirOf(options: Pick<EngineOptions, "projectDir" | "workDir">): string {
+  return options.workDir ?? options.projectDir;
 }
 
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
-export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
+export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
   const { previous } = options;
   return newStatus({
     runId: options.runId,
@@ -47,6 +60,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
+    worktree: options.worktree ?? null,
+    parent: options.parent ?? null,
   });
 }
 

@@ -5,7 +5,7 @@ import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { RunRecord } from "../run/run-record.js";
-import type { EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./run-engine.js";
 import type { EngineIo } from "./engine-io.js";
 import type { AgentRun, Attempt, EndedBy } from "./phase.js";
 import { startAgent, type AgentHandle } from "./run-agent.js";
@@ -27,14 +27,15 @@ export interface AttemptContext {
 /** Starts the attempt's agent; `end` ends it (its whole tree), `done` settles once it is gone. */
 export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHandle {
   const { io, record, options, tasksFile } = context;
-  const { settings, projectDir, runId } = options;
+  const { settings, runId } = options;
+  const workDir = workDirOf(options);
   const adapter = io.adapterFor(settings.agent);
   const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - context.spentUsd);
   // Text for the adapters' argv and output parsers (lossy only there); the agent's stdin gets the bytes.
   const prompt = attempt.prompt.toString("utf8");
   const adapted = adapter.invocation({
     prompt,
-    cwd: projectDir,
+    cwd: workDir,
     env: io.env,
     scratchDir: record.paths.dir,
     ...(settings.model ? { model: settings.model } : {}),
@@ -57,7 +58,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     adapter,
     invocation,
     prompt,
-    cwd: projectDir,
+    cwd: workDir,
     env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) }),
     marker: context.marker,
     log: new IterationLog(logFile, record.redactor, record.guard),

@@ -16,6 +16,7 @@
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
+//   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
@@ -27,6 +28,7 @@ import { buildPrompt } from "../run/build-prompt.js";
 import type { RecordEntry } from "../run/run-record.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
+import type { Ending } from "../run/finish-run.js";
 import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
@@ -76,6 +78,9 @@ function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[]
 }
 
 function atBoundary(machine: Machine, input: Input): Step {
+  // With --task, the last iteration finishing the task is that iteration's verdict: it outranks STOP and limits.
+  const finished = input.type === "sentinel" ? taskFinished(machine) : null;
+  if (finished) return end(machine, finished);
   const common = betweenIterations(machine, input);
   if (common) return common;
   switch (input.type) {
@@ -91,16 +96,27 @@ function atBoundary(machine: Machine, input: Input): Step {
   }
 }
 
+/** With --task: DONE once that task is marked done in the task list as last read, else null. */
+function taskFinished(machine: Machine): Ending | null {
+  const { tasks: list, config } = machine;
+  const mine = config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
+}
+
 /** Limits, then the task, then the agent. */
 function startIteration(machine: Machine, nowMs: number): Step {
+  const list = machine.tasks;
+  const file = machine.plan.tasks ?? "the task list";
+  const only = machine.config.onlyTask;
+  const mine = only && list?.ok ? list.tasks.find((candidate) => candidate.id === only) : undefined;
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
-  if (machine.tasks) {
-    const list = machine.tasks;
+  if (list) {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
-    const next = firstIncomplete(list.tasks);
-    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${machine.plan.tasks ?? "the task list"} is done` });
+    if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
+    const next = mine ?? firstIncomplete(list.tasks);
+    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;

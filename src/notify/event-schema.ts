@@ -53,6 +53,8 @@ const other = z.looseObject({
     "state_set",
     "answered",
     "agent_lingered",
+    "child_started",
+    "child_ended",
   ]),
 });
 

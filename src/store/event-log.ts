@@ -25,6 +25,11 @@ export type EventBody =
       continued_from_iteration?: number | null;
       session_id?: string | null;
       supervision?: string;
+      branch?: string;
+      worktree?: string;
+      parent?: string;
+      /** A `--parallel` parent: how many child runs it keeps going at once. */
+      parallel?: number;
     }
   | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
@@ -47,6 +52,9 @@ export type EventBody =
       checks_skipped?: string;
       criteria_passed?: boolean | null;
       resources?: ResourceFigures | null;
+      commit?: string | null;
+      commit_files?: number;
+      commit_error?: string;
       message_source?: string;
       stop_hook_active?: boolean;
       blocks_this_turn?: number;
@@ -57,7 +65,9 @@ export type EventBody =
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
-  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string };
+  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
+  | { type: "child_started"; child: string; task: string; branch: string }
+  | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number };
 
 /** Event types of the stream. */
 export type EventType = EventBody["type"];

@@ -65,6 +65,8 @@ export function summariseRun(
       ended_at: status?.ended_at ?? null,
       age_seconds: Number.isFinite(started) ? Math.max(0, Math.round((now.getTime() - started) / 1000)) : null,
       pid: status?.pid ?? null,
+      branch: typeof status?.branch === "string" ? status.branch : null,
+      parent: typeof status?.parent === "string" ? status.parent : null,
     },
   };
 }

@@ -20,6 +20,10 @@ export const runSummarySchema = z.object({
   ended_at: z.string().nullable(),
   age_seconds: z.number().nonnegative().nullable(),
   pid: z.number().int().nullable(),
+  /** `--worktree`: the branch the run works on (`ralph/<id>`), else null. */
+  branch: z.string().nullable(),
+  /** A child run of `--parallel`: its parent run's id, else null. */
+  parent: z.string().nullable(),
 });
 
 /** `ralph list --json`. */
@@ -49,6 +53,10 @@ export const runStatusReportSchema = runSummarySchema.extend({
       oom_kills: z.number().int().nonnegative(),
     })
     .nullable(),
+  /** `--worktree`: the run's worktree directory, else null. */
+  worktree: z.string().nullable(),
+  /** A `--parallel` parent's child runs, oldest first; empty for any other run. */
+  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, branch: true })),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

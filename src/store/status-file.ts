@@ -43,6 +43,13 @@ export interface RunStatus {
   supervision?: string;
   /** What the last iteration's agent tree used (cgroup mode), else null. */
   resources?: ResourceFigures | null;
+  /** `--worktree`: the branch the run commits on (`ralph/<id>`) and its worktree directory. */
+  branch?: string | null;
+  worktree?: string | null;
+  /** A child run of `--parallel`: its parent run's id. */
+  parent?: string | null;
+  /** A `--parallel` parent: how many child runs it keeps going at once. */
+  parallel?: number | null;
 }
 
 /** Replaces status.json with `status`. */

@@ -25,6 +25,14 @@ const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail
 const clear = (nowMs = 1000): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs });
 const sentinel = (patch: Partial<{ stop: boolean; stopNow: boolean; pause: boolean }>, nowMs = 1000): Input => ({ ...(clear(nowMs) as object), ...patch }) as Input;
 const desired = (patch: Partial<ReturnType<typeof plan>> = {}): Input => ({ type: "desired", read: { ok: true, plan: plan(patch) } });
+const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
+  ok: true,
+  format: "prd",
+  tasks: [
+    { id: "US-1", title: "first", done: false, priority: 1 },
+    { id: "US-2", title: "second", done: secondDone, priority: 2 },
+  ],
+});
 const SIGINT: Input = { type: "signal", signal: "SIGINT" };
 
 const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
@@ -99,6 +107,38 @@ const CASES: Case[] = [
     phase: "ended",
     effects: [],
     reason: "BUDGET_EXCEEDED",
+  },
+  {
+    name: "boundary + --task that is not done → its task is spawned, not the first pending one",
+    from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-2" } }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+    check: (result) => assert.equal(result.machine.tally.task, "US-2: second"),
+  },
+  {
+    name: "boundary + --task marked done → ended DONE, even at --max-cost",
+    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", maxCostUsd: 0.1 } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
+  {
+    name: "boundary + STOP with --task marked done → ended DONE (the last iteration's verdict comes first)",
+    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2" } }),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
+  {
+    name: "boundary + --task gone from the list → ended FAILED",
+    from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-9" } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
   },
   {
     name: "boundary + clear with a broken task list → ended FAILED",

@@ -25,6 +25,7 @@ function showRow(next) {
     ["age", ageText(row.started_at)],
     ["reason", row.reason ?? "-"],
     ...(row.branch ? [["branch", row.branch]] : []),
+    ...(row.parent ? [["parent run", row.parent]] : []),
   ];
   $("facts").replaceChildren(...facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value))));
   for (const button of document.querySelectorAll("button[data-action]")) {

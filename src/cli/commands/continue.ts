@@ -48,7 +48,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("--max-cost", opts.maxCost, parseUsd);
   if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("--max-runtime", opts.maxRuntime, parsePositiveDuration);
   const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
-  if (plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
+  // A --parallel parent counts child runs started, not iterations: its cap applies to each child.
+  if (settings.parallel === null && plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
     // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
     const more = status.iteration + Math.max(read.plan.maxIterations, 1);
     throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
