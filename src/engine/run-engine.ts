@@ -30,7 +30,7 @@ export interface EngineOptions {
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
 export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
   const { previous } = options;
-  return newStatus({
+  const status = newStatus({
     runId: options.runId,
     mode: "run",
     cwd: options.projectDir,
@@ -48,6 +48,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
   });
+  // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
+  return previous?.question ? { ...status, question: previous.question, answer: previous.answer ?? null } : status;
 }
 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */

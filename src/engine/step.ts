@@ -17,6 +17,8 @@
 //
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
+//   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
@@ -43,6 +45,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileJudging(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
+    case "needsHuman":
+      return whileNeedsHuman(machine, input);
     case "ending":
       return whileEnding(machine, phase, input);
     case "ended":
@@ -104,12 +108,16 @@ function startIteration(machine: Machine, nowMs: number): Step {
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;
-  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
-  const tally = { ...machine.tally, iteration, task, lastAction: `iteration ${iteration} started` };
+  const { question, answer } = machine.tally;
+  const answered = question && answer !== null ? { question: question.text, answer } : null;
+  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  // The prompt carries the answer from here on: the question is closed.
+  const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
       { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task } }] },
+      ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
     ],
   };
@@ -192,6 +200,29 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
     }
     case "control":
     case "tick":
+      return { machine, effects: [{ kind: "look", what: "control" }] };
+    default:
+      return stay(machine);
+  }
+}
+
+/** Waiting for a person: only an answer (or what ends any wait) moves on; PAUSE is seen once answered. */
+function whileNeedsHuman(machine: Machine, input: Input): Step {
+  const common = betweenIterations(machine, input);
+  if (common) return common;
+  const { question } = machine.tally;
+  switch (input.type) {
+    case "sentinel": {
+      const answer = input.answer ?? null;
+      if (answer === null || !question) return stay(machine);
+      const tally = { ...machine.tally, answer, lastAction: `question of iteration ${question.iteration} answered` };
+      const entries: RecordEntry[] = [
+        { kind: "event", body: { type: "answered", iteration: question.iteration, question: question.text, answer } },
+        ...logs(`answered: ${JSON.stringify(answer)}; the next prompt carries the question and the answer`),
+      ];
+      return { machine: to(machine, { id: "boundary" }, { tally }), effects: [{ kind: "record", entries }, { kind: "clearAnswer" }, { kind: "look", what: "all" }] };
+    }
+    case "control":
       return { machine, effects: [{ kind: "look", what: "control" }] };
     default:
       return stay(machine);
