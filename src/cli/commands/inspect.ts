@@ -22,8 +22,10 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     process.stdout.write(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
     return 0;
   }
-  const rows = runs.map((run) => [run.id, run.state, iterationText(run), `$${run.cost_usd.toFixed(4)}`, ageText(run.age_seconds)]);
-  process.stdout.write(table([["RUN", "STATE", "ITERATION", "SPEND", "AGE"], ...rows]));
+  const rows = runs.map((run) => [run.id, run.state, iterationText(run), `$${run.cost_usd.toFixed(4)}`, ageText(run.age_seconds), questionText(run.question)]);
+  const asking = runs.some((run) => run.question !== null);
+  const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", "QUESTION"];
+  process.stdout.write(table(asking ? [head, ...rows] : [head, ...rows].map((row) => row.slice(0, -1))));
   return 0;
 }
 
@@ -69,6 +71,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...(report.question !== null ? [`question   ${report.question}`] : []),
     ...nextLine(report),
     ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
@@ -81,6 +84,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
 function nextLine(report: RunStatusReport): string[] {
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
   if (reason === null) return [];
   const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
   return step ? [`next       ${step}`] : [];
@@ -114,6 +118,13 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
     }
   }
   return events.slice(-count);
+}
+
+/** A question on one line, cut to fit a table. */
+function questionText(question: string | null): string {
+  if (question === null) return "-";
+  const line = question.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 function iterationText(run: Pick<RunSummary, "iteration" | "max_iterations">): string {
