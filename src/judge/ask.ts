@@ -21,13 +21,13 @@ export function findAsk(finalMessage: string, prompt?: string): AskVerdict {
   const last = [...message.matchAll(TAG)].at(-1);
   if (!last) return { found: false, reason: "absent", detail: "no <ask> tag" };
   const end = last.index + last[0].length;
-  if (message.slice(end).trim() !== "") return { found: false, reason: "not_at_end", detail: "the message goes on after the <ask> tag" };
-  const question = (last[1] ?? "").trim();
-  if (question === "") return { found: false, reason: "empty", detail: "the <ask> tag is empty" };
   const verdict = tagJudge(message, prompt)(last.index, end);
   if (!verdict.found) {
     const reason = verdict.reason === "found" || verdict.reason === "bare_phrase" ? "absent" : verdict.reason;
     return { found: false, reason, detail: (verdict.detail ?? "").replace("the tag", "the <ask> tag") };
   }
+  if (message.slice(end).trim() !== "") return { found: false, reason: "not_at_end", detail: "the message goes on after the <ask> tag" };
+  const question = (last[1] ?? "").trim();
+  if (question === "") return { found: false, reason: "empty", detail: "the <ask> tag is empty" };
   return { found: true, question: question.length > MAX_QUESTION_CHARS ? `${question.slice(0, MAX_QUESTION_CHARS)}…` : question };
 }

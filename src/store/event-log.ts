@@ -53,7 +53,8 @@ export type EventBody =
     }
   | { type: "paused" }
   | { type: "needs_human"; iteration: number; question: string }
-  | { type: "answered"; iteration: number; question: string; answer: string }
+  /** `answer` is null for an in-session loop, where the person answers in the Claude Code session itself. */
+  | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
   | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
