@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, completionMarker, fakeAgent, processAlive, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, finishWithin, processAlive, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-ask-");
 const start = trackedStarts();
@@ -53,7 +53,7 @@ describe("questions", () => {
     const answered = await runRalph(["answer", "Postgres 16, with the schema in db/"], dir);
     assert.equal(answered.code, 0, answered.stderr);
     assert.match(answered.stdout, /run q took the answer and goes on/);
-    const result = await run.done;
+    const result = await finishWithin(run, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "q")), ["completion_reason=DONE", "promise=COMPLETE"]);
     const [first, second] = prompts(run.record);
@@ -74,8 +74,11 @@ describe("questions", () => {
     assert.equal(refused.code, 2);
     assert.equal(refused.stderr, "ralph: run busy is not waiting for an answer (running); nothing to answer\n");
     assert.equal(existsSync(join(runDir(dir, "busy"), "ANSWER")), false);
+    const agent = await runRalph(["answer", "busy", "yes"], dir, cleanEnv({ RALPH_RUN_DIR: runDir(dir, "busy") }));
+    assert.equal(agent.code, 2);
+    assert.match(agent.stderr, /^ralph: ralph answer is for people: it does not run inside the agent of a ralph run/);
     writeFileSync(gate, "");
-    assert.equal((await live.done).code, 3);
+    assert.equal((await finishWithin(live, 20_000)).code, 3);
     const ended = await runRalph(["answer", "yes"], dir);
     assert.equal(ended.code, 2);
     assert.match(ended.stderr, /^ralph: run busy is not waiting for an answer \(MAX_ITERATIONS\); nothing to answer\n$/);
@@ -98,7 +101,7 @@ describe("questions", () => {
     const run = askingRun(dir, "s");
     await waitForQuestion(dir, "s");
     assert.equal((await runRalph(["stop", "s"], dir)).code, 0);
-    const result = await run.done;
+    const result = await finishWithin(run, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "s")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
     const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string; question: string | null }> };
@@ -121,7 +124,7 @@ describe("questions", () => {
     const stopped = await runRalph(["stop", "--now", "n"], dir);
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.match(stopped.stdout, /run n: STOPPED/);
-    assert.equal((await run.done).code, 0);
+    assert.equal((await finishWithin(run, 20_000)).code, 0);
   });
 
   test("active: false in state.md while waiting ends the run STOPPED", async () => {
@@ -130,7 +133,7 @@ describe("questions", () => {
     await waitForQuestion(dir, "a");
     const stateFile = join(runDir(dir, "a"), "state.md");
     writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace("active: true", "active: false"));
-    assert.equal((await run.done).code, 0);
+    assert.equal((await finishWithin(run, 20_000)).code, 0);
     assert.deepEqual(completionMarker(runDir(dir, "a")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
   });
 
@@ -139,7 +142,7 @@ describe("questions", () => {
     const run = askingRun(dir, "t");
     await waitForQuestion(dir, "t");
     run.child.kill("SIGTERM");
-    const result = await run.done;
+    const result = await finishWithin(run, 20_000);
     assert.equal(result.signal, "SIGTERM", result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "t")), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
     assert.equal(readStatus(runDir(dir, "t")).question, "Which database?");
@@ -151,7 +154,7 @@ describe("questions", () => {
     await waitForQuestion(dir, "k");
     const pid = run.child.pid ?? 0;
     run.child.kill("SIGKILL");
-    await run.done;
+    await finishWithin(run, 20_000);
     await waitUntil(() => !processAlive(pid), "the runner to be gone");
     const stale = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string; question: string | null }> };
     assert.deepEqual(stale.runs.map((r) => [r.state, r.question]), [["stale", "Which database?"]]);
@@ -161,7 +164,7 @@ describe("questions", () => {
     assert.deepEqual(readEvents(runDir(dir, "k")).filter((e) => e.type === "needs_human").map((e) => e.question), ["Which database?", "Which database?"]);
     assert.equal(typesOf(dir, "k").filter((type) => type === "iteration_started").length, 1);
     assert.equal((await runRalph(["answer", "k", "MySQL"], dir)).code, 0);
-    const result = await again.done;
+    const result = await finishWithin(again, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "k")), ["completion_reason=DONE", "promise=COMPLETE"]);
     assert.deepEqual(prompts(run.record).map((prompt) => prompt.includes("Answer: MySQL")), [false, true]);
