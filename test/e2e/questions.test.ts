@@ -56,6 +56,7 @@ describe("questions", () => {
     const result = await finishWithin(run, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "q")), ["completion_reason=DONE", "promise=COMPLETE"]);
+    assert.match(result.stdout, /^the agent asks: Which database\?\nwaiting for your answer: ralph answer q "YOUR ANSWER" \(or --file F\)$/m);
     const [first, second] = prompts(run.record);
     assert.equal(first, "build it");
     assert.equal(second, "build it\n\n## Your question and the answer\n\nYou asked: Which database?\n\nAnswer: Postgres 16, with the schema in db/\n");
