@@ -171,6 +171,23 @@ describe("questions", () => {
     assert.deepEqual(prompts(run.record).map((prompt) => prompt.includes("Answer: MySQL")), [false, true]);
   });
 
+  test("an answer taken at the iteration cap is kept: the run ends MAX_ITERATIONS and continue -n gives it to the next iteration", async () => {
+    const dir = project();
+    const record = join(dir, "prompts");
+    const run = start(dir, ["run", "--name", "cap", "-n", "1", "go", ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1")]);
+    await waitForQuestion(dir, "cap");
+    assert.equal((await runRalph(["answer", "cap", "Redis"], dir)).code, 0);
+    const ended = await finishWithin(run, 20_000);
+    assert.equal(ended.code, 3, ended.stderr);
+    assert.deepEqual([readStatus(runDir(dir, "cap")).question, readStatus(runDir(dir, "cap")).answer], ["Which database?", "Redis"]);
+    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ question: string | null }> };
+    assert.deepEqual(listed.runs.map((r) => r.question), [null], "an answered question is not open");
+    const continued = await runRalph(["continue", "cap", "-n", "2"], dir);
+    assert.equal(continued.code, 3, continued.stderr);
+    assert.deepEqual(prompts(record).map((prompt) => prompt.endsWith("You asked: Which database?\n\nAnswer: Redis\n")), [false, true]);
+    assert.deepEqual([readStatus(runDir(dir, "cap")).question, readStatus(runDir(dir, "cap")).answer], [null, null]);
+  });
+
   test("--on-ask continue (or RALPH_ON_ASK=continue) only logs the question and goes on", async () => {
     const dir = project();
     const flag = await runRalph(["run", "--name", "c", "-n", "2", "--on-ask", "continue", "go", ...fakeAgent("--ask", "Which database?")], dir);
