@@ -2,11 +2,12 @@
 import { findAsk } from "../judge/ask.js";
 import { failingContext } from "../judge/criteria.js";
 import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completion.js";
-import { describeChange, type Fingerprint } from "../judge/progress-fingerprint.js";
+import { describeChange } from "../judge/progress-fingerprint.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
 import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
-import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step, Tally } from "./phase.js";
+import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
+import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
@@ -122,23 +123,6 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const next = to(settled, settled.phase, { tally });
   if (stalled >= limit) return end(next, { reason: "STALLED", detail: `${stalled} consecutive iterations without a change to the git tree, HEAD or task list` }, entries);
   return goOn(next, entries);
-}
-
-/** judging → needsHuman: the question is published and kept (status.json) until a person answers it. */
-function askPerson(machine: Machine, iteration: number, question: string, tally: Tally, entries: RecordEntry[], fingerprint: Fingerprint | null): Step {
-  const waiting: Tally = {
-    ...tally,
-    question: { text: question, iteration },
-    answer: null,
-    ...(fingerprint?.ok ? { fingerprint } : {}),
-    lastAction: `iteration ${iteration} asked a question; waiting for an answer`,
-  };
-  entries.push(
-    { kind: "event", body: { type: "needs_human", iteration, question } },
-    ...logs(`the agent asks: ${JSON.stringify(question)}; waiting for a person to answer (ralph answer)`),
-  );
-  // Looked at at once: a STOP, PAUSE or answer written while the agent ran is acted on now.
-  return { machine: to(machine, { id: "needsHuman" }, { tally: waiting }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
 }
 
 /** ending → ended: the iteration is recorded with its spend, never judged. */

@@ -26,10 +26,10 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
-import type { RecordEntry } from "../run/run-record.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
-import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
+import { whileNeedsHuman } from "./questions.js";
+import { betweenIterations, end, interrupted, limitReached, logs, onTrustedPlan, stay, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -55,27 +55,6 @@ export function step(machine: Machine, input: Input): Step {
       const unreachable: never = phase;
       throw new Error(`unknown phase ${JSON.stringify(unreachable)}`);
     }
-  }
-}
-
-/**
- * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
- * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
- */
-function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
-  switch (input.type) {
-    case "signal":
-      return end(machine, interrupted(input), onStop);
-    case "recordFailed":
-      return end(machine, writeFailed(input), onStop);
-    case "desired":
-      return onDesired(machine, input, onStop);
-    case "sentinel": {
-      const stop = stopOf(input);
-      return stop ? end(machine, stop, onStop) : null;
-    }
-    default:
-      return null;
   }
 }
 
@@ -200,29 +179,6 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
     }
     case "control":
     case "tick":
-      return { machine, effects: [{ kind: "look", what: "control" }] };
-    default:
-      return stay(machine);
-  }
-}
-
-/** Waiting for a person: only an answer (or what ends any wait) moves on; PAUSE is seen once answered. */
-function whileNeedsHuman(machine: Machine, input: Input): Step {
-  const common = betweenIterations(machine, input);
-  if (common) return common;
-  const { question } = machine.tally;
-  switch (input.type) {
-    case "sentinel": {
-      const answer = input.answer ?? null;
-      if (answer === null || !question) return stay(machine);
-      const tally = { ...machine.tally, answer, lastAction: `question of iteration ${question.iteration} answered` };
-      const entries: RecordEntry[] = [
-        { kind: "event", body: { type: "answered", iteration: question.iteration, question: question.text, answer } },
-        ...logs(`answered: ${JSON.stringify(answer)}; the next prompt carries the question and the answer`),
-      ];
-      return { machine: to(machine, { id: "boundary" }, { tally }), effects: [{ kind: "record", entries }, { kind: "clearAnswer" }, { kind: "look", what: "all" }] };
-    }
-    case "control":
       return { machine, effects: [{ kind: "look", what: "control" }] };
     default:
       return stay(machine);
