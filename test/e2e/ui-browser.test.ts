@@ -152,6 +152,12 @@ describe("ralph ui in chromium", () => {
     });
     assert.deepEqual([late.status(), await late.text()], [409, JSON.stringify({ message: "run q is not waiting for an answer (DONE); nothing to answer" })]);
     assert.equal(existsSync(join(runDirOf(dir, "q"), "ANSWER")), false);
+    const huge = await p.request.fetch(`${ui.origin}/api/run/0/q/answer`, {
+      method: "POST",
+      headers: { Origin: ui.origin, "X-Ralph-CSRF": csrf, "Content-Type": "application/json" },
+      data: JSON.stringify({ text: "x".repeat(200 * 1024) }),
+    });
+    assert.deepEqual([huge.status(), await huge.text()], [400, JSON.stringify({ message: "the request body must be a JSON object of at most 128 KB" })]);
     await p.close();
   });
 
