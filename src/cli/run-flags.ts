@@ -25,6 +25,7 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--max-failures": { flags: "--max-failures <n>", help: "consecutive failed iterations before FAILED (default 3)" },
   "--stall-limit": { flags: "--stall-limit <n>", help: "iterations without change to git tree, HEAD or task list before STALLED (default 0 = off)" },
   "--on-limit": { flags: "--on-limit <mode>", help: "on a provider usage limit: wait for the reset, or stop (default wait)" },
+  "--on-ask": { flags: "--on-ask <mode>", help: "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default wait)" },
   "--live": { flags: "--live", help: "show the agent's messages and tool calls as they stream" },
   "--dry-run": { flags: "--dry-run", help: "never start the agent: log the argv it would run and sleep --dry-run-delay" },
   "--dry-run-delay": { flags: "--dry-run-delay <dur>", help: "how long each dry-run iteration sleeps (default 1s)" },

@@ -36,6 +36,8 @@ export interface RunSettings {
   maxFailures: number;
   stallLimit: number;
   onLimit: "wait" | "stop";
+  /** What an agent's `<ask>` does: wait for a person's answer, or only log it. */
+  onAsk: "wait" | "continue";
   live: boolean;
   dryRun: boolean;
   dryRunDelayMs: number;
@@ -101,6 +103,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("maxFailures", "--max-failures", parseCount, 3),
   spec("stallLimit", "--stall-limit", parseCount, 0),
   spec("onLimit", "--on-limit", parseChoice(["wait", "stop"] as const), "wait"),
+  spec("onAsk", "--on-ask", parseChoice(["wait", "continue"] as const), "wait"),
   spec("live", "--live", parseBoolean, false),
   spec("dryRun", "--dry-run", parseBoolean, false),
   spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),

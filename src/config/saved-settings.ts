@@ -27,6 +27,7 @@ const fields = {
   maxFailures: count,
   stallLimit: count,
   onLimit: z.enum(["wait", "stop"]),
+  onAsk: z.enum(["wait", "continue"]),
   live: z.boolean(),
   dryRun: z.boolean(),
   dryRunDelayMs: ms,

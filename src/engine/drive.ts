@@ -13,6 +13,7 @@ import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
+import { clearAnswer } from "../store/run-control.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 
@@ -33,8 +34,11 @@ export class Driver {
     private readonly marker: TreeMarker,
   ) {
     const { settings, previous, plan } = options;
+    // A run continued while its question was open goes back to waiting for the answer.
+    const question = previous?.question ? { text: previous.question, iteration: previous.iteration } : null;
+    const answer = question ? (previous?.answer ?? null) : null;
     this.machine = {
-      phase: { id: "boundary" },
+      phase: question && answer === null ? { id: "needsHuman" } : { id: "boundary" },
       plan,
       planProblem: null,
       tasks: null,
@@ -42,13 +46,14 @@ export class Driver {
         maxFailures: settings.maxFailures,
         stallLimit: settings.stallLimit,
         onLimit: settings.onLimit,
+        onAsk: settings.onAsk,
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
         onlyTask: settings.task,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer },
         io.now().getTime(),
       ),
     };
@@ -100,6 +105,11 @@ export class Driver {
     record.log(previous ? `run continued after iteration ${previous.iteration}` : "run started");
     if (previous) record.progress([["continued_at", io.now().toISOString()], ["continued_from_iteration", previous.iteration]]);
     for (const note of options.notes ?? []) record.log(note);
+    const { question } = this.machine.tally;
+    if (question && this.machine.phase.id === "needsHuman") {
+      record.event({ type: "needs_human", iteration: question.iteration, question: question.text });
+      record.log(`still waiting for a person to answer: ${JSON.stringify(question.text)} (ralph answer)`);
+    } else if (question) record.log("the question was answered; the next prompt carries the question and the answer");
     record.startHeartbeat();
     const watch = io.watchControl(record.paths, () => {
       this.push({ type: "control" });
@@ -186,6 +196,9 @@ export class Driver {
         return;
       case "runChecks":
         this.runChecks(effect);
+        return;
+      case "clearAnswer":
+        clearAnswer(record.paths);
         return;
       case "sleep":
         this.cancels.push(io.setTimer(effect.untilMs - io.now().getTime(), () => this.push({ type: "tick", nowMs: io.now().getTime() })));

@@ -7,7 +7,7 @@ import type { IterationResult } from "../store/event-log.js";
 import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
 /** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
-export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId">>, startedAtMs: number): Tally {
+export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId" | "question" | "answer">>, startedAtMs: number): Tally {
   return {
     iteration: previous.iteration ?? 0,
     calls: previous.calls ?? 0,
@@ -21,6 +21,8 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     fingerprint: null,
     task: null,
     resources: null,
+    question: previous.question ?? null,
+    answer: previous.answer ?? null,
     startedAtMs,
     lastAction: "starting",
   };

@@ -43,7 +43,7 @@ export function workDirOf(options: Pick<EngineOptions, "projectDir" | "workDir">
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
 export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
   const { previous } = options;
-  return newStatus({
+  const status = newStatus({
     runId: options.runId,
     mode: "run",
     cwd: options.projectDir,
@@ -63,6 +63,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     worktree: options.worktree ?? null,
     parent: options.parent ?? null,
   });
+  // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
+  return previous?.question ? { ...status, question: previous.question, answer: previous.answer ?? null } : status;
 }
 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */

@@ -18,6 +18,8 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
+//   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
@@ -25,11 +27,11 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
-import type { RecordEntry } from "../run/run-record.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import type { Ending } from "../run/finish-run.js";
-import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
+import { whileNeedsHuman } from "./questions.js";
+import { betweenIterations, end, interrupted, limitReached, logs, onTrustedPlan, stay, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -45,6 +47,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileJudging(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
+    case "needsHuman":
+      return whileNeedsHuman(machine, input);
     case "ending":
       return whileEnding(machine, phase, input);
     case "ended":
@@ -53,27 +57,6 @@ export function step(machine: Machine, input: Input): Step {
       const unreachable: never = phase;
       throw new Error(`unknown phase ${JSON.stringify(unreachable)}`);
     }
-  }
-}
-
-/**
- * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
- * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
- */
-function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
-  switch (input.type) {
-    case "signal":
-      return end(machine, interrupted(input), onStop);
-    case "recordFailed":
-      return end(machine, writeFailed(input), onStop);
-    case "desired":
-      return onDesired(machine, input, onStop);
-    case "sentinel": {
-      const stop = stopOf(input);
-      return stop ? end(machine, stop, onStop) : null;
-    }
-    default:
-      return null;
   }
 }
 
@@ -120,12 +103,16 @@ function startIteration(machine: Machine, nowMs: number): Step {
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;
-  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
-  const tally = { ...machine.tally, iteration, task, lastAction: `iteration ${iteration} started` };
+  const { question, answer } = machine.tally;
+  const answered = question && answer !== null ? { question: question.text, answer } : null;
+  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  // The prompt carries the answer from here on: the question is closed.
+  const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
       { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task } }] },
+      ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
     ],
   };

@@ -12,7 +12,7 @@ export interface EventTokens {
 }
 
 /** What an iteration came to. */
-export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused";
+export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused" | "asked";
 
 /** The body of each event type: what the engine and the in-session hook publish. */
 export type EventBody =
@@ -60,6 +60,9 @@ export type EventBody =
       blocks_this_turn?: number;
     }
   | { type: "paused" }
+  | { type: "needs_human"; iteration: number; question: string }
+  /** `answer` is null for an in-session loop, where the person answers in the Claude Code session itself. */
+  | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
   | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }

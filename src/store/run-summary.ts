@@ -3,7 +3,7 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../exit/exit-reasons.js";
 
 /** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
-export const LISTED_STATES = ["running", "paused", "waiting", "stale", ...EXIT_REASONS] as const;
+export const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", ...EXIT_REASONS] as const;
 
 /** One run in `ralph list --json`. */
 export const runSummarySchema = z.object({
@@ -24,6 +24,8 @@ export const runSummarySchema = z.object({
   branch: z.string().nullable(),
   /** A child run of `--parallel`: its parent run's id, else null. */
   parent: z.string().nullable(),
+  /** The agent's open question (`<ask>`): the run waits for `ralph answer`; null when none is open. */
+  question: z.string().nullable(),
 });
 
 /** `ralph list --json`. */

@@ -5,7 +5,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { readRegular } from "./regular-file.js";
 
 /** What the runner is doing now. */
-export type RunActivity = "starting" | "running" | "paused" | "waiting" | "stopping" | "ended";
+export type RunActivity = "starting" | "running" | "paused" | "waiting" | "needs_human" | "stopping" | "ended";
 
 /** Token totals of a run. */
 export interface TokenTotals {
@@ -50,6 +50,10 @@ export interface RunStatus {
   parent?: string | null;
   /** A `--parallel` parent: how many child runs it keeps going at once. */
   parallel?: number | null;
+  /** The agent's question (`<ask>`): open while `answer` is null, else answered and not yet passed on. */
+  question?: string | null;
+  /** A person's answer to `question`, until the next iteration's prompt carries both. */
+  answer?: string | null;
 }
 
 /** Replaces status.json with `status`. */

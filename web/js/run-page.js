@@ -104,6 +104,7 @@ for (const button of document.querySelectorAll("button[data-action]")) {
     const result = await post(`${base}/${action}`, body);
     $("message").textContent = result.message;
     $("message").dataset.ok = String(result.ok);
+    if (action === "answer" && result.ok) $("answer").value = "";
   });
 }
 

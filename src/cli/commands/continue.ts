@@ -9,6 +9,7 @@ import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
+import { clearAnswer } from "../../store/run-control.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
@@ -61,6 +62,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
   const prepare = () => {
     removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    // An answer the runner already took (status.json holds it) must not answer the next question too.
+    if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);
   };
   return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare });

@@ -22,8 +22,9 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     process.stdout.write(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
     return 0;
   }
-  // Children of a --parallel run are listed under their parent, indented; BRANCH only when a run has one.
+  // Children of a --parallel run are listed under their parent, indented; BRANCH and QUESTION only when a run has one.
   const withBranch = runs.some((run) => run.branch !== null);
+  const asking = runs.some((run) => run.question !== null);
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
     run.state,
@@ -31,8 +32,10 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     `$${run.cost_usd.toFixed(4)}`,
     ageText(run.age_seconds),
     ...(withBranch ? [run.branch ?? "-"] : []),
+    ...(asking ? [questionText(run.question)] : []),
   ]);
-  process.stdout.write(table([["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : [])], ...rows]));
+  const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
+  process.stdout.write(table([head, ...rows]));
   return 0;
 }
 
@@ -83,6 +86,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...(report.question !== null ? [`question   ${report.question}`] : []),
     ...nextLine(report),
     ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
@@ -95,6 +99,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
 function nextLine(report: RunStatusReport): string[] {
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
   if (reason === null) return [];
   const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
   return step ? [`next       ${step}`] : [];
@@ -140,6 +145,13 @@ export function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: 
   };
   for (const run of runs) if (run.parent === null || !ids.has(run.parent) || run.parent === run.id) visit(run, 0);
   return ordered;
+}
+
+/** A question on one line, cut to fit a table. */
+function questionText(question: string | null): string {
+  if (question === null) return "-";
+  const line = question.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 function iterationText(run: Pick<RunSummary, "iteration" | "max_iterations">): string {
