@@ -71,7 +71,9 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
     inventory: null,
     async end(options) {
       watch();
-      const report = await endCgroup(cgroup.tree, options);
+      // The root started its own session: its pid is its process group's id, not reused while it is unreaped.
+      const { child } = started;
+      const report = await endCgroup(cgroup.tree, options, () => (child.exitCode === null && child.signalCode === null ? started.pid : null));
       if (timer) clearInterval(timer);
       if (final === null) {
         final = cgroup.figures();

@@ -1,7 +1,10 @@
-// Starting agents under each supervision mode: start failures keep their meaning, output is never lost,
-// and a cgroup's figures come back.
+// Starting and ending agents under each supervision mode: start failures keep their meaning, output is
+// never lost, a cgroup's figures come back, and each polite signal reaches each member once.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { readProcess } from "../../src/process/proc-table.js";
 import { Supervision } from "../../src/process/supervision.js";
 import type { AgentProcess } from "../../src/process/spawn-agent.js";
@@ -57,6 +60,26 @@ for (const mode of ["cgroup", "subreaper"]) {
         assert.equal(typeof figures?.cpu_seconds, "number");
         assert.ok((figures?.peak_pids ?? 0) >= 3, JSON.stringify(figures));
       } else assert.equal(figures, null);
+    });
+
+    it("ending a running tree: each polite signal reaches each member once, in the root's group or in its own session", { skip }, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "ralph-polite-"));
+      const log = join(dir, "log");
+      // Background jobs of a non-interactive shell ignore SIGINT (and cannot trap it): HUP stands in for it.
+      const member = (name: string) => `trap 'echo ${name} HUP >> "$0"' HUP; trap 'echo ${name} TERM >> "$0"' TERM; echo ready >> "$0"; while :; do sleep 0.05; done`;
+      const script = `(${member("group")}) & setsid sh -c '${member("session").replace(/'/g, `'"'"'`)}' "$0" & wait`;
+      try {
+        const started = await supervision.spawn({ ...options, argv: ["sh", "-c", script, log], stdin: null });
+        assert.ok(started.ok);
+        const readyBy = Date.now() + 5000;
+        const lines = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+        while (lines().filter((line) => line === "ready").length < 2 && Date.now() < readyBy) await new Promise((resolve) => setTimeout(resolve, 10));
+        const report = await started.agent.end({ graceMs: 800, politeSignals: ["SIGHUP", "SIGTERM"], politeGapMs: 200 });
+        assert.equal(report.survivors, 0);
+        assert.deepEqual(lines().filter((line) => line !== "ready").sort(), ["group HUP", "group TERM", "session HUP", "session TERM"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("disposes the runner's cgroup", { skip }, () => supervision.dispose());
