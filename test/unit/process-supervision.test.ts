@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cgroupMounts } from "../../src/process/cgroup-fs.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { Supervision } from "../../src/process/supervision.js";
 import type { AgentProcess } from "../../src/process/spawn-agent.js";
@@ -80,6 +81,21 @@ for (const mode of ["cgroup", "subreaper"]) {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it("an agent's cgroup is removed with the cgroups the agent made inside it", { skip: mode === "cgroup" ? skip : "cgroup only" }, async () => {
+      const v2 = cgroupMounts().find((mount) => mount.version === 2);
+      assert.ok(v2, "a cgroup v2 mount");
+      // The agent finds its own cgroup and makes two levels under it.
+      const script = `d="$0$(sed -n 's/^0:://p' /proc/self/cgroup)"; mkdir -p "$d/made/deeper" && echo "$d"`;
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", script, v2.mountPoint], stdin: null });
+      assert.ok(started.ok);
+      const [out, exit] = await Promise.all([collect(started.agent.stdout), started.agent.exited]);
+      assert.equal(exit.code, 0);
+      const dir = out.trim();
+      assert.ok(existsSync(join(dir, "made", "deeper")), dir);
+      await started.agent.end(ENDING);
+      assert.equal(existsSync(dir), false, `${dir} is left`);
     });
 
     it("disposes the runner's cgroup", { skip }, () => supervision.dispose());
