@@ -83,6 +83,25 @@ for (const mode of ["cgroup", "subreaper"]) {
       }
     });
 
+    it("ending a tree that leaves on TERM returns when it has left, not at the next re-read", { skip }, async () => {
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 30 & sleep 30 & echo up; wait"], stdin: null });
+      assert.ok(started.ok);
+      await new Promise((resolve) => started.agent.stdout.once("data", resolve));
+      // Re-reads 60 s apart: only the kernel's word (cgroup.events, the subreaper's exit) can end the wait in time.
+      const skipGrace = new AbortController();
+      const ending = started.agent.end({ graceMs: 120_000, politeSignals: ["SIGTERM"], pollMs: 60_000, skipGrace: skipGrace.signal });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 10_000)));
+      const report = await Promise.race([ending, late]);
+      clearTimeout(timer);
+      if (report === "late") {
+        skipGrace.abort();
+        await ending;
+      }
+      assert.notEqual(report, "late", "still waiting for the next re-read after 10 s");
+      assert.equal(report === "late" ? -1 : report.survivors, 0);
+    });
+
     it("an agent's cgroup is removed with the cgroups the agent made inside it", { skip: mode === "cgroup" ? skip : "cgroup only" }, async () => {
       const v2 = cgroupMounts().find((mount) => mount.version === 2);
       assert.ok(v2, "a cgroup v2 mount");
