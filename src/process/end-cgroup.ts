@@ -4,7 +4,6 @@ import { watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { CgroupTree } from "./cgroup-tree.js";
 import { pause, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
-import { readProcess } from "./proc-table.js";
 
 function send(pid: number, signal: NodeJS.Signals): boolean {
   if (pid === process.pid) return false;
@@ -19,11 +18,8 @@ function send(pid: number, signal: NodeJS.Signals): boolean {
 /**
  * Ends a cgroup's processes as endTree does a /proc tree, with membership from the kernel:
  * nothing can leave a cgroup by forking, changing session or losing its parent.
- * `group` gives the agent root's process group (the root started its own session) while the root is
- * unreaped, so that its id cannot have been reused; null otherwise. Each polite signal then goes to that
- * group in one call, and to the other members one by one.
  */
-export async function endCgroup(tree: CgroupTree, options: EndTreeOptions, group: () => number | null = () => null): Promise<EndTreeReport> {
+export async function endCgroup(tree: CgroupTree, options: EndTreeOptions): Promise<EndTreeReport> {
   const started = performance.now();
   // After most iterations the agent left nothing behind: one read of cgroup.events says so.
   if (!tree.populated()) return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
@@ -37,18 +33,10 @@ export async function endCgroup(tree: CgroupTree, options: EndTreeOptions, group
   let live = tree.members();
   const found = live.length;
   let sentCount = 0;
-  // The first `groupSent` polite signals went to process group `groupId` at once.
-  let groupSent = 0;
-  let groupId = 0;
   const catchUp = (): void => {
     for (const pid of live) {
       seen.add(pid);
-      let had = sentTo.get(pid) ?? 0;
-      // Only members still here after a group signal are looked up: most of a tree has left by then.
-      if (had < groupSent && readProcess(pid)?.pgid === groupId) {
-        had = groupSent;
-        signalled.add(pid);
-      }
+      const had = sentTo.get(pid) ?? 0;
       for (let i = had; i < sentCount; i++) if (send(pid, polite[i] as NodeJS.Signals)) signalled.add(pid);
       if (had < sentCount && sentCount === polite.length) send(pid, "SIGCONT");
       sentTo.set(pid, sentCount);
@@ -77,17 +65,7 @@ export async function endCgroup(tree: CgroupTree, options: EndTreeOptions, group
   };
   for (let i = 0; i < polite.length && live.length > 0 && !skip?.aborted; i++) {
     sentCount = i + 1;
-    const signal = polite[i] as NodeJS.Signals;
-    const leader = group();
-    // One call reaches the whole group (most of a tree, often all of it), which then stops all at once
-    // instead of one member per call. Members in other groups (a tool that started its own session) get
-    // the signal at the next re-read; all are counted as signalled now.
-    if (leader !== null && leader > 1 && groupSent === i && send(-leader, signal)) {
-      groupSent = i + 1;
-      groupId = leader;
-      if (groupSent === polite.length) send(-leader, "SIGCONT");
-      for (const pid of live) signalled.add(pid);
-    } else catchUp();
+    catchUp();
     if (i < polite.length - 1) await waitUntil(Math.min(graceEnd, performance.now() + (options.politeGapMs ?? 0)));
   }
   if (polite.length > 0) await waitUntil(graceEnd);

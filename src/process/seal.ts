@@ -71,9 +71,7 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
     inventory: null,
     async end(options) {
       watch();
-      // The root started its own session: its pid is its process group's id, not reused while it is unreaped.
-      const { child } = started;
-      const report = await endCgroup(cgroup.tree, options, () => (child.exitCode === null && child.signalCode === null ? started.pid : null));
+      const report = await endCgroup(cgroup.tree, options);
       if (timer) clearInterval(timer);
       if (final === null) {
         final = cgroup.figures();
