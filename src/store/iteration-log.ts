@@ -1,5 +1,5 @@
 // iter-NNN.log: the agent's raw output, redacted on the way in, written without holding it in memory.
-import { closeSync, createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import type { Redactor } from "../redact/redactor.js";
 import type { StreamRedactor } from "../redact/stream-redactor.js";
 import type { WriteGuard } from "./write-guard.js";
@@ -8,7 +8,6 @@ import { openAppend } from "./regular-file.js";
 /** One iteration's output log; a failed write is reported to the guard and the rest is dropped. */
 export class IterationLog {
   private readonly log: WriteStream;
-  private readonly fd: number;
   private readonly redactors = new Map<NodeJS.ReadableStream, StreamRedactor>();
   private failed = false;
 
@@ -18,10 +17,7 @@ export class IterationLog {
     guard: WriteGuard,
   ) {
     // Opened now, before the agent starts: a planted link or FIFO fails the iteration with nothing running.
-    this.fd = openAppend(file);
-    // Closed by end() itself: a close through the stream is one more trip to the thread pool at every
-    // iteration's end (and on the way out after a signal).
-    this.log = createWriteStream("", { fd: this.fd, autoClose: false });
+    this.log = createWriteStream("", { fd: openAppend(file) });
     this.log.on("error", (error: NodeJS.ErrnoException) => {
       // The log is a copy: a failed write (disk full) must neither crash the runner nor stall the agent.
       this.failed = true;
@@ -47,16 +43,10 @@ export class IterationLog {
   /** Writes what the redactors held back and closes the file. */
   end(): Promise<void> {
     if (!this.failed) for (const redactor of this.redactors.values()) this.log.write(redactor.end());
-    // Every write has reached the file once 'finish' is emitted. Without autoClose a failed stream is not
-    // destroyed: it emits 'error' (seen here, or before end() was called) and never 'finish'.
+    // 'close' follows both a finished and a failed stream.
     return new Promise<void>((resolve) => {
-      const close = () => {
-        this.log.off("finish", close).off("error", close);
-        closeSync(this.fd);
-        resolve();
-      };
-      if (this.failed) return close();
-      this.log.once("finish", close).once("error", close);
+      if (this.log.closed) return resolve();
+      this.log.once("close", () => resolve());
       this.log.end();
     });
   }
