@@ -89,8 +89,10 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
     driver.close();
     jobControl?.dispose();
   }
-  const result = finishRun(record, ending, io.now(), driver.status());
+  // No agent runs any more (the driver ends and awaits every tree before it returns): the guardian has
+  // nothing left to guard, and leaves while the ending is recorded instead of after.
   guardian?.dispose();
+  const result = finishRun(record, ending, io.now(), driver.status());
   if (!result.marked) {
     io.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
     result.marked = await holdCompletionMarker(paths.progress, ending.reason, io.signals.urgent);
