@@ -29,8 +29,12 @@ function survivorsOf(plan: TreePlan, members: Identity[]): number {
   return live.size;
 }
 
-/** ralph's outcome, with when the agent tree was gone and when ralph itself was. */
-type RalphOutcome = Outcome & { reason: string; treeMs: number; endedMs: number; exitMs: number };
+/**
+ * ralph's outcome. `ms` is what the person who stopped it waits for: ralph exited (the prompt is back)
+ * and, with it, every process of the agent tree gone. Also when each happened, when run_ended was
+ * written, and when everything under ralph at the signal (its guardian too) was gone.
+ */
+type RalphOutcome = Outcome & { reason: string; treeMs: number; endedMs: number; exitMs: number; allMs: number };
 
 async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: number, mode: SupervisionMode): Promise<RalphOutcome> {
   const plan = treeArgv(spec);
@@ -43,19 +47,19 @@ async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: nu
     killAll(liveCarriers(TREE_MARKER, plan.marker));
     throw new Error(`${(error as Error).message}; ralph: ${(await ralph.exited).stderr}`, { cause: error });
   }
-  // Everything under ralph: the agent tree and ralph's guardian.
+  // Everything under ralph: the agent tree and ralph's guardian (which leaves by itself once told the run ended).
   const everything = descendants(ralph.child.pid as number);
   const started = nowMs();
   process.kill(ralph.child.pid as number, "SIGTERM");
   const [exit, treeGone, gone] = await Promise.all([ralph.exited, waitAllGone(members, graceMs + 10_000), waitAllGone(everything, graceMs + 10_000)]);
-  const ms = Math.max(exit.at, gone ?? nowMs()) - started;
+  const ms = Math.max(exit.at, treeGone ?? nowMs()) - started;
   const progress = readFileSync(join(runDir(project, id), "progress.txt"), "utf8");
   const reason = /completion_reason=(\w+)\npromise=COMPLETE\n$/.exec(progress)?.[1] ?? "no marker";
   const survivors = survivorsOf(plan, members);
   // When ralph wrote run_ended (its own clock, whole milliseconds), relative to the signal.
   const ended = eventTime(readEvents(runDir(project, id)), (event) => event.type === "run_ended");
   const endedMs = ended === null ? Number.NaN : ended - (performance.timeOrigin + started);
-  return { ms, survivors, reason: `${reason}, ${exit.signal ?? exit.code}`, treeMs: (treeGone ?? nowMs()) - started, endedMs, exitMs: exit.at - started };
+  return { ms, survivors, reason: `${reason}, ${exit.signal ?? exit.code}`, treeMs: (treeGone ?? nowMs()) - started, endedMs, exitMs: exit.at - started, allMs: Math.max(exit.at, gone ?? nowMs()) - started };
 }
 
 async function naiveKill(spec: TreeSpec): Promise<Outcome> {
@@ -115,6 +119,7 @@ export async function benchStopLatency(runs: number, log: (line: string) => void
         reasons.add(ralph.reason);
         samples.add(`${kind}.ralph-${mode}.tree`, ralph.treeMs);
         samples.add(`${kind}.ralph-${mode}.exit`, ralph.exitMs);
+        samples.add(`${kind}.ralph-${mode}.all`, ralph.allMs);
         if (Number.isFinite(ralph.endedMs)) samples.add(`${kind}.ralph-${mode}.ended`, ralph.endedMs);
         approaches.push([`ralph-${mode}`, async () => ralph]);
       }

@@ -33,14 +33,16 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
       const name = `ralph-${mode}`;
       const ralph = samples.get(`${kind}.${name}.ms`);
       const at = (summary: Summary | null) => (summary ? `${summary.median.toFixed(0)} ms` : "?");
-      const breakdown = `medians: agent tree gone at ${at(samples.get(`${kind}.${name}.tree`))}, run_ended written at ${at(samples.get(`${kind}.${name}.ended`))}, ralph exited at ${at(samples.get(`${kind}.${name}.exit`))}`;
+      const breakdown =
+        `medians: agent tree gone at ${at(samples.get(`${kind}.${name}.tree`))}, run_ended written at ${at(samples.get(`${kind}.${name}.ended`))}, ` +
+        `ralph exited at ${at(samples.get(`${kind}.${name}.exit`))}, everything under ralph (its guardian too) gone at ${at(samples.get(`${kind}.${name}.all`))}`;
       const env = `RALPH_SUPERVISION=${mode} `;
       if (!ignorer) {
         // In cgroup mode the kernel's own kill is the floor to beat; elsewhere the per-pid SIGKILL loop.
         const base = mode === "cgroup" ? cgroupFloor : floor;
         rows.push({
           group,
-          figure: `ralph (${mode} mode): SIGTERM → ralph and all descendants gone`,
+          figure: `ralph (${mode} mode): SIGTERM → ralph exited, agent tree gone`,
           unit: "ms",
           value: ralph,
           ...(base ? { baseline: { label: mode === "cgroup" ? "cgroup.kill floor" : "per-pid SIGKILL floor", value: base } } : {}),
@@ -52,7 +54,7 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
       } else {
         rows.push({
           group,
-          figure: `ralph (${mode} mode, --grace ${graceMs} ms): SIGTERM → all gone`,
+          figure: `ralph (${mode} mode, --grace ${graceMs} ms): SIGTERM → ralph exited, agent tree gone`,
           unit: "ms",
           value: ralph,
           ...(floor ? { baseline: { label: "per-pid SIGKILL floor", value: floor } } : {}),

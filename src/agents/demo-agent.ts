@@ -20,13 +20,18 @@ interface TaskFile {
 const stepDelayMs = Number(process.env.RALPH_DEMO_DELAY_MS ?? 250);
 const iteration = Number(process.env.RALPH_ITERATION ?? 1);
 
-function openPrd(file: string): TaskFile {
+/** The task ralph named in the prompt's "Current task" section (`US-2: title`, `line 3: title`), if any. */
+function namedTask(prompt: string): string | null {
+  return /^## Current task\n\n([^\n:]+):/m.exec(prompt)?.[1]?.replace(/^line /, "") ?? null;
+}
+
+function openPrd(file: string, named: string | null): TaskFile {
   const prd = JSON.parse(readFileSync(file, "utf8")) as { userStories: Array<DemoTask & { priority?: number; passes?: boolean }> };
   const open = prd.userStories
     .map((story, index) => ({ story, index }))
     .filter(({ story }) => story.passes !== true)
     .sort((a, b) => (a.story.priority ?? Infinity) - (b.story.priority ?? Infinity) || a.index - b.index);
-  const first = open[0]?.story ?? null;
+  const first = open.find(({ story }) => String(story.id) === named)?.story ?? open[0]?.story ?? null;
   return {
     next: first,
     remainingAfter: Math.max(0, open.length - 1),
@@ -37,10 +42,10 @@ function openPrd(file: string): TaskFile {
   };
 }
 
-function openChecklist(file: string): TaskFile {
+function openChecklist(file: string, named: string | null): TaskFile {
   const lines = readFileSync(file, "utf8").split("\n");
   const openIndexes = lines.flatMap((line, index) => (/^\s*[-*] \[ \]/.test(line) ? [index] : []));
-  const firstIndex = openIndexes[0];
+  const firstIndex = openIndexes.find((index) => String(index + 1) === named) ?? openIndexes[0];
   const title = firstIndex === undefined ? "" : (lines[firstIndex] ?? "").replace(/^\s*[-*] \[ \]\s*/, "").trim();
   return {
     next: firstIndex === undefined ? null : { id: `item-${firstIndex + 1}`, title },
@@ -75,7 +80,8 @@ async function main(): Promise<void> {
   await sleep(stepDelayMs);
 
   const tasksFile = process.env.RALPH_DEMO_TASKS;
-  const tasks = tasksFile ? (tasksFile.endsWith(".json") ? openPrd(tasksFile) : openChecklist(tasksFile)) : null;
+  const named = namedTask(prompt);
+  const tasks = tasksFile ? (tasksFile.endsWith(".json") ? openPrd(tasksFile, named) : openChecklist(tasksFile, named)) : null;
   const task = tasks ? tasks.next : { id: `step-${iteration}`, title: `demo step ${iteration}` };
   let finalText: string;
   if (!task) {

@@ -79,6 +79,16 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((run: string | undefined) => done(import("./commands/control.js").then((m) => m.resumeCommand(cwd, run))));
   program
+    .command("answer")
+    .description("answer the question a run is waiting on (its agent ended with <ask>QUESTION</ask>); the next prompt carries both")
+    .argument("[run]", "run id (default: the single run waiting for an answer)")
+    .argument("[text]", "the answer (quote it); or give --file")
+    .option("--file <file>", "read the answer from a file")
+    .exitOverride()
+    .action((first: string | undefined, second: string | undefined, opts: { file?: string }) =>
+      done(import("./commands/answer.js").then((m) => m.answerCommand(cwd, first, second, opts.file, process.env))),
+    );
+  program
     .command("continue")
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
     .argument("[run]", "run id (default: the single active run, else the latest)")

@@ -131,6 +131,9 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
         }
         case "paused":
           return print(pc.yellow(`paused: the run waits before its next iteration; go on with ralph resume ${event.run}`));
+        case "needs_human":
+          print(pc.yellow(`the agent asks: ${String(event.question)}`));
+          return print(pc.yellow(`waiting for your answer: ralph answer ${event.run} "YOUR ANSWER" (or --file F)`));
         case "run_ended":
           stopClock();
           clear();
@@ -145,6 +148,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       // The ending is in the summary; check verdicts come from their events, after the iteration line.
       if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
+      if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event
       print(pc.dim(line));
     },
   };
@@ -165,6 +169,8 @@ export interface SummaryView {
   costReported: boolean;
   tokens: { input: number; output: number } | null;
   maxIterations: number;
+  /** A `--parallel` parent: it counts child runs, not iterations. */
+  parallel?: boolean;
 }
 
 /** The closing lines of a run: how it ended, what it cost, and what to do next. */
@@ -175,7 +181,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
   return [
     colour(`${result.reason}: ${result.detail}`),
-    `${result.iterations} iteration${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
+    `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     `run directory: ${result.runDir}`,
     ...(step ? [`next: ${step}`] : []),
   ];

@@ -25,6 +25,7 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--max-failures": { flags: "--max-failures <n>", help: "consecutive failed iterations before FAILED (default 3)" },
   "--stall-limit": { flags: "--stall-limit <n>", help: "iterations without change to git tree, HEAD or task list before STALLED (default 0 = off)" },
   "--on-limit": { flags: "--on-limit <mode>", help: "on a provider usage limit: wait for the reset, or stop (default wait)" },
+  "--on-ask": { flags: "--on-ask <mode>", help: "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default wait)" },
   "--live": { flags: "--live", help: "show the agent's messages and tool calls as they stream" },
   "--dry-run": { flags: "--dry-run", help: "never start the agent: log the argv it would run and sleep --dry-run-delay" },
   "--dry-run-delay": { flags: "--dry-run-delay <dur>", help: "how long each dry-run iteration sleeps (default 1s)" },
@@ -38,6 +39,11 @@ const HELP: Record<string, { flags: string; help: string }> = {
     help: "agent to run instead while the one before it waits out a usage limit resetting later than --max-wait (repeatable, in order)",
   },
   "--max-wait": { flags: "--max-wait <dur>", help: "longest usage-limit wait before switching to a --fallback-agent (default 0: switch at once)" },
+  "--worktree": { flags: "--worktree", help: "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched" },
+  "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
+  "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
+  "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
 /** Options read into the notification targets rather than into a setting of their own. */
@@ -61,6 +67,7 @@ export function addRunOptions(command: Command): Command {
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
     if (REPEATABLE.has(spec.flag)) option.argParser(collect);
+    if (spec.flag === "--parent") option.hideHelp();
     command.addOption(option);
   }
   for (const { flags, help, repeatable } of NOTIFY_HELP) {
@@ -68,6 +75,8 @@ export function addRunOptions(command: Command): Command {
     if (repeatable) option.argParser(collect);
     command.addOption(option);
   }
+  // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.
+  command.addOption(new Option("--watch-parent").hideHelp());
   return command;
 }
 

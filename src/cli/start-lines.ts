@@ -6,11 +6,15 @@ import { Redactor } from "../redact/redactor.js";
 import type { StartRunInput } from "./start-run.js";
 
 /** What a person should know before the agent starts working in their project. */
-export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous">): string[] {
+export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous"> & { worktree?: { path: string; branch: string } | null }): string[] {
   const { settings, plan: state } = input;
   const cap = state.maxIterations === 0 ? "no iteration cap" : `max ${state.maxIterations} iteration${state.maxIterations === 1 ? "" : "s"}`;
   const lines = [`ralph: run ${input.runId} with the ${settings.agent} agent (${cap})`];
   if (input.previous) lines.push(`continuing after iteration ${input.previous.iteration}; the next is iteration ${input.previous.iteration + 1}`);
+  if (input.worktree) {
+    const commits = input.settings.commit === "off" ? "nothing is committed (--commit off)" : "each iteration's changes are committed there";
+    lines.push(`working in ${input.worktree.path} on branch ${input.worktree.branch}; ${commits}; your checkout is not touched`);
+  }
   const mode = PERMISSION_MODES[settings.agent];
   const flags = permissionFlags(settings.agent, settings.agentArgs ?? []);
   if (mode && flags.length > 0) {

@@ -22,6 +22,10 @@ import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { startLines } from "./start-lines.js";
 import { UsageError } from "./usage-error.js";
+import { watchParentPipe } from "../process/parent-pipe.js";
+import { runFanOut } from "../parallel/fan-out.js";
+import { realFanOutIo } from "./child-runs.js";
+import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 /** What to start. */
 export interface StartRunInput {
@@ -36,6 +40,8 @@ export interface StartRunInput {
   prepare?: () => void;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
+  /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
+  watchParent?: boolean;
 }
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
@@ -91,9 +97,11 @@ export async function startRun(input: StartRunInput): Promise<number> {
   releases.push(() => supervision.dispose());
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  let place: WorkPlace | null = null;
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
     if (problem) throw new UsageError(problem);
+    place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
@@ -104,7 +112,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
-      const status = firstStatus(input, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
+      const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -115,17 +123,35 @@ export async function startRun(input: StartRunInput): Promise<number> {
     input.prepare?.();
   } catch (error) {
     releaseAll();
+    await place?.undo();
     throw error;
   }
+  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
+  const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
-  if (!input.settings.json) for (const line of startLines(input)) out.write(`${line}\n`);
+  if (!input.settings.json) for (const line of startLines({ ...input, worktree })) out.write(`${line}\n`);
   let result: RunResult;
   try {
-    result = await runEngine(
-      { projectDir: input.projectDir, runId: input.runId, settings: input.settings, plan: input.plan, previous: input.previous, notes },
+    const host = { pid: process.pid, pidStart, hostname: holder.hostname };
+    const { parallel, tasks } = input.settings;
+    result = parallel !== null && tasks !== null
+      ? await runFanOut({ projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes }, realFanOutIo(input.projectDir, input.runId, { env: process.env, signals, listener, host }))
+      : await runEngine(
+      {
+        projectDir: input.projectDir,
+        runId: input.runId,
+        settings: input.settings,
+        plan: input.plan,
+        previous: input.previous,
+        notes,
+        workDir: place.dir,
+        worktree,
+        commit: commitPolicy(input.settings) === "iteration",
+        parent: input.settings.parent,
+      },
       realIo({
         env: process.env,
         signals,
@@ -135,15 +161,19 @@ export async function startRun(input: StartRunInput): Promise<number> {
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
+        commitIteration: commitForEngine,
       }),
     );
   } finally {
+    stopWatchingParent();
     listener.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    const view = { costReported: listener.costReported, tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations };
-    for (const line of [...summaryLines(result, view), ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    const parallel = input.settings.parallel !== null;
+    const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
+    const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
+    for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.

@@ -38,6 +38,8 @@ export interface RunSettings {
   maxFailures: number;
   stallLimit: number;
   onLimit: "wait" | "stop";
+  /** What an agent's `<ask>` does: wait for a person's answer, or only log it. */
+  onAsk: "wait" | "continue";
   live: boolean;
   dryRun: boolean;
   dryRunDelayMs: number;
@@ -55,6 +57,16 @@ export interface RunSettings {
   maxWaitMs: number;
   /** Where events are sent (from --notify, --webhook and ralph.yaml `notify:`); not an option of its own. */
   notifyTargets: NotifyTarget[];
+  /** Work in a git worktree `.ralph/worktrees/<id>` on branch `ralph/<id>`. */
+  worktree: boolean;
+  /** Commit each iteration's changes; null until resolved (iteration with a worktree, else off). */
+  commit: "iteration" | "off" | null;
+  /** With --tasks: run up to this many child runs at once, one per pending task. */
+  parallel: number | null;
+  /** With --tasks: work on this one task (by id) only; the run ends DONE once it is marked done. */
+  task: string | null;
+  /** The `--parallel` run that started this one as its child. */
+  parent: string | null;
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
@@ -106,6 +118,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("maxFailures", "--max-failures", parseCount, 3),
   spec("stallLimit", "--stall-limit", parseCount, 0),
   spec("onLimit", "--on-limit", parseChoice(["wait", "stop"] as const), "wait"),
+  spec("onAsk", "--on-ask", parseChoice(["wait", "continue"] as const), "wait"),
   spec("live", "--live", parseBoolean, false),
   spec("dryRun", "--dry-run", parseBoolean, false),
   spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),
@@ -116,6 +129,11 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("lingerMs", "--linger", parsePositiveDuration, 10_000),
   spec("fallbackAgents", "--fallback-agent", parseChoiceList<FallbackAgent>(FALLBACK_AGENT_NAMES), []),
   spec("maxWaitMs", "--max-wait", parseDuration, 0),
+  spec("worktree", "--worktree", parseBoolean, false),
+  spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
+  spec("parallel", "--parallel", nullable(parsePositiveCount), null),
+  spec("task", "--task", nullable(parseText), null),
+  spec("parent", "--parent", nullable(parseRunId), null),
 ] as OptionSpec[];
 
 /** The defaults of every setting. */

@@ -35,6 +35,7 @@ const fields = {
   maxFailures: count,
   stallLimit: count,
   onLimit: z.enum(["wait", "stop"]),
+  onAsk: z.enum(["wait", "continue"]),
   live: z.boolean(),
   dryRun: z.boolean(),
   dryRunDelayMs: ms,
@@ -46,6 +47,11 @@ const fields = {
   fallbackAgents: z.array(z.enum(FALLBACK_AGENT_NAMES)),
   maxWaitMs: ms,
   notifyTargets: z.array(notifyTarget),
+  worktree: z.boolean(),
+  commit: z.enum(["iteration", "off"]).nullable(),
+  parallel: z.number().int().positive().nullable(),
+  task: text.nullable(),
+  parent: text.nullable(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

@@ -1,11 +1,12 @@
-// Notices changes to a run directory's control files (PAUSE, STOP, state.md), by file watch with a polling fallback.
+// Notices changes to a run directory's control files (PAUSE, STOP, ANSWER, state.md), by file watch with a polling fallback.
 import { watch, type FSWatcher } from "node:fs";
 import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
+import { readAnswer } from "../store/run-control.js";
 import { isSetRequestName } from "../store/set-request.js";
 
 /** Names in the run directory whose changes are requests to the runner. */
-const WATCHED_NAMES = new Set(["STOP", "PAUSE", "state.md"]);
+const WATCHED_NAMES = new Set(["STOP", "PAUSE", "ANSWER", "state.md"]);
 
 /** Fallback poll period, for filesystems where watching misses events. */
 export const FALLBACK_POLL_MS = 250;
@@ -15,6 +16,8 @@ export interface SentinelState {
   stop: boolean;
   stopNow: boolean;
   pause: boolean;
+  /** The answer in ANSWER, when one is there. */
+  answer: string | null;
 }
 
 /**
@@ -31,7 +34,7 @@ export function readSentinels(paths: RunPaths): SentinelState {
       stopNow = false;
     }
   }
-  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing" };
+  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing", answer: readAnswer(paths) };
 }
 
 /** Calls `onChange` when a control file may have changed (and at every fallback poll) until closed. */

@@ -5,13 +5,15 @@ import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { EngineIo } from "./engine-io.js";
-import type { EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./run-engine.js";
 import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
-import type { Attempt, Effect, Input, Machine } from "./phase.js";
+import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
+import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
+import { clearAnswer } from "../store/run-control.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 
@@ -32,8 +34,11 @@ export class Driver {
     private readonly marker: TreeMarker,
   ) {
     const { settings, previous, plan } = options;
+    // A run continued while its question was open goes back to waiting for the answer.
+    const question = previous?.question ? { text: previous.question, iteration: previous.iteration } : null;
+    const answer = question ? (previous?.answer ?? null) : null;
     this.machine = {
-      phase: { id: "boundary" },
+      phase: question && answer === null ? { id: "needsHuman" } : { id: "boundary" },
       plan,
       planProblem: null,
       tasks: null,
@@ -41,18 +46,20 @@ export class Driver {
         maxFailures: settings.maxFailures,
         stallLimit: settings.stallLimit,
         onLimit: settings.onLimit,
+        onAsk: settings.onAsk,
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
         agents: [settings.agent, ...settings.fallbackAgents],
         maxWaitMs: settings.maxWaitMs,
+        onlyTask: settings.task,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer },
         io.now().getTime(),
       ),
     };
-    this.looker = new Looker(io, record.paths, options.projectDir, io.watchPlan(record.paths, plan, io.host.pid, marker));
+    this.looker = new Looker(io, record.paths, workDirOf(options), io.watchPlan(record.paths, plan, io.host.pid, marker));
   }
 
   /** Steps the machine until it has ended; returns the ending. */
@@ -63,8 +70,11 @@ export class Driver {
       const input = await this.next();
       const { machine, effects } = step(this.machine, input);
       this.machine = machine;
-      this.writeStatus();
       for (const effect of effects) this.perform(effect);
+      // status.json holds the state the runner waits in. A step whose effects already queued the next input
+      // (the look at the control files after an iteration is recorded) is passed through without a wait:
+      // replacing the file for it would only cost a write that the next step replaces at once.
+      if (!this.inputs.pending) this.writeStatus();
       if (machine.phase.id === "ended") return machine.phase.ending;
     }
   }
@@ -91,13 +101,20 @@ export class Driver {
       type: "run_started",
       agent: options.settings.agent,
       max_iterations: options.plan.maxIterations,
-      cwd: options.projectDir,
+      cwd: workDirOf(options),
+      ...(options.worktree ? { branch: options.worktree.branch, worktree: options.worktree.path } : {}),
+      ...(options.parent ? { parent: options.parent } : {}),
       continued_from_iteration: previous?.iteration ?? null,
       supervision: io.supervision ?? "tree",
     });
     record.log(previous ? `run continued after iteration ${previous.iteration}` : "run started");
     if (previous) record.progress([["continued_at", io.now().toISOString()], ["continued_from_iteration", previous.iteration]]);
     for (const note of options.notes ?? []) record.log(note);
+    const { question } = this.machine.tally;
+    if (question && this.machine.phase.id === "needsHuman") {
+      record.event({ type: "needs_human", iteration: question.iteration, question: question.text });
+      record.log(`still waiting for a person to answer: ${JSON.stringify(question.text)} (ralph answer)`);
+    } else if (question) record.log("the question was answered; the next prompt carries the question and the answer");
     record.startHeartbeat();
     const watch = io.watchControl(record.paths, () => {
       this.push({ type: "control" });
@@ -126,7 +143,7 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
-      const fingerprint = await io.fingerprint(options.projectDir, io.env, this.tasksFile() ?? undefined);
+      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -145,7 +162,7 @@ export class Driver {
 
   private tasksFile(): string | null {
     const { tasks } = this.machine.plan;
-    return tasks ? resolve(this.options.projectDir, tasks) : null;
+    return tasks ? resolve(workDirOf(this.options), tasks) : null;
   }
 
   /** The status fields the machine determines now. */
@@ -185,6 +202,9 @@ export class Driver {
       case "runChecks":
         this.runChecks(effect);
         return;
+      case "clearAnswer":
+        clearAnswer(record.paths);
+        return;
       case "sleep":
         this.cancels.push(io.setTimer(effect.untilMs - io.now().getTime(), () => this.push({ type: "tick", nowMs: io.now().getTime() })));
         return;
@@ -207,22 +227,19 @@ export class Driver {
       onResult: () => this.push({ type: "agentResult" }),
     });
     this.attempt = started;
-    started.done.then(
-      (run) => {
-        this.attempt = null;
-        // An error thrown here is not caught by the rejection handler below: route it to fail() ourselves.
-        try {
-          this.guardPlanAfter(attempt.iteration);
-        } catch (error) {
-          this.fail(error);
-          return;
-        }
-        const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
-        if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
-        else this.push({ type: "agentExited", run });
-      },
-      (error: unknown) => this.fail(error),
-    );
+    // An error thrown after the agent ended (a failed write, a failed commit) is routed to fail() too.
+    started.done.then((run) => this.afterAgent(attempt, run)).catch((error: unknown) => this.fail(error));
+  }
+
+  /** Once the agent's tree has ended: the plan guard, the commit, then the input for step. */
+  private async afterAgent(attempt: Attempt, ended: AgentRun): Promise<void> {
+    const { io } = this;
+    this.attempt = null;
+    this.guardPlanAfter(attempt.iteration);
+    const run = await commitChanges(this.options, io, this.record, attempt, ended);
+    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
+    if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
+    else this.push({ type: "agentExited", run });
   }
 
   /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */
@@ -253,9 +270,9 @@ export class Driver {
     const tasksFile = this.tasksFile();
     const verdicts =
       effect.criteria.length > 0
-        ? io.checkCriteria(effect.criteria, { cwd: options.projectDir, env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
+        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(options.projectDir, io.env, tasksFile ?? undefined)) : Promise.resolve(null);
+    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint]).then(
       ([checked, taken]) => {
         this.checks = null;

@@ -42,6 +42,8 @@ export interface EngineIo {
   watchControl: (paths: RunPaths, onChange: () => void) => { close(): void };
   readTasks: (file: string) => TaskListResult;
   // git and shell
+  /** Commits an iteration's changes on the run's branch (`--commit iteration`); the CLI words a failure. */
+  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
   fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string) => Promise<Fingerprint>;
   checkCriteria: (criteria: Criterion[], context: CriteriaContext) => Promise<CriterionVerdict[]>;
   // clock, env, signals, host
@@ -56,7 +58,7 @@ export interface EngineIo {
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "supervision" | "startGuardian" | "watchJobControl">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
 ): EngineIo {
   return {
     adapterFor,

@@ -19,6 +19,11 @@ export class InputQueue {
     this.wake?.();
   }
 
+  /** Whether an input is waiting to be handled. */
+  get pending(): boolean {
+    return this.queue.length > 0;
+  }
+
   /** The oldest input, waiting for one when there is none. */
   async next(): Promise<Input> {
     for (;;) {

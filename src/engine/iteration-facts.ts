@@ -7,7 +7,7 @@ import type { IterationResult } from "../store/event-log.js";
 import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
 /** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
-export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId">>, startedAtMs: number): Tally {
+export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId" | "question" | "answer">>, startedAtMs: number): Tally {
   return {
     iteration: previous.iteration ?? 0,
     calls: previous.calls ?? 0,
@@ -22,6 +22,8 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     fingerprint: null,
     task: null,
     resources: null,
+    question: previous.question ?? null,
+    answer: previous.answer ?? null,
     startedAtMs,
     lastAction: "starting",
   };
@@ -127,6 +129,7 @@ export function agentReport(
       tokens: outcome.tokens ?? null,
       leftovers: run.leftovers,
       resources: run.resources ?? null,
+      ...(run.commit !== undefined ? { commit: run.commit } : {}),
       ...(judged.promiseIgnored ? { promiseIgnored: judged.promiseIgnored } : {}),
       ...(judged.checksSkipped ? { checksSkipped: judged.checksSkipped } : {}),
       ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),

@@ -1,4 +1,5 @@
 // The transitions around one agent run: from its exit to the verdict, a usage limit, or an unjudged record.
+import { findAsk } from "../judge/ask.js";
 import { failingContext } from "../judge/criteria.js";
 import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completion.js";
 import { describeChange } from "../judge/progress-fingerprint.js";
@@ -7,6 +8,7 @@ import type { RecordEntry } from "../run/run-record.js";
 import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { chooseAfterLimit } from "./agent-choice.js";
+import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
@@ -77,7 +79,10 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
-  const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : "continue";
+  // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
+  const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
+  const waits = ask?.found === true && !done && machine.config.onAsk === "wait";
+  const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : waits ? "asked" : "continue";
   const criteria = machine.plan.completionCriteria;
   const explained = {
     promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
@@ -92,6 +97,11 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     if (failures >= machine.config.maxFailures) return end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries);
     return goOn(settled, entries);
   }
+  if (ask && !ask.found && ask.reason !== "absent") entries.push(...logs(`an <ask> in the final message was not taken as a question: ${ask.detail}`));
+  if (ask?.found && !waits) {
+    const why = done ? "the run is done, so nobody is asked" : "--on-ask continue: going on without an answer";
+    entries.push(...logs(`the agent asked: ${JSON.stringify(ask.question)} (${why})`));
+  }
   if (done) {
     entries.push(...logs(criteria.length > 0 ? "LOOP_COMPLETE: all criteria met." : "LOOP_COMPLETE: the promise was found (no completion criteria are set)."));
     const promise = machine.plan.completionPromise;
@@ -100,6 +110,7 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const failingChecks = claim?.found && !criteriaPass ? failingContext(verdicts) : "";
   if (failingChecks) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
   tally = { ...tally, failingChecks };
+  if (ask?.found && waits) return askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint);
   const limit = machine.config.stallLimit;
   const now = input.fingerprint;
   if (limit === 0 || now === null) return goOn(to(settled, settled.phase, { tally }), entries);

@@ -27,7 +27,12 @@ export type AgentRun =
       leftovers: number;
       /** What the agent tree used, where a cgroup counted it. */
       resources?: ResourceFigures | null;
+      /** With `--commit iteration`: the commit made after it (null: nothing changed). */
+      commit?: CommitRecord;
     };
+
+/** What was committed after an iteration: the commit, nothing (null), or why it could not be. */
+export type CommitRecord = { sha: string; files: number } | { error: string } | null;
 
 /** A finished agent run. */
 export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
@@ -49,6 +54,8 @@ export type Phase =
   | { id: "running"; attempt: Attempt; resultSeen: boolean }
   | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null }
   | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
+  /** The agent asked a person a question (the Tally's `question`): no iteration until it is answered. */
+  | { id: "needsHuman" }
   | { id: "ending"; ending: Ending; attempt: Attempt; judged: FinishedRun | null }
   | { id: "ended"; ending: Ending };
 
@@ -76,8 +83,19 @@ export interface Tally {
   task: string | null;
   /** What the last iteration's agent tree used, where a cgroup counted it. */
   resources: ResourceFigures | null;
+  /** The agent's open question (`<ask>`), kept until the next iteration's prompt carries it with its answer. */
+  question: Question | null;
+  /** The person's answer to `question`, once given (`ralph answer`). */
+  answer: string | null;
   startedAtMs: number;
   lastAction: string;
+}
+
+/** A question the agent asked in its final message. */
+export interface Question {
+  text: string;
+  /** The iteration that asked it. */
+  iteration: number;
 }
 
 /** The options step needs; fixed for the whole run. */
@@ -85,6 +103,8 @@ export interface EngineConfig {
   maxFailures: number;
   stallLimit: number;
   onLimit: "wait" | "stop";
+  /** What an `<ask>` does: wait for a person, or only log the question and go on. */
+  onAsk: "wait" | "continue";
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
   dryRun: boolean;
@@ -92,6 +112,8 @@ export interface EngineConfig {
   agents: readonly AgentName[];
   /** A usage limit resetting further away than this moves on to the next agent instead of waiting. */
   maxWaitMs: number;
+  /** `--task`: the one task (by id) this run works on, else null for the first incomplete one. */
+  onlyTask?: string | null;
 }
 
 /** Everything step reads and returns. */
@@ -114,7 +136,8 @@ export type Input =
   | { type: "recordFailed"; message: string }
   /** state.md re-read; `tasks` is the task list it names, when that was read too. */
   | { type: "desired"; read: PlanRead; tasks?: TaskListResult | null }
-  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; nowMs: number }
+  /** The control files; `answer` is the ANSWER file's text when one is there. */
+  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; answer?: string | null; nowMs: number }
   | { type: "control" }
   | { type: "tick"; nowMs: number }
   | { type: "agentResult" }
@@ -130,7 +153,9 @@ export type Effect =
   | { kind: "spawn"; attempt: Attempt }
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
-  | { kind: "sleep"; untilMs: number };
+  | { kind: "sleep"; untilMs: number }
+  /** Remove the ANSWER file: its answer is in the machine now (or the iteration that carries it has started). */
+  | { kind: "clearAnswer" };
 
 /** The result of one step. */
 export interface Step {

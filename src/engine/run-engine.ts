@@ -26,12 +26,25 @@ export interface EngineOptions {
   previous: RunStatus | null;
   /** Lines to log at the start (e.g. a stale lock that was taken over). */
   notes?: string[];
+  /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
+  workDir?: string;
+  /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
+  worktree?: { path: string; branch: string } | null;
+  /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
+  commit?: boolean;
+  /** The run that started this one as a child (`--parallel`). */
+  parent?: string | null;
+}
+
+/** The directory a run works in: its worktree when it has one, else the project. */
+export function workDirOf(options: Pick<EngineOptions, "projectDir" | "workDir">): string {
+  return options.workDir ?? options.projectDir;
 }
 
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
-export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
+export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
   const { previous } = options;
-  return newStatus({
+  const status = newStatus({
     runId: options.runId,
     mode: "run",
     cwd: options.projectDir,
@@ -48,7 +61,11 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
+    worktree: options.worktree ?? null,
+    parent: options.parent ?? null,
   });
+  // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
+  return previous?.question ? { ...status, question: previous.question, answer: previous.answer ?? null } : status;
 }
 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
@@ -77,8 +94,10 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
     driver.close();
     jobControl?.dispose();
   }
-  const result = finishRun(record, ending, io.now(), driver.status());
+  // No agent runs any more (the driver ends and awaits every tree before it returns): the guardian has
+  // nothing left to guard, and leaves while the ending is recorded instead of after.
   guardian?.dispose();
+  const result = finishRun(record, ending, io.now(), driver.status());
   // The run_ended notification is on its way: give it a bounded time to arrive.
   await notifications?.drain(ending, io.signals.interrupted);
   if (!result.marked) {

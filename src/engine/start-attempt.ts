@@ -6,7 +6,7 @@ import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { RunRecord } from "../run/run-record.js";
-import type { EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./run-engine.js";
 import type { EngineIo } from "./engine-io.js";
 import type { AgentRun, Attempt, EndedBy } from "./phase.js";
 import { startAgent, type AgentHandle } from "./run-agent.js";
@@ -28,7 +28,8 @@ export interface AttemptContext {
 /** Starts the attempt's agent; `end` ends it (its whole tree), `done` settles once it is gone. */
 export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHandle {
   const { io, record, options, tasksFile } = context;
-  const { settings, projectDir, runId } = options;
+  const { settings, runId } = options;
+  const workDir = workDirOf(options);
   const adapter = io.adapterFor(attempt.agent);
   // The model, extra arguments and command line are the run's own agent's; a fallback runs with its defaults.
   const own = attempt.agent === settings.agent;
@@ -37,7 +38,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
   const prompt = attempt.prompt.toString("utf8");
   const adapted = adapter.invocation({
     prompt,
-    cwd: projectDir,
+    cwd: workDir,
     env: io.env,
     scratchDir: record.paths.dir,
     ...(own && settings.model ? { model: settings.model } : {}),
@@ -60,7 +61,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     adapter,
     invocation,
     prompt,
-    cwd: projectDir,
+    cwd: workDir,
     env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) }),
     marker: context.marker,
     log: new IterationLog(logFile, record.redactor, record.guard),

@@ -5,7 +5,7 @@ import type { Machine, Phase } from "./phase.js";
 /** The status fields a live run's machine determines (the ending fields are written by finishRun). */
 export type StatusPatch = Pick<
   RunStatus,
-  "state" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources"
+  "state" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer"
 >;
 
 /** What status.json says for the machine. */
@@ -24,6 +24,8 @@ export function statusOf(machine: Machine): StatusPatch {
     resume_at: phase.id === "waitingLimit" ? new Date(phase.resumeAtMs).toISOString() : null,
     failures: tally.failures,
     resources: tally.resources,
+    question: tally.question?.text ?? null,
+    answer: tally.answer,
   };
 }
 
@@ -37,6 +39,8 @@ function activityOf(phase: Phase): RunActivity {
       return "paused";
     case "waitingLimit":
       return "waiting";
+    case "needsHuman":
+      return "needs_human";
     case "ending":
       return "stopping";
     case "ended":

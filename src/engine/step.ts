@@ -16,7 +16,10 @@
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
+//   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
+//   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //   running -- a usage limit resetting later than --max-wait, a fallback agent free --> [boundary] (same iteration)
 //
@@ -25,11 +28,12 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
-import type { RecordEntry } from "../run/run-record.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
-import { end, interrupted, limitReached, logs, onDesired, onTrustedPlan, stay, stopOf, to, writeFailed } from "./transitions.js";
+import type { Ending } from "../run/finish-run.js";
+import { whileNeedsHuman } from "./questions.js";
+import { betweenIterations, end, interrupted, limitReached, logs, onTrustedPlan, stay, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -45,6 +49,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileJudging(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
+    case "needsHuman":
+      return whileNeedsHuman(machine, input);
     case "ending":
       return whileEnding(machine, phase, input);
     case "ended":
@@ -56,28 +62,10 @@ export function step(machine: Machine, input: Input): Step {
   }
 }
 
-/**
- * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
- * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
- */
-function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
-  switch (input.type) {
-    case "signal":
-      return end(machine, interrupted(input), onStop);
-    case "recordFailed":
-      return end(machine, writeFailed(input), onStop);
-    case "desired":
-      return onDesired(machine, input, onStop);
-    case "sentinel": {
-      const stop = stopOf(input);
-      return stop ? end(machine, stop, onStop) : null;
-    }
-    default:
-      return null;
-  }
-}
-
 function atBoundary(machine: Machine, input: Input): Step {
+  // With --task, the last iteration finishing the task is that iteration's verdict: it outranks STOP and limits.
+  const finished = input.type === "sentinel" ? taskFinished(machine) : null;
+  if (finished) return end(machine, finished);
   const common = betweenIterations(machine, input);
   if (common) return common;
   switch (input.type) {
@@ -93,26 +81,41 @@ function atBoundary(machine: Machine, input: Input): Step {
   }
 }
 
+/** With --task: DONE once that task is marked done in the task list as last read, else null. */
+function taskFinished(machine: Machine): Ending | null {
+  const { tasks: list, config } = machine;
+  const mine = config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
+}
+
 /** Limits, then the task, then the agent. */
 function startIteration(machine: Machine, nowMs: number): Step {
+  const list = machine.tasks;
+  const file = machine.plan.tasks ?? "the task list";
+  const only = machine.config.onlyTask;
+  const mine = only && list?.ok ? list.tasks.find((candidate) => candidate.id === only) : undefined;
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
-  if (machine.tasks) {
-    const list = machine.tasks;
+  if (list) {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
-    const next = firstIncomplete(list.tasks);
-    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${machine.plan.tasks ?? "the task list"} is done` });
+    if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
+    const next = mine ?? firstIncomplete(list.tasks);
+    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
     task = describeTask(next);
   }
   const iteration = machine.tally.iteration + 1;
+  const { question, answer } = machine.tally;
+  const answered = question && answer !== null ? { question: question.text, answer } : null;
   const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
-  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks }) };
-  const tally = { ...machine.tally, iteration, task, lastAction: `iteration ${iteration} started` };
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  // The prompt carries the answer from here on: the question is closed.
+  const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
       { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent } }] },
+      ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
     ],
   };

@@ -89,3 +89,23 @@ export function goOn(machine: Machine, entries: RecordEntry[]): Step {
   return { machine: to(machine, { id: "boundary" }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
 }
 
+/**
+ * What every phase between iterations does alike: a signal, a failed write, STOP or `active: false` ends the
+ * run (recording `onStop` too); a new plan is applied. Null for the inputs the phase handles itself.
+ */
+export function betweenIterations(machine: Machine, input: Input, onStop: RecordEntry[] = []): Step | null {
+  switch (input.type) {
+    case "signal":
+      return end(machine, interrupted(input), onStop);
+    case "recordFailed":
+      return end(machine, writeFailed(input), onStop);
+    case "desired":
+      return onDesired(machine, input, onStop);
+    case "sentinel": {
+      const stop = stopOf(input);
+      return stop ? end(machine, stop, onStop) : null;
+    }
+    default:
+      return null;
+  }
+}

@@ -3,6 +3,8 @@
 //   no loop file / inactive / other session → allow          corrupt → end FAILED, allow
 //   bind an unbound loop to this session → evaluate the ended iteration (promise, criteria)
 //     done → end DONE · max reached → end MAX_ITERATIONS · Claude Code's block cap reached → pause (allow)
+//     the last message ends with <ask>QUESTION</ask> → iteration + 1, allow with the question shown: the
+//       person's reply in the session is the answer, and the loop goes on at the next stop
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
@@ -14,7 +16,8 @@ import { blockCap, blocksThisTurn, recordBlocks } from "./block-cap.js";
 import { evaluateStop } from "./evaluate-stop.js";
 import { hookFiles, type HookFiles } from "./hook-files.js";
 import type { StopHookInput } from "./hook-input.js";
-import { blockMessage, endMessage, pauseMessage } from "./hook-messages.js";
+import { askMessage, blockMessage, endMessage, pauseMessage } from "./hook-messages.js";
+import { findAsk } from "../judge/ask.js";
 import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
 import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
@@ -109,11 +112,14 @@ async function evaluateAndContinue(
     if (lastMessage === null) source = "none";
   }
   const verdict = await evaluateStop(loop, lastMessage, { projectDir: deps.projectDir, env: deps.env });
+  closeQuestion(record, iteration);
   const cap = blockCap(deps.env);
   const blocks = blocksThisTurn(record.paths.dir, input.stopHookActive);
   const maxReached = loop.maxIterations > 0 && iteration >= loop.maxIterations;
-  const pause = !verdict.done && !maxReached && cap !== null && blocks >= cap;
-  const result = verdict.done ? "done" : maxReached ? "max_iterations" : pause ? "paused" : "continue";
+  const asked = !verdict.done && !maxReached ? findAsk(lastMessage ?? "", loop.prompt) : null;
+  const question = asked?.found ? asked.question : null;
+  const pause = !verdict.done && !maxReached && question === null && cap !== null && blocks >= cap;
+  const result = verdict.done ? "done" : maxReached ? "max_iterations" : question !== null ? "asked" : pause ? "paused" : "continue";
   const usage = loopUsage(input, record);
   record.apply(verdictEntries(iteration, verdict.verdicts));
   const entries = iterationEntries({
@@ -145,8 +151,15 @@ async function evaluateAndContinue(
   if (!fresh.loop.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
   const next = iteration + 1;
   patchHookLoop(files.loop, { iteration: next });
-  record.update({ iteration: next, max_iterations: fresh.loop.maxIterations, state: "running", last_action: pause ? `paused before iteration ${next}: Claude Code's block cap` : `iteration ${next} started` });
+  const waits = question !== null ? `waiting for your answer before iteration ${next}` : pause ? `paused before iteration ${next}: Claude Code's block cap` : null;
+  record.update({ iteration: next, max_iterations: fresh.loop.maxIterations, state: "running", last_action: waits ?? `iteration ${next} started`, question });
   record.event({ type: "iteration_started", iteration: next, task: null });
+  if (question !== null) {
+    recordBlocks(record.paths.dir, 0);
+    record.event({ type: "needs_human", iteration, question });
+    record.log(`the agent asks: ${JSON.stringify(question)}; the session stops for the answer, and the loop goes on at iteration ${next} with your reply`);
+    return allow(askMessage(question, next, fresh.loop.maxIterations, record.status.run_id));
+  }
   if (pause && cap !== null) {
     recordBlocks(record.paths.dir, 0);
     record.log(`paused before iteration ${next}: Claude Code ends a turn after ${cap} consecutive Stop-hook blocks; the next user message resumes the loop`);
@@ -164,6 +177,14 @@ async function evaluateAndContinue(
   });
   const reason = buildPrompt({ prompt: Buffer.from(fresh.loop.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
+}
+
+/** The question of the previous stop was answered in the session (the person's reply started this iteration). */
+function closeQuestion(record: RunRecord, iteration: number): void {
+  const question = record.status.question;
+  if (typeof question !== "string" || question === "") return;
+  record.update({ question: null });
+  record.event({ type: "answered", iteration: iteration - 1, question, answer: null });
 }
 
 /** The loop's tokens (and cost, when stated) from the session transcript, and this iteration's share. */

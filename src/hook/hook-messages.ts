@@ -42,6 +42,15 @@ export function pauseMessage(next: number, max: number, runId: string, cap: numb
   ].join(" · ");
 }
 
+/** The systemMessage when the agent asked the person a question: the session stops, the reply is the answer. */
+export function askMessage(question: string, next: number, max: number, runId: string): string {
+  return [
+    `ralph: the agent asks: ${question}`,
+    `reply in this session to answer: the loop goes on with iteration ${ofMax(next, max)} (run ${runId})`,
+    CANCEL_HINT,
+  ].join(" · ");
+}
+
 /** The systemMessage when the loop has just ended. */
 export function endMessage(reason: ExitReason, runId: string, iteration: number, detail: string): string {
   const iterations = `${iteration} iteration${iteration === 1 ? "" : "s"}`;

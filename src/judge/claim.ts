@@ -38,15 +38,14 @@ export function normaliseWhitespace(text: string): string {
 export function findClaim(finalMessage: string, promise: string, prompt?: string): ClaimVerdict {
   const expected = normaliseWhitespace(promise);
   if (expected === "") return { found: false, reason: "absent", detail: "no promise text to look for" };
-  const message = finalMessage.replace(/\r\n?/g, "\n");
-  const isEcho = echoChecker(message, prompt);
-  const code = codeMask(message);
+  const message = normaliseNewlines(finalMessage);
+  const judge = tagJudge(message, prompt);
   const matches = [...message.matchAll(TAG)].filter((match) => normaliseWhitespace(match[1] ?? "") === expected);
   let last: ClaimVerdict | null = null;
   // A claim is made near the end; judging only the last tags bounds the work on pathological messages.
   for (const match of matches.slice(-MAX_TAGS_JUDGED)) {
     const start = match.index;
-    const verdict = judgeTag(message, start, start + match[0].length, isEcho, code);
+    const verdict = judge(start, start + match[0].length);
     if (verdict.found) return verdict;
     last = verdict;
   }
@@ -55,6 +54,21 @@ export function findClaim(finalMessage: string, promise: string, prompt?: string
     return { found: false, reason: "bare_phrase", detail: "the promise text appears without the <promise> tag" };
   }
   return { found: false, reason: "absent", detail: "no <promise> tag with the expected text" };
+}
+
+/** CRLF and CR line ends as LF, so that line-based rules see one kind. */
+export function normaliseNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/**
+ * The judge of tags in one message (newlines normalised): whether the tag at [start, end) is a claim, by
+ * every rule above. The message's code spans and the echo check are worked out once, for every tag.
+ */
+export function tagJudge(message: string, prompt?: string): (start: number, end: number) => ClaimVerdict {
+  const isEcho = echoChecker(message, prompt);
+  const code = codeMask(message);
+  return (start, end) => judgeTag(message, start, end, isEcho, code);
 }
 
 function judgeTag(

@@ -13,7 +13,7 @@ const envelope = {
 const int = z.number().int();
 const tokens = z.object({ input: int, output: int, cacheRead: int.optional(), cacheWrite: int.optional() });
 const resources = z.object({ cpu_seconds: z.number().nullable(), peak_memory_bytes: z.number().nullable(), peak_pids: int.nullable(), oom_kills: int });
-const ITERATION_RESULTS = ["done", "continue", "failed", "timeout", "usage_limit", "interrupted", "stopped", "max_iterations", "paused"] as const;
+const ITERATION_RESULTS = ["done", "continue", "failed", "timeout", "usage_limit", "interrupted", "stopped", "max_iterations", "paused", "asked"] as const;
 
 /** The fields of each event type beyond the envelope and `type`. */
 const BODIES = {
@@ -25,6 +25,10 @@ const BODIES = {
     continued_from_iteration: int.nullable().optional(),
     session_id: z.string().nullable().optional(),
     supervision: z.string().optional().describe("cgroup, subreaper or tree"),
+    branch: z.string().optional().describe("with --worktree: the run's branch"),
+    worktree: z.string().optional(),
+    parent: z.string().optional().describe("the --parallel run that started this one"),
+    parallel: int.optional().describe("a --parallel parent: child runs at once"),
   },
   iteration_started: {
     iteration: int,
@@ -55,6 +59,9 @@ const BODIES = {
     message_source: z.string().optional(),
     stop_hook_active: z.boolean().optional(),
     blocks_this_turn: int.optional(),
+    commit: z.string().nullable().optional().describe("with --commit iteration: the commit made, or null"),
+    commit_files: int.optional(),
+    commit_error: z.string().optional(),
   },
   paused: {},
   resumed: {},
@@ -79,12 +86,17 @@ const BODIES = {
     exit_code: int,
     detail: z.string(),
   },
-};
-
-/** Event types a run may publish that the engine's EventBody does not list yet (questions for a person). */
-const PENDING_BODIES = {
-  needs_human: { question: z.string().describe("the agent's <ask> text"), iteration: int.optional() },
-  answered: { answer: z.string().optional() },
+  needs_human: { iteration: int, question: z.string().describe("the agent's <ask> text") },
+  answered: { iteration: int, question: z.string(), answer: z.string().nullable().describe("null for an in-session loop, answered in the Claude Code session") },
+  child_started: { child: z.string().describe("the child run's id"), task: z.string(), branch: z.string() },
+  child_ended: {
+    child: z.string(),
+    task: z.string(),
+    reason: z.enum([...EXIT_REASONS, "NOT_STARTED"]),
+    exit_code: int.nullable(),
+    detail: z.string(),
+    cost_usd: z.number(),
+  },
 };
 
 function member<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
@@ -92,7 +104,7 @@ function member<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
   return z.looseObject({ ...envelope, type: z.literal(type), ...shape });
 }
 
-const members = [...Object.entries(BODIES), ...Object.entries(PENDING_BODIES)].map(([type, shape]) => member(type, shape));
+const members = Object.entries(BODIES).map(([type, shape]) => member(type, shape));
 
 /** One event of the stream as a notification command reads it on stdin and a json webhook receives it. */
 export const runEventSchema = z.discriminatedUnion("type", members as unknown as [ReturnType<typeof member>, ...Array<ReturnType<typeof member>>]);

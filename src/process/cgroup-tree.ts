@@ -74,8 +74,14 @@ export class CgroupTree {
   removeOnce(): "gone" | "busy" | "failed" {
     let outcome: "gone" | "busy" | "failed" = "gone";
     const removeTree = (dir: string): void => {
-      for (const child of subdirs(dir)) removeTree(child);
-      const result = removeDir(dir);
+      let result = removeDir(dir);
+      // A cgroup with cgroups of its own (an agent may make them) cannot go before them. Most have none:
+      // trying first spares listing the directory at every iteration.
+      if (result !== "gone") {
+        const children = subdirs(dir);
+        for (const child of children) removeTree(child);
+        if (children.length > 0) result = removeDir(dir);
+      }
       if (result === "failed" || (result === "busy" && outcome === "gone")) outcome = result;
     };
     removeTree(this.dir);

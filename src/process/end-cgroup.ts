@@ -21,6 +21,8 @@ function send(pid: number, signal: NodeJS.Signals): boolean {
  */
 export async function endCgroup(tree: CgroupTree, options: EndTreeOptions): Promise<EndTreeReport> {
   const started = performance.now();
+  // After most iterations the agent left nothing behind: one read of cgroup.events says so.
+  if (!tree.populated()) return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
   const pollMs = options.pollMs ?? 25;
   const skip = options.skipGrace;
   const polite = options.politeSignals;

@@ -18,6 +18,8 @@ export interface EndTreeOptions {
   pollMs?: number;
   /** Upper bound on the SIGKILL phase (default 1000 ms); whatever is still alive then is a survivor. */
   killWaitMs?: number;
+  /** Aborted when the tree may just have emptied (its subreaper left): re-scan at once instead of at the next poll. */
+  wake?: AbortSignal;
 }
 
 /** What endTree did. */
@@ -96,12 +98,17 @@ export async function endTree(
     }
   };
   const graceEnd = started + options.graceMs;
+  // The first wake ends a pause at once; after it, polls alone (the signal stays aborted).
+  const wake = options.wake;
+  let woken = wake?.aborted ?? false;
+  const either = wake && skip && typeof AbortSignal.any === "function" ? AbortSignal.any([skip, wake]) : (wake ?? skip);
   const waitUntil = async (deadline: number): Promise<void> => {
     while (live.size > 0 && !skip?.aborted && performance.now() < deadline) {
       // Most trees end within a few hundred ms of the polite signals; after that,
       // scanning less often keeps a long grace period from costing much CPU.
       const interval = performance.now() - started < 1000 ? pollMs : pollMs * 4;
-      await pause(Math.min(interval, deadline - performance.now()), skip);
+      await pause(Math.min(interval, deadline - performance.now()), woken ? skip : either);
+      woken ||= wake?.aborted ?? false;
       live = scanner.scan();
       catchUp();
     }
@@ -116,7 +123,8 @@ export async function endTree(
   // Kill phase: SIGSTOP everything first so no parent can respawn what is being
   // killed, re-scan until no unfrozen member is left, then SIGKILL all of it.
   const killEnd = performance.now() + (options.killWaitMs ?? 1000);
-  live = scanner.scan();
+  // A tree the last scan found empty is not scanned again a moment later (a whole /proc table).
+  if (live.size > 0) live = scanner.scan();
   while (live.size > 0) {
     const frozen = new Map<string, ProcessIdentity>();
     for (let round = 0; round < FREEZE_ROUNDS; round++) {

@@ -150,6 +150,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const agentExited = reports ? Promise.race([reports.agentExit.then(exitOf), exited]) : exited;
   let agentEnded = false;
   void agentExited.then(() => (agentEnded = true));
+  // A subreaper leaves once its last child is gone: ending its tree re-scans then, not at the next poll.
+  const subreaperLeft = new AbortController();
+  void exited.then(() => subreaperLeft.abort());
   const rootInfo = readProcess(pid);
   const root: ProcessIdentity[] = isAlive(rootInfo) && rootInfo !== null ? [{ pid, startTime: rootInfo.startTime }] : [];
   const tracked = new ProcessInventory(pid, options.marker);
@@ -180,7 +183,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       }
       // After exit the root pid may be reused: it is followed by identity only.
       const rootAlive = !hasExited;
-      const report = await endTree(rootAlive ? pid : null, options.marker, sampled, endOptions);
+      const report = await endTree(rootAlive ? pid : null, options.marker, sampled, seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions);
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
       return seal && rootAlive && report.found > 0 ? { ...report, found: report.found - 1 } : report;
     },

@@ -1,4 +1,5 @@
-// Builds what is given to the agent: the prompt from state.md, the current task, and failing-check context.
+// Builds what is given to the agent: the prompt from state.md, the current task, failing-check context, and
+// the answer to the agent's last question.
 
 /** What goes into one iteration's prompt besides the user's text. */
 export interface PromptParts {
@@ -6,6 +7,8 @@ export interface PromptParts {
   prompt: Buffer;
   task: string | null;
   failingChecks: string;
+  /** The question the agent asked last iteration and the person's answer to it. */
+  answered?: { question: string; answer: string } | null;
 }
 
 const TASK_SLOT = Buffer.from("{{task}}");
@@ -21,6 +24,10 @@ export function buildPrompt(parts: PromptParts): Buffer {
   }
   if (parts.failingChecks !== "") {
     bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`)]);
+  }
+  if (parts.answered) {
+    const { question, answer } = parts.answered;
+    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Your question and the answer\n\nYou asked: ${question}\n\nAnswer: ${answer}\n`)]);
   }
   return bytes;
 }

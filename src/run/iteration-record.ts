@@ -28,6 +28,8 @@ export interface AgentFigures {
   checksSkipped?: string;
   /** Set for a usage limit: the iteration is not counted, and may say when the limit resets. */
   limit?: { resetAt: string | null };
+  /** With `--commit iteration`: the commit made after the agent (null: nothing to commit), or why none was. */
+  commit?: { sha: string; files: number } | { error: string } | null;
 }
 
 /** How the in-session hook saw the iteration. */
@@ -83,6 +85,9 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
         ["peak_memory_bytes", agent?.resources?.peak_memory_bytes ?? undefined],
         ["peak_pids", agent?.resources?.peak_pids ?? undefined],
         ["oom_kills", agent?.resources?.oom_kills || undefined],
+        ["commit", agent?.commit === undefined ? undefined : agent.commit && "sha" in agent.commit ? agent.commit.sha : "none"],
+        ["commit_files", agent?.commit && "sha" in agent.commit ? agent.commit.files : undefined],
+        ["commit_error", agent?.commit && "error" in agent.commit ? agent.commit.error : undefined],
         ["stop_hook_active", hook?.stopHookActive],
         ["blocks_this_turn", hook?.blocksThisTurn],
       ],
@@ -137,7 +142,15 @@ function endedEvent(report: IterationReport): EventBody {
     ...(agent?.promiseIgnored ? { promise_ignored: agent.promiseIgnored } : {}),
     ...(agent?.checksSkipped ? { checks_skipped: agent.checksSkipped } : {}),
     resources: agent?.resources ?? null,
+    ...commitFields(agent?.commit),
   };
+}
+
+/** The commit fields of `iteration_ended`: present only when the run commits its iterations. */
+function commitFields(commit: AgentFigures["commit"]): { commit?: string | null; commit_files?: number; commit_error?: string } {
+  if (commit === undefined) return {};
+  if (commit === null) return { commit: null };
+  return "sha" in commit ? { commit: commit.sha, commit_files: commit.files } : { commit: null, commit_error: commit.error };
 }
 
 /** The `criteria_checked` event, progress lines and log line of each verdict. */

@@ -27,6 +27,10 @@ export interface StatusStart {
   startedAt?: string | null;
   /** `ralph run` only: how agent trees are kept. */
   supervision?: RunStatus["supervision"];
+  /** `ralph run --worktree` only: the run's worktree and branch. */
+  worktree?: { path: string; branch: string } | null;
+  /** A child run of `--parallel`: its parent run's id. */
+  parent?: string | null;
 }
 
 /** A status.json for a run that has not ended. */
@@ -56,5 +60,7 @@ export function newStatus(start: StatusStart): RunStatus {
     exit_code: null,
     last_action: start.lastAction,
     ...(start.mode === "run" ? { failures: 0, supervision: start.supervision ?? "tree", resources: null } : {}),
+    ...(start.worktree ? { branch: start.worktree.branch, worktree: start.worktree.path } : {}),
+    ...(start.parent ? { parent: start.parent } : {}),
   };
 }

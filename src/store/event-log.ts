@@ -12,7 +12,7 @@ export interface EventTokens {
 }
 
 /** What an iteration came to. */
-export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused";
+export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused" | "asked";
 
 /** The body of each event type: what the engine and the in-session hook publish. */
 export type EventBody =
@@ -25,6 +25,11 @@ export type EventBody =
       continued_from_iteration?: number | null;
       session_id?: string | null;
       supervision?: string;
+      branch?: string;
+      worktree?: string;
+      parent?: string;
+      /** A `--parallel` parent: how many child runs it keeps going at once. */
+      parallel?: number;
     }
   | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null; agent?: string }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
@@ -48,11 +53,17 @@ export type EventBody =
       checks_skipped?: string;
       criteria_passed?: boolean | null;
       resources?: ResourceFigures | null;
+      commit?: string | null;
+      commit_files?: number;
+      commit_error?: string;
       message_source?: string;
       stop_hook_active?: boolean;
       blocks_this_turn?: number;
     }
   | { type: "paused" }
+  | { type: "needs_human"; iteration: number; question: string }
+  /** `answer` is null for an in-session loop, where the person answers in the Claude Code session itself. */
+  | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
   | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
@@ -60,7 +71,9 @@ export type EventBody =
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
-  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string };
+  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
+  | { type: "child_started"; child: string; task: string; branch: string }
+  | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number };
 
 /** Event types of the stream. */
 export type EventType = EventBody["type"];

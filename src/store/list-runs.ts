@@ -54,7 +54,7 @@ export function summariseRun(
     summary: {
       id,
       state,
-      active: state === "running" || state === "paused" || state === "waiting",
+      active: state === "running" || state === "paused" || state === "waiting" || state === "needs_human",
       mode: status?.mode ?? null,
       agent: status?.agent ?? null,
       iteration: status?.iteration ?? 0,
@@ -65,8 +65,16 @@ export function summariseRun(
       ended_at: status?.ended_at ?? null,
       age_seconds: Number.isFinite(started) ? Math.max(0, Math.round((now.getTime() - started) / 1000)) : null,
       pid: status?.pid ?? null,
+      branch: typeof status?.branch === "string" ? status.branch : null,
+      parent: typeof status?.parent === "string" ? status.parent : null,
+      question: openQuestion(status),
     },
   };
+}
+
+/** The run's open question: asked and not yet answered (an ended or crashed run keeps it for `ralph continue`). */
+export function openQuestion(status: RunStatus | null): string | null {
+  return typeof status?.question === "string" && status.question !== "" && !status.answer ? status.question : null;
 }
 
 /**
@@ -84,7 +92,7 @@ function runState(
   if (status && status.mode === "hook") {
     if (armed()) return "running";
   } else if (status && status.state !== "ended" && alive(status)) {
-    return status.state === "paused" || status.state === "waiting" ? status.state : "running";
+    return status.state === "paused" || status.state === "waiting" || status.state === "needs_human" ? status.state : "running";
   }
   const ended = completion();
   if (ended.ended) return ended.reason && isExitReason(ended.reason) ? ended.reason : "FAILED";

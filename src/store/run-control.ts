@@ -1,9 +1,9 @@
-// The control files of a run: what `ralph stop`, `pause` and `resume` and the dashboard change.
+// The control files of a run: what `ralph stop`, `pause`, `resume` and `answer` and the dashboard change.
 // Sentinels are replaced, never written through: a STOP or PAUSE that is a link is swapped for a file,
 // its target untouched.
 import { unlinkSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
-import { entryKind } from "./regular-file.js";
+import { entryKind, readRegular } from "./regular-file.js";
 import type { RunPaths } from "./run-paths.js";
 
 /** Creates STOP: the run ends at the next boundary, or with `now` the runner ends the agent at once. */
@@ -19,4 +19,28 @@ export function requestPause(paths: RunPaths): void {
 /** Removes PAUSE, whatever kind of entry it is. */
 export function clearPause(paths: RunPaths): void {
   if (entryKind(paths.pause) !== "missing") unlinkSync(paths.pause);
+}
+
+/** The largest answer `ralph answer` takes, in bytes. */
+export const MAX_ANSWER_BYTES = 16 * 1024;
+
+/** Writes ANSWER: the runner takes it as the answer to the run's open question (also after `ralph continue`). */
+export function writeAnswer(paths: RunPaths, answer: string): void {
+  writeFileAtomic(paths.answer, answer, 0o600, false);
+}
+
+/** The answer in ANSWER (trimmed), or null when there is none, it is empty, too large, or not a regular file. */
+export function readAnswer(paths: RunPaths): string | null {
+  if (entryKind(paths.answer) !== "file") return null;
+  try {
+    const text = readRegular(paths.answer, MAX_ANSWER_BYTES).toString("utf8").trim();
+    return text === "" ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes ANSWER, whatever kind of entry it is. */
+export function clearAnswer(paths: RunPaths): void {
+  if (entryKind(paths.answer) !== "missing") unlinkSync(paths.answer);
 }

@@ -14,6 +14,8 @@ export interface RunPaths {
   lock: string;
   pause: string;
   stop: string;
+  /** A person's answer to the run's open question (`ralph answer`), until the runner takes it. */
+  answer: string;
   iterationLog: (iteration: number) => string;
 }
 
@@ -41,6 +43,7 @@ export function runPaths(projectDir: string, runId: string): RunPaths {
     lock: join(dir, "lock"),
     pause: join(dir, "PAUSE"),
     stop: join(dir, "STOP"),
+    answer: join(dir, "ANSWER"),
     iterationLog: (iteration) => join(dir, `iter-${String(iteration).padStart(3, "0")}.log`),
   };
 }

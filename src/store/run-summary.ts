@@ -3,7 +3,7 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../exit/exit-reasons.js";
 
 /** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
-export const LISTED_STATES = ["running", "paused", "waiting", "stale", ...EXIT_REASONS] as const;
+export const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", ...EXIT_REASONS] as const;
 
 /** One run in `ralph list --json`. */
 export const runSummarySchema = z.object({
@@ -20,6 +20,12 @@ export const runSummarySchema = z.object({
   ended_at: z.string().nullable(),
   age_seconds: z.number().nonnegative().nullable(),
   pid: z.number().int().nullable(),
+  /** `--worktree`: the branch the run works on (`ralph/<id>`), else null. */
+  branch: z.string().nullable(),
+  /** A child run of `--parallel`: its parent run's id, else null. */
+  parent: z.string().nullable(),
+  /** The agent's open question (`<ask>`): the run waits for `ralph answer`; null when none is open. */
+  question: z.string().nullable(),
 });
 
 /** `ralph list --json`. */
@@ -49,6 +55,10 @@ export const runStatusReportSchema = runSummarySchema.extend({
       oom_kills: z.number().int().nonnegative(),
     })
     .nullable(),
+  /** `--worktree`: the run's worktree directory, else null. */
+  worktree: z.string().nullable(),
+  /** A `--parallel` parent's child runs, oldest first; empty for any other run. */
+  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, branch: true })),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

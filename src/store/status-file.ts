@@ -5,7 +5,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { readRegular } from "./regular-file.js";
 
 /** What the runner is doing now. */
-export type RunActivity = "starting" | "running" | "paused" | "waiting" | "stopping" | "ended";
+export type RunActivity = "starting" | "running" | "paused" | "waiting" | "needs_human" | "stopping" | "ended";
 
 /** Token totals of a run. */
 export interface TokenTotals {
@@ -43,6 +43,17 @@ export interface RunStatus {
   supervision?: string;
   /** What the last iteration's agent tree used (cgroup mode), else null. */
   resources?: ResourceFigures | null;
+  /** `--worktree`: the branch the run commits on (`ralph/<id>`) and its worktree directory. */
+  branch?: string | null;
+  worktree?: string | null;
+  /** A child run of `--parallel`: its parent run's id. */
+  parent?: string | null;
+  /** A `--parallel` parent: how many child runs it keeps going at once. */
+  parallel?: number | null;
+  /** The agent's question (`<ask>`): open while `answer` is null, else answered and not yet passed on. */
+  question?: string | null;
+  /** A person's answer to `question`, until the next iteration's prompt carries both. */
+  answer?: string | null;
 }
 
 /** Replaces status.json with `status`. */

@@ -1,5 +1,5 @@
-// The run page's buttons: the same control files as `ralph stop`, `pause` and `resume`, and `ralph continue`
-// started as a detached process of its own.
+// The run page's buttons: the same control files as `ralph stop`, `pause` and `resume`, the same answer as
+// `ralph answer`, and `ralph continue` started as a detached process of its own.
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseCount } from "../config/parse-value.js";
 import { isRunnerAlive } from "../process/runner-alive.js";
+import { answerRun } from "../run/answer-run.js";
 import { summariseRun } from "../store/list-runs.js";
 import { clearPause, requestPause, requestStop } from "../store/run-control.js";
 import type { RunRef } from "./projects.js";
@@ -47,8 +48,12 @@ export async function runAction(ref: RunRef, action: Action, body: Record<string
       return { status: 200, message: action === "stop" ? `stop requested: run ${ref.id} ends at the next iteration boundary` : `stop --now requested: ending run ${ref.id} and its agent` };
     case "continue":
       return continueRun(ref, body.max_iterations);
-    case "answer":
-      return { status: 501, message: "not supported yet: this version of ralph has no questions to answer (ralph answer does not exist yet)" };
+    case "answer": {
+      if (typeof body.text !== "string") return { status: 400, message: "text: expected the answer as a string" };
+      const outcome = answerRun(ref.project.dir, ref.id, body.text);
+      if (!outcome.ok) return { status: 409, message: outcome.message };
+      return { status: 200, message: outcome.live ? `answer sent: run ${ref.id} goes on` : `answer recorded: continue run ${ref.id} to go on with it` };
+    }
     default: {
       const never: never = action;
       return { status: 400, message: `unknown action ${String(never)}` };

@@ -10,7 +10,6 @@ export interface RunRow extends RunSummary {
   tokens: number;
   reason: string | null;
   branch: string | null;
-  question: string | null;
 }
 
 /** The text of a field when status.json carries it as a non-empty string. */
@@ -23,13 +22,11 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
   const { summary, status } = summariseRun(project.dir, id, alive, now);
   // Fields a later version of the runner may write: shown when present, never required.
   const extra = (status ?? {}) as unknown as Record<string, unknown>;
-  const question = extra.question && typeof extra.question === "object" ? text((extra.question as Record<string, unknown>).text) : text(extra.question);
   return {
     ...summary,
     project: project.key,
     tokens: (status?.tokens?.input ?? 0) + (status?.tokens?.output ?? 0),
     reason: text(status?.last_action),
     branch: text(extra.branch),
-    question: summary.active || summary.state === "stale" ? question : null,
   };
 }

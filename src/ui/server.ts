@@ -15,19 +15,24 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4096;
+/** Room for the largest answer `ralph answer` takes (16 KB), JSON-escaped. */
+const MAX_BODY = 128 * 1024;
 const RUN_PAGE = /^\/run\/([^/]+)\/([^/]+)$/;
 const RUN_API = /^\/api\/run\/([^/]+)\/([^/]+)\/([a-z-]+)$/;
 
 function readBody(req: IncomingMessage): Promise<Record<string, unknown> | null> {
   return new Promise((resolve) => {
     let text = "";
+    let tooLarge = false;
     req.setEncoding("utf8");
+    // A body over the limit is read to its end and dropped, so the refusal can still be answered.
     req.on("data", (chunk: string) => {
+      if (tooLarge) return;
       text += chunk;
-      if (text.length > MAX_BODY) req.destroy();
+      if (text.length > MAX_BODY) [tooLarge, text] = [true, ""];
     });
     req.on("end", () => {
+      if (tooLarge) return resolve(null);
       try {
         const value: unknown = text ? JSON.parse(text) : {};
         resolve(value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
@@ -60,7 +65,7 @@ export function createDashboard(projects: Project[], guard: Guard): Dashboard {
       const action = match?.[3] ?? "";
       if (!ref || !isAction(action)) return sendJson(res, 404, { message: "no such run or action" });
       const body = await readBody(req);
-      if (!body) return sendJson(res, 400, { message: "the request body must be a JSON object" });
+      if (!body) return sendJson(res, 400, { message: "the request body must be a JSON object of at most 128 KB" });
       const result = await runAction(ref, action, body);
       return sendJson(res, result.status, { message: result.message });
     }

@@ -87,3 +87,9 @@ export async function checkWorktree(projectDir: string, path: string): Promise<W
   if (own.commonDir !== repo.commonDir) return failed({ kind: "not-a-worktree", path, detail: `it belongs to the repository at ${own.commonDir}` });
   return { ok: true, top: repo.top };
 }
+
+/** Undoes createWorktree for a run that could not start: the worktree and its new branch, both unused. */
+export async function removeNewWorktree(projectDir: string, created: RunWorktree): Promise<void> {
+  await runGit(projectDir, ["worktree", "remove", "--force", created.path]);
+  await runGit(projectDir, ["branch", "-D", created.branch]);
+}

@@ -118,26 +118,46 @@ describe("ralph ui in chromium", () => {
     await p.close();
   });
 
-  test("an open question shows, and the answer box says answering is not supported yet", async (t) => {
+  test("the answer box resumes a needs_human run", async (t) => {
     if (!available || !browserAvailable(t)) return;
-    const { dir } = cleanup.project("ralph-ui-");
-    const done = await within(cleanup.ralph(["run", "--name", "q", "-n", "1", "go", ...fakeAgent("--print", "hi")], dir).done, 20_000, "the run");
-    assert.equal(done.code, 3, done.stderr);
-    // A run of a later runner waiting on a person, whose runner has gone: stale, question still open.
-    const statusFile = join(runDirOf(dir, "q"), "status.json");
-    const status = JSON.parse(readFileSync(statusFile, "utf8")) as Record<string, unknown>;
-    writeFileSync(statusFile, JSON.stringify({ ...status, state: "running", ended_at: null, pid: 4194304, question: "Which database?" }));
-    writeFileSync(join(runDirOf(dir, "q"), "progress.txt"), "");
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const record = join(files, "prompts");
+    const args = ["--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2"];
+    const run = cleanup.ralph(["run", "--name", "q", "-n", "3", "--completion-promise", "FIN", "go", ...fakeAgent(...args)], dir);
+    await pollUntil(() => existsSync(join(runDirOf(dir, "q"), "events.jsonl")) && readFileSync(join(runDirOf(dir, "q"), "events.jsonl"), "utf8").includes('"type":"needs_human"'), "the run to ask", 20_000);
     const ui = await startUi(cleanup, [dir], dir);
     const p = await page();
     await p.goto(ui.url);
-    await p.locator('a.row[data-run="q"] .cell.question', { hasText: "Which database?" }).waitFor({ timeout: 10_000 });
+    await p.locator('a.row[data-run="q"][data-state="needs_human"] .cell.question', { hasText: "Which database?" }).waitFor({ timeout: 10_000 });
     await p.click('a.row[data-run="q"]');
     await p.locator("#question:not([hidden])").waitFor({ timeout: 10_000 });
     assert.equal(await p.locator("#question-text").textContent(), "Which database?");
-    await p.fill("#answer", "Postgres");
+    await screenshot(p, "run-page-question");
+    // Longer than a small request body: an answer may take up to the 16 KB `ralph answer` takes.
+    const answer = `Postgres.${" Keep the schema in db/.".repeat(300)}`;
+    await p.fill("#answer", answer);
     await p.click('button[data-action="answer"]');
-    await p.locator("#message", { hasText: "not supported yet" }).waitFor({ timeout: 5_000 });
+    await p.locator("#message", { hasText: "answer sent: run q goes on" }).waitFor({ timeout: 5_000 });
+    const ended = await within(run.done, 20_000, "the answered run");
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.ok((readFileSync(record, "utf8").split("\0")[1] ?? "").endsWith(`You asked: Which database?\n\nAnswer: ${answer.trim()}\n`));
+    await p.locator('#state[data-state="DONE"]').waitFor({ timeout: 5_000 });
+    await p.locator("#question[hidden]").waitFor({ state: "attached", timeout: 5_000 });
+    // Nothing left to answer (the box is gone): the same code as `ralph answer` refuses a late answer, and says why.
+    const csrf = (await p.locator('meta[name="csrf"]').getAttribute("content")) ?? "";
+    const late = await p.request.fetch(`${ui.origin}/api/run/0/q/answer`, {
+      method: "POST",
+      headers: { Origin: ui.origin, "X-Ralph-CSRF": csrf, "Content-Type": "application/json" },
+      data: '{"text":"again"}',
+    });
+    assert.deepEqual([late.status(), await late.text()], [409, JSON.stringify({ message: "run q is not waiting for an answer (DONE); nothing to answer" })]);
+    assert.equal(existsSync(join(runDirOf(dir, "q"), "ANSWER")), false);
+    const huge = await p.request.fetch(`${ui.origin}/api/run/0/q/answer`, {
+      method: "POST",
+      headers: { Origin: ui.origin, "X-Ralph-CSRF": csrf, "Content-Type": "application/json" },
+      data: JSON.stringify({ text: "x".repeat(200 * 1024) }),
+    });
+    assert.deepEqual([huge.status(), await huge.text()], [400, JSON.stringify({ message: "the request body must be a JSON object of at most 128 KB" })]);
     await p.close();
   });
 

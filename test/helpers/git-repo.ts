@@ -1,9 +1,9 @@
 // Helpers for tests with real git: throwaway repositories isolated from the machine's git config.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const dirs: string[] = [];
 
@@ -63,4 +63,20 @@ export function checkoutSnapshot(dir: string): { head: string; branch: string; s
     branch = "(detached)";
   }
   return { index, head: git(dir, "rev-parse", "HEAD"), branch, status: gitRaw(dir, "--no-optional-locks", "status", "--porcelain=v1", "--untracked-files=all") };
+}
+
+/** Three pending prd.json stories, US-1 to US-3 titled one, two, three. */
+export const STORIES = ["one", "two", "three"].map((title, index) => ({ id: `US-${index + 1}`, title, passes: false, priority: index + 1 }));
+
+/** A repository (see tempRepo) whose HEAD also holds a prd.json of STORIES and `files` (path → text). */
+export function storiesRepo(files: Record<string, string> = {}): string {
+  const repo = tempRepo();
+  writeFileSync(join(repo, "prd.json"), `${JSON.stringify({ userStories: STORIES }, null, 2)}\n`);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "stories");
+  return repo;
 }

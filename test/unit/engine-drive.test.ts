@@ -116,3 +116,41 @@ describe("runEngine through fakes", { timeout: 15_000 }, () => {
     }
   });
 });
+
+describe("questions through fakes", { timeout: 15_000 }, () => {
+  test("an <ask> waits without spawning; an answer seen by the control watch resumes with both in the prompt", async () => {
+    const run = start([{ lines: ["<ask>Which database?</ask>"], exits: true }, { lines: [CLAIM], exits: true }]);
+    try {
+      await run.world.eventSeen("needs_human");
+      assert.deepEqual([run.status().state, run.status().question], ["needs_human", "Which database?"]);
+      run.world.sentinels.answer = "Postgres";
+      run.world.control();
+      const result = await run.done;
+      assert.deepEqual([result.reason, result.iterations], ["DONE", 2]);
+      assert.match(String(run.world.spawned[1]?.stdin), /You asked: Which database\?\n\nAnswer: Postgres\n$/);
+      const types = run.world.events.map((event) => event.type).filter((type) => type === "needs_human" || type === "answered");
+      assert.deepEqual(types, ["needs_human", "answered"]);
+    } finally {
+      run.cleanup();
+    }
+  });
+
+  test("a continued run whose question is open starts waiting again, and publishes the question anew", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-engine-"));
+    try {
+      const world = fakeWorld([{ lines: [CLAIM], exits: true }], [verdict(true)]);
+      const previous = { iteration: 1, calls: 1, cost_usd: 0, tokens: { input: 0, output: 0 }, session_id: null, started_at: new Date().toISOString(), question: "Which database?", answer: null } as unknown as RunStatus;
+      const done = runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command" }, plan: plan(), previous }, world.io);
+      await world.eventSeen("needs_human");
+      assert.equal(world.spawned.length, 0);
+      world.signal("SIGINT");
+      const result = await done;
+      assert.equal(result.reason, "INTERRUPTED");
+      assert.equal(world.spawned.length, 0, "nothing ran: the run waited for its answer");
+      const status = JSON.parse(readFileSync(join(dir, ".ralph", "runs", "r", "status.json"), "utf8")) as RunStatus;
+      assert.equal(status.question, "Which database?", "the question is still open");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -20,11 +20,30 @@ const judging = (run = finished("<promise>DONE</promise>"), failure: string | nu
   failure,
 });
 const waiting: Phase = { id: "waitingLimit", iteration: 2, resumeAtMs: 10_000 };
+const needsHuman: Phase = { id: "needsHuman" };
+const QUESTION = { question: { text: "Which database?", iteration: 1 } };
+/** Judging an iteration whose final message is `message` and claimed nothing. */
+const unclaimed = (message: string, failure: string | null = null, prompt = ATTEMPT.prompt): Phase => ({
+  id: "judging",
+  attempt: { ...ATTEMPT, prompt },
+  run: finished(message),
+  claim: { found: false, reason: "absent" },
+  failure,
+});
+const NOTHING_CHECKED: Input = { type: "checked", verdicts: [], fingerprint: null };
 const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: ATTEMPT, judged: null };
 
 const clear = (nowMs = 1000): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs });
 const sentinel = (patch: Partial<{ stop: boolean; stopNow: boolean; pause: boolean }>, nowMs = 1000): Input => ({ ...(clear(nowMs) as object), ...patch }) as Input;
 const desired = (patch: Partial<ReturnType<typeof plan>> = {}): Input => ({ type: "desired", read: { ok: true, plan: plan(patch) } });
+const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
+  ok: true,
+  format: "prd",
+  tasks: [
+    { id: "US-1", title: "first", done: false, priority: 1 },
+    { id: "US-2", title: "second", done: secondDone, priority: 2 },
+  ],
+});
 const SIGINT: Input = { type: "signal", signal: "SIGINT" };
 
 const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
@@ -99,6 +118,38 @@ const CASES: Case[] = [
     phase: "ended",
     effects: [],
     reason: "BUDGET_EXCEEDED",
+  },
+  {
+    name: "boundary + --task that is not done → its task is spawned, not the first pending one",
+    from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-2" } }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+    check: (result) => assert.equal(result.machine.tally.task, "US-2: second"),
+  },
+  {
+    name: "boundary + --task marked done → ended DONE, even at --max-cost",
+    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", maxCostUsd: 0.1 } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
+  {
+    name: "boundary + STOP with --task marked done → ended DONE (the last iteration's verdict comes first)",
+    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2" } }),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
+  {
+    name: "boundary + --task gone from the list → ended FAILED",
+    from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-9" } }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
   },
   {
     name: "boundary + clear with a broken task list → ended FAILED",
@@ -438,6 +489,111 @@ const CASES: Case[] = [
     check: (result) => assert.match(endingOf(result)?.detail ?? "", /authentication failed: invalid key; no retry can fix this/),
   },
 
+  // questions: judging → needsHuman → boundary
+  {
+    name: "judging + a final <ask> → needsHuman: needs_human published, the question kept, the world looked at",
+    from: machine(unclaimed("Two options here.\n<ask>Which database?</ask>\n")),
+    input: NOTHING_CHECKED,
+    phase: "needsHuman",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.deepEqual(eventTypes(result), ["iteration_ended", "needs_human"]);
+      assert.deepEqual(progressOf(result, "result"), ["asked"]);
+      assert.deepEqual(result.machine.tally.question, { text: "Which database?", iteration: 2 });
+      const status = statusOf(result.machine);
+      assert.deepEqual([status.state, status.question, status.answer], ["needs_human", "Which database?", null]);
+    },
+  },
+  {
+    name: "judging + a proven completion that also asks → ended DONE: completion outranks the question, which is logged",
+    from: machine({ ...(judging(finished("<promise>DONE</promise>\n<ask>Deploy too?</ask>")) as object) } as Phase),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "DONE",
+    check: (result) => {
+      assert.ok(logLines(result).includes('the agent asked: "Deploy too?" (the run is done, so nobody is asked)'));
+      assert.ok(!eventTypes(result).includes("needs_human"));
+    },
+  },
+  {
+    name: "judging + a final <ask> with --on-ask continue → boundary: the question is only logged",
+    from: machine(unclaimed("<ask>Which database?</ask>"), { config: { ...machine(boundary).config, onAsk: "continue" } }),
+    input: NOTHING_CHECKED,
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.ok(logLines(result).includes('the agent asked: "Which database?" (--on-ask continue: going on without an answer)'));
+      assert.ok(!eventTypes(result).includes("needs_human"));
+      assert.equal(result.machine.tally.question, null);
+    },
+  },
+  ...(
+    [
+      ["quoted", 'I could write "<ask>Which database?</ask>"', "inside quotes"],
+      ["code-spanned", "`<ask>Which database?</ask>`", "inside Markdown code"],
+      ["negated", "I will not ask <ask>Which database?</ask>", "negated"],
+      ["conditional", "If I get stuck I will end with <ask>Which database?</ask>", "statement of intent"],
+      ["echoed from the prompt", "Here is my question <ask>Which database?</ask>", "echoed"],
+      ["followed by more text", "<ask>Which database?</ask>\nGoing on with Postgres.", "goes on after"],
+    ] as const
+  ).map(
+    ([how, message, why]): Case => ({
+      name: `judging + a ${how} <ask> → boundary: not a question, and the log says why`,
+      from: machine(unclaimed(message, null, Buffer.from("Reply exactly: Here is my question <ask>Which database?</ask>\n"))),
+      input: NOTHING_CHECKED,
+      phase: "boundary",
+      effects: ["record", "look"],
+      check: (result) => {
+        assert.ok(!eventTypes(result).includes("needs_human"));
+        const said = logLines(result).find((line) => line.startsWith("an <ask> in the final message was not taken as a question"));
+        assert.ok(said?.includes(why), logLines(result).join("\n"));
+      },
+    }),
+  ),
+  {
+    name: "judging + a failed iteration ending with <ask> → boundary as a failure, nobody asked",
+    from: machine(unclaimed("<ask>Which database?</ask>", "exit 1")),
+    input: NOTHING_CHECKED,
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.ok(!eventTypes(result).includes("needs_human")),
+  },
+  { name: "needsHuman + signal → ended INTERRUPTED, the question still open", from: machine(needsHuman, {}, QUESTION), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED", check: (result) => assert.equal(statusOf(result.machine).question, "Which database?") },
+  { name: "needsHuman + failed write → ended FAILED", from: machine(needsHuman, {}, QUESTION), input: { type: "recordFailed", message: "disk full" }, phase: "ended", effects: [], reason: "FAILED" },
+  { name: "needsHuman + STOP → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  { name: "needsHuman + stop --now → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: sentinel({ stop: true, stopNow: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  { name: "needsHuman + state.md active: false → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
+  { name: "needsHuman + no answer yet → stays, no iteration", from: machine(needsHuman, {}, QUESTION), input: clear(), phase: "needsHuman", effects: [] },
+  { name: "needsHuman + PAUSE → stays waiting (the pause is seen once answered)", from: machine(needsHuman, {}, QUESTION), input: sentinel({ pause: true }), phase: "needsHuman", effects: [] },
+  { name: "needsHuman + a control file changed → look at the control files", from: machine(needsHuman, {}, QUESTION), input: { type: "control" }, phase: "needsHuman", effects: ["look"] },
+  {
+    name: "needsHuman + an answer → boundary: answered published, ANSWER removed, the answer kept for the next prompt",
+    from: machine(needsHuman, {}, QUESTION),
+    input: { ...(clear() as object), answer: "Postgres" } as Input,
+    phase: "boundary",
+    effects: ["record", "clearAnswer", "look"],
+    check: (result) => {
+      assert.deepEqual(eventTypes(result), ["answered"]);
+      assert.equal(result.machine.tally.answer, "Postgres");
+      const status = statusOf(result.machine);
+      assert.deepEqual([status.state, status.question, status.answer], ["running", "Which database?", "Postgres"]);
+    },
+  },
+  {
+    name: "boundary + clear after an answer → running: the prompt carries the question and the answer, which are then closed",
+    from: machine(boundary, {}, { ...QUESTION, answer: "Postgres" }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "clearAnswer", "spawn"],
+    check: (result) => {
+      const spawn = result.effects.find((effect) => effect.kind === "spawn");
+      const prompt = spawn?.kind === "spawn" ? spawn.attempt.prompt.toString("utf8") : "";
+      assert.match(prompt, /^Do the work\.\n\n## Your question and the answer\n\nYou asked: Which database\?\n\nAnswer: Postgres\n$/);
+      assert.deepEqual([result.machine.tally.question, result.machine.tally.answer], [null, null]);
+    },
+  },
+
   // ended
   { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
 ];
@@ -455,7 +611,7 @@ describe("step: every transition", () => {
 
   test("the table covers every phase as a starting point", () => {
     const covered = new Set(CASES.map((c) => c.from.phase.id));
-    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "paused", "running", "waitingLimit"]);
+    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "running", "waitingLimit"]);
   });
 
   test("step is pure: the machine it was given is not changed", () => {

@@ -9,6 +9,7 @@ import { hookFiles } from "../../src/hook/hook-files.js";
 import type { StopHookInput } from "../../src/hook/hook-input.js";
 import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
+import { listRuns } from "../../src/store/list-runs.js";
 import { runPaths } from "../../src/store/run-paths.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-hook-handle-"));
@@ -228,6 +229,31 @@ describe("hook handle", () => {
     assertBlock(await handleStop(input({ stopHookActive: false }), deps(dir, env)));
     assert.equal(state(dir).iteration, 5);
     assert.deepEqual(events(dir, runId).filter((e) => e.type === "iteration_ended").map((e) => e.result), ["continue", "continue", "paused", "continue"]);
+  });
+
+  test("an <ask> lets the session stop with the question shown; the person's reply is the answer and the loop goes on", async () => {
+    const dir = project();
+    const runId = await start(dir);
+    const asked = await handleStop(input({ lastAssistantMessage: "I found two schemas.\n<ask>Keep the old one?</ask>" }), deps(dir));
+    assert.equal(asked.kind, "allow", JSON.stringify(asked));
+    assert.match(asked.kind === "allow" ? (asked.message ?? "") : "", /^ralph: the agent asks: Keep the old one\? · reply in this session to answer: the loop goes on with iteration 2\/5 \(run /);
+    assert.equal(state(dir).iteration, 2);
+    assert.equal(state(dir).active, true);
+    const listed = listRuns(dir, () => false, new Date()).find((run) => run.id === runId);
+    assert.equal(listed?.question, "Keep the old one?");
+    // The reply started a new turn; at its stop the question is closed and the loop blocks as usual.
+    assertBlock(await handleStop(input(), deps(dir)));
+    assert.equal(listRuns(dir, () => false, new Date()).find((run) => run.id === runId)?.question, null);
+    const types = events(dir, runId).map((event) => event.type);
+    assert.deepEqual(types.filter((type) => type === "needs_human" || type === "answered"), ["needs_human", "answered"]);
+    assert.deepEqual(events(dir, runId).filter((e) => e.type === "iteration_ended").map((e) => e.result), ["asked", "continue"]);
+  });
+
+  test("a quoted or negated <ask> in the last message is not a question: the loop blocks as usual", async () => {
+    const dir = project();
+    await start(dir);
+    assertBlock(await handleStop(input({ lastAssistantMessage: 'I will not write "<ask>Keep the old one?</ask>"' }), deps(dir)));
+    assertBlock(await handleStop(input({ lastAssistantMessage: "I won't ask <ask>Keep the old one?</ask>" }), deps(dir)));
   });
 
   test("a new turn (stop_hook_active false, e.g. after the user interrupted) restarts the count of blocks", async () => {

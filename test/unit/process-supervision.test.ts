@@ -1,7 +1,11 @@
-// Starting agents under each supervision mode: start failures keep their meaning, output is never lost,
-// and a cgroup's figures come back.
+// Starting and ending agents under each supervision mode: start failures keep their meaning, output is
+// never lost, a cgroup's figures come back, and each polite signal reaches each member once.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cgroupMounts } from "../../src/process/cgroup-fs.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { Supervision } from "../../src/process/supervision.js";
 import type { AgentProcess } from "../../src/process/spawn-agent.js";
@@ -57,6 +61,60 @@ for (const mode of ["cgroup", "subreaper"]) {
         assert.equal(typeof figures?.cpu_seconds, "number");
         assert.ok((figures?.peak_pids ?? 0) >= 3, JSON.stringify(figures));
       } else assert.equal(figures, null);
+    });
+
+    it("ending a running tree: each polite signal reaches each member once, in the root's group or in its own session", { skip }, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "ralph-polite-"));
+      const log = join(dir, "log");
+      // Background jobs of a non-interactive shell ignore SIGINT (and cannot trap it): HUP stands in for it.
+      const member = (name: string) => `trap 'echo ${name} HUP >> "$0"' HUP; trap 'echo ${name} TERM >> "$0"' TERM; echo ready >> "$0"; while :; do sleep 0.05; done`;
+      const script = `(${member("group")}) & setsid sh -c '${member("session").replace(/'/g, `'"'"'`)}' "$0" & wait`;
+      try {
+        const started = await supervision.spawn({ ...options, argv: ["sh", "-c", script, log], stdin: null });
+        assert.ok(started.ok);
+        const readyBy = Date.now() + 5000;
+        const lines = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+        while (lines().filter((line) => line === "ready").length < 2 && Date.now() < readyBy) await new Promise((resolve) => setTimeout(resolve, 10));
+        const report = await started.agent.end({ graceMs: 800, politeSignals: ["SIGHUP", "SIGTERM"], politeGapMs: 200 });
+        assert.equal(report.survivors, 0);
+        assert.deepEqual(lines().filter((line) => line !== "ready").sort(), ["group HUP", "group TERM", "session HUP", "session TERM"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("ending a tree that leaves on TERM returns when it has left, not at the next re-read", { skip }, async () => {
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 30 & sleep 30 & echo up; wait"], stdin: null });
+      assert.ok(started.ok);
+      await new Promise((resolve) => started.agent.stdout.once("data", resolve));
+      // Re-reads 60 s apart: only the kernel's word (cgroup.events, the subreaper's exit) can end the wait in time.
+      const skipGrace = new AbortController();
+      const ending = started.agent.end({ graceMs: 120_000, politeSignals: ["SIGTERM"], pollMs: 60_000, skipGrace: skipGrace.signal });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 10_000)));
+      const report = await Promise.race([ending, late]);
+      clearTimeout(timer);
+      if (report === "late") {
+        skipGrace.abort();
+        await ending;
+      }
+      assert.notEqual(report, "late", "still waiting for the next re-read after 10 s");
+      assert.equal(report === "late" ? -1 : report.survivors, 0);
+    });
+
+    it("an agent's cgroup is removed with the cgroups the agent made inside it", { skip: mode === "cgroup" ? skip : "cgroup only" }, async () => {
+      const v2 = cgroupMounts().find((mount) => mount.version === 2);
+      assert.ok(v2, "a cgroup v2 mount");
+      // The agent finds its own cgroup and makes two levels under it.
+      const script = `d="$0$(sed -n 's/^0:://p' /proc/self/cgroup)"; mkdir -p "$d/made/deeper" && echo "$d"`;
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", script, v2.mountPoint], stdin: null });
+      assert.ok(started.ok);
+      const [out, exit] = await Promise.all([collect(started.agent.stdout), started.agent.exited]);
+      assert.equal(exit.code, 0);
+      const dir = out.trim();
+      assert.ok(existsSync(join(dir, "made", "deeper")), dir);
+      await started.agent.end(ENDING);
+      assert.equal(existsSync(dir), false, `${dir} is left`);
     });
 
     it("disposes the runner's cgroup", { skip }, () => supervision.dispose());

@@ -25,6 +25,7 @@ function showRow(next) {
     ["age", ageText(row.started_at)],
     ["reason", row.reason ?? "-"],
     ...(row.branch ? [["branch", row.branch]] : []),
+    ...(row.parent ? [["parent run", row.parent]] : []),
   ];
   $("facts").replaceChildren(...facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value))));
   for (const button of document.querySelectorAll("button[data-action]")) {
@@ -103,6 +104,7 @@ for (const button of document.querySelectorAll("button[data-action]")) {
     const result = await post(`${base}/${action}`, body);
     $("message").textContent = result.message;
     $("message").dataset.ok = String(result.ok);
+    if (action === "answer" && result.ok) $("answer").value = "";
   });
 }
 

@@ -7,7 +7,8 @@ const OVERSCAN = 10;
 /** Columns: header, the value sorted on, and the cell text. */
 const COLUMNS = [
   { key: "project", label: "project", sort: (r, t) => t.projectName(r), text: (r, t) => t.projectName(r), multi: true },
-  { key: "id", label: "run", sort: (r) => r.id, text: (r) => r.id },
+  // A --parallel child sorts right after its parent and is marked as its child.
+  { key: "id", label: "run", sort: (r) => (r.parent ? `${r.parent}\u0000${r.id}` : r.id), text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
   { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state },
   { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
   { key: "spend", label: "spend", sort: (r) => r.cost_usd, text: (r) => money(r.cost_usd) },
@@ -80,7 +81,7 @@ export class RunsTable {
     if (state === "stale" && row.state !== "stale") return false;
     if (state === "question" && !row.question) return false;
     if (!this.query) return true;
-    const haystack = `${row.id} ${row.state} ${row.agent ?? ""} ${row.branch ?? ""} ${row.reason ?? ""} ${row.question ?? ""} ${this.projectName(row)}`.toLowerCase();
+    const haystack = `${row.id} ${row.state} ${row.agent ?? ""} ${row.branch ?? ""} ${row.parent ?? ""} ${row.reason ?? ""} ${row.question ?? ""} ${this.projectName(row)}`.toLowerCase();
     return haystack.includes(this.query);
   }
 

@@ -9,6 +9,7 @@ import { summariseRun } from "../../store/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
+import { clearAnswer } from "../../store/run-control.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
@@ -48,7 +49,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("--max-cost", opts.maxCost, parseUsd);
   if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("--max-runtime", opts.maxRuntime, parsePositiveDuration);
   const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
-  if (plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
+  // A --parallel parent counts child runs started, not iterations: its cap applies to each child.
+  if (settings.parallel === null && plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
     // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
     const more = status.iteration + Math.max(read.plan.maxIterations, 1);
     throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
@@ -60,6 +62,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
   const prepare = () => {
     removeLeftoverTemps(paths.dir);
     if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    // An answer the runner already took (status.json holds it) must not answer the next question too.
+    if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);
   };
   return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare });

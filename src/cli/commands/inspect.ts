@@ -22,8 +22,20 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     process.stdout.write(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
     return 0;
   }
-  const rows = runs.map((run) => [run.id, run.state, iterationText(run), `$${run.cost_usd.toFixed(4)}`, ageText(run.age_seconds)]);
-  process.stdout.write(table([["RUN", "STATE", "ITERATION", "SPEND", "AGE"], ...rows]));
+  // Children of a --parallel run are listed under their parent, indented; BRANCH and QUESTION only when a run has one.
+  const withBranch = runs.some((run) => run.branch !== null);
+  const asking = runs.some((run) => run.question !== null);
+  const rows = underParents(runs).map(({ run, depth }) => [
+    `${"  ".repeat(depth)}${run.id}`,
+    run.state,
+    iterationText(run),
+    `$${run.cost_usd.toFixed(4)}`,
+    ageText(run.age_seconds),
+    ...(withBranch ? [run.branch ?? "-"] : []),
+    ...(asking ? [questionText(run.question)] : []),
+  ]);
+  const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
+  process.stdout.write(table([head, ...rows]));
   return 0;
 }
 
@@ -49,6 +61,8 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     resume_at: status?.resume_at ?? null,
     supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
     resources: status?.resources ?? null,
+    worktree: typeof status?.worktree === "string" ? status.worktree : null,
+    children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -66,9 +80,13 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `iteration  ${iterationText(report)}`,
     `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
+    ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
+    ...(report.parent ? [`parent     ${report.parent}`] : []),
+    ...report.children.map((child, index) => `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  $${child.cost_usd.toFixed(4)}  ${child.branch ?? "-"}`),
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
+    ...(report.question !== null ? [`question   ${report.question}`] : []),
     ...nextLine(report),
     ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
@@ -81,6 +99,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
 function nextLine(report: RunStatusReport): string[] {
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
+  if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
   if (reason === null) return [];
   const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
   return step ? [`next       ${step}`] : [];
@@ -114,6 +133,25 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
     }
   }
   return events.slice(-count);
+}
+
+/** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */
+export function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
+  const ids = new Set(runs.map((run) => run.id));
+  const ordered: Array<{ run: T; depth: number }> = [];
+  const visit = (run: T, depth: number) => {
+    ordered.push({ run, depth });
+    for (const child of runs) if (child.parent === run.id && child.id !== run.id) visit(child, depth + 1);
+  };
+  for (const run of runs) if (run.parent === null || !ids.has(run.parent) || run.parent === run.id) visit(run, 0);
+  return ordered;
+}
+
+/** A question on one line, cut to fit a table. */
+function questionText(question: string | null): string {
+  if (question === null) return "-";
+  const line = question.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 function iterationText(run: Pick<RunSummary, "iteration" | "max_iterations">): string {

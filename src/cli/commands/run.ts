@@ -16,6 +16,8 @@ import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
+import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
+import { childRun } from "../child-settings.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -79,9 +81,13 @@ export function settleAgent(settings: RunSettings, trailing: string[] | null, ag
 
 /** The run's first plan (state.md), after checking the task list and criteria. */
 export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string): Plan {
+  if (settings.task && !settings.tasks) throw new UsageError("--task needs --tasks FILE: the task list it names a task of");
   if (settings.tasks) {
     const tasks = loadTasks(resolve(projectDir, settings.tasks));
     if (!tasks.ok) throw new UsageError(`--tasks ${settings.tasks}: ${tasks.message}`);
+    if (settings.task && !tasks.tasks.some((task) => task.id === settings.task)) {
+      throw new UsageError(`--task ${settings.task}: no task with that id in ${settings.tasks} (ids: ${tasks.tasks.map((task) => task.id).join(", ")})`);
+    }
   }
   return {
     active: true,
@@ -93,11 +99,28 @@ export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt
   };
 }
 
+/** `--parallel N` needs a task list and is not combined with `--task`. */
+function checkParallel(settings: RunSettings): void {
+  if (settings.parallel === null) return;
+  if (!settings.tasks) throw new UsageError("--parallel needs --tasks FILE: each child run works on one of its tasks");
+  if (settings.task) throw new UsageError("--parallel and --task do not go together: --parallel gives each child its task");
+}
+
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
+  const watchParent = command.getOptionValue("watchParent") === true;
   const loaded = loadSettings(command, projectDir, process.env);
-  const settings = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  if (loaded.settings.parent) {
+    const flags = givenFlags(command);
+    const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
+    const child = childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
+    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
+  }
+  const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  checkCommitSettings(settled);
+  checkParallel(settled);
+  const settings = { ...settled, commit: commitPolicy(settled) };
   const prompt = resolvePrompt(words, settings, projectDir);
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());

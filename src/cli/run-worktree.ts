@@ -1,0 +1,76 @@
+// Where a run works: its git worktree (`--worktree`, created or found again), or the project itself.
+import { relative, resolve } from "node:path";
+import type { RunSettings } from "../config/run-options.js";
+import { loadTasks } from "../judge/tasks.js";
+import { checkCommitAuthor, commitIteration } from "../worktree/commit-iteration.js";
+import { createWorktree, removeNewWorktree, reuseWorktree, type RunWorktree } from "../worktree/open-worktree.js";
+import type { EngineIo } from "../engine/engine-io.js";
+import { renderWorktreeFailure } from "./render-worktree.js";
+import { realPath, repositoryOf } from "../worktree/worktree-location.js";
+import { runGit } from "../worktree/run-git.js";
+import { UsageError } from "./usage-error.js";
+
+/** The place a run works in; `undo` removes a worktree made for a run that then could not start. */
+export interface WorkPlace {
+  dir: string;
+  worktree: RunWorktree | null;
+  undo: () => Promise<void>;
+}
+
+/** The commit policy in force: `--commit` as given, else `iteration` with worktrees (--worktree, --parallel), else `off`. */
+export function commitPolicy(settings: Pick<RunSettings, "worktree" | "commit" | "parallel">): "iteration" | "off" {
+  return settings.commit ?? (settings.worktree || settings.parallel !== null ? "iteration" : "off");
+}
+
+/** Checks --commit against --worktree before anything is created: ralph commits only on a run's own branch. */
+export function checkCommitSettings(settings: Pick<RunSettings, "worktree" | "commit" | "parallel">): void {
+  if (settings.commit === "iteration" && !settings.worktree && settings.parallel === null) {
+    throw new UsageError("--commit iteration needs --worktree: ralph commits only on a run's own branch, never on yours");
+  }
+}
+
+/**
+ * Creates the run's worktree (or, continuing, finds it again) after checking who would commit in it.
+ * Every failure is a UsageError, and a worktree made here is removed again before it is thrown.
+ */
+export async function openWorkPlace(projectDir: string, runId: string, settings: RunSettings, continuing: boolean): Promise<WorkPlace> {
+  const nothing = async () => undefined;
+  if (!settings.worktree && settings.parallel === null) return { dir: projectDir, worktree: null, undo: nothing };
+  if (commitPolicy(settings) === "iteration") {
+    const author = await checkCommitAuthor(projectDir);
+    if (!author.ok) throw new UsageError(`--commit iteration: ${renderWorktreeFailure(author.failure)}`);
+  }
+  // A --parallel parent works in no worktree itself: each child makes its own from HEAD, so HEAD must hold the task list.
+  if (settings.parallel !== null) {
+    await checkTasksInHead(projectDir, settings.tasks ?? "");
+    return { dir: projectDir, worktree: null, undo: nothing };
+  }
+  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId);
+  if (!opened.ok) throw new UsageError(`--worktree: ${renderWorktreeFailure(opened.failure)}`);
+  const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
+  const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree);
+  if (settings.tasks) {
+    const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));
+    if (!tasks.ok) {
+      await undo();
+      throw new UsageError(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
+    }
+  }
+  return { dir: worktree.cwd, worktree, undo };
+}
+
+/** Refuses a --parallel run whose repository has no HEAD, or whose HEAD lacks the task list the children need. */
+async function checkTasksInHead(projectDir: string, tasks: string): Promise<void> {
+  const repo = await repositoryOf(projectDir);
+  if ("error" in repo) throw new UsageError(`--parallel: ${renderWorktreeFailure({ kind: "not-a-repo", dir: projectDir, detail: repo.error })}`);
+  const inRepo = relative(repo.top, realPath(resolve(projectDir, tasks)));
+  if (!(await runGit(projectDir, ["cat-file", "-e", `HEAD:${inRepo}`])).ok) {
+    throw new UsageError(`--tasks ${tasks}: not in HEAD; each --parallel child works in a worktree from HEAD, so commit the task list first`);
+  }
+}
+
+/** The engine's commit step: the worktree library, with a failure worded for the log. */
+export const commitForEngine: NonNullable<EngineIo["commitIteration"]> = async (what) => {
+  const done = await commitIteration(what);
+  return done.ok ? { ok: true, commit: done.commit, files: done.files } : { ok: false, message: renderWorktreeFailure(done.failure) };
+};

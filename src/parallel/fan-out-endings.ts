@@ -1,0 +1,33 @@
+// The reasons a `--parallel` parent ends, and how it reads the ending of one of its children.
+import type { RunSettings } from "../config/run-options.js";
+import type { SentinelState } from "../engine/control-watch.js";
+import { EXIT_REASONS, type ExitReason } from "../exit/exit-reasons.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RunStatus } from "../store/status-file.js";
+import type { ChildExit } from "./fan-out-io.js";
+
+/** STOPPED when the parent's STOP file asks for it. */
+export function stopEnding(sentinels: SentinelState): Ending | null {
+  if (!sentinels.stop) return null;
+  return { reason: "STOPPED", detail: sentinels.stopNow ? "stop --now: every child's agent ended" : "STOP file: no new children; each child stops at its next boundary" };
+}
+
+/** The parent's own limits: spend over all its children, and its runtime. */
+export function limitEnding(settings: Pick<RunSettings, "maxCostUsd" | "maxRuntimeMs">, spentUsd: number, elapsedMs: number): Ending | null {
+  if (settings.maxCostUsd !== null && spentUsd >= settings.maxCostUsd) {
+    return { reason: "BUDGET_EXCEEDED", detail: `the children spent $${spentUsd.toFixed(4)} of the $${settings.maxCostUsd} budget` };
+  }
+  if (settings.maxRuntimeMs !== null && elapsedMs >= settings.maxRuntimeMs) {
+    return { reason: "RUNTIME_EXCEEDED", detail: `ran ${Math.round(elapsedMs / 1000)}s of the ${Math.round(settings.maxRuntimeMs / 1000)}s allowed` };
+  }
+  return null;
+}
+
+/** How a child ended: from its status.json, else (it never started: a usage error) from its exit and stderr. */
+export function childEnding(status: RunStatus | null, exit: ChildExit): { reason: ExitReason | "NOT_STARTED"; detail: string } {
+  const reason = status?.exit_reason;
+  if (status && reason && (EXIT_REASONS as readonly string[]).includes(reason)) return { reason, detail: status.last_action };
+  if (status) return { reason: "INTERRUPTED", detail: `its runner ended without recording why (${exit.signal ?? `exit ${exit.code ?? "?"}`})` };
+  const said = exit.stderr.split("\n").find((line) => line.trim() !== "")?.replace(/^ralph: /, "") ?? "no message";
+  return { reason: "NOT_STARTED", detail: `it could not start (exit ${exit.code ?? exit.signal ?? "?"}): ${said}` };
+}

@@ -1,0 +1,46 @@
+// What a `--parallel` parent touches outside itself: child runs, the task list, their records, the clock.
+import type { SignalSource } from "../engine/engine-io.js";
+import type { SentinelState } from "../engine/control-watch.js";
+import type { TaskListResult } from "../judge/tasks.js";
+import type { RunHost } from "../run/new-status.js";
+import type { RecordListener } from "../run/run-record.js";
+import type { RunPaths } from "../store/run-paths.js";
+import type { RunStatus } from "../store/status-file.js";
+
+/** How a child process ended, and the first lines it wrote on stderr (a usage error, say). */
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+  stderr: string;
+}
+
+/** A started child run: its process can be signalled; `exited` settles once it is gone. */
+export interface ChildHandle {
+  signal(signal: NodeJS.Signals): void;
+  exited: Promise<ChildExit>;
+}
+
+/** What a child run is started with. */
+export interface ChildStart {
+  childId: string;
+  taskId: string;
+  /** Its share of the parent's limits: what is left of them when it starts. */
+  maxCostUsd: number | null;
+  maxRuntimeMs: number | null;
+}
+
+/** The outside world of a fan-out. */
+export interface FanOutIo {
+  startChild(start: ChildStart): ChildHandle;
+  readTasks(file: string): TaskListResult;
+  markTaskDone(file: string, id: string): { ok: true } | { ok: false; message: string };
+  readChildStatus(childId: string): RunStatus | null;
+  readSentinels(paths: RunPaths): SentinelState;
+  /** Creates a child's STOP file (`now` ends its agent at once); false while its run directory does not exist yet. */
+  stopChild(childId: string, now: boolean): boolean;
+  now(): Date;
+  env: NodeJS.ProcessEnv;
+  signals: SignalSource;
+  host: RunHost;
+  listener: RecordListener;
+}

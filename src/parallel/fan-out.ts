@@ -1,0 +1,186 @@
+// A `--parallel N` run: up to N child runs at once, one per pending task, each a full `ralph run` in its own
+// worktree. The parent runs no agent; it is the only writer of the task list and ends when no task is left.
+import { resolve } from "node:path";
+import { firstIncomplete, type Task } from "../judge/tasks.js";
+import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { newStatus } from "../run/new-status.js";
+import { RunRecord } from "../run/run-record.js";
+import type { Plan } from "../store/plan-file.js";
+import { Redactor } from "../redact/redactor.js";
+import { runPaths } from "../store/run-paths.js";
+import type { RunSettings } from "../config/run-options.js";
+import type { RunStatus } from "../store/status-file.js";
+import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
+import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
+
+/** What to fan out. */
+export interface FanOutOptions {
+  projectDir: string;
+  runId: string;
+  settings: RunSettings & { parallel: number; tasks: string };
+  plan: Plan;
+  /** The parent's previous status when continuing it (`ralph continue`): its children count and spend go on. */
+  previous: RunStatus | null;
+  notes?: string[];
+}
+
+interface Running {
+  task: Task;
+  handle: ChildHandle;
+  /** The stop already asked of it: none, at its boundary, or now. */
+  stopAsked: "none" | "stop" | "now";
+}
+
+/** How often the parent looks at its sentinels, limits and children's spend while waiting. */
+const LOOK_MS = 200;
+
+/** Runs the fan-out to its end and returns how it ended. */
+export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<RunResult> {
+  const { projectDir, runId, settings } = options;
+  const paths = runPaths(projectDir, runId);
+  const file = resolve(projectDir, settings.tasks);
+  const { previous } = options;
+  const status = newStatus({
+    runId,
+    mode: "run",
+    cwd: projectDir,
+    agent: settings.agent,
+    host: io.host,
+    now: io.now(),
+    state: "running",
+    lastAction: "starting children",
+    maxIterations: 0,
+    iteration: previous?.iteration,
+    costUsd: previous?.cost_usd,
+    startedAt: previous?.started_at,
+  });
+  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, io.listener, io.now, new Redactor(io.env));
+  record.guard.reserve();
+  record.event({ type: "run_started", agent: settings.agent, max_iterations: options.plan.maxIterations, cwd: projectDir, parallel: settings.parallel, continued_from_iteration: previous?.iteration ?? null });
+  record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}`);
+  for (const note of options.notes ?? []) record.log(note);
+  record.startHeartbeat();
+  // The runtime cap counts from the run's first start, as for any run.
+  const startedAt = Date.parse(record.status.started_at);
+  const running = new Map<string, Running>();
+  const ended = new Map<string, { task: Task; costUsd: number }>();
+  const failed = new Map<string, string>();
+  let started = previous?.iteration ?? 0;
+  const spentBefore = previous?.cost_usd ?? 0;
+  let ending: Ending | null = null;
+  let paused = false;
+  let wake: () => void = () => undefined;
+  const onSignal = () => wake();
+  io.signals.interrupted.addEventListener("abort", onSignal);
+  io.signals.urgent.addEventListener("abort", onSignal);
+
+  const spent = () => spentBefore + [...ended.values()].reduce((sum, child) => sum + child.costUsd, 0) + [...running.keys()].reduce((sum, id) => sum + (io.readChildStatus(id)?.cost_usd ?? 0), 0);
+
+  const onExit = (childId: string, child: Running, exit: ChildExit) => {
+    running.delete(childId);
+    const childStatus = io.readChildStatus(childId);
+    const costUsd = childStatus?.cost_usd ?? 0;
+    ended.set(childId, { task: child.task, costUsd });
+    const outcome = childEnding(childStatus, exit);
+    let note: string;
+    if (outcome.reason === "DONE") {
+      const marked = io.markTaskDone(file, child.task.id);
+      note = marked.ok ? `task ${child.task.id} marked done in ${settings.tasks}` : `task ${child.task.id} could not be marked done: ${settings.tasks} ${marked.message}`;
+      if (!marked.ok) failed.set(child.task.id, note);
+    } else {
+      note = `task ${child.task.id} stays pending: ${outcome.detail}`;
+      failed.set(child.task.id, `child ${childId} ended ${outcome.reason}: ${outcome.detail}`);
+    }
+    record.event({ type: "child_ended", child: childId, task: child.task.id, reason: outcome.reason, exit_code: exit.code, detail: outcome.detail, cost_usd: costUsd });
+    record.progress([["child", childId], ["task", child.task.id], ["child_reason", outcome.reason], ["child_detail", outcome.detail], ["cost_usd", costUsd]]);
+    record.log(`child ${childId} ended ${outcome.reason}; ${note}`);
+    wake();
+  };
+
+  const start = (task: Task) => {
+    started += 1;
+    const childId = `${runId}-${started}`;
+    const costLeft = settings.maxCostUsd === null ? null : Math.max(0, settings.maxCostUsd - spent());
+    const timeLeft = settings.maxRuntimeMs === null ? null : Math.max(1000, settings.maxRuntimeMs - (io.now().getTime() - startedAt));
+    const handle = io.startChild({ childId, taskId: task.id, maxCostUsd: costLeft, maxRuntimeMs: timeLeft });
+    const child: Running = { task, handle, stopAsked: "none" };
+    running.set(childId, child);
+    handle.exited
+      .then((exit) => onExit(childId, child, exit))
+      .catch((error: unknown) => {
+        // A record that cannot be written is the run's failure, never an unhandled rejection.
+        ending ??= { reason: "FAILED", detail: `internal error: ${(error as Error).message ?? String(error)}` };
+        running.delete(childId);
+        wake();
+      });
+    record.event({ type: "child_started", child: childId, task: task.id, branch: `ralph/${childId}` });
+    record.log(`child ${childId} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${childId})`);
+  };
+
+  /** Passes the parent's ending on to every child still running: the signal itself, or a STOP file. */
+  const passOn = (end: Ending) => {
+    for (const [childId, child] of running) {
+      if (end.reason === "INTERRUPTED") {
+        // A second signal is passed on too: the child then skips its grace period, as the parent does.
+        const signal = (end.signal ?? "SIGTERM") as NodeJS.Signals;
+        const level = io.signals.urgent.aborted ? "now" : "stop";
+        if (child.stopAsked !== level) child.handle.signal(signal);
+        child.stopAsked = level;
+        continue;
+      }
+      // Only `stop --now` ends a child's agent at once; a limit or STOP lets its iteration finish, as in any run.
+      const now = end.reason === "STOPPED" && io.readSentinels(paths).stopNow;
+      const level = now ? "now" : "stop";
+      if (child.stopAsked === level || child.stopAsked === "now") continue;
+      if (io.stopChild(childId, now)) child.stopAsked = level;
+    }
+  };
+
+  try {
+    for (;;) {
+      const signal = io.signals.firstSignal();
+      if (signal && ending?.reason !== "INTERRUPTED") ending = { reason: "INTERRUPTED", detail: `received ${signal}`, signal };
+      const sentinels = io.readSentinels(paths);
+      ending ??= stopEnding(sentinels) ?? limitEnding(settings, spent(), io.now().getTime() - startedAt);
+      if (!ending && sentinels.pause !== paused) {
+        paused = sentinels.pause;
+        record.event({ type: paused ? "paused" : "resumed" });
+        record.log(paused ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)" : "resumed");
+      }
+      if (!ending && !paused) {
+        const list = io.readTasks(file);
+        if (!list.ok) ending = { reason: "FAILED", detail: `task list ${settings.tasks}: ${list.message}` };
+        else {
+          // A task whose child ended here (DONE or not) is not started again in this run, whatever the list says.
+          const busy = new Set([...running.values(), ...ended.values()].map((child) => child.task.id));
+          let pending = list.tasks.filter((task) => !task.done && !busy.has(task.id));
+          while (running.size < settings.parallel && pending.length > 0) {
+            const next = firstIncomplete(pending) as Task;
+            start(next);
+            pending = pending.filter((task) => task !== next);
+          }
+          if (running.size === 0) {
+            ending =
+              failed.size > 0
+                ? { reason: "FAILED", detail: `${failed.size} task(s) left pending: ${[...failed.values()].join("; ")}` }
+                : { reason: "NO_WORK", detail: `every task in ${settings.tasks} is done` };
+          }
+        }
+      }
+      if (ending) passOn(ending);
+      record.update({ state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
+      if (ending && running.size === 0) break;
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, LOOK_MS);
+        wake = () => {
+          clearTimeout(timer);
+          done();
+        };
+      });
+    }
+  } finally {
+    io.signals.interrupted.removeEventListener("abort", onSignal);
+    io.signals.urgent.removeEventListener("abort", onSignal);
+  }
+  return finishRun(record, ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" }, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
+}
