@@ -122,6 +122,8 @@ describe("questions through fakes", { timeout: 15_000 }, () => {
     const run = start([{ lines: ["<ask>Which database?</ask>"], exits: true }, { lines: [CLAIM], exits: true }]);
     try {
       await run.world.eventSeen("needs_human");
+      // The driver first handles the look it queued with the event, then writes the state it waits in: one turn.
+      await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual([run.status().state, run.status().question], ["needs_human", "Which database?"]);
       run.world.sentinels.answer = "Postgres";
       run.world.control();
