@@ -1,11 +1,12 @@
 // `npm run bench`: runs every benchmark, prints one table and writes bench/results.json.
-// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui] [--markdown]
+// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui,notify] [--markdown]
 //        node dist/bench/run.js --render bench/results.json   (the Markdown table of an earlier run, for the README)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { benchEventSize } from "./event-size.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchMemory } from "./memory.js";
+import { benchNotify } from "./notify.js";
 import { killStarted, RALPH, removeScratch } from "./ralph-cli.js";
 import { benchReaction } from "./reaction.js";
 import { describeMachine, markdownTable, textTable, type Results, type Row } from "./report.js";
@@ -22,6 +23,7 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   events: benchEventSize,
   scale: benchScale,
   ui: benchUi,
+  notify: benchNotify,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {

@@ -33,6 +33,12 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--name": { flags: "--name <id>", help: "run id (default YYYYMMDD-HHMMSS-xxxx)" },
   "--memory-max": { flags: "--memory-max <size>", help: "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)" },
   "--pids-max": { flags: "--pids-max <n>", help: "process-count cap of each iteration's agent tree (needs a writable cgroup)" },
+  "--linger": { flags: "--linger <dur>", help: "end an agent still running this long after its final result (default 10s)" },
+  "--fallback-agent": {
+    flags: "--fallback-agent <name>",
+    help: "agent to run instead while the one before it waits out a usage limit resetting later than --max-wait (repeatable, in order)",
+  },
+  "--max-wait": { flags: "--max-wait <dur>", help: "longest usage-limit wait before switching to a --fallback-agent (default 0: switch at once)" },
   "--worktree": { flags: "--worktree", help: "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched" },
   "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
   "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
@@ -40,14 +46,33 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
+/** Options read into the notification targets rather than into a setting of their own. */
+const NOTIFY_HELP: ReadonlyArray<{ flags: string; help: string; repeatable: boolean }> = [
+  { flags: "--notify <cmd>", help: "send events to a command (the event JSON on its stdin), or \"desktop\" (repeatable)", repeatable: true },
+  { flags: "--webhook <url>", help: "POST events to a URL (repeatable)", repeatable: true },
+  { flags: "--webhook-format <format>", help: "body of every --webhook: json (the event) or slack ({\"text\": …}) (default json)", repeatable: false },
+];
+
+/** Options given more than once collect every value, in order. */
+const REPEATABLE = new Set(["--check", "--fallback-agent"]);
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** Adds every `ralph run` option to a command. */
 export function addRunOptions(command: Command): Command {
   for (const spec of RUN_OPTION_SPECS) {
     const help = HELP[spec.flag];
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
-    if (spec.flag === "--check") option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    if (REPEATABLE.has(spec.flag)) option.argParser(collect);
     if (spec.flag === "--parent") option.hideHelp();
+    command.addOption(option);
+  }
+  for (const { flags, help, repeatable } of NOTIFY_HELP) {
+    const option = new Option(flags, help);
+    if (repeatable) option.argParser(collect);
     command.addOption(option);
   }
   // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.

@@ -1,5 +1,8 @@
 // The lines a run prints before its first iteration: what runs, under which cap, with which permissions.
 import { PERMISSION_MODES, permissionFlags } from "../agents/permission-mode.js";
+import { formatDuration } from "../config/parse-value.js";
+import { describeTarget } from "../notify/notifier.js";
+import { Redactor } from "../redact/redactor.js";
 import type { StartRunInput } from "./start-run.js";
 
 /** What a person should know before the agent starts working in their project. */
@@ -18,6 +21,15 @@ export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "pl
     lines.push(`${settings.agent} runs with ${flags.join(" ")}: it edits files and runs commands without asking; to change that, pass --agent-args "${mode.example}"`);
   } else if (mode) {
     lines.push(`${settings.agent} runs with the permission mode from --agent-args: ${(settings.agentArgs ?? []).join(" ")}`);
+  }
+  if (settings.fallbackAgents.length > 0) {
+    const after = settings.maxWaitMs === 0 ? "any usage limit" : `a usage limit resetting more than ${formatDuration(settings.maxWaitMs)} away`;
+    lines.push(`on ${after}, the iteration runs with ${settings.fallbackAgents.join(", then ")} instead (each with its own defaults)`);
+  }
+  if (settings.notifyTargets.length > 0) {
+    const redactor = new Redactor({});
+    const shown = settings.notifyTargets.map((target) => `${describeTarget(target, redactor)} (${target.events.join(", ")})`);
+    lines.push(`notifications: ${shown.join("; ")}`);
   }
   if (!state.completionPromise && state.completionCriteria.length === 0 && !state.tasks) {
     lines.push("no completion promise, check or task list: the run ends only at its cap, a stop or a failure");

@@ -175,13 +175,16 @@ export async function startRun(input: StartRunInput): Promise<number> {
     const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
     for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
-  if (result.reason === "INTERRUPTED" && result.signal) {
+  // A signal that came after the run had ended (while its last notifications were on their way) does not
+  // change how the run ended, but the calling shell must still see ralph die of it.
+  const signal = result.reason === "INTERRUPTED" && result.signal ? result.signal : signals.firstSignal();
+  if (signal) {
     // Let the summary reach the terminal, but never wait on a pipe nobody reads.
     await new Promise<void>((resolve) => {
       out.write("", () => resolve());
       setTimeout(resolve, 200).unref();
     });
-    dieOfSignal(result.signal);
+    dieOfSignal(signal);
   }
   signals.dispose();
   return result.exitCode;

@@ -30,6 +30,13 @@ export function parseDuration(raw: unknown): Parsed<number> {
   return Number.isFinite(ms) && ms <= MAX_TIMER_MS ? ok(ms) : bad(`${expected}, at most 24 days`);
 }
 
+/** A duration as a person would write it: `90s`, `15m`, `250ms`. */
+export function formatDuration(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
 /** A duration that must be longer than zero (a limit of 0 would end everything at once). */
 export function parsePositiveDuration(raw: unknown): Parsed<number> {
   const parsed = parseDuration(raw);
@@ -64,6 +71,23 @@ export function parseText(raw: unknown): Parsed<string> {
 export function parseChoice<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T> {
   return (raw) =>
     typeof raw === "string" && (choices as readonly string[]).includes(raw) ? ok(raw as T) : bad(`one of ${choices.join(", ")}`);
+}
+
+/** A list of words from a fixed set: a YAML list, or a text of words separated by commas. */
+export function parseChoiceList<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T[]> {
+  const one = parseChoice(choices);
+  return (raw) => {
+    const items = typeof raw === "string" ? raw.split(",").map((word) => word.trim()) : Array.isArray(raw) ? (raw as unknown[]) : null;
+    const expected = `a list of ${choices.join(", ")}`;
+    if (items === null || items.length === 0) return bad(expected);
+    const values: T[] = [];
+    for (const item of items) {
+      const parsed = one(item);
+      if (!parsed.ok) return bad(expected);
+      values.push(parsed.value);
+    }
+    return ok(values);
+  };
 }
 
 /** A list of strings: a YAML list, or a single string taken as a one-item list. */

@@ -1,5 +1,6 @@
 // The options of `ralph run`: their names in each source, parsers and defaults.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
+import type { NotifyTarget } from "../notify/notify-target.js";
 import {
   parseBoolean,
   parseChoice,
@@ -14,6 +15,7 @@ import {
   parseTextList,
   parseUsd,
   parseArgumentList,
+  parseChoiceList,
   type Parsed,
 } from "./parse-value.js";
 
@@ -47,6 +49,14 @@ export interface RunSettings {
   memoryMax: number | null;
   /** Process-count cap of each iteration's agent tree (needs a cgroup). */
   pidsMax: number | null;
+  /** How long an agent may keep running after its final result before its tree is ended. */
+  lingerMs: number;
+  /** Agents to run instead, in order, while the agent before them waits out a usage limit. */
+  fallbackAgents: FallbackAgent[];
+  /** A usage limit resetting further away than this switches to the next fallback agent instead of waiting. */
+  maxWaitMs: number;
+  /** Where events are sent (from --notify, --webhook and ralph.yaml `notify:`); not an option of its own. */
+  notifyTargets: NotifyTarget[];
   /** Work in a git worktree `.ralph/worktrees/<id>` on branch `ralph/<id>`. */
   worktree: boolean;
   /** Commit each iteration's changes; null until resolved (iteration with a worktree, else off). */
@@ -58,6 +68,11 @@ export interface RunSettings {
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
 }
+
+/** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
+export const FALLBACK_AGENT_NAMES = AGENT_NAMES.filter((name): name is Exclude<AgentName, "command"> => name !== "command");
+/** One agent that can stand in for another. */
+export type FallbackAgent = (typeof FALLBACK_AGENT_NAMES)[number];
 
 /** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
 export interface OptionSpec<K extends keyof RunSettings = keyof RunSettings> {
@@ -111,6 +126,9 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("name", "--name", nullable(parseRunId), null),
   spec("memoryMax", "--memory-max", nullable(parseSize), null),
   spec("pidsMax", "--pids-max", nullable(parsePositiveCount), null),
+  spec("lingerMs", "--linger", parsePositiveDuration, 10_000),
+  spec("fallbackAgents", "--fallback-agent", parseChoiceList<FallbackAgent>(FALLBACK_AGENT_NAMES), []),
+  spec("maxWaitMs", "--max-wait", parseDuration, 0),
   spec("worktree", "--worktree", parseBoolean, false),
   spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
@@ -118,9 +136,10 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("parent", "--parent", nullable(parseRunId), null),
 ] as OptionSpec[];
 
-/** The defaults of every option. */
+/** The defaults of every setting. */
 export function defaultSettings(): RunSettings {
   const settings: Partial<Record<keyof RunSettings, unknown>> = {};
   for (const option of RUN_OPTION_SPECS) settings[option.key] = option.defaultValue;
-  return settings as RunSettings;
+  // Notification targets are not an option of their own: --notify, --webhook and ralph.yaml fill them.
+  return { ...(settings as RunSettings), notifyTargets: [] };
 }

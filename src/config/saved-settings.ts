@@ -1,12 +1,20 @@
 // settings.json in a run directory: the resolved settings a run was started with, read back by `ralph continue`.
 import { z } from "zod";
 import { AGENT_NAMES } from "../agents/types.js";
-import { defaultSettings, type RunSettings } from "./run-options.js";
+import { NOTIFY_EVENT_NAMES } from "../notify/notify-target.js";
+import { defaultSettings, FALLBACK_AGENT_NAMES, type RunSettings } from "./run-options.js";
 
 const count = z.number().int().nonnegative();
 const ms = z.number().int().nonnegative();
 const positiveMs = z.number().int().positive();
 const text = z.string().min(1);
+
+const events = z.array(z.enum(NOTIFY_EVENT_NAMES)).min(1);
+const notifyTarget = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("command"), argv: z.array(z.string()).min(1), events }),
+  z.strictObject({ kind: z.literal("webhook"), url: z.url({ protocol: /^https?$/ }), format: z.enum(["json", "slack"]), events }),
+  z.strictObject({ kind: z.literal("desktop"), events }),
+]);
 
 // Every setting must be listed (the `satisfies` makes a new one a compile error until it is).
 const fields = {
@@ -35,6 +43,10 @@ const fields = {
   name: text.nullable(),
   memoryMax: z.number().int().positive().nullable(),
   pidsMax: z.number().int().positive().nullable(),
+  lingerMs: positiveMs,
+  fallbackAgents: z.array(z.enum(FALLBACK_AGENT_NAMES)),
+  maxWaitMs: ms,
+  notifyTargets: z.array(notifyTarget),
   worktree: z.boolean(),
   commit: z.enum(["iteration", "off"]).nullable(),
   parallel: z.number().int().positive().nullable(),

@@ -50,6 +50,8 @@ export class Driver {
         maxRuntimeMs: settings.maxRuntimeMs,
         maxCostUsd: settings.maxCostUsd,
         dryRun: settings.dryRun,
+        agents: [settings.agent, ...settings.fallbackAgents],
+        maxWaitMs: settings.maxWaitMs,
         onlyTask: settings.task,
       },
       tally: newTally(

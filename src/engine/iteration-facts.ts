@@ -17,6 +17,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     failures: 0,
     stalled: 0,
     limitsInARow: 0,
+    limitedUntil: {},
     failingChecks: "",
     fingerprint: null,
     task: null,
@@ -34,6 +35,8 @@ export function failureOf(run: FinishedRun): string | null {
   if (run.endedBy === "idle_timeout") return "idle timeout";
   if (run.endedBy === "memory_cap" || (run.resources?.oom_kills ?? 0) > 0) return "memory cap reached (--memory-max): the kernel killed a process";
   if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
+  // Ended for lingering after its result: the result counts, whatever the ending signal made of the exit status.
+  if (run.endedBy === "lingered") return null;
   if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
   if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
   return null;
@@ -114,6 +117,7 @@ export function agentReport(
     claim: judged.claim,
     verdicts: judged.verdicts,
     agent: {
+      agent: attempt.agent,
       task: attempt.task,
       exitCode: run.exit.code,
       exitSignal: run.exit.signal,

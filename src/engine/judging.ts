@@ -7,6 +7,7 @@ import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
 import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
+import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
 
@@ -50,14 +51,22 @@ export function limitHit(machine: Machine, attempt: Attempt, input: Input & { ty
     const resets = limit.resetAt ? `, resets ${limit.resetAt.toISOString()}` : "";
     return end(to(machine, machine.phase, { tally }), { reason: "FAILED", detail: `provider usage limit reached (${limit.message})${resets}; --on-limit stop` }, entries);
   }
-  const resumeAtMs = limit.resetAt && limit.resetAt.getTime() > input.nowMs ? limit.resetAt.getTime() : input.nowMs + fallbackWaitMs(tally.limitsInARow);
+  const resetAtMs = limit.resetAt && limit.resetAt.getTime() > input.nowMs ? limit.resetAt.getTime() : null;
+  const limitedUntil = { ...tally.limitedUntil, [attempt.agent]: resetAtMs ?? input.nowMs + fallbackWaitMs(tally.limitsInARow) };
+  const choice = chooseAfterLimit(machine.config, limitedUntil, resetAtMs, input.nowMs);
+  if (choice.kind === "switch") {
+    const resets = resetAtMs === null ? "at a time it did not say" : `at ${new Date(resetAtMs).toISOString()}`;
+    entries.push(...logs(`usage limit of ${attempt.agent} reached (${limit.message}); it resets ${resets}, later than --max-wait: iteration ${attempt.iteration} runs again with ${choice.to}`));
+    return goOn(to(machine, machine.phase, { tally: { ...tally, limitedUntil, lastAction: `usage limit of ${attempt.agent}: switching to ${choice.to}` } }), entries);
+  }
+  const resumeAtMs = choice.untilMs;
   const resumeAt = new Date(resumeAtMs).toISOString();
   entries.push(
     { kind: "event", body: { type: "waiting_limit", iteration: attempt.iteration, message: limit.message, reset_at: limit.resetAt?.toISOString() ?? null, resume_at: resumeAt } },
     ...logs(`usage limit reached (${limit.message}); waiting until ${resumeAt}, then retrying iteration ${attempt.iteration}`),
   );
   return {
-    machine: to(machine, { id: "waitingLimit", iteration: attempt.iteration, resumeAtMs }, { tally }),
+    machine: to(machine, { id: "waitingLimit", iteration: attempt.iteration, resumeAtMs }, { tally: { ...tally, limitedUntil } }),
     effects: [{ kind: "record", entries }, { kind: "sleep", untilMs: resumeAtMs }],
   };
 }

@@ -1,6 +1,6 @@
 // The engine's vocabulary: the phases a run goes through, the inputs that move it, and the effects it asks for.
 // `step` (step.ts) is the only code that turns one into the next; the driver (drive.ts) performs the effects.
-import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { AgentName, AgentOutcome, LimitInfo } from "../agents/types.js";
 import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { Criterion, CriterionVerdict } from "../judge/criteria.js";
@@ -13,7 +13,7 @@ import type { AgentExit } from "../process/spawn-agent.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap";
+export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
 
 /** What one agent process did, once it has exited and its tree is gone. */
 export type AgentRun =
@@ -40,6 +40,8 @@ export type FinishedRun = Extract<AgentRun, { kind: "finished" }>;
 /** The iteration in flight: what it was given. */
 export interface Attempt {
   iteration: number;
+  /** The agent that runs it: the run's agent, or a fallback while that one waits out a usage limit. */
+  agent: AgentName;
   task: string | null;
   /** The prompt's bytes, as the agent gets them on stdin. */
   prompt: Buffer;
@@ -71,6 +73,8 @@ export interface Tally {
   stalled: number;
   /** Consecutive usage-limit hits (for the fallback wait when no reset time is given). */
   limitsInARow: number;
+  /** Until when each agent that hit a usage limit is left out (epoch ms). */
+  limitedUntil: Partial<Record<AgentName, number>>;
   /** Failing-check context carried into the next prompt. */
   failingChecks: string;
   /** The project's progress fingerprint after the last iteration (stall detection). */
@@ -104,6 +108,10 @@ export interface EngineConfig {
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
   dryRun: boolean;
+  /** The run's agent, then its fallbacks in order. */
+  agents: readonly AgentName[];
+  /** A usage limit resetting further away than this moves on to the next agent instead of waiting. */
+  maxWaitMs: number;
   /** `--task`: the one task (by id) this run works on, else null for the first incomplete one. */
   onlyTask?: string | null;
 }

@@ -20,6 +20,10 @@ export interface AgentRunInput {
   log: IterationLog;
   timeoutMs: number;
   idleTimeoutMs: number | null;
+  /** How long the agent may keep running after its final result before its tree is ended. */
+  lingerMs: number;
+  /** Told when the agent is ended for lingering after its result. */
+  onLingered?: () => void;
   graceMs: number;
   /** Aborted on a second signal: skip the grace. */
   urgent: AbortSignal;
@@ -79,6 +83,16 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     endedBy = why;
     ending = agent.end(endOptions());
   };
+  let exited = false;
+  let lingerTimer: NodeJS.Timeout | null = null;
+  // Some agents print their final result and then never exit (a hung MCP server, a tool process holding them).
+  const armLinger = () => {
+    lingerTimer ??= setTimeout(() => {
+      if (exited || endedBy) return;
+      input.onLingered?.();
+      endNow("lingered");
+    }, input.lingerMs);
+  };
   const armIdle = () => {
     if (input.idleTimeoutMs === null) return;
     if (idleTimer) clearTimeout(idleTimer);
@@ -102,6 +116,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
       input.onEvent(event);
       // The agent reported an error no retry can fix: end it now rather than wait out its own retries.
       if (event.fatal) endNow("agent_error");
+      if (event.kind === "result") armLinger();
     }
   });
   const stdoutDone = new Promise<void>((resolve) => {
@@ -129,6 +144,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
   ready(endNow);
   try {
     const exit = await agent.exited;
+    exited = true;
     // Leftovers (dev servers, daemons, tool processes in their own sessions) are ended after every exit.
     // An ending already started by a timeout, signal or stop --now covers them (it re-scans for the
     // run's marker until nothing is left), and must be over before the next iteration's agent starts.
@@ -143,6 +159,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);
+    if (lingerTimer) clearTimeout(lingerTimer);
   }
 }
 

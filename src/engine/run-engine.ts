@@ -13,6 +13,7 @@ import { runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import { Driver } from "./drive.js";
 import type { EngineIo } from "./engine-io.js";
+import { startNotifications } from "./run-notifications.js";
 
 /** What to run. */
 export interface EngineOptions {
@@ -70,7 +71,11 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), io.listener, io.now, new Redactor(io.env));
+  const targets = options.settings.notifyTargets;
+  const notifications = targets.length > 0 ? startNotifications(targets, io.listener, { cwd: options.projectDir, env: io.env }) : null;
+  const listener = notifications?.listener ?? io.listener;
+  const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
+  notifications?.attach(record);
   record.guard.reserve();
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
   const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
@@ -93,6 +98,8 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
   // nothing left to guard, and leaves while the ending is recorded instead of after.
   guardian?.dispose();
   const result = finishRun(record, ending, io.now(), driver.status());
+  // The run_ended notification is on its way: give it a bounded time to arrive.
+  await notifications?.drain(ending, io.signals.interrupted);
   if (!result.marked) {
     io.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
     result.marked = await holdCompletionMarker(paths.progress, ending.reason, io.signals.urgent);

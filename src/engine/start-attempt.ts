@@ -1,6 +1,7 @@
 // Starts one iteration's agent (or, with --dry-run, pretends to): invocation, environment, output events.
 import { basename } from "node:path";
 import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
+import { formatDuration } from "../config/parse-value.js";
 import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
 import type { TreeMarker } from "../process/inventory.js";
@@ -29,7 +30,9 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
   const { io, record, options, tasksFile } = context;
   const { settings, runId } = options;
   const workDir = workDirOf(options);
-  const adapter = io.adapterFor(settings.agent);
+  const adapter = io.adapterFor(attempt.agent);
+  // The model, extra arguments and command line are the run's own agent's; a fallback runs with its defaults.
+  const own = attempt.agent === settings.agent;
   const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - context.spentUsd);
   // Text for the adapters' argv and output parsers (lossy only there); the agent's stdin gets the bytes.
   const prompt = attempt.prompt.toString("utf8");
@@ -38,11 +41,11 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     cwd: workDir,
     env: io.env,
     scratchDir: record.paths.dir,
-    ...(settings.model ? { model: settings.model } : {}),
+    ...(own && settings.model ? { model: settings.model } : {}),
     ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
-    ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
+    ...(own && settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
     ...(tasksFile ? { tasksFile } : {}),
-    ...(settings.agentArgs?.length ? { agentArgs: settings.agentArgs } : {}),
+    ...(own && settings.agentArgs?.length ? { agentArgs: settings.agentArgs } : {}),
   });
   const invocation = { ...adapted, stdin: adapted.stdin === prompt ? attempt.prompt : adapted.stdin };
   const { iteration } = attempt;
@@ -64,6 +67,11 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     log: new IterationLog(logFile, record.redactor, record.guard),
     timeoutMs: settings.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
+    lingerMs: settings.lingerMs,
+    onLingered: () => {
+      record.log(`the agent was still running ${formatDuration(settings.lingerMs)} after its final result; ending it (the iteration counts by that result)`);
+      record.event({ type: "agent_lingered", iteration, agent: adapter.name, linger_ms: settings.lingerMs });
+    },
     graceMs: settings.graceMs,
     urgent: io.signals.urgent,
     onEvent: (event) => {

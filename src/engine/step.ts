@@ -21,12 +21,14 @@
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
 //   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
+//   running -- a usage limit resetting later than --max-wait, a fallback agent free --> [boundary] (same iteration)
 //
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
+import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import type { Ending } from "../run/finish-run.js";
@@ -105,13 +107,14 @@ function startIteration(machine: Machine, nowMs: number): Step {
   const iteration = machine.tally.iteration + 1;
   const { question, answer } = machine.tally;
   const answered = question && answer !== null ? { question: question.text, answer } : null;
-  const attempt: Attempt = { iteration, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
   // The prompt carries the answer from here on: the question is closed.
   const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
-      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task } }] },
+      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent } }] },
       ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
     ],

@@ -6,6 +6,7 @@ import { glob } from "tinyglobby";
 import { runCheckCommand } from "./run-check-command.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
+import { formatDuration } from "../config/parse-value.js";
 
 export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 
@@ -121,18 +122,12 @@ async function checkCommand(command: string, context: CriteriaContext): Promise<
   const outputTail = run.output;
   if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
   if (run.timedOut) {
-    const detail = `timed out after ${formatMs(timeoutMs)}; its process group was killed`;
+    const detail = `timed out after ${formatDuration(timeoutMs)}; its process group was killed`;
     return { passed: false, detail, outputTail, exitCode: run.exitCode, timedOut: true };
   }
   if (run.aborted) return { passed: false, detail: "stopped before it finished: the run was stopped", outputTail, exitCode: run.exitCode };
   const detail = run.exitCode !== null ? `exit ${run.exitCode}` : `killed by ${run.signal ?? "a signal"}`;
   return { passed: run.exitCode === 0, detail, outputTail, exitCode: run.exitCode };
-}
-
-function formatMs(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
 }
 
 function errorText(error: unknown): string {

@@ -81,9 +81,11 @@ export class Notifier {
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */
   notify(event: NotifyEvent): void {
     try {
+      // Most events (an agent's output, line by line) interest no target: they cost only the filter.
+      const wanting = this.targets.filter((target) => targetWants(target, event));
+      if (wanting.length === 0) return;
       const payload = JSON.stringify(event);
-      for (const target of this.targets) {
-        if (!targetWants(target, event)) continue;
+      for (const target of wanting) {
         const delivery = this.deliver(target, event, payload).catch(() => undefined);
         this.inFlight.add(delivery);
         void delivery.finally(() => this.inFlight.delete(delivery));
@@ -93,14 +95,24 @@ export class Notifier {
     }
   }
 
-  /** Waits up to `timeoutMs` for deliveries in flight, then abandons the rest (reported as failures; at most 1 s more). */
-  async drain(timeoutMs: number): Promise<DrainReport> {
+  /**
+   * Waits up to `timeoutMs` for deliveries in flight, then abandons the rest (reported as failures; at most 1 s
+   * more). When `hurry` aborts meanwhile (a signal), the wait ends within `hurry.withinMs` instead.
+   */
+  async drain(timeoutMs: number, hurry?: { signal: AbortSignal; withinMs: number }): Promise<DrainReport> {
     const pending = [...this.inFlight];
     if (pending.length === 0) return { settled: 0, abandoned: 0 };
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, timeoutMs))));
+    const timers: NodeJS.Timeout[] = [];
+    let onHurry = (): void => undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timers.push(setTimeout(resolve, Math.max(0, timeoutMs)));
+      onHurry = () => void timers.push(setTimeout(resolve, Math.min(Math.max(0, timeoutMs), hurry?.withinMs ?? 0)));
+    });
+    if (hurry?.signal.aborted) onHurry();
+    else hurry?.signal.addEventListener("abort", onHurry, { once: true });
     await Promise.race([Promise.allSettled(pending), deadline]);
-    clearTimeout(timer);
+    hurry?.signal.removeEventListener("abort", onHurry);
+    for (const timer of timers) clearTimeout(timer);
     const left = pending.filter((delivery) => this.inFlight.has(delivery));
     if (left.length > 0) {
       this.abandon.abort();

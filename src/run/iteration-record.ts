@@ -8,6 +8,8 @@ import type { RecordEntry } from "./run-record.js";
 
 /** What an agent process did in an iteration (`ralph run` only). */
 export interface AgentFigures {
+  /** Which agent ran (the run's own, or a fallback). */
+  agent?: string;
   task: string | null;
   exitCode: number | null;
   exitSignal: string | null;
@@ -60,6 +62,7 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
       block: [
         ["iteration", report.iteration],
         ["mode", hook ? "hook" : undefined],
+        ["agent", agent?.agent],
         ["task", agent?.task],
         ["agent_exit", agent ? (agent.exitSignal ?? agent.exitCode) : undefined],
         ["ended_by", agent?.endedBy],
@@ -105,6 +108,7 @@ function endedEvent(report: IterationReport): EventBody {
   if (agent?.limit) {
     return {
       ...common,
+      ...(agent.agent ? { agent: agent.agent } : {}),
       exit_code: agent.exitCode,
       exit_signal: agent.exitSignal,
       duration_ms: agent.durationMs,
@@ -125,6 +129,7 @@ function endedEvent(report: IterationReport): EventBody {
   }
   return {
     ...common,
+    ...(agent?.agent ? { agent: agent.agent } : {}),
     exit_code: agent?.exitCode ?? null,
     exit_signal: agent?.exitSignal ?? null,
     ended_by: agent?.endedBy ?? null,

@@ -31,12 +31,13 @@ export type EventBody =
       /** A `--parallel` parent: how many child runs it keeps going at once. */
       parallel?: number;
     }
-  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null }
+  | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null; agent?: string }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
   | {
       type: "iteration_ended";
       iteration: number;
       result: IterationResult;
+      agent?: string;
       exit_code?: number | null;
       exit_signal?: string | null;
       ended_by?: string | null;
@@ -68,6 +69,8 @@ export type EventBody =
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
+  | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
+  | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
   | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
   | { type: "child_started"; child: string; task: string; branch: string }
   | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number };

@@ -4,8 +4,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { spawn, type IPty } from "@lydell/node-pty";
-import { RALPH, cleanEnv, completionMarker, readStatus } from "../helpers/cli.js";
+import { completionMarker, readStatus } from "../helpers/cli.js";
+import { inTerminal as startTerminal } from "../fixtures/terminal.js";
 import { isRunning } from "../fixtures/tree-harness.js";
 import {
   agentCommand,
@@ -23,35 +23,15 @@ import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
 
+/** `bash -c 'ralph ARGS; echo AFTER'` on a fresh pseudo-terminal, ended at cleanup. */
+function inTerminal(cwd: string, ralphArgs: string[]) {
+  const terminal = startTerminal(cwd, ralphArgs);
+  cleanup.pid(identify(terminal.pty.pid));
+  return terminal;
+}
+
 const SIGINT = 2;
 const CTRL_C = "\x03";
-
-interface Terminal {
-  pty: IPty;
-  running(): boolean;
-  output(): string;
-  exited: Promise<{ exitCode: number; signal: number | undefined; at: number }>;
-}
-
-/** Runs `bash -c 'ralph ARGS; echo AFTER'` on a fresh pseudo-terminal (bash is its session leader). */
-function inTerminal(cwd: string, ralphArgs: string[]): Terminal {
-  const pty = spawn("bash", ["-c", '"$0" "$@"; echo AFTER', process.execPath, RALPH, ...ralphArgs], {
-    cwd,
-    env: cleanEnv() as Record<string, string>,
-    cols: 200,
-    rows: 50,
-    name: "xterm",
-  });
-  cleanup.pid(identify(pty.pid));
-  let output = "";
-  pty.onData((data) => (output += data));
-  const exited = new Promise<{ exitCode: number; signal: number | undefined; at: number }>((resolve) =>
-    pty.onExit(({ exitCode, signal }) => resolve({ exitCode, signal, at: performance.now() })),
-  );
-  let running = true;
-  void exited.then(() => (running = false));
-  return { pty, running: () => running, output: () => output, exited };
-}
 
 describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
   for (const live of [false, true]) {

@@ -88,6 +88,34 @@ describe("command notifications", () => {
   });
 });
 
+describe("a signal during drain()", () => {
+  test("cuts a long drain short: the wait ends within the hurry bound once the signal aborts", async () => {
+    const pids = join(dir, "hurry.pids");
+    const { notifier, failures } = notifierFor([node(HANG, pids)], { command: { limitMs: 60_000, graceMs: 5000 } });
+    notifier.notify(runEnded());
+    const tree = await hangingTree(pids);
+    const signal = new AbortController();
+    const started = performance.now();
+    setTimeout(() => signal.abort(), 100);
+    const report = await notifier.drain(20_000, { signal: signal.signal, withinMs: 300 });
+    const took = performance.now() - started;
+    assert.deepEqual(report, { settled: 0, abandoned: 1 });
+    assert.ok(took < 3000, `drain took ${Math.round(took)} ms with a 20 s bound, hurried after 100 ms to 300 ms`);
+    assert.match(failures[0]?.error ?? "", /^abandoned: the run was exiting/);
+    assert.deepEqual(tree.map(processAlive), [false, false]);
+  });
+
+  test("control: without the signal the same drain waits for its bound", async () => {
+    const pids = join(dir, "patient.pids");
+    const { notifier } = notifierFor([node(HANG, pids)], { command: { limitMs: 60_000, graceMs: 5000 } });
+    notifier.notify(runEnded());
+    await hangingTree(pids);
+    const started = performance.now();
+    await notifier.drain(1500, { signal: new AbortController().signal, withinMs: 300 });
+    assert.ok(performance.now() - started >= 1450, "the drain waited its whole bound");
+  });
+});
+
 describe("desktop notifications", () => {
   function fakeNotifier(name: string): { path: string; out: string } {
     const bin = mkdtempSync(join(dir, "bin-"));

@@ -122,7 +122,8 @@ describe("the event payload schema", () => {
       { ...base, type: "waiting_limit", iteration: 2, message: "limit", reset_at: null, resume_at: "2026-01-01T01:00:00.000Z" },
       { ...base, type: "needs_human", question: "Which port?", iteration: 4 },
       { ...base, type: "notification_failed", target: "desktop", event: "run_ended", error: "x", attempts: 0 },
-      { ...base, type: "iteration_started", iteration: 1 },
+      { ...base, type: "iteration_started", iteration: 1, task: null },
+      { ...base, type: "agent_lingered", iteration: 1, agent: "claude", linger_ms: 10000 },
     ];
     for (const event of good) assert.ok(validate(event), `${event.type}: ${JSON.stringify(validate.errors)}`);
     assert.equal(validate({ ...base, type: "run_ended", reason: "DONE" }), false, "run_ended needs exit_code");

@@ -7,7 +7,21 @@ import { parseSavedSettings } from "../../src/config/saved-settings.js";
 const FILE = ".ralph/runs/r/settings.json";
 
 test("a file ralph run wrote reads back as the same settings", () => {
-  const settings = { ...defaultSettings(), agent: "command" as const, agentCmd: ["sh", "-c", "true"], maxCostUsd: 2.5, checks: ["npm test"] };
+  const settings = {
+    ...defaultSettings(),
+    agent: "command" as const,
+    agentCmd: ["sh", "-c", "true"],
+    maxCostUsd: 2.5,
+    checks: ["npm test"],
+    lingerMs: 3000,
+    fallbackAgents: ["codex" as const, "demo" as const],
+    maxWaitMs: 60_000,
+    notifyTargets: [
+      { kind: "webhook" as const, url: "https://hooks.example.org/x?token=t", format: "slack" as const, events: ["run_ended" as const] },
+      { kind: "command" as const, argv: ["./notify.sh", "a b"], events: ["stalled" as const, "needs_human" as const] },
+      { kind: "desktop" as const, events: ["waiting_limit" as const] },
+    ],
+  };
   assert.deepEqual(parseSavedSettings(JSON.stringify(settings), FILE), { ok: true, settings });
 });
 
@@ -23,6 +37,8 @@ test("a wrong value is refused with the file and the setting named", () => {
     [{ graceMs: -1 }, "graceMs"],
     [{ agentCmd: "sh -c true" }, "agentCmd"],
     [{ onLimit: "retry" }, "onLimit"],
+    [{ fallbackAgents: ["command"] }, "fallbackAgents.0"],
+    [{ notifyTargets: [{ kind: "webhook", url: "ftp://x", format: "json", events: ["run_ended"] }] }, "notifyTargets.0.url"],
   ] as const) {
     const parsed = parseSavedSettings(JSON.stringify(value), FILE);
     assert.equal(parsed.ok, false, JSON.stringify(value));

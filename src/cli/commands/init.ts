@@ -29,6 +29,17 @@ max_failures: 3             # consecutive failed iterations before FAILED
 
 # Extra arguments for the agent CLI, e.g. ask before edits instead of skipping permission prompts:
 # agent_args: ["--permission-mode", "acceptEdits"]
+
+# Where to hear about the run (default events: run_ended, waiting_limit, needs_human, stalled):
+# notify:
+#   - desktop: true
+#   - webhook: https://hooks.slack.com/services/...
+#     format: slack
+#     events: [run_ended, needs_human]
+
+# Another agent for the iterations while this one waits out a usage limit resetting more than max_wait away:
+# fallback_agent: [codex]
+# max_wait: 15m
 `,
   "TASKS.md": `# Tasks
 

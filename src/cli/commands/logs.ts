@@ -45,7 +45,12 @@ function showIteration(projectDir: string, id: string, raw: string): number {
   const file = paths.iterationLog(parsed.value);
   if (!existsSync(file)) throw new UsageError(`--iteration ${parsed.value}: run ${id} has no output for that iteration (see ralph logs ${id})`);
   const { status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-  const agent = (AGENT_NAMES as readonly string[]).includes(status?.agent ?? "") ? (status?.agent as AgentName) : "command";
+  // A fallback agent may have run this iteration: its iteration_started event says which agent did.
+  const started = runLogReader(paths)().flatMap((entry) =>
+    "event" in entry && entry.event.type === "iteration_started" && entry.event.iteration === parsed.value ? [entry.event.agent] : [],
+  );
+  const named = started.at(-1) ?? status?.agent ?? "";
+  const agent = (AGENT_NAMES as readonly string[]).includes(String(named)) ? (named as AgentName) : "command";
   const parser = adapterFor(agent).parser({ prompt: "" });
   const out: string[] = [iterationHeader({ iteration: parsed.value } as unknown as RunEvent, status?.max_iterations ?? 0)];
   for (const line of readFileSync(file, "utf8").split("\n")) {

@@ -4,6 +4,7 @@ import { readRegular, RunFileError } from "../../store/regular-file.js";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
+import { notifyTargetsFromFlags, notifyTargetsFromRalphYaml } from "../../notify/notify-config.js";
 import type { RunSettings } from "../../config/run-options.js";
 import { givenFlags } from "../run-flags.js";
 import { resolveSettings } from "../../config/resolve-settings.js";
@@ -22,8 +23,19 @@ import { childRun } from "../child-settings.js";
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
   const yaml = loadRalphYaml(join(projectDir, "ralph.yaml"));
   if (!yaml.ok) throw new UsageError(yaml.message);
-  const resolved = resolveSettings(givenFlags(command), env, yaml.defaults);
+  const flags = givenFlags(command);
+  const resolved = resolveSettings(flags, env, yaml.defaults);
   if (!resolved.ok) throw new UsageError(resolved.message);
+  // ralph.yaml's targets and the flags' targets all hear their events: a flag adds a target, it replaces none.
+  const fromYamlTargets = notifyTargetsFromRalphYaml(yaml.defaults);
+  if (!fromYamlTargets.ok) throw new UsageError(fromYamlTargets.message);
+  const fromFlags = notifyTargetsFromFlags({
+    notify: flags.get("--notify") as string[] | undefined,
+    webhook: flags.get("--webhook") as string[] | undefined,
+    webhookFormat: flags.get("--webhook-format") as string | undefined,
+  });
+  if (!fromFlags.ok) throw new UsageError(fromFlags.message);
+  const notifyTargets = [...fromYamlTargets.targets, ...fromFlags.targets];
   const fromYaml = yaml.defaults.values.get("completion_criteria");
   let criteria: Criterion[] = [];
   if (fromYaml) {
@@ -31,7 +43,7 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     if (!parsed.ok) throw new UsageError(parsed.message);
     criteria = parsed.criteria;
   }
-  return { settings: resolved.settings, criteria };
+  return { settings: { ...resolved.settings, notifyTargets }, criteria };
 }
 
 /** The largest prompt file ralph reads (Gemini CLI, for one, takes at most 8 MB on stdin). */
@@ -62,6 +74,8 @@ export function settleAgent(settings: RunSettings, trailing: string[] | null, ag
   }
   const agent = agentCmd ? "command" : settings.agent;
   if (agent === "command" && !agentCmd) throw new UsageError("--agent command needs --agent-cmd CMD or -- CMD ARGS");
+  const repeated = settings.fallbackAgents.find((name, i) => name === agent || settings.fallbackAgents.indexOf(name) !== i);
+  if (repeated) throw new UsageError(`--fallback-agent: expected agents other than the main one and each other, got ${repeated} twice`);
   return { ...settings, agent, agentCmd };
 }
 
