@@ -32,7 +32,7 @@ function runFiles(list, env) {
 
 // The default supervision here is the first that works (a cgroup where one is writable); the tests of
 // ending process trees run a second time with the subreaper forced, so both modes stay covered.
-const SUPERVISION_FILES = ["e2e/tree-cleanup", "e2e/pid1", "e2e/signals", "e2e/exit-paths"];
+const SUPERVISION_FILES = ["e2e/tree-cleanup", "e2e/pid1", "e2e/signals", "e2e/exit-paths", "e2e/linger"];
 // Tests read ralph's words, not its colours: picocolors colours output whenever CI or FORCE_COLOR is set,
 // even into a pipe, so the tests run with NO_COLOR (which it honours first).
 const base = { ...process.env, NO_COLOR: "1" };

@@ -1,11 +1,12 @@
 // status.json as the engine's machine implies it: the one place a live run's status is derived.
+import type { AgentName } from "../agents/types.js";
 import type { RunActivity, RunStatus } from "../store/status-file.js";
 import type { Machine, Phase } from "./phase.js";
 
 /** The status fields a live run's machine determines (the ending fields are written by finishRun). */
 export type StatusPatch = Pick<
   RunStatus,
-  "state" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer"
+  "state" | "agent" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer"
 >;
 
 /** What status.json says for the machine. */
@@ -13,6 +14,8 @@ export function statusOf(machine: Machine): StatusPatch {
   const { tally, phase } = machine;
   return {
     state: activityOf(phase),
+    // A fallback agent is named while its iteration is under way; between iterations, the run's own agent.
+    agent: "attempt" in phase ? phase.attempt.agent : (machine.config.agents[0] as AgentName),
     iteration: tally.iteration,
     max_iterations: machine.plan.maxIterations,
     calls: tally.calls,

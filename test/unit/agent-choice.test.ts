@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { chooseAfterLimit, pickAgent } from "../../src/engine/agent-choice.js";
 import type { Input, Machine, Phase, Step } from "../../src/engine/phase.js";
+import { statusOf } from "../../src/engine/status-of.js";
 import { step } from "../../src/engine/step.js";
 import { ATTEMPT, finished, machine } from "../fixtures/engine-machine.js";
 
@@ -70,5 +71,12 @@ describe("fallback agents in the engine", () => {
     assert.equal(pickAgent(config, { claude: 10_000 }, 10_000), "claude");
     assert.equal(pickAgent(config, { claude: 10_000, codex: 5_000, gemini: 7_000 }, 1_000), "codex");
     assert.deepEqual(chooseAfterLimit(config, { claude: 10_000, codex: 20_000 }, 10_000, 0), { kind: "switch", to: "gemini" });
+  });
+
+  test("status.json names the fallback while its iteration runs, and the run's own agent between iterations", () => {
+    const onFallback = withChain(0);
+    const fallback: Machine = { ...onFallback, phase: { id: "running", attempt: { ...ATTEMPT, agent: "codex" }, resultSeen: false } };
+    assert.equal(statusOf(fallback).agent, "codex");
+    assert.equal(statusOf({ ...onFallback, phase: { id: "boundary" } }).agent, "claude");
   });
 });
