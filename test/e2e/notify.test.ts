@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, fakeAgent, fakeClaudeEnv, readEvents, readStatus, runRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, fakeClaudeEnv, finishWithin, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 import { startReceiver, type Received } from "../fixtures/notify-harness.js";
 import type { FakeHttpServer, RequestLog } from "../fixtures/fake-http.js";
 import { identify, within } from "../fixtures/e2e-harness.js";
@@ -14,6 +14,7 @@ import { inTerminal } from "../fixtures/terminal.js";
 
 const project = tempProjects("ralph-notify-e2e-");
 const cleanup = cleanupAfterTests();
+const start = trackedStarts();
 const runDir = (dir: string) => join(dir, ".ralph", "runs", "c");
 const schema = JSON.parse(readFileSync(new URL("../../../schemas/event.schema.json", import.meta.url), "utf8")) as object;
 const validate = new Ajv2020({ strict: false }).compile(schema);
@@ -51,6 +52,22 @@ describe("notifications from a run", () => {
     assert.equal(sent[1]?.reason, "MAX_ITERATIONS");
     assertSchema(recorded);
     assert.equal(recorded.filter((event) => event.type === "notification_failed").length, 0);
+  });
+
+  test("an agent's question reaches the default targets as needs_human while the run waits; the answer lets it end", async () => {
+    const dir = project();
+    const hook = await receiver(() => 200);
+    const agent = fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2");
+    const run = start(dir, ["run", "--name", "c", "-n", "3", "--completion-promise", "FIN", "--webhook", `${hook.base}/hook`, "go", ...agent]);
+    await waitUntil(() => typesOf(hook.log).includes("needs_human"), "the needs_human notification");
+    assert.equal(readStatus(runDir(dir)).state, "needs_human", "delivered while the run waits for its answer");
+    const question = bodies(hook.log).find((body) => body.type === "needs_human");
+    assert.deepEqual([question?.iteration, question?.question], [1, "Which database?"]);
+    const answered = await runRalph(["answer", "c", "Postgres"], dir);
+    assert.equal(answered.code, 0, answered.stderr);
+    const result = await finishWithin(run, 20_000);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(typesOf(hook.log), ["needs_human", "run_ended"]);
   });
 
   test("a 503 is retried and the second try delivers; nothing is recorded as failed", async () => {
