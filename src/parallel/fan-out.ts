@@ -12,6 +12,7 @@ import type { RunSettings } from "../config/run-options.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
+import { startNotifications } from "../engine/run-notifications.js";
 
 /** What to fan out. */
 export interface FanOutOptions {
@@ -54,7 +55,11 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     costUsd: previous?.cost_usd,
     startedAt: previous?.started_at,
   });
-  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, io.listener, io.now, new Redactor(io.env));
+  // The parent's own events (its start, its children, its end) go to the same targets as any run's.
+  const targets = settings.notifyTargets;
+  const notifications = targets.length > 0 ? startNotifications(targets, io.listener, { cwd: projectDir, env: io.env }) : null;
+  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
+  notifications?.attach(record);
   record.guard.reserve();
   record.event({ type: "run_started", agent: settings.agent, max_iterations: options.plan.maxIterations, cwd: projectDir, parallel: settings.parallel, continued_from_iteration: previous?.iteration ?? null });
   record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}`);
@@ -182,5 +187,9 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     io.signals.interrupted.removeEventListener("abort", onSignal);
     io.signals.urgent.removeEventListener("abort", onSignal);
   }
-  return finishRun(record, ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" }, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
+  const final = ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" };
+  const result = finishRun(record, final, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
+  // The run_ended notification is on its way: give it a bounded time to arrive.
+  await notifications?.drain(final, io.signals.interrupted);
+  return result;
 }
