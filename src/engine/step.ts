@@ -26,7 +26,7 @@
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
-import { describeTask, firstIncomplete } from "../judge/tasks.js";
+import { describeTask, firstIncomplete, type Task } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
@@ -81,10 +81,15 @@ function atBoundary(machine: Machine, input: Input): Step {
   }
 }
 
+/** With --task: that task in the task list as last read (undefined without --task, or when it is not there). */
+function onlyTask(machine: Machine): Task | undefined {
+  const { tasks: list, config } = machine;
+  return config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+}
+
 /** With --task: DONE once that task is marked done in the task list as last read, else null. */
 function taskFinished(machine: Machine): Ending | null {
-  const { tasks: list, config } = machine;
-  const mine = config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+  const mine = onlyTask(machine);
   return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
 }
 
@@ -93,7 +98,7 @@ function startIteration(machine: Machine, nowMs: number): Step {
   const list = machine.tasks;
   const file = machine.plan.tasks ?? "the task list";
   const only = machine.config.onlyTask;
-  const mine = only && list?.ok ? list.tasks.find((candidate) => candidate.id === only) : undefined;
+  const mine = onlyTask(machine);
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
