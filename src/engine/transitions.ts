@@ -54,19 +54,19 @@ function applyDesired(machine: Machine, input: Input & { type: "desired" }): { m
 }
 
 /** A new plan applied; `active: false` ends the run (with `onStop` recorded too). */
-export function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
+function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
   const next = applyDesired(machine, input);
   if (!next.machine.plan.active) return end(next.machine, INACTIVE, [...next.entries, ...onStop]);
   return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
 }
 
 /** STOPPED for a STOP file; null to go on. */
-export function stopOf(input: Input & { type: "sentinel" }): Ending | null {
+function stopOf(input: Input & { type: "sentinel" }): Ending | null {
   return input.stop ? { reason: "STOPPED", detail: input.stopNow ? "stop --now requested" : "STOP file present" } : null;
 }
 
 /** How `active: false` in state.md ends a run. */
-export const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
+const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
 
 /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
 export function limitReached(machine: Machine, nowMs: number): Ending | null {
