@@ -20,20 +20,20 @@
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
 //   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
+//   needsHuman -- with --task: that task marked done --> [ended] (DONE; the question is dropped unanswered)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //   running -- a usage limit resetting later than --max-wait, a fallback agent free --> [boundary] (same iteration)
 //
 // A trusted plan change (`ralph set`, a tightening) is applied in any phase; active: false acts at a boundary.
 // A signal is one transition: from running or judging to ending (the agent's tree or the checks are ended,
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
-import { describeTask, firstIncomplete, type Task } from "../judge/tasks.js";
+import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
-import type { Ending } from "../run/finish-run.js";
 import { whileNeedsHuman } from "./questions.js";
-import { betweenIterations, end, interrupted, limitReached, logs, onTrustedPlan, stay, to, writeFailed } from "./transitions.js";
+import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -79,18 +79,6 @@ function atBoundary(machine: Machine, input: Input): Step {
     default:
       return stay(machine);
   }
-}
-
-/** With --task: that task in the task list as last read (undefined without --task, or when it is not there). */
-function onlyTask(machine: Machine): Task | undefined {
-  const { tasks: list, config } = machine;
-  return config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
-}
-
-/** With --task: DONE once that task is marked done in the task list as last read, else null. */
-function taskFinished(machine: Machine): Ending | null {
-  const mine = onlyTask(machine);
-  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
 }
 
 /** Limits, then the task, then the agent. */

@@ -1,4 +1,5 @@
 // Transitions several phases share: ending the run, applying a new plan, the limits, going on to the next boundary.
+import { describeTask, type Task } from "../judge/tasks.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Input, Machine, Phase, Step } from "./phase.js";
@@ -108,4 +109,16 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
     default:
       return null;
   }
+}
+
+/** With --task: that task in the task list as last read (undefined without --task, or when it is not there). */
+export function onlyTask(machine: Machine): Task | undefined {
+  const { tasks: list, config } = machine;
+  return config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+}
+
+/** With --task: DONE once that task is marked done in the task list as last read, else null. */
+export function taskFinished(machine: Machine): Ending | null {
+  const mine = onlyTask(machine);
+  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
 }
