@@ -8,6 +8,7 @@ import { RunRecord } from "../run/run-record.js";
 import type { Plan } from "../store/plan-file.js";
 import { Redactor } from "../redact/redactor.js";
 import { runPaths } from "../store/run-paths.js";
+import { openQuestion } from "../store/list-runs.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
@@ -78,6 +79,17 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const onSignal = () => wake();
   io.signals.interrupted.addEventListener("abort", onSignal);
   io.signals.urgent.addEventListener("abort", onSignal);
+
+  // The children's open questions already told (a child prints nothing where a person looks: its parent says it).
+  const told = new Map<string, string>();
+  const tellQuestions = () => {
+    for (const childId of running.keys()) {
+      const question = openQuestion(io.readChildStatus(childId));
+      if (question === null || told.get(childId) === question) continue;
+      told.set(childId, question);
+      record.log(`child ${childId} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${childId} TEXT`);
+    }
+  };
 
   const spent = () => spentBefore + [...ended.values()].reduce((sum, child) => sum + child.costUsd, 0) + [...running.keys()].reduce((sum, id) => sum + (io.readChildStatus(id)?.cost_usd ?? 0), 0);
 
@@ -173,6 +185,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         }
       }
       if (ending) passOn(ending);
+      else tellQuestions();
       record.update({ state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
       if (ending && running.size === 0) break;
       await new Promise<void>((done) => {

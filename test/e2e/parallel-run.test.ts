@@ -142,7 +142,9 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
     const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "3", "--name", "q", "--notify", command, "work", "--", process.execPath, agent], repo, env());
     let result;
     try {
-      await pollUntil(() => existsSync(join(runDir(repo, "q-1"), "status.json")) && typeof readStatus(runDir(repo, "q-1")).question === "string", "the child to ask", 20_000);
+      // The parent tells where a person looks that its child waits (the child itself prints nowhere).
+      const parentLog = join(runDir(repo, "q"), "run.log");
+      await pollUntil(() => existsSync(parentLog) && readFileSync(parentLog, "utf8").includes("child q-1 asks"), "the parent to say its child asks", 20_000);
       const answered = await runRalph(["answer", "Yes, go on"], repo, env());
       assert.equal(answered.code, 0, answered.stderr + answered.stdout);
       assert.match(answered.stdout, /q-1/);
@@ -151,6 +153,7 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
       if (parent.child.exitCode === null && parent.child.signalCode === null) parent.child.kill("SIGTERM");
     }
     assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, /child q-1 asks: "May I do US-1\?"; it waits for: ralph answer q-1 TEXT/);
     assert.deepEqual(passes(repo), { "US-1": true });
     const heard = readFileSync(notified, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
     // The child's question and both endings: the parent's exactly as in its events.jsonl.
