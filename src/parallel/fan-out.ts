@@ -75,6 +75,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const spentBefore = previous?.cost_usd ?? 0;
   let ending: Ending | null = null;
   let paused = false;
+  let lastShown = "";
   let wake: () => void = () => undefined;
   const onSignal = () => wake();
   io.signals.interrupted.addEventListener("abort", onSignal);
@@ -186,7 +187,11 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       }
       if (ending) passOn(ending);
       else tellQuestions();
-      record.update({ state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
+      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` } as const;
+      // status.json is replaced only when it would say something new; the heartbeat keeps updated_at fresh.
+      const shown = JSON.stringify(patch);
+      if (shown !== lastShown) record.update(patch);
+      lastShown = shown;
       if (ending && running.size === 0) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);
