@@ -3,7 +3,7 @@
 import type { Fingerprint } from "../judge/progress-fingerprint.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Input, Machine, Step, Tally } from "./phase.js";
-import { betweenIterations, logs, stay, to } from "./transitions.js";
+import { betweenIterations, end, logs, stay, taskFinished, to } from "./transitions.js";
 
 /** judging → needsHuman: the question is published and kept (status.json) until a person answers it. */
 export function askPerson(machine: Machine, iteration: number, question: string, tally: Tally, entries: RecordEntry[], fingerprint: Fingerprint | null): Step {
@@ -22,8 +22,18 @@ export function askPerson(machine: Machine, iteration: number, question: string,
   return { machine: to(machine, { id: "needsHuman" }, { tally: waiting }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
 }
 
-/** Waiting for a person: only an answer (or what ends any wait) moves on; PAUSE is seen once answered. */
+/**
+ * Waiting for a person: only an answer (or what ends any wait) moves on; PAUSE is seen once answered. With
+ * --task, the asking iteration having marked that task done ends the run DONE, as at a boundary: an answer
+ * could only reach an iteration that never starts, so nobody is kept waiting for one.
+ */
 export function whileNeedsHuman(machine: Machine, input: Input): Step {
+  const finished = input.type === "sentinel" ? taskFinished(machine) : null;
+  if (finished) {
+    const dropped = machine.tally.question;
+    const tally = { ...machine.tally, question: null, answer: null };
+    return end(to(machine, machine.phase, { tally }), finished, dropped ? logs(`the question of iteration ${dropped.iteration} is left unanswered: its task is done`) : []);
+  }
   const common = betweenIterations(machine, input);
   if (common) return common;
   const { question } = machine.tally;

@@ -6,9 +6,9 @@ import type { RecordListener, RunRecord } from "../run/run-record.js";
 import type { Ending } from "../run/finish-run.js";
 
 /** How long the last notifications may take before the runner exits. */
-export const DRAIN_MS = 5000;
+const DRAIN_MS = 5000;
 /** ...once a signal asked the runner to stop (so Ctrl-C stays prompt). */
-export const DRAIN_AFTER_SIGNAL_MS = 1000;
+const DRAIN_AFTER_SIGNAL_MS = 1000;
 
 /** A run's notifications: the listener to record through, and the wait at the end. */
 export interface RunNotifications {

@@ -20,6 +20,7 @@
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
 //   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
+//   needsHuman -- with --task: that task marked done --> [ended] (DONE; the question is dropped unanswered)
 //   running -- agent missing, or a usage limit with --on-limit stop --> [ended] (FAILED)
 //   running -- a usage limit resetting later than --max-wait, a fallback agent free --> [boundary] (same iteration)
 //
@@ -31,9 +32,8 @@ import { buildPrompt } from "../run/build-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
-import type { Ending } from "../run/finish-run.js";
 import { whileNeedsHuman } from "./questions.js";
-import { betweenIterations, end, interrupted, limitReached, logs, onTrustedPlan, stay, to, writeFailed } from "./transitions.js";
+import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -81,19 +81,12 @@ function atBoundary(machine: Machine, input: Input): Step {
   }
 }
 
-/** With --task: DONE once that task is marked done in the task list as last read, else null. */
-function taskFinished(machine: Machine): Ending | null {
-  const { tasks: list, config } = machine;
-  const mine = config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
-  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
-}
-
 /** Limits, then the task, then the agent. */
 function startIteration(machine: Machine, nowMs: number): Step {
   const list = machine.tasks;
   const file = machine.plan.tasks ?? "the task list";
   const only = machine.config.onlyTask;
-  const mine = only && list?.ok ? list.tasks.find((candidate) => candidate.id === only) : undefined;
+  const mine = onlyTask(machine);
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;

@@ -1,4 +1,5 @@
 // Transitions several phases share: ending the run, applying a new plan, the limits, going on to the next boundary.
+import { describeTask, type Task } from "../judge/tasks.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Input, Machine, Phase, Step } from "./phase.js";
@@ -54,19 +55,19 @@ function applyDesired(machine: Machine, input: Input & { type: "desired" }): { m
 }
 
 /** A new plan applied; `active: false` ends the run (with `onStop` recorded too). */
-export function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
+function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop: RecordEntry[] = []): Step {
   const next = applyDesired(machine, input);
   if (!next.machine.plan.active) return end(next.machine, INACTIVE, [...next.entries, ...onStop]);
   return { machine: next.machine, effects: next.entries.length > 0 ? [{ kind: "record", entries: next.entries }] : [] };
 }
 
 /** STOPPED for a STOP file; null to go on. */
-export function stopOf(input: Input & { type: "sentinel" }): Ending | null {
+function stopOf(input: Input & { type: "sentinel" }): Ending | null {
   return input.stop ? { reason: "STOPPED", detail: input.stopNow ? "stop --now requested" : "STOP file present" } : null;
 }
 
 /** How `active: false` in state.md ends a run. */
-export const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
+const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
 
 /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
 export function limitReached(machine: Machine, nowMs: number): Ending | null {
@@ -108,4 +109,16 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
     default:
       return null;
   }
+}
+
+/** With --task: that task in the task list as last read (undefined without --task, or when it is not there). */
+export function onlyTask(machine: Machine): Task | undefined {
+  const { tasks: list, config } = machine;
+  return config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
+}
+
+/** With --task: DONE once that task is marked done in the task list as last read, else null. */
+export function taskFinished(machine: Machine): Ending | null {
+  const mine = onlyTask(machine);
+  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
 }

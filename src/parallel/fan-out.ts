@@ -8,10 +8,12 @@ import { RunRecord } from "../run/run-record.js";
 import type { Plan } from "../store/plan-file.js";
 import { Redactor } from "../redact/redactor.js";
 import { runPaths } from "../store/run-paths.js";
+import { openQuestion } from "../store/list-runs.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
+import { startNotifications } from "../engine/run-notifications.js";
 
 /** What to fan out. */
 export interface FanOutOptions {
@@ -54,7 +56,11 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     costUsd: previous?.cost_usd,
     startedAt: previous?.started_at,
   });
-  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, io.listener, io.now, new Redactor(io.env));
+  // The parent's own events (its start, its children, its end) go to the same targets as any run's.
+  const targets = settings.notifyTargets;
+  const notifications = targets.length > 0 ? startNotifications(targets, io.listener, { cwd: projectDir, env: io.env }) : null;
+  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
+  notifications?.attach(record);
   record.guard.reserve();
   record.event({ type: "run_started", agent: settings.agent, max_iterations: options.plan.maxIterations, cwd: projectDir, parallel: settings.parallel, continued_from_iteration: previous?.iteration ?? null });
   record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}`);
@@ -69,10 +75,22 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const spentBefore = previous?.cost_usd ?? 0;
   let ending: Ending | null = null;
   let paused = false;
+  let lastShown = "";
   let wake: () => void = () => undefined;
   const onSignal = () => wake();
   io.signals.interrupted.addEventListener("abort", onSignal);
   io.signals.urgent.addEventListener("abort", onSignal);
+
+  // The children's open questions already told (a child prints nothing where a person looks: its parent says it).
+  const told = new Map<string, string>();
+  const tellQuestions = () => {
+    for (const childId of running.keys()) {
+      const question = openQuestion(io.readChildStatus(childId));
+      if (question === null || told.get(childId) === question) continue;
+      told.set(childId, question);
+      record.log(`child ${childId} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${childId} TEXT`);
+    }
+  };
 
   const spent = () => spentBefore + [...ended.values()].reduce((sum, child) => sum + child.costUsd, 0) + [...running.keys()].reduce((sum, id) => sum + (io.readChildStatus(id)?.cost_usd ?? 0), 0);
 
@@ -168,7 +186,12 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         }
       }
       if (ending) passOn(ending);
-      record.update({ state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` });
+      else tellQuestions();
+      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` } as const;
+      // status.json is replaced only when it would say something new; the heartbeat keeps updated_at fresh.
+      const shown = JSON.stringify(patch);
+      if (shown !== lastShown) record.update(patch);
+      lastShown = shown;
       if (ending && running.size === 0) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);
@@ -182,5 +205,9 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     io.signals.interrupted.removeEventListener("abort", onSignal);
     io.signals.urgent.removeEventListener("abort", onSignal);
   }
-  return finishRun(record, ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" }, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
+  const final = ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" };
+  const result = finishRun(record, final, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
+  // The run_ended notification is on its way: give it a bounded time to arrive.
+  await notifications?.drain(final, io.signals.interrupted);
+  return result;
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../exit/exit-reasons.js";
 
 /** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
-export const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", ...EXIT_REASONS] as const;
+const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", ...EXIT_REASONS] as const;
 
 /** One run in `ralph list --json`. */
 export const runSummarySchema = z.object({

@@ -121,6 +121,47 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
     assert.deepEqual(readEvents(runDir(repo, "z")).filter((event) => event.type === "child_started").map((event) => event.child), ["z-1", "z-2", "z-3"]);
   });
 
+  test("a child that asks waits for ralph answer (given no RUN); the parent's own events reach its --notify targets", async () => {
+    const repo = storiesRepo({ "prd.json": `${JSON.stringify({ userStories: [{ id: "US-1", title: "one", passes: false }] }, null, 2)}\n` });
+    const notified = join(repo, "..", `${repo.split("/").pop()}-notified.jsonl`);
+    const command = `${process.execPath} -e "require('fs').appendFileSync(process.argv[1], require('fs').readFileSync(0) + '\\n')" ${notified}`;
+    // Iteration 1 of each child asks; its second iteration marks its story done.
+    const agent = join(repo, "..", `${repo.split("/").pop()}-agent.cjs`);
+    writeFileSync(
+      agent,
+      `const fs = require("fs"); let prompt = "";
+process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
+  const id = /## Current task\\n\\n([^:\\n]+):/.exec(prompt)[1];
+  if (!prompt.includes("Yes, go on")) { console.log("<ask>May I do " + id + "?</ask>"); return; }
+  const prd = JSON.parse(fs.readFileSync("prd.json", "utf8"));
+  for (const story of prd.userStories) if (story.id === id) story.passes = true;
+  fs.writeFileSync("prd.json", JSON.stringify(prd, null, 2) + "\\n");
+  console.log("did " + id);
+});`,
+    );
+    const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "3", "--name", "q", "--notify", command, "work", "--", process.execPath, agent], repo, env());
+    let result;
+    try {
+      // The parent tells where a person looks that its child waits (the child itself prints nowhere).
+      const parentLog = join(runDir(repo, "q"), "run.log");
+      await pollUntil(() => existsSync(parentLog) && readFileSync(parentLog, "utf8").includes("child q-1 asks"), "the parent to say its child asks", 20_000);
+      const answered = await runRalph(["answer", "Yes, go on"], repo, env());
+      assert.equal(answered.code, 0, answered.stderr + answered.stdout);
+      assert.match(answered.stdout, /q-1/);
+      result = await parent.done;
+    } finally {
+      if (parent.child.exitCode === null && parent.child.signalCode === null) parent.child.kill("SIGTERM");
+    }
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, /child q-1 asks: "May I do US-1\?"; it waits for: ralph answer q-1 TEXT/);
+    assert.deepEqual(passes(repo), { "US-1": true });
+    const heard = readFileSync(notified, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The child's question and both endings: the parent's exactly as in its events.jsonl.
+    assert.deepEqual(heard.filter((event) => event.type === "needs_human").map((event) => [event.run, event.question]), [["q-1", "May I do US-1?"]]);
+    assert.deepEqual(heard.filter((event) => event.type === "run_ended").map((event) => event.run).sort(), ["q", "q-1"]);
+    assert.deepEqual(heard.find((event) => event.run === "q" && event.type === "run_ended"), readEvents(runDir(repo, "q")).find((event) => event.type === "run_ended"));
+  });
+
   test("usage errors: --parallel without --tasks, or with a task list HEAD does not hold: exit 2, nothing created", async () => {
     const repo = storiesRepo();
     const noTasks = await runRalph(["run", "--agent", "demo", "--parallel", "2", "work"], repo, env());

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, FAKE_AGENT, runRalph, startRalph, tempProject, waitForFile } from "../helpers/cli.js";
+import { pollUntil } from "../fixtures/e2e-harness.js";
 import { checkoutSnapshot, git, isolateGitConfig, STORIES, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -130,6 +131,26 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     // Known-false control: the same repository runs once nothing needs an author.
     const off = await runRalph(["run", "--worktree", "--commit", "off", "--name", "x", "-n", "1", "work", ...agent()], repo, env());
     assert.equal(off.code, 3, off.stderr);
+  });
+
+  test("an agent that asks in a worktree: the run waits on its branch, ralph answer resumes it, the answer reaches the worktree's next prompt", async () => {
+    const repo = storiesRepo();
+    const record = join(repo, "..", `${repo.split("/").pop()}-prompts`);
+    const run = startRalph(["run", "--worktree", "--name", "w", "-n", "3", "--completion-promise", "FIN", "work", ...agent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")], repo, env());
+    try {
+      const status = join(repo, ".ralph", "runs", "w", "status.json");
+      await pollUntil(() => existsSync(status) && JSON.parse(readFileSync(status, "utf8")).state === "needs_human", "the run to wait for an answer", 20_000);
+      assert.equal(JSON.parse(readFileSync(status, "utf8")).branch, "ralph/w");
+      const answered = await runRalph(["answer", "w", "Postgres"], repo, env());
+      assert.equal(answered.code, 0, answered.stderr + answered.stdout);
+      const result = await run.done;
+      assert.equal(result.code, 0, result.stderr + result.stdout);
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGTERM");
+    }
+    assert.deepEqual(events(repo, "w").filter((event) => event.type === "answered").map((event) => event.answer), ["Postgres"]);
+    assert.match(readFileSync(record, "utf8"), /Which database\?[\s\S]*Postgres/);
+    assert.equal(git(repo, "rev-parse", "--abbrev-ref", "HEAD"), "main");
   });
 
   test("not a repository, a taken branch, --commit without --worktree, a task list missing from HEAD: exit 2, nothing created", async () => {

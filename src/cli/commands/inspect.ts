@@ -136,7 +136,7 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
 }
 
 /** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */
-export function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
+function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
   const ids = new Set(runs.map((run) => run.id));
   const ordered: Array<{ run: T; depth: number }> = [];
   const visit = (run: T, depth: number) => {
