@@ -20,8 +20,9 @@ export interface RunNotifications {
   drain(ending: Ending, signal: AbortSignal): Promise<void>;
 }
 
-/** Notifications to `targets` for one run; commands run in `cwd` with `env`. */
-export function startNotifications(targets: readonly NotifyTarget[], listener: RecordListener, options: { cwd: string; env: NodeJS.ProcessEnv }): RunNotifications {
+/** Notifications to `targets` for one run (null when there are none); commands run in `cwd` with `env`. */
+export function startNotifications(targets: readonly NotifyTarget[], listener: RecordListener, options: { cwd: string; env: NodeJS.ProcessEnv }): RunNotifications | null {
+  if (targets.length === 0) return null;
   let record: RunRecord | null = null;
   const onFailure = (failure: NotificationFailure): void => {
     if (!record) return;

@@ -57,8 +57,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     startedAt: previous?.started_at,
   });
   // The parent's own events (its start, its children, its end) go to the same targets as any run's.
-  const targets = settings.notifyTargets;
-  const notifications = targets.length > 0 ? startNotifications(targets, io.listener, { cwd: projectDir, env: io.env }) : null;
+  const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env });
   const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
   notifications?.attach(record);
   record.guard.reserve();

@@ -29,6 +29,25 @@ function peakChildren(events: Array<Record<string, unknown>>): number {
   return peak;
 }
 
+
+/** A node agent that marks the story named in its prompt done in prd.json, unless `unless` (JS run first) returns. */
+function storyAgent(repo: string, unless: string): string {
+  const agent = join(repo, "..", `${repo.split("/").pop()}-agent.cjs`);
+  writeFileSync(
+    agent,
+    `const fs = require("fs"); let prompt = "";
+process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
+  const id = /## Current task\\n\\n([^:\\n]+):/.exec(prompt)[1];
+  ${unless}
+  const prd = JSON.parse(fs.readFileSync("prd.json", "utf8"));
+  for (const story of prd.userStories) if (story.id === id) story.passes = true;
+  fs.writeFileSync("prd.json", JSON.stringify(prd, null, 2) + "\\n");
+  console.log("did " + id);
+});`,
+  );
+  return agent;
+}
+
 describe("ralph run --parallel", () => {
   test("--parallel 2 over three stories: NO_WORK, three branches, the parent's prd.json complete, children listed under it", async () => {
     const repo = storiesRepo();
@@ -66,19 +85,7 @@ describe("ralph run --parallel", () => {
   test("a child that fails leaves its task pending and the parent says why (FAILED, exit 1)", async () => {
     const repo = storiesRepo();
     // An agent that does its story, except US-2, where it fails.
-    const agent = join(repo, "..", `${repo.split("/").pop()}-agent.cjs`);
-    writeFileSync(
-      agent,
-      `const fs = require("fs"); let prompt = "";
-process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
-  const id = /## Current task\\n\\n([^:\\n]+):/.exec(prompt)[1];
-  if (id === "US-2") { console.log("cannot do " + id); process.exit(1); }
-  const prd = JSON.parse(fs.readFileSync("prd.json", "utf8"));
-  for (const story of prd.userStories) if (story.id === id) story.passes = true;
-  fs.writeFileSync("prd.json", JSON.stringify(prd, null, 2) + "\\n");
-  console.log("did " + id);
-});`,
-    );
+    const agent = storyAgent(repo, `if (id === "US-2") { console.log("cannot do " + id); process.exit(1); }`);
     const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--max-failures", "1", "--name", "f", "work", "--", process.execPath, agent], repo, env());
     assert.equal(result.code, 1, result.stderr + result.stdout);
     assert.deepEqual(passes(repo), { "US-1": true, "US-2": false, "US-3": true });
@@ -126,19 +133,7 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
     const notified = join(repo, "..", `${repo.split("/").pop()}-notified.jsonl`);
     const command = `${process.execPath} -e "require('fs').appendFileSync(process.argv[1], require('fs').readFileSync(0) + '\\n')" ${notified}`;
     // Iteration 1 of each child asks; its second iteration marks its story done.
-    const agent = join(repo, "..", `${repo.split("/").pop()}-agent.cjs`);
-    writeFileSync(
-      agent,
-      `const fs = require("fs"); let prompt = "";
-process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
-  const id = /## Current task\\n\\n([^:\\n]+):/.exec(prompt)[1];
-  if (!prompt.includes("Yes, go on")) { console.log("<ask>May I do " + id + "?</ask>"); return; }
-  const prd = JSON.parse(fs.readFileSync("prd.json", "utf8"));
-  for (const story of prd.userStories) if (story.id === id) story.passes = true;
-  fs.writeFileSync("prd.json", JSON.stringify(prd, null, 2) + "\\n");
-  console.log("did " + id);
-});`,
-    );
+    const agent = storyAgent(repo, `if (!prompt.includes("Yes, go on")) { console.log("<ask>May I do " + id + "?</ask>"); return; }`);
     const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "3", "--name", "q", "--notify", command, "work", "--", process.execPath, agent], repo, env());
     let result;
     try {
