@@ -43,6 +43,10 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
   "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--sandbox": {
+    flags: "--sandbox",
+    help: "run the agent and its checks in a bubblewrap sandbox (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default off)",
+  },
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 

@@ -26,6 +26,8 @@ import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
+import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
+import { Sandbox } from "../sandbox/sandbox.js";
 
 /** What to start. */
 export interface StartRunInput {
@@ -96,6 +98,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
   if (typeof supervision === "string") throw new UsageError(supervision);
   releases.push(() => supervision.dispose());
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
+  // Also before anything is written: `--sandbox` where no sandbox can be built is a usage error.
+  const sandboxProbe = probeRunSandbox(input.settings, process.env);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   let place: WorkPlace | null = null;
   try {
@@ -127,6 +131,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
     throw error;
   }
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
+  const sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+  notes.push(...sandboxNotes(input.settings, sandbox, process.env));
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
@@ -157,7 +163,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
         signals,
         listener,
         host: { pid: process.pid, pidStart, hostname: holder.hostname },
-        spawnAgent: (options) => supervision.spawn(options),
+        spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
+        ...(sandbox ? { sandbox } : {}),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
@@ -167,6 +174,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   } finally {
     stopWatchingParent();
     listener.close();
+    await sandbox?.close();
     releaseAll();
   }
   if (!input.settings.json) {

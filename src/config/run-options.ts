@@ -1,6 +1,7 @@
 // The options of `ralph run`: their names in each source, parsers and defaults.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
+import { NO_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
 import {
   parseBoolean,
   parseChoice,
@@ -67,6 +68,8 @@ export interface RunSettings {
   task: string | null;
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
+  /** Run the agent and its checks in an operating-system sandbox (SPEC section 15). */
+  sandbox: SandboxSettings;
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
@@ -134,6 +137,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
   spec("task", "--task", nullable(parseText), null),
   spec("parent", "--parent", nullable(parseRunId), null),
+  spec("sandbox", "--sandbox", parseSandbox, NO_SANDBOX),
 ] as OptionSpec[];
 
 /** The defaults of every setting. */

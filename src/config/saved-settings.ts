@@ -52,6 +52,17 @@ const fields = {
   parallel: z.number().int().positive().nullable(),
   task: text.nullable(),
   parent: text.nullable(),
+  sandbox: z.strictObject({
+    mode: z.enum(["on", "off", "auto"]),
+    network: z.discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("default") }),
+      z.strictObject({ kind: z.literal("none") }),
+      z.strictObject({ kind: z.literal("allow"), hosts: z.array(text) }),
+    ]),
+    readDeny: z.array(text),
+    writeAllow: z.array(text),
+    env: z.array(text).nullable(),
+  }),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

@@ -40,6 +40,8 @@ export interface CriteriaContext {
   env: NodeJS.ProcessEnv;
   /** Aborting kills a running command check; the checks after it are skipped. */
   signal?: AbortSignal;
+  /** Runs a command check's argv inside the run's sandbox (argv and environment in, the sandboxed ones out). */
+  wrap?: (argv: string[], env: NodeJS.ProcessEnv) => { argv: string[]; env: NodeJS.ProcessEnv };
   /** Skip the remaining checks once one fails (default: run them all, so every failure is reported). */
   stopAtFirstFailure?: boolean;
 }
@@ -118,7 +120,7 @@ async function checkCommand(command: string, context: CriteriaContext): Promise<
   if (command.trim() === "") return { passed: false, detail: "no command given", outputTail: "" };
   if (!existsSync(context.cwd)) return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
   const timeoutMs = context.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES }, timeoutMs);
+  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES, wrap: context.wrap }, timeoutMs);
   const outputTail = run.output;
   if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
   if (run.timedOut) {

@@ -7,6 +7,8 @@ export interface ShellContext {
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
   outputCapBytes: number;
+  /** Wraps the check's argv and environment (the run's sandbox); absent: run as is. */
+  wrap?: ((argv: string[], env: NodeJS.ProcessEnv) => { argv: string[]; env: NodeJS.ProcessEnv }) | undefined;
 }
 
 /** How a check command ended, with the tail of its output. */
@@ -26,9 +28,11 @@ export interface ShellRun {
 export function runCheckCommand(command: string, context: ShellContext, timeoutMs: number): Promise<ShellRun> {
   return new Promise((done) => {
     const tail = new TailBuffer(context.outputCapBytes);
-    const child = spawn("/bin/sh", ["-c", command], {
+    const shell = ["/bin/sh", "-c", command];
+    const { argv, env } = context.wrap ? context.wrap(shell, context.env) : { argv: shell, env: context.env };
+    const child = spawn(argv[0] as string, argv.slice(1), {
       cwd: context.cwd,
-      env: context.env,
+      env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
