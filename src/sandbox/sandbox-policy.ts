@@ -72,11 +72,11 @@ export function parseSandbox(raw: unknown): Parsed<SandboxSettings> {
   if (typeof network === "string") return bad(network);
   const readDeny = textList(map.read_deny);
   const writeAllow = textList(map.write_allow);
-  const env = map.env === undefined ? null : textList(map.env);
+  const env = map.env === undefined || map.env === null ? undefined : textList(map.env);
   if (readDeny === null) return bad("read_deny: a list of paths");
   if (writeAllow === null) return bad("write_allow: a list of paths");
   if (env === null) return bad("env: a list of variable names");
-  return { ok: true, value: { mode: chosen, network, readDeny, writeAllow, env } };
+  return { ok: true, value: { mode: chosen, network, readDeny, writeAllow, env: env ?? null } };
 }
 
 /** Whether a variable name passes `sandbox.env` (null passes everything). */
