@@ -47,7 +47,7 @@ function hide(path: string): string[] {
 /** The git files of a work directory that make git run code: its config, hooks and attributes. */
 function gitProtected(workDir: string): string[] {
   const dotGit = join(workDir, ".git");
-  let isDir = false;
+  let isDir: boolean;
   try {
     isDir = lstatSync(dotGit).isDirectory();
   } catch {

@@ -1,0 +1,140 @@
+// --sandbox (SPEC section 15) through the built CLI: one hostile command agent tries every way out it knows.
+// Sandboxed, each attempt fails (and a refused connection is a sandbox_denied event); the same agent without
+// --sandbox gets through each one (the known-false control), so the walls, not the harness, stop it.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cleanEnv, RALPH, readEvents } from "../helpers/cli.js";
+import { within } from "../fixtures/e2e-harness.js";
+import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
+
+const cleanup = cleanupAfterTests();
+const HOSTILE = fileURLToPath(new URL("../fixtures/hostile-agent.js", import.meta.url));
+const SECRET = "secret-key-material-4711";
+
+/** Why a sandbox cannot be built here (from `ralph doctor --json`), or null. */
+function sandboxMissing(): string | null {
+  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+  const sandbox = (JSON.parse(result.stdout) as { sandbox?: { ok: boolean; why?: string } }).sandbox;
+  return sandbox?.ok ? null : `no sandbox here: ${sandbox?.why ?? "doctor says nothing"}`;
+}
+
+/** Whether supervision `mode` can be had here. */
+function modeWorks(mode: string): boolean {
+  return spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: mode }), encoding: "utf8", timeout: 60_000 }).status === 0;
+}
+
+async function server(answer: string): Promise<Server> {
+  const made = createServer((_req, res) => res.end(`${answer}\n`));
+  await new Promise<void>((resolve) => made.listen(0, "127.0.0.1", resolve));
+  return made;
+}
+
+const portOf = (made: Server): number => (made.address() as AddressInfo).port;
+
+interface Attempt {
+  attack: string;
+  ok: boolean;
+  detail: string;
+}
+
+const skip = process.platform !== "linux" ? "Linux only" : sandboxMissing();
+
+describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? false }, () => {
+  let allowed: Server;
+  let blocked: Server;
+  before(async () => {
+    allowed = await server("allowed-server");
+    blocked = await server("blocked-server");
+  });
+  after(() => {
+    allowed.close();
+    blocked.close();
+  });
+
+  /** Runs the hostile agent for one iteration, sandboxed or not, and reads what it managed. */
+  async function attack(mode: "cgroup" | "subreaper", sandboxed: boolean) {
+    const { dir, runDir } = cleanup.project("ralph-sandbox-");
+    // The person's HOME and another directory of theirs, both outside the project.
+    const { dir: elsewhere } = cleanup.project("ralph-sandbox-home-");
+    const home = join(elsewhere, "home");
+    const outside = join(elsewhere, "outside");
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
+    writeFileSync(
+      join(dir, "ralph.yaml"),
+      `sandbox:\n  mode: ${sandboxed ? "on" : "off"}\n  network:\n    allow: ["127.0.0.1:${portOf(allowed)}"]\n`,
+    );
+    const env = cleanEnv({
+      RALPH_SUPERVISION: mode,
+      HOME: home,
+      HOSTILE_OUTSIDE: outside,
+      HOSTILE_RALPH: RALPH,
+      HOSTILE_ALLOWED: String(portOf(allowed)),
+      HOSTILE_BLOCKED: String(portOf(blocked)),
+      ...(mode === "cgroup" ? { HOSTILE_CGROUP: "1" } : { HOSTILE_SUBREAPER: "1" }),
+    });
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "--agent", "command", "go", "--", process.execPath, HOSTILE], dir, env);
+    const result = await within(ralph.done, 60_000, "ralph's exit");
+    const report = join(dir, "attacks.json");
+    assert.ok(existsSync(report), `the agent wrote no report:\n${result.stdout}${result.stderr}`);
+    const attempts = new Map(
+      readFileSync(report, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Attempt)
+        .map((attempt) => [attempt.attack, attempt]),
+    );
+    return { dir, runDir, outside, result, attempts, events: readEvents(runDir) };
+  }
+
+  const RUN_DIR_FILES = ["ANSWER", "STOP", "settings.json", "set-zz-1.request.json"];
+  const COMMON = ["write_outside", "read_secret", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
+
+  for (const mode of ["cgroup", "subreaper"] as const) {
+    const own = mode === "cgroup" ? "leave_cgroup" : "kill_subreaper";
+    const rootOnly = mode === "cgroup" && process.getuid?.() !== 0 ? "moving a process between cgroups needs root here" : null;
+    const modeSkip = !modeWorks(mode) ? `${mode} supervision unavailable here` : rootOnly;
+    describe(`${mode} supervision`, { skip: modeSkip ?? false }, () => {
+      test("sandboxed: every attempt fails, and the refused connection is a sandbox_denied event", async () => {
+        const { attempts, outside, runDir, events, result } = await attack(mode, true);
+        for (const name of [...COMMON, "connect_blocked_proxy", own]) {
+          const attempt = attempts.get(name);
+          assert.equal(attempt?.ok, false, `${name} got through: ${JSON.stringify(attempt)}\n${result.stdout}`);
+        }
+        assert.equal(existsSync(join(outside, "escaped.txt")), false);
+        // Inside, ralph's own commands cannot reach the run: its directory is read-only, its runner invisible.
+        assert.match(attempts.get("ralph_set")?.detail ?? "", /read-only file system/);
+        assert.match(attempts.get("signal_ralph")?.detail ?? "", /ESRCH/);
+        assert.doesNotMatch(readFileSync(join(runDir, "iter-001.log"), "utf8"), new RegExp(SECRET));
+        for (const name of RUN_DIR_FILES.filter((file) => file !== "settings.json")) assert.equal(existsSync(join(runDir, name)), false, `${name} exists`);
+        assert.notEqual(readFileSync(join(runDir, "settings.json"), "utf8"), "{}\n");
+        // The allowed server is reachable through the sandbox's proxy, the other one is refused there.
+        assert.deepEqual([attempts.get("connect_allowed")?.ok, attempts.get("connect_allowed")?.detail], [true, "allowed-server"]);
+        assert.match(attempts.get("connect_blocked_proxy")?.detail ?? "", /HTTP 403/);
+        const denied = events.filter((event) => event.type === "sandbox_denied");
+        assert.deepEqual(denied.map((event) => [event.host, event.port, event.iteration]), [["127.0.0.1", portOf(blocked), 1]]);
+        assert.match(result.stdout, new RegExp(`sandbox: blocked a connection to 127\\.0\\.0\\.1:${portOf(blocked)}`));
+        assert.equal(result.code, 3, result.stderr);
+      });
+
+      test("control without --sandbox: the same agent gets through every one", async () => {
+        const { attempts, outside, result } = await attack(mode, false);
+        // `ralph set` from the agent reaches the runner, which refuses it by itself (SPEC section 14).
+        assert.match(attempts.get("ralph_set")?.detail ?? "", /refused: the request comes from this run's agent|^run x: /);
+        for (const name of [...COMMON.filter((attack) => attack !== "ralph_set"), own, "connect_allowed"]) {
+          const attempt = attempts.get(name);
+          assert.equal(attempt?.ok, true, `${name} failed without the sandbox: ${JSON.stringify(attempt)}\n${result.stdout}${result.stderr}`);
+        }
+        assert.equal(attempts.get("read_secret")?.detail, SECRET);
+        assert.equal(existsSync(join(outside, "escaped.txt")), true);
+      });
+    });
+  }
+});
