@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cleanEnv, RALPH, readEvents } from "../helpers/cli.js";
-import { within } from "../fixtures/e2e-harness.js";
+import { pollUntil, survivors, within } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -137,4 +137,47 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
       });
     });
   }
+});
+
+describe("--sandbox inside ralph's supervision", { concurrency: 2, skip: skip ?? false }, () => {
+  // A sandboxed agent that leaves a daemon in a new session, says so, then hangs.
+  const DAEMON = `setsid -f sleep 300 </dev/null >/dev/null 2>&1; echo up > ready.tmp && mv ready.tmp ready; exec sleep 300`;
+
+  async function started(script = DAEMON): Promise<{ ralph: ReturnType<typeof cleanup.ralph>; tag: { key: string; value: string }; dir: string }> {
+    const { dir, tag } = cleanup.scenario();
+    const args = ["run", "--sandbox", "--name", "x", "-n", "1", "--grace", "2s", "--agent", "command", "go", "--", "env", `${tag.key}=${tag.value}`, "bash", "-c", script];
+    const ralph = cleanup.ralph(args, dir, cleanEnv());
+    await pollUntil(() => {
+      if (!ralph.running()) throw new Error(`ralph ended before the agent was up:\n${ralph.output()}`);
+      return existsSync(join(dir, "ready"));
+    }, "the agent's ready file", 20_000);
+    return { ralph, tag, dir };
+  }
+
+  test("the polite signal reaches the agent itself: bubblewrap does not die of it and take the agent along", async () => {
+    // The handler takes its time, as an agent saving its session does: bubblewrap must outlive it.
+    const trapping = `trap 'sleep 0.3; echo saved > saved; exit 0' TERM; echo up > ready.tmp && mv ready.tmp ready; while :; do sleep 0.05; done`;
+    const { ralph, tag, dir } = await started(trapping);
+    ralph.child.kill("SIGINT");
+    const result = await within(ralph.done, 20_000, "ralph's exit after SIGINT");
+    assert.equal(result.signal, "SIGINT", result.stdout + result.stderr);
+    assert.equal(existsSync(join(dir, "saved")), true, "the agent's SIGTERM handler ran");
+    assert.deepEqual(survivors(tag), []);
+  });
+
+  test("Ctrl-C ends the sandboxed agent and the daemon it left, and ralph dies of SIGINT", async () => {
+    const { ralph, tag } = await started();
+    assert.ok(survivors(tag).length >= 2, "the agent and its daemon run, tagged");
+    ralph.child.kill("SIGINT");
+    const result = await within(ralph.done, 20_000, "ralph's exit after SIGINT");
+    assert.equal(result.signal, "SIGINT", result.stdout + result.stderr);
+    assert.deepEqual(survivors(tag), []);
+  });
+
+  test("ralph killed with SIGKILL still leaves no sandboxed process behind", async () => {
+    const { ralph, tag } = await started();
+    ralph.child.kill("SIGKILL");
+    await within(ralph.done, 10_000, "ralph's end");
+    await pollUntil(() => survivors(tag).length === 0, "the sandboxed tree to be gone", 5_000);
+  });
 });
