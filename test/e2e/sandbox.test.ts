@@ -181,3 +181,35 @@ describe("--sandbox inside ralph's supervision", { concurrency: 2, skip: skip ??
     await pollUntil(() => survivors(tag).length === 0, "the sandboxed tree to be gone", 5_000);
   });
 });
+
+describe("--sandbox and the commands around the agent", { concurrency: 2, skip: skip ?? false }, () => {
+  /** A run whose check reads the planted secret and whose notify command copies it out. */
+  async function run(sandboxed: boolean) {
+    const { dir, runDir } = cleanup.project("ralph-sandbox-check-");
+    const { dir: elsewhere } = cleanup.project("ralph-sandbox-home-");
+    const secret = join(elsewhere, ".ssh", "id_ed25519");
+    mkdirSync(join(elsewhere, ".ssh"));
+    writeFileSync(secret, `${SECRET}\n`, { mode: 0o600 });
+    const copy = join(elsewhere, "notified");
+    const args = ["run", ...(sandboxed ? ["--sandbox"] : []), "--name", "x", "-n", "1", "--check", `grep -q ${SECRET} ~/.ssh/id_ed25519`];
+    const notify = ["--notify", `cp ${secret} ${copy}`];
+    const ralph = cleanup.ralph([...args, ...notify, "--agent", "command", "go", "--", "true"], dir, cleanEnv({ HOME: elsewhere }));
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    const checked = readEvents(runDir).find((event) => event.type === "criteria_checked");
+    return { result, checked, copied: existsSync(copy) };
+  }
+
+  test("a check runs in the sandbox (it cannot read the secret); a notification command runs outside it", async () => {
+    const { result, checked, copied } = await run(true);
+    assert.equal(checked?.passed, false, result.stdout);
+    assert.equal(copied, true, "the person's own notify command is not sandboxed");
+    assert.equal(result.code, 3);
+  });
+
+  test("control without --sandbox: the same check reads the secret and passes", async () => {
+    const { result, checked, copied } = await run(false);
+    assert.equal(checked?.passed, true, result.stdout);
+    assert.equal(copied, true);
+    assert.equal(result.code, 0);
+  });
+});
