@@ -16,6 +16,8 @@ export interface Walls {
   home: string;
   /** Extra writable paths (existing ones only), after the work directory. */
   writeAllow: string[];
+  /** The agent's own state (writable) and the code-running files in it (read-only again). */
+  agentState: { writable: string[]; readOnly: string[] };
   /** Unreadable paths: the defaults and `sandbox.read_deny`. */
   readDeny: string[];
   /** A unix socket to bind into the sandbox at the same path (the network proxy), or null. */
@@ -82,9 +84,13 @@ export function bwrapOptions(walls: Walls): string[] {
   ];
   const work = real(walls.workDir) ?? walls.workDir;
   options.push("--bind", work, work);
-  for (const path of walls.writeAllow) {
+  for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {
     const target = real(expandPath(path, walls.home, walls.projectDir));
     if (target !== null) options.push("--bind", target, target);
+  }
+  for (const path of walls.agentState.readOnly) {
+    const target = real(path);
+    if (target !== null) options.push("--ro-bind", target, target);
   }
   // Read-only again inside the writable places: git's code-running files and ralph's own directory.
   const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");

@@ -2,6 +2,7 @@
 import type { AgentName } from "../agents/types.js";
 import { findOnPath } from "../process/supervision.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
+import { agentState } from "./agent-state.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import { startEgressProxy, type Denied, type EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
@@ -76,7 +77,7 @@ export class Sandbox implements SandboxIo {
   private constructor(
     private readonly probe: Extract<SandboxProbe, { ok: true }>,
     private readonly settings: SandboxSettings,
-    private readonly dirs: { projectDir: string; workDir: string },
+    private readonly dirs: { projectDir: string; workDir: string; agent: AgentName },
     readonly hosts: string[],
   ) {}
 
@@ -90,7 +91,7 @@ export class Sandbox implements SandboxIo {
   /** One line for the run's start: what is walled in and what gets out. */
   describe(): string {
     const network = this.hosts.length === 0 ? "no network" : `network only to ${this.hosts.join(", ")}`;
-    return `sandbox: ${this.probe.version}; writable: the work directory and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
+    return `sandbox: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
   }
 
   /** The environment inside: `sandbox.env` applied, temp directories private, the proxy set. */
@@ -105,9 +106,12 @@ export class Sandbox implements SandboxIo {
   }
 
   wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
+    const home = homeOf(env);
     const walls = {
-      ...this.dirs,
-      home: homeOf(env),
+      projectDir: this.dirs.projectDir,
+      workDir: this.dirs.workDir,
+      home,
+      agentState: agentState(this.dirs.agent, home),
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
