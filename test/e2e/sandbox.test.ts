@@ -213,3 +213,40 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
     assert.equal(result.code, 0);
   });
 });
+
+describe("--sandbox where no sandbox can be built", { concurrency: 2 }, () => {
+  // No bwrap on this PATH (the agent is given by its full path).
+  const noBwrap = () => cleanEnv({ PATH: "/nonexistent" });
+
+  test("--sandbox: a usage error naming the cause and the package, and nothing is created", async () => {
+    const { dir } = cleanup.project("ralph-sandbox-none-");
+    const ralph = cleanup.ralph(["run", "--sandbox", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, noBwrap());
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    assert.match(result.stderr, /--sandbox: bwrap \(bubblewrap\) not found on PATH: install the bubblewrap package/);
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.equal(existsSync(join(dir, ".ralph")), false);
+  });
+
+  test("user namespaces refused: the usage error says so and how to allow them", async () => {
+    const { dir, files } = cleanup.project("ralph-sandbox-userns-");
+    // A bwrap that fails the way it does where unprivileged user namespaces are off.
+    writeFileSync(join(files, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n", { mode: 0o755 });
+    const ralph = cleanup.ralph(["run", "--sandbox", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, cleanEnv({ PATH: `${files}:/usr/bin:/bin` }));
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    assert.match(result.stderr, /bwrap cannot create a sandbox here: bwrap: setting up uid map: Permission denied \(unprivileged user namespaces are refused here/);
+    assert.equal(existsSync(join(dir, ".ralph")), false);
+  });
+
+  test("sandbox: auto runs without it, after one warning line", async () => {
+    const { dir } = cleanup.project("ralph-sandbox-auto-");
+    writeFileSync(join(dir, "ralph.yaml"), "sandbox: auto\n");
+    const ralph = cleanup.ralph(["run", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, noBwrap());
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
+    assert.deepEqual(warnings.length, 1, result.stderr);
+    assert.match(warnings[0] ?? "", /sandbox: auto, but bwrap \(bubblewrap\) not found.*the agent runs without a sandbox/);
+  });
+});
