@@ -103,7 +103,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
     const modeSkip = !modeWorks(mode) ? `${mode} supervision unavailable here` : rootOnly;
     describe(`${mode} supervision`, { skip: modeSkip ?? false }, () => {
       test("sandboxed: every attempt fails, and the refused connection is a sandbox_denied event", async () => {
-        const { attempts, outside, runDir, events, result } = await attack(mode, true);
+        const { attempts, outside, runDir, events, result, dir } = await attack(mode, true);
         for (const name of [...COMMON, "connect_blocked_proxy", own]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, false, `${name} got through: ${JSON.stringify(attempt)}\n${result.stdout}`);
@@ -120,7 +120,11 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
         assert.match(attempts.get("connect_blocked_proxy")?.detail ?? "", /HTTP 403/);
         const denied = events.filter((event) => event.type === "sandbox_denied");
         assert.deepEqual(denied.map((event) => [event.host, event.port, event.iteration]), [["127.0.0.1", portOf(blocked), 1]]);
-        assert.match(result.stdout, new RegExp(`sandbox: blocked a connection to 127\\.0\\.0\\.1:${portOf(blocked)}`));
+        const blockedLine = new RegExp(`sandbox: blocked a connection to 127\\.0\\.0\\.1:${portOf(blocked)}`);
+        assert.match(result.stdout, blockedLine);
+        // `ralph logs` (and the dashboard, which streams the same run.log) show it too.
+        const logs = spawnSync(process.execPath, [RALPH, "logs", "x"], { cwd: dir, env: cleanEnv(), encoding: "utf8", timeout: 30_000 });
+        assert.match(logs.stdout, blockedLine);
         assert.equal(result.code, 3, result.stderr);
       });
 
