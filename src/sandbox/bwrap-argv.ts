@@ -1,5 +1,5 @@
 // The bubblewrap command line of one sandboxed process: what it sees, writes, and which namespaces it gets.
-import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
@@ -60,6 +60,19 @@ function gitProtected(workDir: string): string[] {
   return [...inside, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
 }
 
+/** A worktree's git directories (its own and the repository's), read-only inside so git can read them wherever they are. */
+function worktreeGitDirs(workDir: string): string[] {
+  try {
+    const line = /^gitdir: (.+)$/m.exec(readFileSync(join(workDir, ".git"), "utf8"))?.[1];
+    if (line === undefined) return [];
+    const gitDir = resolve(workDir, line.trim());
+    const common = existsSync(join(gitDir, "commondir")) ? resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim()) : null;
+    return [common, gitDir].flatMap((dir) => (dir === null ? [] : [real(dir)].filter((path): path is string => path !== null)));
+  } catch {
+    return [];
+  }
+}
+
 /** bubblewrap's options (everything before `--`) for these walls. */
 export function bwrapOptions(walls: Walls): string[] {
   const options = [
@@ -94,7 +107,8 @@ export function bwrapOptions(walls: Walls): string[] {
   }
   // Read-only again inside the writable places: git's code-running files and ralph's own directory.
   const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");
-  for (const path of [...gitProtected(work), ...(existsSync(ralphDir) ? [ralphDir] : [])]) options.push("--ro-bind", path, path);
+  const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...(existsSync(ralphDir) ? [ralphDir] : [])];
+  for (const path of readOnly) options.push("--ro-bind", path, path);
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
     options.push("--bind", work, work);
