@@ -131,7 +131,13 @@ export async function startRun(input: StartRunInput): Promise<number> {
     throw error;
   }
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
-  const sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+  let sandbox: Sandbox | null = null;
+  try {
+    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+  } catch (error) {
+    releaseAll();
+    throw error;
+  }
   notes.push(...sandboxNotes(input.settings, sandbox, process.env));
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
