@@ -210,6 +210,18 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
     assert.equal(result.code, 3);
   });
 
+  test("sandbox.env: only the listed variables (and the ones every process needs) reach the agent", async () => {
+    const { dir } = cleanup.project("ralph-sandbox-env-");
+    writeFileSync(join(dir, "ralph.yaml"), "sandbox:\n  env: [KEEP_ME]\n");
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", "env > env.txt"], dir, cleanEnv({ KEEP_ME: "kept", DROP_ME: "dropped" }));
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const seen = readFileSync(join(dir, "env.txt"), "utf8").split("\n");
+    assert.ok(seen.includes("KEEP_ME=kept"), seen.join("\n"));
+    assert.ok(!seen.some((line) => line.startsWith("DROP_ME=")), "DROP_ME passed");
+    assert.ok(seen.some((line) => line.startsWith("PATH=")) && seen.includes("RALPH_RUN_ID=x") && seen.includes("TMPDIR=/tmp"));
+  });
+
   test("control without --sandbox: the same check reads the secret and passes", async () => {
     const { result, checked, copied } = await run(false);
     assert.equal(checked?.passed, true, result.stdout);
