@@ -244,6 +244,17 @@ describe("--sandbox where no sandbox can be built", { concurrency: 2 }, () => {
     assert.equal(existsSync(join(dir, ".ralph")), false);
   });
 
+  test("ralph doctor says whether the sandbox works, and why not", () => {
+    const missing = spawnSync(process.execPath, [RALPH, "doctor"], { env: noBwrap(), encoding: "utf8", timeout: 60_000 });
+    assert.match(missing.stdout, /^sandbox +unavailable: bwrap \(bubblewrap\) not found on PATH: install the bubblewrap package/m);
+    const json = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: noBwrap(), encoding: "utf8", timeout: 60_000 });
+    assert.equal((JSON.parse(json.stdout) as { sandbox: { ok: boolean } }).sandbox.ok, false);
+    if (skip === null) {
+      const works = spawnSync(process.execPath, [RALPH, "doctor"], { env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+      assert.match(works.stdout, /^sandbox +works: bubblewrap \S+ at \S*bwrap/m);
+    }
+  });
+
   test("user namespaces refused: the usage error says so and how to allow them", async () => {
     const { dir, files } = cleanup.project("ralph-sandbox-userns-");
     // A bwrap that fails the way it does where unprivileged user namespaces are off.
