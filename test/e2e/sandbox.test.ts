@@ -143,14 +143,14 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
   }
 });
 
-describe("--sandbox inside ralph's supervision", { concurrency: 2, skip: skip ?? false }, () => {
+for (const mode of ["cgroup", "subreaper"] as const) describe(`--sandbox inside ralph's supervision (${mode} mode)`, { concurrency: 2, skip: skip ?? (modeWorks(mode) ? false : `${mode} supervision unavailable here`) }, () => {
   // A sandboxed agent that leaves a daemon in a new session, says so, then hangs.
   const DAEMON = `setsid -f sleep 300 </dev/null >/dev/null 2>&1; echo up > ready.tmp && mv ready.tmp ready; exec sleep 300`;
 
   async function started(script = DAEMON): Promise<{ ralph: ReturnType<typeof cleanup.ralph>; tag: { key: string; value: string }; dir: string }> {
     const { dir, tag } = cleanup.scenario();
     const args = ["run", "--sandbox", "--name", "x", "-n", "1", "--grace", "2s", "--agent", "command", "go", "--", "env", `${tag.key}=${tag.value}`, "bash", "-c", script];
-    const ralph = cleanup.ralph(args, dir, cleanEnv());
+    const ralph = cleanup.ralph(args, dir, cleanEnv({ RALPH_SUPERVISION: mode }));
     await pollUntil(() => {
       if (!ralph.running()) throw new Error(`ralph ended before the agent was up:\n${ralph.output()}`);
       return existsSync(join(dir, "ready"));
