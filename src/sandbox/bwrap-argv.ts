@@ -94,6 +94,10 @@ export function bwrapOptions(walls: Walls): string[] {
     "/tmp",
     "--tmpfs",
     "/var/tmp",
+    // Unix sockets work through a read-only mount (the Docker daemon's, a user's D-Bus or ssh-agent under
+    // /run/user, a database's): /run is replaced by an empty private one, as /tmp is.
+    "--tmpfs",
+    "/run",
   ];
   const work = real(walls.workDir) ?? walls.workDir;
   options.push("--bind", work, work);

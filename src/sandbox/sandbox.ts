@@ -99,7 +99,7 @@ export class Sandbox implements SandboxIo {
     const allowed = this.settings.env === null ? null : [...ALWAYS, ...this.settings.env];
     const inside: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(env)) if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
-    for (const name of PROXY_VARIABLES) delete inside[name];
+    for (const name of [...PROXY_VARIABLES, "SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) delete inside[name];
     for (const name of ["TMPDIR", "TMP", "TEMP"]) inside[name] = "/tmp";
     if (this.proxy !== null) for (const name of PROXY_VARIABLES) inside[name] = `http://127.0.0.1:${PROXY_PORT}`;
     return inside;

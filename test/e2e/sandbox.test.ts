@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createUnixServer, type AddressInfo, type Server as UnixServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cleanEnv, RALPH, readEvents } from "../helpers/cli.js";
@@ -48,13 +48,22 @@ const skip = process.platform !== "linux" ? "Linux only" : sandboxMissing();
 describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? false }, () => {
   let allowed: Server;
   let blocked: Server;
+  // A daemon's unix socket under /run (where Docker's and a user's D-Bus live), where this test may make one.
+  const unixPath = `/run/ralph-e2e-${process.pid}.sock`;
+  let daemon: UnixServer | null = null;
   before(async () => {
     allowed = await server("allowed-server");
     blocked = await server("blocked-server");
+    const made = createUnixServer((socket) => socket.end("daemon-answer\n"));
+    daemon = await new Promise<UnixServer | null>((resolve) => {
+      made.once("error", () => resolve(null));
+      made.listen(unixPath, () => resolve(made));
+    });
   });
   after(() => {
     allowed.close();
     blocked.close();
+    daemon?.close();
   });
 
   /** Runs the hostile agent for one iteration, sandboxed or not, and reads what it managed. */
@@ -78,6 +87,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
       HOSTILE_RALPH: RALPH,
       HOSTILE_ALLOWED: String(portOf(allowed)),
       HOSTILE_BLOCKED: String(portOf(blocked)),
+      ...(daemon ? { HOSTILE_UNIX: unixPath } : {}),
       ...(mode === "cgroup" ? { HOSTILE_CGROUP: "1" } : { HOSTILE_SUBREAPER: "1" }),
     });
     const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "--agent", "command", "go", "--", process.execPath, HOSTILE], dir, env);
@@ -104,7 +114,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
     describe(`${mode} supervision`, { skip: modeSkip ?? false }, () => {
       test("sandboxed: every attempt fails, and the refused connection is a sandbox_denied event", async () => {
         const { attempts, outside, runDir, events, result, dir } = await attack(mode, true);
-        for (const name of [...COMMON, "connect_blocked_proxy", own]) {
+        for (const name of [...COMMON, "connect_blocked_proxy", own, ...(daemon ? ["connect_unix_socket"] : [])]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, false, `${name} got through: ${JSON.stringify(attempt)}\n${result.stdout}`);
         }
@@ -132,7 +142,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
         const { attempts, outside, result } = await attack(mode, false);
         // `ralph set` from the agent reaches the runner, which refuses it by itself (SPEC section 14).
         assert.match(attempts.get("ralph_set")?.detail ?? "", /refused: the request comes from this run's agent|^run x: /);
-        for (const name of [...COMMON.filter((attack) => attack !== "ralph_set"), own, "connect_allowed"]) {
+        for (const name of [...COMMON.filter((attack) => attack !== "ralph_set"), own, "connect_allowed", ...(daemon ? ["connect_unix_socket"] : [])]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, true, `${name} failed without the sandbox: ${JSON.stringify(attempt)}\n${result.stdout}${result.stderr}`);
         }
