@@ -232,6 +232,20 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
     assert.ok(seen.some((line) => line.startsWith("PATH=")) && seen.includes("RALPH_RUN_ID=x") && seen.includes("TMPDIR=/tmp"));
   });
 
+  test("sandbox.read_deny hides a file of the project; sandbox.write_allow opens a directory outside it", async () => {
+    const { dir } = cleanup.project("ralph-sandbox-paths-");
+    const { dir: shared } = cleanup.project("ralph-sandbox-shared-");
+    writeFileSync(join(dir, "secrets.env"), "TOKEN=hunter2\n");
+    writeFileSync(join(dir, "ralph.yaml"), `sandbox:\n  read_deny: [secrets.env]\n  write_allow: ["${shared}"]\n`);
+    const script = `cat secrets.env > seen.txt 2>&1; echo cache > "$1/cache.txt"`;
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", script, "agent", shared], dir, cleanEnv());
+    const result = await within(ralph.done, 30_000, "ralph's exit");
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.doesNotMatch(readFileSync(join(dir, "seen.txt"), "utf8"), /hunter2/);
+    assert.equal(readFileSync(join(shared, "cache.txt"), "utf8"), "cache\n");
+    assert.equal(readFileSync(join(dir, "secrets.env"), "utf8"), "TOKEN=hunter2\n", "the person's file is untouched");
+  });
+
   test("control without --sandbox: the same check reads the secret and passes", async () => {
     const { result, checked, copied } = await run(false);
     assert.equal(checked?.passed, true, result.stdout);
