@@ -111,7 +111,9 @@ export function bwrapOptions(walls: Walls): string[] {
   }
   // Read-only again inside the writable places: git's code-running files and ralph's own directory.
   const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");
-  const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...(existsSync(ralphDir) ? [ralphDir] : [])];
+  // ralph.yaml too: an agent that edits it would loosen the sandbox of the person's next run.
+  const ralphYaml = [join(work, "ralph.yaml"), join(real(walls.projectDir) ?? walls.projectDir, "ralph.yaml")].filter((path, index, all) => all.indexOf(path) === index && existsSync(path));
+  const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
   for (const path of readOnly) options.push("--ro-bind", path, path);
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {

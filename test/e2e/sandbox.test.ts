@@ -105,7 +105,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
   }
 
   const RUN_DIR_FILES = ["ANSWER", "STOP", "settings.json", "set-zz-1.request.json"];
-  const COMMON = ["write_outside", "read_secret", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
+  const COMMON = ["write_outside", "read_secret", "loosen_ralph_yaml", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
 
   for (const mode of ["cgroup", "subreaper"] as const) {
     const own = mode === "cgroup" ? "leave_cgroup" : "kill_subreaper";
