@@ -60,6 +60,32 @@ function gitProtected(workDir: string): string[] {
   return [...inside, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
 }
 
+/** The namespaces and mounts of every sandbox, before its own paths (the probe starts one with these). */
+export const SANDBOX_BASE_OPTIONS: readonly string[] = [
+  "--die-with-parent",
+  "--new-session",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--unshare-net",
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
+  "--tmpfs",
+  "/var/tmp",
+  // Unix sockets work through a read-only mount (the Docker daemon's, a user's D-Bus or ssh-agent under
+  // /run/user, a database's): /run is replaced by an empty private one, as /tmp is.
+  "--tmpfs",
+  "/run",
+];
+
 /** A worktree's git directories (its own and the repository's), read-only inside so git can read them wherever they are. */
 function worktreeGitDirs(workDir: string): string[] {
   try {
@@ -75,30 +101,7 @@ function worktreeGitDirs(workDir: string): string[] {
 
 /** bubblewrap's options (everything before `--`) for these walls. */
 export function bwrapOptions(walls: Walls): string[] {
-  const options = [
-    "--die-with-parent",
-    "--new-session",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--unshare-net",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--tmpfs",
-    "/var/tmp",
-    // Unix sockets work through a read-only mount (the Docker daemon's, a user's D-Bus or ssh-agent under
-    // /run/user, a database's): /run is replaced by an empty private one, as /tmp is.
-    "--tmpfs",
-    "/run",
-  ];
+  const options = [...SANDBOX_BASE_OPTIONS];
   const work = real(walls.workDir) ?? walls.workDir;
   options.push("--bind", work, work);
   for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {

@@ -1,6 +1,7 @@
 // Whether bubblewrap can build a sandbox on this machine, and if not, why (for `ralph run` and `ralph doctor`).
 import { spawnSync } from "node:child_process";
 import { findOnPath } from "../process/supervision.js";
+import { SANDBOX_BASE_OPTIONS } from "./bwrap-argv.js";
 
 /** The programs a sandbox needs, or why it cannot be had here. */
 export type SandboxProbe = { ok: true; bwrap: string; perl: string; version: string } | { ok: false; why: string };
@@ -17,7 +18,7 @@ export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
   if (perl === null) return { ok: false, why: "perl not found on PATH: the sandbox's launcher is a small Perl program (install perl)" };
   const tried = spawnSync(
     bwrap,
-    ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"],
+    [...SANDBOX_BASE_OPTIONS, "--", "/bin/sh", "-c", "exit 0"],
     { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] },
   );
   if (tried.error) return { ok: false, why: `bwrap could not be started: ${tried.error.message}` };
