@@ -122,6 +122,8 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
         // Inside, ralph's own commands cannot reach the run: its directory is read-only, its runner invisible.
         assert.match(attempts.get("ralph_set")?.detail ?? "", /read-only file system/);
         assert.match(attempts.get("signal_ralph")?.detail ?? "", /ESRCH/);
+        // The cgroup files are read-only (and the cgroup namespace shows the agent's cgroup as the root); the subreaper is out of sight.
+        assert.match(attempts.get(own)?.detail ?? "", mode === "cgroup" ? /read-only file system/ : /no ralph-subreaper among its ancestors/);
         assert.doesNotMatch(readFileSync(join(runDir, "iter-001.log"), "utf8"), new RegExp(SECRET));
         for (const name of RUN_DIR_FILES.filter((file) => file !== "settings.json")) assert.equal(existsSync(join(runDir, name)), false, `${name} exists`);
         assert.notEqual(readFileSync(join(runDir, "settings.json"), "utf8"), "{}\n");
