@@ -120,7 +120,8 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
         }
         assert.equal(existsSync(join(outside, "escaped.txt")), false);
         // Inside, ralph's own commands cannot reach the run: its directory is read-only, its runner invisible.
-        assert.match(attempts.get("ralph_set")?.detail ?? "", /read-only file system/);
+        // (ralph's own refusal of requests from inside a run, SPEC section 14, may come first.)
+        assert.match(attempts.get("ralph_set")?.detail ?? "", /read-only file system|is for people/);
         assert.match(attempts.get("signal_ralph")?.detail ?? "", /ESRCH/);
         // The cgroup files are read-only (and the cgroup namespace shows the agent's cgroup as the root); the subreaper is out of sight.
         assert.match(attempts.get(own)?.detail ?? "", mode === "cgroup" ? /read-only file system/ : /no ralph-subreaper among its ancestors/);
@@ -142,9 +143,13 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
 
       test("control without --sandbox: the same agent gets through every one", async () => {
         const { attempts, outside, result } = await attack(mode, false);
-        // `ralph set` from the agent reaches the runner, which refuses it by itself (SPEC section 14).
-        assert.match(attempts.get("ralph_set")?.detail ?? "", /refused: the request comes from this run's agent|^run x: /);
-        for (const name of [...COMMON.filter((attack) => attack !== "ralph_set"), own, "connect_allowed", ...(daemon ? ["connect_unix_socket"] : [])]) {
+        // `ralph set` and `stop` from the agent reach ralph, which may refuse them by itself (SPEC section 14).
+        for (const name of ["ralph_set", "ralph_stop"]) {
+          const attempt = attempts.get(name);
+          assert.ok(attempt?.ok || /refused: the request comes from this run's agent|is for people/.test(attempt?.detail ?? ""), `${name}: ${JSON.stringify(attempt)}`);
+        }
+        const refusedByRalph = ["ralph_set", "ralph_stop"];
+        for (const name of [...COMMON.filter((attack) => !refusedByRalph.includes(attack)), own, "connect_allowed", ...(daemon ? ["connect_unix_socket"] : [])]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, true, `${name} failed without the sandbox: ${JSON.stringify(attempt)}\n${result.stdout}${result.stderr}`);
         }
