@@ -1,8 +1,8 @@
 // Finds the run a command is about: the one named, or the single active run of the project.
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { listRuns, runIds } from "../store/list-runs.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { listRuns, runIds } from "../control/list-runs.js";
 import { runDirProblem } from "../store/run-paths.js";
-import { parseRunId } from "../config/parse-value.js";
+import { parseRunId } from "../util/parse-value.js";
 import { UsageError } from "./usage-error.js";
 
 /**

@@ -2,47 +2,32 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { RunSettings } from "../config/run-options.js";
 import { realIo } from "../engine/engine-io.js";
 import { firstStatus, runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
 import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
-import { renderPlan, type Plan } from "../store/plan-file.js";
+import { renderPlan } from "../store/plan-file.js";
 import { startGuardian } from "../process/guardian.js";
 import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
-import { isRunnerAlive } from "../process/runner-alive.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
 import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import { acquireLock, type LockHolder } from "../store/lock-file.js";
+import { acquireLock, type LockHolder } from "../control/lock-file.js";
 import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { startLines } from "./start-lines.js";
+import type { StartRunInput } from "./start-run-input.js";
 import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
-/** What to start. */
-export interface StartRunInput {
-  projectDir: string;
-  runId: string;
-  settings: RunSettings;
-  plan: Plan;
-  previous: RunStatus | null;
-  /** Take the project-wide lock too (runs started without --name). */
-  projectLock: boolean;
-  /** Changes to make to the run directory once its locks are held (`ralph continue`). */
-  prepare?: () => void;
-  /** Extra lines printed after the summary (human mode only). */
-  epilogue?: (result: RunResult) => string[];
-  /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
-  watchParent?: boolean;
-}
+export type { StartRunInput } from "./start-run-input.js";
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
 function makeRunDirs(projectDir: string): void {

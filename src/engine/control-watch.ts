@@ -2,8 +2,8 @@
 import { watch, type FSWatcher } from "node:fs";
 import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
-import { readAnswer } from "../store/run-control.js";
-import { isSetRequestName } from "../store/set-request.js";
+import { readAnswer } from "../control/control-files.js";
+import { isSetRequestName } from "../control/set-request.js";
 
 /** Names in the run directory whose changes are requests to the runner. */
 const WATCHED_NAMES = new Set(["STOP", "PAUSE", "ANSWER", "state.md"]);

@@ -5,7 +5,7 @@ import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { EngineIo } from "./engine-io.js";
-import { workDirOf, type EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./engine-options.js";
 import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
@@ -13,7 +13,7 @@ import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
-import { clearAnswer } from "../store/run-control.js";
+import { clearAnswer } from "../control/control-files.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 

@@ -5,7 +5,7 @@ import { isAlive, readEnvMarker, readProcess } from "../process/proc-table.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Plan } from "../store/plan-file.js";
 import type { RunPaths } from "../store/run-paths.js";
-import { serveSetRequests, type ServedRequest } from "../store/serve-set-requests.js";
+import { serveSetRequests, type ServedRequest } from "../control/serve-set-requests.js";
 import { StateGuard, type BoundaryRead, type RejectedChange } from "../store/state-guard.js";
 
 /** The plan in force and the ways it changes. */

@@ -5,11 +5,11 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseCount } from "../config/parse-value.js";
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { answerRun } from "../run/answer-run.js";
-import { summariseRun } from "../store/list-runs.js";
-import { clearPause, requestPause, requestStop } from "../store/run-control.js";
+import { parseCount } from "../util/parse-value.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { answerRun } from "../control/answer-run.js";
+import { summariseRun } from "../control/list-runs.js";
+import { clearPause, requestPause, requestStop } from "../control/control-files.js";
 import type { RunRef } from "./projects.js";
 
 /** What a button asks for. */

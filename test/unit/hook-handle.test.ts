@@ -9,7 +9,7 @@ import { hookFiles } from "../../src/hook/hook-files.js";
 import type { StopHookInput } from "../../src/hook/hook-input.js";
 import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
-import { listRuns } from "../../src/store/list-runs.js";
+import { listRuns } from "../../src/control/list-runs.js";
 import { runPaths } from "../../src/store/run-paths.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-hook-handle-"));

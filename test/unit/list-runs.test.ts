@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listRuns } from "../../src/store/list-runs.js";
+import { listRuns } from "../../src/control/list-runs.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
 
 const dirs: string[] = [];

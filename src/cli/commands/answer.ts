@@ -1,9 +1,9 @@
 // `ralph answer [RUN] TEXT` or `--file F`: answer the question a run is waiting on.
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { answerRun } from "../../run/answer-run.js";
-import { listRuns, summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { answerRun } from "../../control/answer-run.js";
+import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { readRegular } from "../../store/regular-file.js";
-import { MAX_ANSWER_BYTES } from "../../store/run-control.js";
+import { MAX_ANSWER_BYTES } from "../../control/control-files.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 

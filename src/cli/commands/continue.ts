@@ -4,16 +4,16 @@ import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import type { RunSettings } from "../../config/run-options.js";
 import { parseSavedSettings } from "../../config/saved-settings.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
-import { clearAnswer } from "../../store/run-control.js";
+import { clearAnswer } from "../../control/control-files.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
-import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../config/parse-value.js";
+import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
 
 function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Parsed<T>): T {
   const parsed = parse(raw);

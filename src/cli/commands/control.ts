@@ -1,7 +1,7 @@
 // `ralph stop`, `pause` and `resume`: they only create or remove the sentinel files of a run.
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
-import { clearPause, requestPause, requestStop } from "../../store/run-control.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
+import { clearPause, requestPause, requestStop } from "../../control/control-files.js";
 import { entryKind } from "../../store/regular-file.js";
 import { runPaths } from "../../store/run-paths.js";
 import { pickRun } from "../pick-run.js";

@@ -1,8 +1,8 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
 import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
 import { openRegular } from "../../store/regular-file.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { listRuns, summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";

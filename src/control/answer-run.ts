@@ -1,9 +1,9 @@
 // Answering a run's open question: what `ralph answer` and the dashboard's answer box both do.
 // The answer goes into the run's ANSWER file; the live runner takes it from there (its control watcher sees
 // the file), and a run whose runner is gone takes it when `ralph continue` starts it again.
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { openQuestion, summariseRun } from "../store/list-runs.js";
-import { MAX_ANSWER_BYTES, writeAnswer } from "../store/run-control.js";
+import { isRunnerAlive } from "./runner-alive.js";
+import { openQuestion, summariseRun } from "./list-runs.js";
+import { MAX_ANSWER_BYTES, writeAnswer } from "./control-files.js";
 import { runPaths } from "../store/run-paths.js";
 
 /** What answering did: the answer is written (`live`: a runner will take it now), or why nothing was written. */

@@ -2,9 +2,9 @@
 // Sentinels are replaced, never written through: a STOP or PAUSE that is a link is swapped for a file,
 // its target untouched.
 import { unlinkSync } from "node:fs";
-import { writeFileAtomic } from "./atomic-write.js";
-import { entryKind, readRegular } from "./regular-file.js";
-import type { RunPaths } from "./run-paths.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import { entryKind, readRegular } from "../store/regular-file.js";
+import type { RunPaths } from "../store/run-paths.js";
 
 /** Creates STOP: the run ends at the next boundary, or with `now` the runner ends the agent at once. */
 export function requestStop(paths: RunPaths, now: boolean): void {

@@ -2,11 +2,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { readCompletion } from "./progress-log.js";
-import { runPaths, runsDir } from "./run-paths.js";
-import type { RunSummary } from "./run-summary.js";
+import { readCompletion } from "../store/progress-log.js";
+import { runPaths, runsDir } from "../store/run-paths.js";
+import type { RunSummary } from "../store/run-summary.js";
 import { isExitReason } from "../exit/exit-reasons.js";
-import { readStatusFile, type RunStatus } from "./status-file.js";
+import { readStatusFile, type RunStatus } from "../store/status-file.js";
 
 /** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
