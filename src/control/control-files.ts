@@ -1,7 +1,7 @@
 // The control files of a run: what `ralph stop`, `pause`, `resume` and `answer` and the dashboard change.
 // Sentinels are replaced, never written through: a STOP or PAUSE that is a link is swapped for a file,
 // its target untouched.
-import { unlinkSync } from "node:fs";
+import { renameSync, unlinkSync } from "node:fs";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
@@ -43,4 +43,35 @@ export function readAnswer(paths: RunPaths): string | null {
 /** Removes ANSWER, whatever kind of entry it is. */
 export function clearAnswer(paths: RunPaths): void {
   if (entryKind(paths.answer) !== "missing") unlinkSync(paths.answer);
+}
+
+/** What the sentinels ask for right now. */
+export interface SentinelState {
+  stop: boolean;
+  stopNow: boolean;
+  pause: boolean;
+  /** The answer in ANSWER, when one is there. */
+  answer: string | null;
+}
+
+/**
+ * Reads the sentinels (cheap: two lstats and, when STOP exists, one small read). Presence is the request,
+ * whatever the entry is; only a regular STOP file is read (a FIFO there must not block the runner).
+ */
+export function readSentinels(paths: RunPaths): SentinelState {
+  const stop = entryKind(paths.stop) !== "missing";
+  let stopNow = false;
+  if (stop) {
+    try {
+      stopNow = /^\s*now\b/m.test(readRegular(paths.stop, 4096).toString("utf8"));
+    } catch {
+      stopNow = false;
+    }
+  }
+  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing", answer: readAnswer(paths) };
+}
+
+/** Moves an old STOP aside (kept, with the time in its name) so that a continued run does not stop at once. */
+export function archiveStop(paths: RunPaths, now: Date): void {
+  if (entryKind(paths.stop) !== "missing") renameSync(paths.stop, `${paths.stop}.${now.toISOString().replace(/[:.]/g, "-")}`);
 }

@@ -8,6 +8,7 @@
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
+import { readSentinels } from "../control/control-files.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { Ending } from "../run/finish-run.js";
@@ -78,7 +79,7 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     patchHookLoop(files.loop, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
-  if (existsSync(record.paths.stop)) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
+  if (readSentinels(record.paths).stop) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
   return evaluateAndContinue(input, deps, files, loop, record, since);

@@ -1,5 +1,4 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
-import { existsSync, renameSync } from "node:fs";
 import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import type { RunSettings } from "../../config/run-options.js";
@@ -9,7 +8,7 @@ import { summariseRun } from "../../control/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
-import { clearAnswer } from "../../control/control-files.js";
+import { archiveStop, clearAnswer } from "../../control/control-files.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
@@ -61,7 +60,7 @@ export async function continueCommand(projectDir: string, given: string | undefi
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
     removeLeftoverTemps(paths.dir);
-    if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    archiveStop(paths, new Date());
     // An answer the runner already took (status.json holds it) must not answer the next question too.
     if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);
