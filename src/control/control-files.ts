@@ -5,6 +5,7 @@ import { renameSync, unlinkSync } from "node:fs";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
+import { answerSetRequest, pendingSetRequests } from "./set-request.js";
 
 /** Creates STOP: the run ends at the next boundary, or with `now` the runner ends the agent at once. */
 export function requestStop(paths: RunPaths, now: boolean): void {
@@ -74,4 +75,22 @@ export function readSentinels(paths: RunPaths): SentinelState {
 /** Moves an old STOP aside (kept, with the time in its name) so that a continued run does not stop at once. */
 export function archiveStop(paths: RunPaths, now: Date): void {
   if (entryKind(paths.stop) !== "missing") renameSync(paths.stop, `${paths.stop}.${now.toISOString().replace(/[:.]/g, "-")}`);
+}
+
+/**
+ * Removes the requests found in run directory `dir` right after an agent's tree has ended: written while
+ * the agent ran, they may be the agent's own (an ANSWER to its own question, a set request naming some
+ * other process), so none is taken. Returns the names of the files removed.
+ */
+export function discardAgentTimeRequests(paths: RunPaths): string[] {
+  const removed: string[] = [];
+  if (entryKind(paths.answer) !== "missing") {
+    clearAnswer(paths);
+    removed.push("ANSWER");
+  }
+  for (const { name } of pendingSetRequests(paths.dir)) {
+    answerSetRequest(paths.dir, name, { ok: false, message: "refused: written while the agent ran; ask again" });
+    removed.push(`set-${name}.request.json`);
+  }
+  return removed;
 }

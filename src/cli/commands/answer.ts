@@ -4,6 +4,7 @@ import { answerRun } from "../../control/answer-run.js";
 import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { readRegular } from "../../store/regular-file.js";
 import { MAX_ANSWER_BYTES } from "../../control/control-files.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -29,9 +30,7 @@ function answerFromFile(file: string): string {
 
 /** `ralph answer [RUN] TEXT | --file F`: writes the answer; a live run goes on at once, another at `ralph continue`. */
 export async function answerCommand(projectDir: string, first: string | undefined, second: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): Promise<number> {
-  if (env.RALPH_RUN_DIR !== undefined || env.RALPH_SUPERVISOR !== undefined) {
-    throw new UsageError("ralph answer is for people: it does not run inside the agent of a ralph run (RALPH_RUN_DIR is set)");
-  }
+  forPeopleOnly("answer", env);
   if (file !== undefined && second !== undefined) throw new UsageError("give the answer as TEXT or with --file, not both");
   // One word is the answer (the run is then picked); two are RUN and the answer.
   const given = file !== undefined || second !== undefined ? first : undefined;

@@ -9,6 +9,7 @@ import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { archiveStop, clearAnswer } from "../../control/control-files.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
@@ -34,6 +35,7 @@ function savedSettings(file: string): RunSettings {
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
 export async function continueCommand(projectDir: string, given: string | undefined, command: Command): Promise<number> {
+  forPeopleOnly("continue");
   const id = pickRun(projectDir, given, "continue", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());

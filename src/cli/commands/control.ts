@@ -3,11 +3,13 @@
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { summariseRun } from "../../control/list-runs.js";
 import { requestControl, type ControlAction } from "../../control/control-request.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
 /** Carries out `action` on the run meant, printing what was done; a refusal is a UsageError. */
 function control(projectDir: string, given: string | undefined, action: ControlAction): string {
+  forPeopleOnly(action === "stop-now" ? "stop" : action);
   const id = pickRun(projectDir, given, action === "stop-now" ? "stop" : action);
   const outcome = requestControl(projectDir, id, action);
   if (!outcome.ok) throw new UsageError(outcome.message);

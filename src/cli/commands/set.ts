@@ -9,6 +9,7 @@ import { acquireLock } from "../../control/lock-file.js";
 import { runPaths } from "../../store/run-paths.js";
 import { takeSetResult, withdrawSetRequest, writeSetRequest } from "../../control/set-request.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -17,9 +18,7 @@ const ANSWER_TIMEOUT_MS = 15_000;
 
 /** `ralph set RUN key=value...`: validated first; applied by the runner when the run is live, else written directly. */
 export async function setCommand(projectDir: string, given: string, words: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (env.RALPH_RUN_DIR !== undefined || env.RALPH_SUPERVISOR !== undefined) {
-    throw new UsageError("ralph set is for people: it does not run inside the agent of a ralph run (RALPH_RUN_DIR is set)");
-  }
+  forPeopleOnly("set", env);
   const parsed = parseStateChanges(words);
   if (!parsed.ok) throw new UsageError(parsed.message);
   const id = pickRun(projectDir, given, "set");
