@@ -18,7 +18,8 @@ export function pickRun(projectDir: string, given: string | undefined, what: str
   }
   const all = listRuns(projectDir, isRunnerAlive, new Date());
   // A --parallel parent stands for its children: they are never picked in its place.
-  const runs = all.filter((run) => run.parent === null || !all.some((other) => other.id === run.parent));
+  // A run directory ralph did not create is never picked: only named.
+  const runs = all.filter((run) => run.state !== "foreign" && (run.parent === null || !all.some((other) => other.id === run.parent)));
   const active = runs.filter((run) => run.active);
   if (active.length === 1) return (active[0] as { id: string }).id;
   // The most recently started run, whatever its name (a `--name` run must not hide newer ones).

@@ -17,8 +17,15 @@ export type ControlOutcome = { ok: true; message: string } | { ok: false; messag
 export function notLiveRefusal(summary: RunSummary, what: string): string | null {
   if (summary.active) return null;
   const id = summary.id;
+  const foreign = foreignRefusal(summary, what);
+  if (foreign) return foreign;
   if (summary.state === "stale") return `run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`;
   return `run ${id} has already ended (${summary.state}); nothing to ${what}. Go on with it: ralph continue ${id}`;
+}
+
+/** Why nothing is done to a run directory ralph did not create, or null when it did. */
+export function foreignRefusal(summary: RunSummary, what: string): string | null {
+  return summary.state === "foreign" ? `run ${summary.id} is foreign: ralph has no record of creating it (a directory planted in .ralph/runs?); nothing to ${what}` : null;
 }
 
 /** The word a refusal uses for an action ("stop" for both stops). */

@@ -10,6 +10,7 @@ import { createDashboard } from "../../src/ui/server.js";
 import { bindGuard, createGuard } from "../../src/ui/guard.js";
 import { projectsOf } from "../../src/ui/projects.js";
 import { readProcess } from "../../src/process/proc-table.js";
+import { recordRunCreated } from "../../src/control/run-ledger.js";
 import { runRalph, tempProjects, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-control-table-");
@@ -48,6 +49,7 @@ async function runIn(state: RunState): Promise<{ dir: string; runDir: string }> 
   const ended = state === "ended";
   writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: "r", mode: "run", pid, pid_start: pidStart, hostname: hostname(), state: ended ? "ended" : "running", exit_reason: ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: ended ? now : null }));
   if (state === "live-paused") writeFileSync(join(runDir, "PAUSE"), "pause\n");
+  recordRunCreated(runDir, "r", null, { pid, pid_start: pidStart, hostname: hostname(), project_lock: false });
   return { dir, runDir };
 }
 

@@ -31,6 +31,8 @@ function start(dir: string, args: string[], mode?: string) {
 
 const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
 const ralph = `"${process.execPath}" "${RALPH}"`;
+/** What `env -i` keeps: PATH, and the state directory of the runners' records when the tests moved it. */
+const kept = `PATH="$PATH"${process.env.XDG_STATE_HOME ? ` XDG_STATE_HOME="${process.env.XDG_STATE_HOME}"` : ""}`;
 /** Shell lines that wait (at most 10 s) until FILE holds a line starting with "exit". */
 const awaitExit = (file: string) => `i=0; while ! grep -q '^exit' "${file}" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`;
 
@@ -67,7 +69,7 @@ describe("requests from inside a run", () => {
       ["stop", "stop b"],
       ["continue", "continue c -n 3"],
     ];
-    const script = requests.map(([name, words]) => `env -i PATH="$PATH" ${ralph} ${words} > "${dir}/${name}.out" 2>&1; echo "exit $?" >> "${dir}/${name}.out"`).join("; ");
+    const script = requests.map(([name, words]) => `env -i ${kept} ${ralph} ${words} > "${dir}/${name}.out" 2>&1; echo "exit $?" >> "${dir}/${name}.out"`).join("; ");
     const attacker = await runRalph(["run", "--name", "a", "-n", "1", "go", ...agentAfter(script)], dir);
     assert.equal(attacker.code, 3, attacker.stderr);
     for (const [name] of requests) {
@@ -86,7 +88,7 @@ describe("requests from inside a run", () => {
   async function detachedSet(mode: string): Promise<{ code: number | null; said: string; dir: string }> {
     const dir = project();
     const out = join(dir, "detached.out");
-    const detach = `( env -i PATH="$PATH" setsid sh -c '${ralph.replace(/"/g, "")} set "$0" max_iterations=0 check=true; echo "exit $?"' "$RALPH_RUN_ID" > "${out}" 2>&1 & ); ${awaitExit(out)}`;
+    const detach = `( env -i ${kept} setsid sh -c '${ralph.replace(/"/g, "")} set "$0" max_iterations=0 check=true; echo "exit $?"' "$RALPH_RUN_ID" > "${out}" 2>&1 & ); ${awaitExit(out)}`;
     const result = await finishWithin(start(dir, ["run", "--name", "d", "-n", "1", "--check", "false", "go", ...agentAfter(detach)], mode), 30_000);
     return { code: result.code, said: existsSync(out) ? readFileSync(out, "utf8") : "", dir };
   }

@@ -14,7 +14,7 @@ const TAKE_WAIT_MS = 10_000;
 /** The run meant: the one named, else the only run with an open question, else as the other commands pick. */
 function pickWaiting(projectDir: string, given: string | undefined): string {
   if (given !== undefined) return pickRun(projectDir, given, "answer");
-  const waiting = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.question !== null);
+  const waiting = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.question !== null && run.state !== "foreign");
   if (waiting.length === 1) return (waiting[0] as { id: string }).id;
   if (waiting.length > 1) throw new UsageError(`${waiting.length} runs wait for an answer, name the one to answer: ${waiting.map((run) => run.id).join(", ")}`);
   return pickRun(projectDir, undefined, "answer", true);

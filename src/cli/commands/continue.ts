@@ -9,6 +9,7 @@ import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { archiveStop, clearAnswer } from "../../control/control-files.js";
+import { continueRefusal } from "../../control/verify-run.js";
 import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
@@ -40,6 +41,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
+  const untrusted = continueRefusal(id, paths);
+  if (untrusted !== null) throw new UsageError(untrusted);
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();

@@ -9,6 +9,7 @@ import { acquireLock } from "../../control/lock-file.js";
 import { runPaths } from "../../store/run-paths.js";
 import { takeSetResult, withdrawSetRequest, writeSetRequest } from "../../control/set-request.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
+import { foreignRefusal } from "../../control/control-request.js";
 import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
@@ -24,6 +25,8 @@ export async function setCommand(projectDir: string, given: string, words: strin
   const id = pickRun(projectDir, given, "set");
   const paths = runPaths(projectDir, id);
   const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  const foreign = foreignRefusal(summary, "set");
+  if (foreign) throw new UsageError(foreign);
   if (summary.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md`);
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   if (!summary.active) {
