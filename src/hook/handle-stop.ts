@@ -62,7 +62,9 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     return allow(`ralph: ${read.message}; ${recorded}. Fix or delete the file to start a new loop.`);
   }
   const loop = read.loop;
-  const ours = loop.sessionId === "" || loop.sessionId === input.sessionId;
+  // A loop has one owner session: the first stop that names one binds it. A stop without a session id
+  // (empty or missing) never binds it and is never blocked by it, so no session can take a loop over.
+  const ours = input.sessionId !== null && (loop.sessionId === "" || loop.sessionId === input.sessionId);
   if (!loop.active) {
     const record = loop.runId ? openHookRun(deps.projectDir, loop.runId, deps) : null;
     if (!record || hasEnded(record)) return allow(); // nothing left to record: leave the file alone
