@@ -1,5 +1,5 @@
 // The sandbox settings (SPEC section 15): `--sandbox` / `sandbox:` in ralph.yaml, as a mode word or a mapping.
-import type { Parsed } from "../config/parse-value.js";
+import type { Parsed } from "../util/parse-value.js";
 
 /** Whether the agent runs sandboxed: always, never, or where the machine allows it. */
 export type SandboxMode = "on" | "off" | "auto";
