@@ -25,6 +25,7 @@ import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
+import { openIntegration } from "./integration-place.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 /** What to start. */
@@ -98,6 +99,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   let place: WorkPlace | null = null;
+  let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
     if (problem) throw new UsageError(problem);
@@ -120,6 +122,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
     if (input.previous) writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
+    // Once the run's lock is held: continuing, what a killed parent left half merged is undone here.
+    if (input.settings.parallel !== null) integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
     input.prepare?.();
   } catch (error) {
     releaseAll();
@@ -137,8 +141,11 @@ export async function startRun(input: StartRunInput): Promise<number> {
   try {
     const host = { pid: process.pid, pidStart, hostname: holder.hostname };
     const { parallel, tasks } = input.settings;
-    result = parallel !== null && tasks !== null
-      ? await runFanOut({ projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes }, realFanOutIo(input.projectDir, input.runId, { env: process.env, signals, listener, host }))
+    result = parallel !== null && tasks !== null && integration
+      ? await runFanOut(
+          { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options },
+          realFanOutIo(input.projectDir, input.runId, integration.place, { env: process.env, signals, listener, host }),
+        )
       : await runEngine(
       {
         projectDir: input.projectDir,

@@ -52,6 +52,8 @@ const fields = {
   parallel: z.number().int().positive().nullable(),
   task: text.nullable(),
   parent: text.nullable(),
+  maxResolve: count,
+  resolve: z.boolean(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.
