@@ -34,7 +34,7 @@ export interface ChildStart {
 export interface FanOutIo {
   startChild(start: ChildStart): ChildHandle;
   /** Git, checks and the agent in the parent's integration worktree (`resolve` and `interrupted` come from the fan-out). */
-  merge: Omit<MergeIo, "resolve" | "interrupted">;
+  merge: Omit<MergeIo, "resolve" | "interrupted" | "mayResolve">;
   /** Starts resolve run `resolveId` on the integration worktree with `prompt`. */
   startResolve(resolveId: string, prompt: string): ChildHandle;
   /** The parent's own events so far (continuing: the merges still owed). */

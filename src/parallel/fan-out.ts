@@ -98,6 +98,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   let tasksText = integration.tasksText;
   const queue: Queued[] = [];
   let merging = false;
+  // Set when a merge had to wait (a signal, or an ending that lets no resolve run): the rest waits for `continue`.
+  let held = false;
   let resolving: (Running & { id: string }) | null = null;
   const earlier = previous ? io.readEvents(paths) : [];
   let resolveCount = earlier.filter((event) => event.type === "resolve_started").length;
@@ -200,7 +202,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   /** Merges the first queued child, if no merge is under way; the queue goes in order of completion. */
   const mergeNext = async () => {
     const next = queue[0];
-    if (merging || !next || ending) return;
+    if (merging || !next || held || ending?.reason === "INTERRUPTED") return;
     merging = true;
     try {
       if (integrated === null) {
@@ -216,7 +218,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       const outcome = marked.ok
         ? await mergeChild(
             { child: next.child, branch: `ralph/${next.child}`, task: next.task, tasksText: marked.text, tasksPath: integration.tasksPath, merged, runId },
-            { ...io.merge, resolve: resolveOnce, interrupted },
+            { ...io.merge, resolve: resolveOnce, interrupted, mayResolve: () => ending === null },
             settings.maxResolve,
           )
         : ({ kind: "abandoned", reason: `${settings.tasks} ${marked.message}`, resolves: 0 } as const);
@@ -235,7 +237,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
           record.log(`merge of ralph/${next.child} abandoned, ${integration.branch} left as it was; task ${next.task.id} reopened: ${outcome.reason}`);
           break;
         case "interrupted":
-          record.log(`merge of ralph/${next.child} undone on the signal; ralph continue ${runId} makes it again`);
+          held = true;
+          record.log(`merge of ralph/${next.child} undone: the run is ending (${ending?.detail ?? "signal"}); ralph continue ${runId} makes it again`);
           break;
         default: {
           const never: never = outcome;
@@ -303,6 +306,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       if (ending) passOn(ending);
       else tellQuestions();
       mergeNext().catch((error: unknown) => {
+        held = true;
         ending ??= { reason: "FAILED", detail: `integration branch ${integration.branch}: ${(error as Error).message ?? String(error)}` };
         wake();
       });
@@ -311,7 +315,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       const shown = JSON.stringify(patch);
       if (shown !== lastShown) record.update(patch);
       lastShown = shown;
-      if (ending && running.size === 0 && !merging) break;
+      if (ending && running.size === 0 && !merging && (queue.length === 0 || held || ending.reason === "INTERRUPTED")) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);
         wake = () => {

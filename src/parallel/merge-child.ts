@@ -36,6 +36,8 @@ export interface MergeIo {
   resolve(request: ResolveRequest): Promise<void>;
   /** True once the parent was signalled: the merge is then abandoned for now and left queued. */
   interrupted(): boolean;
+  /** False once the parent is ending (a limit, STOP): no agent may run, so a merge that needs one waits for `continue`. */
+  mayResolve(): boolean;
 }
 
 /** One merge to make. */
@@ -93,6 +95,7 @@ export async function mergeChild(item: MergeItem, io: MergeIo, maxResolve: numbe
     if (io.interrupted()) return interrupted();
     const why = conflicts.length > 0 ? `conflicts in ${conflicts.join(", ")}` : `the checks failed on the merged tree: ${firstLine(checkOutput ?? "")}`;
     if (resolves >= maxResolve) return abandon(maxResolve === 0 ? `${why} (--max-resolve 0)` : `${why}, still after ${resolves} resolve iteration(s)`);
+    if (!io.mayResolve()) return interrupted();
     resolves += 1;
     await io.resolve({ attempt: resolves, child: item.child, branch: item.branch, task: item.task, merged: item.merged, conflicts, checkOutput });
     if (io.interrupted()) return interrupted();
