@@ -11,7 +11,7 @@ import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
 import { checkCriteria, type Criterion } from "../judge/criteria.js";
-import { commitStaged, hasConflictMarkers, headOf, resetTo, stage, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
+import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const STDERR_KEPT = 4096;
@@ -74,7 +74,7 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
       startMerge: (branch) => startMerge(top, branch),
       unmerged: () => unmergedPaths(top),
       hasMarkers: (path) => hasConflictMarkers(top, path),
-      stage: (paths) => stage(top, paths),
+      stageAllBut: (paths) => stageAllBut(top, paths),
       writeTasks: (text) => writeAndStage(top, place.tasksPath, text),
       commit: (message) => commitStaged(top, message),
       resetTo: (commit) => resetTo(top, commit),

@@ -6,7 +6,7 @@ import type { Criterion } from "../judge/criteria.js";
 import type { Plan } from "../store/plan-file.js";
 import { readEventFile } from "../store/read-events.js";
 import { runPaths } from "../store/run-paths.js";
-import { fileAt, resetTo } from "../worktree/integration-git.js";
+import { fileAt, headOf, resetTo } from "../worktree/integration-git.js";
 import { realPath } from "../worktree/worktree-location.js";
 import type { FanOutOptions } from "../parallel/fan-out.js";
 import type { IntegrationPlace } from "./child-runs.js";
@@ -30,7 +30,9 @@ export async function openIntegration(
   const tasksPath = relative(top, realPath(resolve(worktree.cwd, settings.tasks)));
   const reset = await resetTo(top, "HEAD");
   if (!reset.ok) throw new UsageError(`--parallel: ${worktree.path}: ${reset.message}`);
-  const text = await fileAt(top, "HEAD", tasksPath);
+  const head = await headOf(top);
+  if (!head.ok) throw new UsageError(`--parallel: ${worktree.path}: ${head.message}`);
+  const text = await fileAt(top, head.commit, tasksPath);
   if (!text.ok) throw new UsageError(`--tasks ${settings.tasks}: not on ${worktree.branch}: ${text.message}`);
   let base = place.base ?? null;
   if (!base) {
@@ -39,7 +41,7 @@ export async function openIntegration(
   }
   const checks: Criterion[] = plan.completionCriteria.filter((criterion) => criterion.type === "command");
   return {
-    options: { path: worktree.path, branch: worktree.branch, tasksPath, tasksText: text.text, base: base.commit, baseBranch: base.branch },
+    options: { path: worktree.path, branch: worktree.branch, head: head.commit, tasksPath, tasksText: text.text, base: base.commit, baseBranch: base.branch },
     place: { top, cwd: worktree.cwd, tasksPath, checks, checkTimeoutMs: settings.timeoutMs },
   };
 }

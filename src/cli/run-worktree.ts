@@ -37,6 +37,12 @@ export function checkCommitSettings(settings: Pick<RunSettings, "worktree" | "co
  */
 export async function openWorkPlace(projectDir: string, runId: string, settings: RunSettings, continuing: boolean): Promise<WorkPlace> {
   const nothing = async () => undefined;
+  // A resolve run works in its parent's integration worktree, where the merge waits; it commits nothing.
+  if (settings.resolve && settings.parent) {
+    const opened = await reuseWorktree(projectDir, settings.parent);
+    if (!opened.ok) throw new UsageError(`--resolve: ${renderWorktreeFailure(opened.failure)}`);
+    return { dir: opened.cwd, worktree: null, undo: nothing };
+  }
   if (!settings.worktree && settings.parallel === null) return { dir: projectDir, worktree: null, undo: nothing };
   if (commitPolicy(settings) === "iteration") {
     const author = await checkCommitAuthor(projectDir);
@@ -44,12 +50,6 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
   }
   // A --parallel parent integrates on a worktree of its own, from HEAD, so HEAD must hold the task list.
   if (settings.parallel !== null) await checkTasksInHead(projectDir, settings.tasks ?? "");
-  // A resolve run works in its parent's integration worktree, where the merge waits; it commits nothing.
-  if (settings.resolve && settings.parent) {
-    const opened = await reuseWorktree(projectDir, settings.parent);
-    if (!opened.ok) throw new UsageError(`--resolve: ${renderWorktreeFailure(opened.failure)}`);
-    return { dir: opened.cwd, worktree: null, undo: nothing };
-  }
   // A child starts from its parent's integration branch: what was merged so far is where it begins.
   const from = settings.parent !== null && (await branchExists(projectDir, worktreeBranch(settings.parent))) ? `refs/heads/${worktreeBranch(settings.parent)}` : "HEAD";
   const baseBranch = continuing ? null : await currentBranch(projectDir);

@@ -28,7 +28,7 @@ export interface FanOutOptions {
   previous: RunStatus | null;
   notes?: string[];
   /** The parent's integration worktree: its top, branch, the task file's path from the top and its text at HEAD. */
-  integration: { path: string; branch: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
+  integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
 }
 
 /** A DONE child waiting for its merge. */
@@ -178,7 +178,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
 
 
   // The last commit the parent made (or found) on its integration branch: each merge starts from it.
-  let integrated: string | null = null;
+  let integrated: string | null = integration.head;
   const interrupted = () => ending?.reason === "INTERRUPTED" || io.signals.firstSignal() !== null;
 
   /** Runs one resolve iteration as a run of its own on the integration worktree, and waits for its end. */

@@ -26,7 +26,8 @@ export interface MergeIo {
   startMerge(branch: string): Promise<{ ok: true; conflicts: string[] } | { ok: false; message: string }>;
   unmerged(): Promise<{ ok: true; paths: string[] } | { ok: false; message: string }>;
   hasMarkers(path: string): boolean;
-  stage(paths: string[]): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Stages every change the agent made, except `paths` (files still holding conflict markers). */
+  stageAllBut(paths: string[]): Promise<{ ok: true } | { ok: false; message: string }>;
   /** Writes the parent's own task file (this child's task marked done) and stages it. */
   writeTasks(text: string): Promise<{ ok: true } | { ok: false; message: string }>;
   commit(message: string): Promise<{ ok: true; commit: string } | { ok: false; message: string }>;
@@ -108,9 +109,9 @@ export async function mergeChild(item: MergeItem, io: MergeIo, maxResolve: numbe
       if (!again.ok) return abandon(again.message);
       continue;
     }
-    // A conflicted file the agent left without markers is resolved: staged as it is now.
-    const resolved = conflicts.filter((path) => !io.hasMarkers(path));
-    const staged = await io.stage(resolved);
+    // What the agent changed is staged (a conflicted file it left without markers is resolved); a file still holding markers is not.
+    const unresolved = conflicts.filter((path) => io.hasMarkers(path));
+    const staged = await io.stageAllBut(unresolved);
     if (!staged.ok) return abandon(staged.message);
   }
 }

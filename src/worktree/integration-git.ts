@@ -50,10 +50,9 @@ export function hasConflictMarkers(top: string, path: string): boolean {
   return /^(<{7}|={7}|>{7})(\s|$)/m.test(text);
 }
 
-/** Stages `paths` as they are in the work tree (a deleted one as deleted). */
-export async function stage(dir: string, paths: readonly string[]): Promise<GitStep<object>> {
-  if (paths.length === 0) return { ok: true };
-  const added = await runGit(dir, ["add", "--all", "--", ...paths.map((path) => `:(top,literal)${path}`)]);
+/** Stages every change in the work tree (outside `.ralph`), except `paths` (unstaged conflicts stay unmerged). */
+export async function stageAllBut(dir: string, paths: readonly string[]): Promise<GitStep<object>> {
+  const added = await runGit(dir, ["add", "--all", "--", ...EVERYTHING_BUT_RALPH, ...paths.map((path) => `:(top,literal,exclude)${path}`)]);
   return added.ok ? { ok: true } : { ok: false, message: `git add: ${added.stderr}` };
 }
 
@@ -64,7 +63,8 @@ export async function writeAndStage(top: string, path: string, text: string): Pr
   } catch (error) {
     return { ok: false, message: `cannot write ${path}: ${(error as Error).message}` };
   }
-  return stage(top, [path]);
+  const added = await runGit(top, ["add", "--", `:(top,literal)${path}`]);
+  return added.ok ? { ok: true } : { ok: false, message: `git add ${path}: ${added.stderr}` };
 }
 
 /** Commits what is staged (concluding a merge in progress) with `message`; returns the new HEAD. */
