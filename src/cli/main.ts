@@ -125,6 +125,12 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
   program
+    .command("report")
+    .description("what a reviewer needs: outcome, iterations, checks, commits, diffstat, child runs, open questions")
+    .argument("[run]", "run id (default: the latest run)")
+    .option("--format <format>", "md (default) or json")
+    .action((run: string | undefined, opts: { format?: string }) => done(import("./commands/report.js").then((m) => m.reportCommand(cwd, run, opts.format, process.env))));
+  program
     .command("clean")
     .description("remove an ended run's worktree (.ralph/worktrees/RUN); its branch ralph/RUN is kept")
     .argument("<run>", "run id")

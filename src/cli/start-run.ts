@@ -179,7 +179,9 @@ export async function startRun(input: StartRunInput): Promise<number> {
   if (!input.settings.json) {
     const parallel = input.settings.parallel !== null;
     const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
-    const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
+    const review = worktree
+      ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
+      : [`report: ralph report ${input.runId}`];
     for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
