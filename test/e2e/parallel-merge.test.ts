@@ -128,6 +128,24 @@ describe("ralph run --parallel: the merge queue", () => {
     assert.match(prompt, /## The task being merged\n\nUS-[12]: (one|two)\n/);
     assert.match(prompt, /## Tasks already on the integration branch\n\n- US-[12]: (one|two)\n/);
     assert.equal(readStatus(runDir(repo, "m-resolve-1")).parent, "m");
+    assert.match(result.stdout, /^report: ralph report m; merge it into your branch: ralph land m/m);
+
+    // The report: JSON for machines, Markdown on stdout and in $GITHUB_STEP_SUMMARY.
+    const json = await runRalph(["report", "m", "--format", "json"], repo, env());
+    assert.equal(json.code, 0, json.stderr);
+    const report = JSON.parse(json.stdout) as { outcome: string; branch: string; base_branch: string; diffstat: { files_changed: number }; children: Array<{ run: string; merge: string | null; resolves: number }> };
+    assert.deepEqual([report.outcome, report.branch, report.base_branch, report.diffstat.files_changed], ["NO_WORK", "ralph/m", "main", 3]);
+    assert.deepEqual(report.children.map((child) => [child.run, child.merge]).sort(), [["m-1", "merged"], ["m-2", "merged"], ["m-3", "merged"], ["m-resolve-1", null]]);
+    const summary = join(repo, "..", `${repo.split("/").pop()}-summary.md`);
+    writeFileSync(summary, "earlier step\n");
+    const md = await runRalph(["report", "m"], repo, env({ GITHUB_STEP_SUMMARY: summary }));
+    assert.equal(md.code, 0, md.stderr);
+    assert.match(md.stdout, /^# ralph run m: NO_WORK\n/);
+    assert.match(md.stdout, /\| Branch \| `ralph\/m` from `main` /);
+    assert.equal(readFileSync(summary, "utf8"), `earlier step\n${md.stdout}`);
+    const bad = await runRalph(["report", "m", "--format", "html"], repo, env());
+    assert.deepEqual([bad.code, bad.stderr], [2, 'ralph: --format: expected md or json, got "html"\n']);
+    assert.deepEqual(snapshot(repo), before);
   });
 
   test("a resolve that cannot succeed: the merge is undone (clean ralph/u, no markers), the task reopened with the reason, FAILED", async () => {
