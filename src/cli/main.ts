@@ -131,6 +131,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .option("--format <format>", "md (default) or json")
     .action((run: string | undefined, opts: { format?: string }) => done(import("./commands/report.js").then((m) => m.reportCommand(cwd, run, opts.format, process.env))));
   program
+    .command("land")
+    .description("deliver a run's branch, only as asked: merge it into your current branch, or --push it (and --pr)")
+    .argument("[run]", "run id (default: the latest run)")
+    .option("--push <remote>", "push the run's branch to REMOTE (REMOTE:BRANCH names the branch there) instead of merging it here")
+    .option("--pr", "with --push: open a pull request with the report as its body through gh, against the branch the run started from")
+    .option("--force", "merge even though you are on another branch than the run started from (or a detached HEAD)")
+    .action((run: string | undefined, opts: { push?: string; pr?: boolean; force?: boolean }) => done(import("./commands/land.js").then((m) => m.landCommand(cwd, run, opts, process.env))));
+  program
     .command("clean")
     .description("remove an ended run's worktree (.ralph/worktrees/RUN); its branch ralph/RUN is kept")
     .argument("<run>", "run id")

@@ -130,7 +130,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     await place?.undo();
     throw error;
   }
-  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
+  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;

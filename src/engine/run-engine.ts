@@ -29,7 +29,7 @@ export interface EngineOptions {
   /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
   workDir?: string;
   /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
-  worktree?: { path: string; branch: string } | null;
+  worktree?: { path: string; branch: string; base?: string | null; baseBranch?: string | null } | null;
   /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
   commit?: boolean;
   /** The run that started this one as a child (`--parallel`). */
@@ -61,7 +61,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
-    worktree: options.worktree ?? null,
+    // The start of the run's branch is kept from its first start on.
+    worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
     parent: options.parent ?? null,
   });
   // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.

@@ -66,7 +66,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     iteration: previous?.iteration,
     costUsd: previous?.cost_usd,
     startedAt: previous?.started_at,
-    worktree: { path: options.integration.path, branch: options.integration.branch },
+    worktree: { path: options.integration.path, branch: options.integration.branch, base: options.integration.base || null, baseBranch: options.integration.baseBranch },
   });
   // The parent's own events (its start, its children, its end) go to the same targets as any run's.
   const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env });

@@ -42,6 +42,6 @@ export async function readReport(projectDir: string, id: string): Promise<RunRep
   const childIds = run.events.filter((event) => event.type === "child_started" || event.type === "resolve_started").map((event) => String(event.child));
   const children = childIds.map((child) => readRecord(projectDir, child)).filter((record): record is RunRecordRead => record !== null);
   const started = run.events.find((event) => event.type === "run_started" && typeof event.base === "string");
-  const diffstat = await diffstatOf(projectDir, typeof started?.base === "string" ? started.base : null, run.status.branch ?? null);
+  const diffstat = await diffstatOf(projectDir, typeof started?.base === "string" ? started.base : (run.status.base ?? null), run.status.branch ?? null);
   return buildReport(run, children, diffstat);
 }
