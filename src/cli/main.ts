@@ -140,11 +140,12 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .action((run: string | undefined, opts: { push?: string; pr?: boolean; force?: boolean }) => done(import("./commands/land.js").then((m) => m.landCommand(cwd, run, opts, process.env))));
   program
     .command("clean")
-    .description("remove an ended run's worktree (.ralph/worktrees/RUN); its branch ralph/RUN is kept")
-    .argument("<run>", "run id")
-    .option("--force", "remove it even with uncommitted changes in it (they are lost)")
+    .description("remove ended runs' worktrees (.ralph/worktrees/RUN; a --parallel parent's with its children's); their branches ralph/RUN are kept")
+    .argument("[runs...]", "run ids")
+    .option("--ended", "every ended run's worktree")
+    .option("--force", "remove them even with uncommitted changes in them (they are lost)")
     .exitOverride()
-    .action((run: string, opts: { force?: boolean }) => done(import("./commands/clean.js").then((m) => m.cleanCommand(cwd, run, opts.force === true))));
+    .action((runs: string[], opts: { force?: boolean; ended?: boolean }) => done(import("./commands/clean.js").then((m) => m.cleanCommand(cwd, runs, opts.force === true, opts.ended === true))));
   program
     .command("doctor")
     .description("how agent trees are supervised here and why, the agent CLIs found, Node's version, orphaned worktrees")
