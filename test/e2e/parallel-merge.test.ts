@@ -207,6 +207,32 @@ describe("ralph run --parallel: the merge queue", () => {
     assert.deepEqual(snapshot(repo), before);
   });
 
+  test("SIGTERM to the parent during a resolve: the merge is undone before it exits (INTERRUPTED), continue makes it", async () => {
+    const { repo, agent, log, before } = mergeRepo();
+    const hold = join(repo, "..", `${repo.split("/").pop()}-hold`);
+    const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--grace", "1s", "--name", "t", "work", "--", process.execPath, agent], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log, HOLD: hold }));
+    let result;
+    try {
+      await waitForFile(`${hold}.started`, 30_000);
+      parent.child.kill("SIGTERM");
+      result = await parent.done;
+    } finally {
+      if (parent.child.exitCode === null && parent.child.signalCode === null) parent.child.kill("SIGKILL");
+    }
+    assert.equal(result.signal, "SIGTERM", result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo, "t")).exit_reason, "INTERRUPTED");
+    assert.match(result.stdout, /merge of ralph\/t-\d undone: the run is ending/);
+    assert.match(result.stdout, /1 DONE child\(ren\) not merged yet: ralph continue t merges them/);
+    cleanIntegration(repo, "t");
+    assert.deepEqual(snapshot(repo), before);
+    writeFileSync(hold, "");
+    const continued = await runRalph(["continue", "t"], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log }));
+    assert.equal(continued.code, 0, continued.stderr + continued.stdout);
+    assert.deepEqual(flags(repo, "ralph/t"), { "US-1": true, "US-2": true, "US-3": true });
+    cleanIntegration(repo, "t");
+    assert.deepEqual(snapshot(repo), before);
+  });
+
   test("a child's agent that marks every task done (the person's prd.json, the parent's worktree and branch) changes nothing the parent decides", async () => {
     const { repo, agent, log } = mergeRepo();
     const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--name", "a", "work", "--", process.execPath, agent], repo, env({ STORY_FILES: "own", ATTACK: "a", RESOLVES_LOG: log }));
