@@ -169,6 +169,11 @@ describe("ralph run --parallel", () => {
     const notInHead = await runRalph(["run", "--agent", "demo", "--tasks", "todo.md", "--parallel", "2", "work"], repo, env());
     assert.equal(notInHead.code, 2);
     assert.match(notInHead.stderr, /^ralph: --tasks todo\.md: not in HEAD; each --parallel child works in a worktree from HEAD/);
+    const resolve = await runRalph(["run", "--agent", "demo", "--resolve", "work"], repo, env());
+    assert.deepEqual([resolve.code, resolve.stderr], [2, "ralph: --resolve is set by a --parallel run on its resolve runs, together with --parent and --name\n"]);
+    const maxResolve = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--max-resolve", "x", "work"], repo, env());
+    assert.equal(maxResolve.code, 2);
+    assert.match(maxResolve.stderr, /^ralph: --max-resolve: expected a whole number/);
     assert.equal(git(repo, "branch", "--list", "ralph/*"), "");
     assert.equal(existsSync(join(repo, ".ralph")), false);
   });

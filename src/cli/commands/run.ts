@@ -119,6 +119,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
       : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
     return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
   }
+  if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   checkCommitSettings(settled);
   checkParallel(settled);
