@@ -2,9 +2,8 @@
 // worktree. The parent works on its integration branch: it merges each DONE child there, and it alone decides
 // which tasks are done (its own copy of the task list, never re-read from a file a child could write).
 import { resolve } from "node:path";
-import { firstIncomplete, parseTasks, type Task } from "../judge/tasks.js";
-import { markTaskInText } from "../judge/task-text.js";
-import { mergeChild, resolvePrompt } from "./merge-child.js";
+import { firstIncomplete, type Task } from "../judge/tasks.js";
+import { MergeQueue } from "./merge-queue.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
@@ -31,11 +30,7 @@ export interface FanOutOptions {
   integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
 }
 
-/** A DONE child waiting for its merge. */
-interface Queued {
-  child: string;
-  task: Task;
-}
+
 
 interface Running {
   task: Task;
@@ -95,18 +90,31 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const ended = new Map<string, { task: Task; costUsd: number }>();
   const failed = new Map<string, string>();
   let started = previous?.iteration ?? 0;
-  // The task list as the parent knows it: the integration branch's copy, changed only by the parent's merges.
-  let tasksText = integration.tasksText;
-  const queue: Queued[] = [];
-  let merging = false;
-  // Set when a merge had to wait (a signal, or an ending that lets no resolve run): the rest waits for `continue`.
-  let held = false;
   let resolving: (Running & { id: string }) | null = null;
   const earlier = previous ? io.readEvents(paths) : [];
-  let resolveCount = earlier.filter((event) => event.type === "resolve_started").length;
+  const queue = new MergeQueue(
+    {
+      runId,
+      file,
+      tasksName: settings.tasks,
+      maxResolve: settings.maxResolve,
+      integration,
+      io,
+      record,
+      ending: () => ending,
+      resolving(run, costUsd) {
+        if (run === null && resolving) ended.set(resolving.id, { task: resolving.task, costUsd });
+        resolving = run ? { ...run, stopAsked: "none" } : null;
+        if (run && ending) passOn(ending);
+      },
+      abandoned: (taskId, reason) => failed.set(taskId, reason),
+      wake: () => wake(),
+    },
+    earlier.filter((event) => event.type === "resolve_started").length,
+  );
   // Continuing: a child that ended DONE but was never merged nor abandoned is merged first.
   const settled = new Set(earlier.filter((event) => event.type === "child_merged" || event.type === "merge_abandoned").map((event) => event.child));
-  const initial = parseTasks(tasksText, file);
+  const initial = queue.tasks();
   for (const event of earlier) {
     if (event.type !== "child_ended" || event.reason !== "DONE" || settled.has(event.child as string)) continue;
     const task = initial.ok ? initial.tasks.find((candidate) => candidate.id === event.task && !candidate.done) : undefined;
@@ -178,80 +186,6 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   };
 
 
-  // The last commit the parent made (or found) on its integration branch: each merge starts from it.
-  let integrated: string | null = integration.head;
-  const interrupted = () => ending?.reason === "INTERRUPTED" || io.signals.firstSignal() !== null;
-
-  /** Runs one resolve iteration as a run of its own on the integration worktree, and waits for its end. */
-  const resolveOnce: Parameters<typeof mergeChild>[1]["resolve"] = async (request) => {
-    resolveCount += 1;
-    const id = `${runId}-resolve-${resolveCount}`;
-    record.event({ type: "resolve_started", child: id, for_child: request.child, task: request.task.id, attempt: request.attempt, conflicts: request.conflicts, checks_failed: request.checkOutput !== null });
-    record.log(`resolve ${id} (${request.attempt} of at most ${settings.maxResolve}) for ${request.branch}: ${request.conflicts.length > 0 ? `conflicts in ${request.conflicts.join(", ")}` : "the checks failed on the merged tree"}`);
-    const handle = io.startResolve(id, resolvePrompt(request, integration.branch));
-    resolving = { id, task: request.task, handle, stopAsked: "none" };
-    if (ending) passOn(ending);
-    const exit = await handle.exited;
-    resolving = null;
-    const status = io.readChildStatus(id);
-    const outcome = childEnding(status, exit);
-    ended.set(id, { task: request.task, costUsd: status?.cost_usd ?? 0 });
-    record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: status?.cost_usd ?? 0 });
-    record.log(`resolve ${id} ended ${outcome.reason}`);
-  };
-
-  /** Merges the first queued child, if no merge is under way; the queue goes in order of completion. */
-  const mergeNext = async () => {
-    const next = queue[0];
-    if (merging || !next || held || ending?.reason === "INTERRUPTED") return;
-    merging = true;
-    try {
-      if (integrated === null) {
-        const head = await io.merge.head();
-        if (!head.ok) throw new Error(head.message);
-        integrated = head.commit;
-      }
-      // Whatever else wrote to the integration worktree or moved its branch since, the merge starts from the parent's commit.
-      const reset = await io.merge.resetTo(integrated);
-      if (!reset.ok) throw new Error(reset.message);
-      const marked = markTaskInText(tasksText, file, next.task.id);
-      const merged = (parseTasks(tasksText, file) as { ok: true; tasks: Task[] }).tasks.filter((task) => task.done);
-      const outcome = marked.ok
-        ? await mergeChild(
-            { child: next.child, branch: `ralph/${next.child}`, task: next.task, tasksText: marked.text, tasksPath: integration.tasksPath, merged, runId },
-            { ...io.merge, resolve: resolveOnce, interrupted, mayResolve: () => ending === null },
-            settings.maxResolve,
-          )
-        : ({ kind: "abandoned", reason: `${settings.tasks} ${marked.message}`, resolves: 0 } as const);
-      switch (outcome.kind) {
-        case "merged":
-          queue.shift();
-          if (marked.ok) tasksText = marked.text;
-          integrated = outcome.commit;
-          record.event({ type: "child_merged", child: next.child, task: next.task.id, commit: outcome.commit, resolves: outcome.resolves });
-          record.log(`merged ralph/${next.child} into ${integration.branch} (${outcome.commit.slice(0, 12)}${outcome.resolves > 0 ? `, after ${outcome.resolves} resolve iteration(s)` : ""}); task ${next.task.id} marked done there`);
-          break;
-        case "abandoned":
-          queue.shift();
-          failed.set(next.task.id, `merge of ralph/${next.child} abandoned: ${outcome.reason}`);
-          record.event({ type: "merge_abandoned", child: next.child, task: next.task.id, reason: outcome.reason, resolves: outcome.resolves });
-          record.log(`merge of ralph/${next.child} abandoned, ${integration.branch} left as it was; task ${next.task.id} reopened: ${outcome.reason}`);
-          break;
-        case "interrupted":
-          held = true;
-          record.log(`merge of ralph/${next.child} undone: the run is ending (${ending?.detail ?? "signal"}); ralph continue ${runId} makes it again`);
-          break;
-        default: {
-          const never: never = outcome;
-          throw new Error(`unknown merge outcome ${String(never)}`);
-        }
-      }
-    } finally {
-      merging = false;
-      wake();
-    }
-  };
-
   /** Passes the parent's ending on to every child still running: the signal itself, or a STOP file. */
   const passOn = (end: Ending) => {
     const all: Array<[string, Running]> = [...running];
@@ -285,7 +219,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         record.log(paused ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)" : "resumed");
       }
       if (!ending && !paused) {
-        const list = parseTasks(tasksText, file);
+        const list = queue.tasks();
         if (!list.ok) ending = { reason: "FAILED", detail: `task list ${settings.tasks}: ${list.message}` };
         else {
           // A task whose child ended here (DONE or not) is not started again in this run, whatever the list says.
@@ -296,7 +230,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
             start(next);
             pending = pending.filter((task) => task !== next);
           }
-          if (running.size === 0 && queue.length === 0 && !merging) {
+          if (running.size === 0 && queue.length === 0 && queue.current === null) {
             ending =
               failed.size > 0
                 ? { reason: "FAILED", detail: `${failed.size} task(s) left pending: ${[...failed.values()].join("; ")}` }
@@ -306,17 +240,17 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       }
       if (ending) passOn(ending);
       else tellQuestions();
-      mergeNext().catch((error: unknown) => {
-        held = true;
+      queue.mergeNext().catch((error: unknown) => {
+        queue.hold();
         ending ??= { reason: "FAILED", detail: `integration branch ${integration.branch}: ${(error as Error).message ?? String(error)}` };
         wake();
       });
-      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : merging ? `merging ralph/${queue[0]?.child ?? "?"} into ${integration.branch}` : `${running.size} child run(s) running` } as const;
+      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : queue.current ? `merging ralph/${queue.current} into ${integration.branch}` : `${running.size} child run(s) running` } as const;
       // status.json is replaced only when it would say something new; the heartbeat keeps updated_at fresh.
       const shown = JSON.stringify(patch);
       if (shown !== lastShown) record.update(patch);
       lastShown = shown;
-      if (ending && running.size === 0 && !merging && (queue.length === 0 || held || ending.reason === "INTERRUPTED")) break;
+      if (ending && running.size === 0 && queue.current === null && (queue.length === 0 || queue.waiting || ending.reason === "INTERRUPTED")) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);
         wake = () => {
