@@ -146,6 +146,13 @@ describe("ralph run --parallel: the merge queue", () => {
     const bad = await runRalph(["report", "m", "--format", "html"], repo, env());
     assert.deepEqual([bad.code, bad.stderr], [2, 'ralph: --format: expected md or json, got "html"\n']);
     assert.deepEqual(snapshot(repo), before);
+
+    // Landing it, when asked, is the first change to the person's branch: the whole work and the marks, one merge.
+    const landed = await runRalph(["land", "m"], repo, env());
+    assert.equal(landed.code, 0, landed.stderr);
+    assert.equal(git(repo, "rev-parse", "HEAD^2"), git(repo, "rev-parse", "ralph/m"));
+    assert.equal(readFileSync(join(repo, "prd.json"), "utf8"), ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'));
+    assert.equal(readFileSync(join(repo, "notes.txt"), "utf8"), before.notes);
   });
 
   test("a resolve that cannot succeed: the merge is undone (clean ralph/u, no markers), the task reopened with the reason, FAILED", async () => {
