@@ -28,17 +28,23 @@ export async function openIntegration(
   if (!worktree || !settings.tasks) throw new UsageError("--parallel: the integration worktree could not be opened");
   const top = realPath(worktree.path);
   const tasksPath = relative(top, realPath(resolve(worktree.cwd, settings.tasks)));
-  const reset = await resetTo(top, "HEAD");
+  let base = place.base ?? null;
+  let target = "HEAD";
+  if (!base) {
+    // Continuing: the branch goes back to the parent's own last word (its last merge, else where it began),
+    // whatever moved it while no parent watched.
+    const events = readEventFile(runPaths(projectDir, runId).events);
+    const started = events.find((event) => event.type === "run_started" && typeof event.base === "string");
+    base = started ? { commit: started.base as string, branch: (started.base_branch as string | null | undefined) ?? null } : { commit: "", branch: null };
+    const merged = events.filter((event) => event.type === "child_merged" && typeof event.commit === "string").at(-1);
+    target = (merged?.commit as string | undefined) ?? (base.commit || "HEAD");
+  }
+  const reset = await resetTo(top, target);
   if (!reset.ok) throw new UsageError(`--parallel: ${worktree.path}: ${reset.message}`);
   const head = await headOf(top);
   if (!head.ok) throw new UsageError(`--parallel: ${worktree.path}: ${head.message}`);
   const text = await fileAt(top, head.commit, tasksPath);
   if (!text.ok) throw new UsageError(`--tasks ${settings.tasks}: not on ${worktree.branch}: ${text.message}`);
-  let base = place.base ?? null;
-  if (!base) {
-    const started = readEventFile(runPaths(projectDir, runId).events).find((event) => event.type === "run_started" && typeof event.base === "string");
-    base = started ? { commit: started.base as string, branch: (started.base_branch as string | null | undefined) ?? null } : { commit: "", branch: null };
-  }
   const checks: Criterion[] = plan.completionCriteria.filter((criterion) => criterion.type === "command");
   return {
     options: { path: worktree.path, branch: worktree.branch, head: head.commit, tasksPath, tasksText: text.text, base: base.commit, baseBranch: base.branch },

@@ -203,6 +203,8 @@ describe("ralph run --parallel: the merge queue", () => {
     // Killed mid-merge: the integration worktree holds the half merge, the person's checkout nothing.
     assert.ok(git(join(repo, ".ralph", "worktrees", "k"), "rev-parse", "-q", "--verify", "MERGE_HEAD"));
     assert.deepEqual(snapshot(repo), before);
+    // While no parent watches, something moves its branch to a child's (whose prd.json is reformatted).
+    git(repo, "update-ref", "refs/heads/ralph/k", "refs/heads/ralph/k-1");
     writeFileSync(hold, "");
     const continued = await runRalph(["continue", "k"], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log }));
     assert.equal(continued.code, 0, continued.stderr + continued.stdout);
@@ -210,6 +212,7 @@ describe("ralph run --parallel: the merge queue", () => {
     assert.deepEqual(flags(repo, "ralph/k"), { "US-1": true, "US-2": true, "US-3": true });
     assert.equal(git(repo, "show", "ralph/k:shared.txt"), "line 1 by one and two\nline 2");
     assert.equal(readEvents(runDir(repo, "k")).filter((event) => event.type === "child_merged").length, 3);
+    assert.equal(git(repo, "show", "ralph/k:prd.json") + "\n", ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'), "the parent's own task list, not the moved branch's");
     cleanIntegration(repo, "k");
     assert.deepEqual(snapshot(repo), before);
   });
