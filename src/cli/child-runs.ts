@@ -3,10 +3,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { readSentinels } from "../engine/control-watch.js";
 import { join } from "node:path";
-import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
+import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
@@ -91,7 +91,7 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
       const paths = runPaths(projectDir, childId);
       if (!existsSync(paths.dir)) return false;
       try {
-        writeFileAtomic(paths.stop, now ? "now\n" : "stopped by its parent run\n");
+        requestStop(paths, now);
         return true;
       } catch {
         return false;

@@ -1,6 +1,6 @@
 // What a `--parallel` parent touches outside itself: child runs, the task list, their records, the clock.
 import type { SignalSource } from "../engine/engine-io.js";
-import type { SentinelState } from "../engine/control-watch.js";
+import type { SentinelState } from "../control/control-files.js";
 import type { MergeIo } from "./merge-child.js";
 import type { RunEvent } from "../store/event-log.js";
 import type { RunHost } from "../run/new-status.js";

@@ -3,8 +3,8 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { spawn } from "node:child_process";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
 import { readReport } from "../../report/read-report.js";
 import { branchExists, currentBranch } from "../../worktree/worktree-location.js";
 import { mergeIntoCheckout, pushBranch, trackedChanges } from "../../worktree/land-branch.js";
