@@ -47,6 +47,8 @@ const HELP: Record<string, { flags: string; help: string }> = {
     flags: "--sandbox",
     help: "run the agent and its checks in a bubblewrap sandbox (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default off)",
   },
+  "--max-resolve": { flags: "--max-resolve <n>", help: "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default 2)" },
+  "--resolve": { flags: "--resolve", help: "(set by --parallel) resolve a merge in the parent's integration worktree" },
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
@@ -71,7 +73,7 @@ export function addRunOptions(command: Command): Command {
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
     if (REPEATABLE.has(spec.flag)) option.argParser(collect);
-    if (spec.flag === "--parent") option.hideHelp();
+    if (spec.flag === "--parent" || spec.flag === "--resolve") option.hideHelp();
     command.addOption(option);
   }
   for (const { flags, help, repeatable } of NOTIFY_HELP) {

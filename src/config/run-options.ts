@@ -70,6 +70,10 @@ export interface RunSettings {
   parent: string | null;
   /** Run the agent and its checks in an operating-system sandbox (SPEC section 15). */
   sandbox: SandboxSettings;
+  /** A `--parallel` parent: resolve iterations allowed per child whose merge conflicts or fails the checks. */
+  maxResolve: number;
+  /** Set by a `--parallel` parent: this run resolves a merge in the parent's integration worktree. */
+  resolve: boolean;
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
@@ -138,6 +142,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("task", "--task", nullable(parseText), null),
   spec("parent", "--parent", nullable(parseRunId), null),
   spec("sandbox", "--sandbox", parseSandbox, NO_SANDBOX),
+  spec("maxResolve", "--max-resolve", parseCount, 2),
+  spec("resolve", "--resolve", parseBoolean, false),
 ] as OptionSpec[];
 
 /** The defaults of every setting. */

@@ -63,6 +63,8 @@ const fields = {
     writeAllow: z.array(text),
     env: z.array(text).nullable(),
   }),
+  maxResolve: count,
+  resolve: z.boolean(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

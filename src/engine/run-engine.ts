@@ -36,7 +36,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
-    worktree: options.worktree ?? null,
+    // The start of the run's branch is kept from its first start on.
+    worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
     parent: options.parent ?? null,
   });
   // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
