@@ -143,7 +143,7 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
-      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined);
+      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, io.signals.interrupted);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -236,7 +236,12 @@ export class Driver {
     const { io } = this;
     this.attempt = null;
     this.guardPlanAfter(attempt.iteration);
-    const run = await commitChanges(this.options, io, this.record, attempt, ended);
+    // A signal or stop --now while the commit's git runs ends it, as it ends checks.
+    const commit = new AbortController();
+    this.checks = commit;
+    const run = await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
+      if (this.checks === commit) this.checks = null;
+    });
     const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else this.push({ type: "agentExited", run });
@@ -272,7 +277,7 @@ export class Driver {
       effect.criteria.length > 0
         ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined)) : Promise.resolve(null);
+    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint]).then(
       ([checked, taken]) => {
         this.checks = null;
