@@ -275,7 +275,7 @@ export class Driver {
     const tasksFile = this.tasksFile();
     const verdicts =
       effect.criteria.length > 0
-        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
+        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
     const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint]).then(
