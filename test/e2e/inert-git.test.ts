@@ -128,29 +128,35 @@ describe("ralph's git is inert", () => {
   });
 });
 
-/** A `git` on PATH that hangs in `status` once `<dir>/armed` exists (with a child in its group), recording both pids; the real git otherwise. */
-function hangingGit(dir: string): { bin: string; pids: string; armed: string } {
+/** A `git` on PATH that hangs in `subcommand` once `<dir>/armed` exists (with a child in its group), recording both pids; the real git otherwise. */
+function hangingGit(dir: string, subcommand: string): { bin: string; pids: string; armed: string } {
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });
   const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
   const pids = join(dir, "hung.pids");
   writeFileSync(
     join(bin, "git"),
-    `#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = status ] && [ -e "${dir}/armed" ]; then sleep 60 & echo "$$ $!" > "${pids}.tmp"; mv "${pids}.tmp" "${pids}"; wait; exit 1; fi\ndone\nexec "${real}" "$@"\n`,
+    `#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = ${subcommand} ] && [ -e "${dir}/armed" ]; then sleep 60 & echo "$$ $!" > "${pids}.tmp"; mv "${pids}.tmp" "${pids}"; wait; exit 1; fi\ndone\nexec "${real}" "$@"\n`,
   );
   chmodSync(join(bin, "git"), 0o755);
   return { bin, pids, armed: join(dir, "armed") };
 }
 
 describe("a git command that hangs is ended with its group", () => {
-  for (const how of ["SIGTERM", "stop --now"] as const) {
-    test(`${how} during a hanging stall check ends the run promptly, the git and its child gone`, async () => {
+  const cases = [
+    { subcommand: "status", how: "SIGTERM", where: "the stall check", flags: ["--stall-limit", "3"] },
+    { subcommand: "status", how: "stop --now", where: "the stall check", flags: ["--stall-limit", "3"] },
+    { subcommand: "commit", how: "SIGTERM", where: "the iteration's commit", flags: ["--worktree", "--name", "c"] },
+    { subcommand: "commit", how: "stop --now", where: "the iteration's commit", flags: ["--worktree", "--name", "c"] },
+  ] as const;
+  for (const { subcommand, how, where, flags } of cases) {
+    test(`${how} during a hanging git ${subcommand} (${where}) ends the run promptly, the git and its child gone`, async () => {
       const repo = tempRepo();
       const marks = marksDir(repo);
-      const { bin, pids, armed } = hangingGit(marks);
+      const { bin, pids, armed } = hangingGit(marks, subcommand);
       const runEnv = env({ PATH: `${bin}:${process.env.PATH ?? ""}` });
-      const run = startRalph(["run", "--stall-limit", "3", "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`], repo, runEnv);
-      // The agent arms the fake git: the stall check after iteration 1 hangs in git status.
+      const run = startRalph(["run", ...flags, "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`], repo, runEnv);
+      // The agent arms the fake git: the git command after iteration 1 hangs.
       await waitForFile(pids, 20_000);
       const hung = readFileSync(pids, "utf8").trim().split(" ").map(Number);
       daemons.push(...hung);
