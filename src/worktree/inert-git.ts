@@ -32,7 +32,8 @@ const DROPPED_VARIABLES = [
 ];
 
 // Settings that name a program git would run, each given a value that runs nothing (or a harmless builtin).
-// Command-line settings outrank every configuration file, the repository's, the user's and the system's.
+// Command-line settings outrank every configuration file, the repository's, the user's and the system's, so
+// those files still apply for everything else (the commit author, safe.directory).
 const INERT_SETTINGS: Array<[string, string]> = [
   ["core.hooksPath", "/dev/null"],
   ["core.fsmonitor", "false"],
@@ -48,6 +49,8 @@ const INERT_SETTINGS: Array<[string, string]> = [
   ["gc.auto", "0"],
   ["maintenance.auto", "false"],
   ["status.submoduleSummary", "false"],
+  // Output ralph reads is never coloured, whatever the user's or system config asks.
+  ["color.ui", "false"],
 ];
 
 /** The `-c` switches that come before every git command ralph runs. */
@@ -60,7 +63,7 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of DROPPED_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)) delete env[name];
-  return { ...env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_PAGER: "cat", GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C", LANGUAGE: "C" };
+  return { ...env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_PAGER: "cat", LC_ALL: "C", LANGUAGE: "C" };
 }
 
 /** gitEnv, plus no optional locks when asked (a read-only look must never take index.lock from an agent's own git). */
