@@ -2,7 +2,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, existsSync, promises as fs } from "node:fs";
 import { join, resolve } from "node:path";
-import { runGitRaw, type RawGitResult } from "../worktree/run-git.js";
+import { gitSession, type RawGitResult } from "../worktree/run-git.js";
 
 /** The project's progress at one moment; two equal fingerprints mean no progress in between. */
 export type Fingerprint = { ok: true; head: string; tree: string; tasks: string | null } | { ok: false; message: string };
@@ -18,8 +18,9 @@ const HEAD_WHEN_NO_COMMIT = "none";
  * `signal` ends the git command under way (the fingerprint is then not ok).
  */
 export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal): Promise<Fingerprint> {
-  const git = (args: string[]): Promise<RawGitResult> => runGitRaw(cwd, args, { env, signal, noOptionalLocks: true });
-  const gitInto = (args: string[], hash: Hash): Promise<RawGitResult> => runGitRaw(cwd, args, { env, signal, noOptionalLocks: true, onStdout: (chunk) => hash.update(chunk) });
+  const session = await gitSession(cwd, { env, signal, noOptionalLocks: true });
+  const git = (args: string[]): Promise<RawGitResult> => session(args);
+  const gitInto = (args: string[], hash: Hash): Promise<RawGitResult> => session(args, (chunk) => hash.update(chunk));
   const top = await git(["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, message: unavailable(cwd, top) };
   const root = top.stdout.toString("utf8").trim();

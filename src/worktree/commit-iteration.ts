@@ -2,7 +2,7 @@
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
 import { clip } from "../agents/json-fields.js";
 import { currentBranch, EVERYTHING_BUT_RALPH, worktreeBranch } from "./worktree-location.js";
-import { runGit, type GitResult } from "./run-git.js";
+import { gitSession, runGit, type GitResult } from "./run-git.js";
 
 /** One iteration to commit: the worktree (any directory in it), the run and what was worked on. */
 export interface IterationToCommit {
@@ -45,7 +45,11 @@ export async function commitIteration(
   { dir, runId, iteration, task, signal }: IterationToCommit,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<WorktreeOutcome<{ commit: string | null; files: number }>> {
-  const git = (args: string[]): Promise<GitResult> => runGit(dir, args, env, { signal });
+  const session = await gitSession(dir, { env, signal });
+  const git = async (args: string[]): Promise<GitResult> => {
+    const result = await session(args);
+    return result.ok ? { ok: true, stdout: result.stdout.toString("utf8") } : result;
+  };
   const branch = worktreeBranch(runId);
   const actual = await currentBranch(dir);
   if (actual !== branch) return failed({ kind: "wrong-branch", path: dir, expected: branch, actual });

@@ -38,13 +38,24 @@ export async function runGit(cwd: string, args: readonly string[], env: NodeJS.P
 
 /** Runs `git args...` in `cwd` with the repository's hooks, fsmonitor, filters and drivers off (never rejects). */
 export async function runGitRaw(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<RawGitResult> {
+  return (await gitSession(cwd, options))(args, options.onStdout);
+}
+
+/** Runs one git command of a session; `onStdout` receives its output as it arrives. */
+export type GitSessionRun = (args: readonly string[], onStdout?: (chunk: Buffer) => void) => Promise<RawGitResult>;
+
+/**
+ * Several inert git commands in a row in `cwd` (a stall check, a commit), with the drivers the repository's
+ * config names listed once, by a command that runs none. Only for work done while no agent runs, so the
+ * configuration cannot change in between.
+ */
+export async function gitSession(cwd: string, options: Omit<GitOptions, "onStdout"> = {}): Promise<GitSessionRun> {
   const env = inertEnv(options.env ?? process.env, options.noOptionalLocks === true);
   const limits = { signal: options.signal, timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
-  // The drivers the repository's config names (any scope) are listed first, by a command that runs none.
   const listed = await spawnGit(cwd, [...inertConfigArgs(), "config", "-z", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."], env, limits);
-  if (!listed.ok && limits.signal?.aborted) return listed;
+  if (!listed.ok && limits.signal?.aborted) return () => Promise.resolve(listed);
   const drivers = listed.ok ? repositoryDrivers(listed.stdout.toString("utf8")) : {};
-  return spawnGit(cwd, [...inertConfigArgs(), ...args], { ...env, ...drivers }, { ...limits, onStdout: options.onStdout });
+  return (args, onStdout) => spawnGit(cwd, [...inertConfigArgs(), ...args], { ...env, ...drivers }, { ...limits, onStdout });
 }
 
 /** Live git process groups, ended if the runner exits while one still runs. */
