@@ -83,6 +83,22 @@ for (const mode of ["cgroup", "subreaper"] as const) {
   });
 }
 
+describe("cgroup mode", () => {
+  test("a check and a notification command each run in a cgroup of their own, not the agent's or the runner's", async () => {
+    const dir = project();
+    const unified = (file: string) => readFileSync(join(dir, file), "utf8").split("\n").find((line) => line.startsWith("0::")) ?? "";
+    const result = await runRalph(
+      ["run", "--name", "g", "-n", "1", "--check", "cat /proc/self/cgroup > check.cg", "--notify", "cat /proc/self/cgroup > notify.cg", "work", "--", "sh", "-c", "cat /proc/self/cgroup > agent.cg"],
+      dir,
+      cleanEnv({ RALPH_SUPERVISION: "cgroup" }),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const [agent, check, notify] = ["agent.cg", "check.cg", "notify.cg"].map(unified);
+    for (const line of [agent, check, notify]) assert.match(line ?? "", /\/ralph-[^/]+\/ralph-[^/]+$/, "in a cgroup under the runner's");
+    assert.equal(new Set([agent, check, notify]).size, 3, `${agent} ${check} ${notify}`);
+  });
+});
+
 describe("a notification command is a shell command line", () => {
   test("`cat >> events.jsonl` for two events appends two valid JSON lines", async () => {
     const dir = project();
