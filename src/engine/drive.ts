@@ -23,6 +23,8 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
+  /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
+  private firstLook: AbortController | null = null;
   private readonly cancels: Array<() => void> = [];
   private lastStatus = "";
   private readonly looker: Looker;
@@ -117,6 +119,8 @@ export class Driver {
     } else if (question) record.log("the question was answered; the next prompt carries the question and the answer");
     record.startHeartbeat();
     const watch = io.watchControl(record.paths, () => {
+      // The first look's git (below) runs before the machine reads any input: stop --now ends it here.
+      if (this.firstLook && io.readSentinels(record.paths).stopNow) this.firstLook.abort();
       this.push({ type: "control" });
       // Called from a timer or a watch: a failed write here (a full disk, a planted directory) must end the
       // run through the engine, never escape as an uncaught exception that skips the marker.
@@ -143,7 +147,14 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
-      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, io.signals.interrupted);
+      const firstLook = new AbortController();
+      const onInterrupt = (): void => firstLook.abort();
+      this.firstLook = firstLook;
+      if (signals.interrupted.aborted || io.readSentinels(record.paths).stopNow) firstLook.abort();
+      signals.interrupted.addEventListener("abort", onInterrupt, { once: true });
+      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, firstLook.signal);
+      signals.interrupted.removeEventListener("abort", onInterrupt);
+      this.firstLook = null;
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }

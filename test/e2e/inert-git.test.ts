@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, finishWithin, onlyRunDir, processAlive, readEvents, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, finishWithin, onlyRunDir, processAlive, readEvents, runRalph, startRalph, waitForFile, waitUntil } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -29,7 +29,7 @@ after(() => {
 function plantedProgram(path: string, marks: string, name: string): void {
   writeFileSync(
     path,
-    `#!/bin/sh\necho ${name} >> "${marks}/ran"\n( env -i setsid sh -c 'echo $$ > "${marks}/${name}.pid"; exec sleep 60' & ) </dev/null >/dev/null 2>&1\ncat\n`,
+    `#!/bin/sh\necho ${name} >> "${marks}/ran"\n( env -i setsid sh -c 'echo $$ > "${marks}/${name}.$$.tmp"; mv "${marks}/${name}.$$.tmp" "${marks}/${name}.$$.pid"; exec sleep 60' & ) </dev/null >/dev/null 2>&1\ncat\n`,
   );
   chmodSync(path, 0o755);
 }
@@ -76,7 +76,7 @@ describe("ralph's git is inert", () => {
     git(worktree, "commit", "--no-verify", "-qm", "control");
     assert.deepEqual([...new Set(ran(marks))], ["hook"]);
     assert.ok(ran(marks).length >= 3, ran(marks).join(","));
-    await waitForFile(join(marks, "hook.pid"), 5000);
+    await waitUntil(() => readdirSync(marks).some((name) => name.endsWith(".pid")), "a hook's daemon", 5000);
     assert.ok(daemonPids(marks).some(processAlive));
   });
 
@@ -111,7 +111,7 @@ describe("ralph's git is inert", () => {
     const repo = tempRepo();
     const marks = marksDir(repo);
     const hang = join(marks, "fsmonitor");
-    writeFileSync(hang, `#!/bin/sh\necho fsmonitor >> "${marks}/ran"\necho $$ > "${marks}/fsmonitor.pid"\nexec sleep 60\n`);
+    writeFileSync(hang, `#!/bin/sh\necho fsmonitor >> "${marks}/ran"\necho $$ > "${marks}/fsmonitor.tmp"\nmv "${marks}/fsmonitor.tmp" "${marks}/fsmonitor.pid"\nexec sleep 60\n`);
     chmodSync(hang, 0o755);
     const agent = ["--", "sh", "-c", `git config core.fsmonitor "${hang}"; echo "$RALPH_ITERATION" > made.txt`];
     const started = Date.now();
@@ -144,19 +144,22 @@ function hangingGit(dir: string, subcommand: string): { bin: string; pids: strin
 
 describe("a git command that hangs is ended with its group", () => {
   const cases = [
-    { subcommand: "status", how: "SIGTERM", where: "the stall check", flags: ["--stall-limit", "3"] },
-    { subcommand: "status", how: "stop --now", where: "the stall check", flags: ["--stall-limit", "3"] },
-    { subcommand: "commit", how: "SIGTERM", where: "the iteration's commit", flags: ["--worktree", "--name", "c"] },
-    { subcommand: "commit", how: "stop --now", where: "the iteration's commit", flags: ["--worktree", "--name", "c"] },
+    { subcommand: "status", how: "SIGTERM", where: "the stall check", flags: ["--stall-limit", "3"], armedAtStart: false },
+    { subcommand: "status", how: "stop --now", where: "the stall check", flags: ["--stall-limit", "3"], armedAtStart: false },
+    { subcommand: "status", how: "SIGTERM", where: "the stall check's first look", flags: ["--stall-limit", "3"], armedAtStart: true },
+    { subcommand: "status", how: "stop --now", where: "the stall check's first look", flags: ["--stall-limit", "3"], armedAtStart: true },
+    { subcommand: "commit", how: "SIGTERM", where: "the iteration's commit", flags: ["--worktree", "--name", "c"], armedAtStart: false },
+    { subcommand: "commit", how: "stop --now", where: "the iteration's commit", flags: ["--worktree", "--name", "c"], armedAtStart: false },
   ] as const;
-  for (const { subcommand, how, where, flags } of cases) {
+  for (const { subcommand, how, where, flags, armedAtStart } of cases) {
     test(`${how} during a hanging git ${subcommand} (${where}) ends the run promptly, the git and its child gone`, async () => {
       const repo = tempRepo();
       const marks = marksDir(repo);
       const { bin, pids, armed } = hangingGit(marks, subcommand);
       const runEnv = env({ PATH: `${bin}:${process.env.PATH ?? ""}` });
+      if (armedAtStart) writeFileSync(armed, "");
       const run = startRalph(["run", ...flags, "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`], repo, runEnv);
-      // The agent arms the fake git: the git command after iteration 1 hangs.
+      // The agent arms the fake git (unless it was armed before the run): the git command after iteration 1 hangs.
       await waitForFile(pids, 20_000);
       const hung = readFileSync(pids, "utf8").trim().split(" ").map(Number);
       daemons.push(...hung);
