@@ -1,7 +1,7 @@
 // settings.json in a run directory: the resolved settings a run was started with, read back by `ralph continue`.
 import { z } from "zod";
 import { AGENT_NAMES } from "../agents/types.js";
-import { shellCommandLine } from "../hook/shell-words.js";
+import { shellCommandLine } from "../util/shell-words.js";
 import { NOTIFY_EVENT_NAMES } from "../notify/notify-target.js";
 import { defaultSettings, FALLBACK_AGENT_NAMES, type RunSettings } from "./run-options.js";
 

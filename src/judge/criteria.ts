@@ -7,7 +7,7 @@ import { runCheckCommand } from "./run-check-command.js";
 import type { SpawnTree } from "../process/run-supervised.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
-import { formatDuration } from "../config/parse-value.js";
+import { formatDuration } from "../util/parse-value.js";
 
 export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 

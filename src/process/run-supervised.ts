@@ -1,8 +1,8 @@
 // Running a person's command (a check, a notification) supervised like an agent: the run's supervision
 // (its own cgroup, a subreaper, or parentage and marker), a time limit, and its whole tree ended once it exits.
 import { randomUUID } from "node:crypto";
+import { pause } from "../util/pause.js";
 import type { EndTreeReport } from "./kill-tree.js";
-import { pause } from "./kill-tree.js";
 import { spawnAgent, type AgentExit, type SpawnAgentOptions, type SpawnResult } from "./spawn-agent.js";
 
 /** Starts a tree (the run's Supervision.spawn, or spawnAgent when there is no run). */

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
 import { DEFAULT_NOTIFY_EVENTS, type NotifyTarget } from "../../src/notify/notify-target.js";
-import { shellCommandLine } from "../../src/hook/shell-words.js";
+import { shellCommandLine } from "../../src/util/shell-words.js";
 import { processAlive, waitUntil } from "../helpers/cli.js";
 import { notifierFor, runEnded } from "../fixtures/notify-harness.js";
 
