@@ -177,7 +177,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         listener,
         host: { pid: process.pid, pidStart, hostname: holder.hostname },
         spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
-        ...(sandbox ? { sandbox } : {}),
+        ...(sandbox ? { sandbox, spawnOwn: (options) => supervision.spawn(options) } : {}),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,

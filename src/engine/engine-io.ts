@@ -35,6 +35,8 @@ export interface EngineIo {
   supervision?: SupervisionMode;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
   startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Starts the person's own commands (notifications): supervised like spawnAgent, never sandboxed; spawnAgent when absent. */
+  spawnOwn?: (options: SpawnAgentOptions) => Promise<SpawnResult>;
   /** The run's sandbox (--sandbox): agents and check commands run inside it. */
   sandbox?: SandboxIo;
   /** Ctrl-Z: stops and continues the marked agent tree with the runner. */
@@ -47,8 +49,9 @@ export interface EngineIo {
   readTasks: (file: string) => TaskListResult;
   // git and shell
   /** Commits an iteration's changes on the run's branch (`--commit iteration`); the CLI words a failure. */
-  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
-  fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string) => Promise<Fingerprint>;
+  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null; signal?: AbortSignal }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
+  /** The stall check's look at the work tree; aborting `signal` ends the git command under way. */
+  fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal) => Promise<Fingerprint>;
   checkCriteria: (criteria: Criterion[], context: CriteriaContext) => Promise<CriterionVerdict[]>;
   // clock, env, signals, host
   now: () => Date;
@@ -62,7 +65,7 @@ export interface EngineIo {
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
 ): EngineIo {
   return {
     adapterFor,
