@@ -3,7 +3,7 @@
 // without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
-import { isContainerInit } from "../process/pid1.js";
+import { isContainerInit } from "../process/container-init.js";
 import { quickStart } from "./quick-start.js";
 
 async function full(): Promise<void> {
