@@ -3,6 +3,7 @@
 //        node dist/bench/run.js --render bench/results.json   (the Markdown table of an earlier run, for the README)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { benchBigLogs } from "./big-logs.js";
 import { benchEventSize } from "./event-size.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchMemory } from "./memory.js";
@@ -26,6 +27,7 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   ui: benchUi,
   notify: benchNotify,
   startup: benchStartup,
+  logs: benchBigLogs,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {

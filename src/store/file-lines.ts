@@ -109,9 +109,10 @@ export interface PlacedLine {
 
 /**
  * The complete lines of `handle` before byte `end` (a line boundary), newest first, one chunk's worth per
- * step (the caller stops reading by leaving the loop). Lines longer than `maxLine` are skipped.
+ * step (the caller stops reading by leaving the loop). Lines longer than `maxLine` are skipped, and so are
+ * lines holding `unwanted` (looked for in the bytes, so they are never decoded).
  */
-export async function* linesBackward(handle: FileHandle, end: number, maxLine = MAX_LINE_BYTES): AsyncGenerator<PlacedLine[]> {
+export async function* linesBackward(handle: FileHandle, end: number, maxLine = MAX_LINE_BYTES, unwanted?: Buffer): AsyncGenerator<PlacedLine[]> {
   let pos = end;
   let tail: Buffer[] = [];
   let tailLength = 0;
@@ -129,7 +130,8 @@ export async function* linesBackward(handle: FileHandle, end: number, maxLine = 
     first = false;
     const previous = () => (stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1);
     for (let newline = previous(); newline !== -1; newline = previous()) {
-      if (!skipping) {
+      const wanted = unwanted === undefined || (tailLength === 0 ? data.subarray(newline + 1, stop).indexOf(unwanted) === -1 : !Buffer.concat([data.subarray(newline + 1, stop), ...tail]).includes(unwanted));
+      if (!skipping && wanted) {
         const text = tailLength === 0 ? data.toString("utf8", newline + 1, stop) : Buffer.concat([data.subarray(newline + 1, stop), ...tail]).toString("utf8");
         lines.push({ text, start: pos + newline + 1 });
       }
@@ -139,7 +141,7 @@ export async function* linesBackward(handle: FileHandle, end: number, maxLine = 
       if (tailLength + stop > maxLine) [tail, tailLength, skipping] = [[], 0, true];
       else [tail, tailLength] = [[Buffer.from(data.subarray(0, stop)), ...tail], tailLength + stop];
     }
-    if (pos === 0 && !skipping) lines.push({ text: Buffer.concat(tail).toString("utf8"), start: 0 });
+    if (pos === 0 && !skipping && (unwanted === undefined || !Buffer.concat(tail).includes(unwanted))) lines.push({ text: Buffer.concat(tail).toString("utf8"), start: 0 });
     yield lines;
   }
 }

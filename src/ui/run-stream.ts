@@ -18,6 +18,8 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
 /** At most this many charted events from before the snapshot are sent (the newest). */
 const MAX_EARLIER = 10_000;
 
+const AGENT_EVENT = Buffer.from('"type":"agent_event"');
+
 /** An event the page charts (agent output is sent as rendered lines instead). */
 function charted(event: RunEvent): boolean {
   return event.type !== "agent_event";
@@ -75,10 +77,10 @@ async function earlierEvents(file: string, before: number, gone: () => boolean):
   if (!handle) return [];
   const found: RunEvent[] = [];
   try {
-    reading: for await (const lines of linesBackward(handle, before)) {
+    // Agent output is most of the file: skipped in the bytes, never decoded or parsed.
+    reading: for await (const lines of linesBackward(handle, before, undefined, AGENT_EVENT)) {
       if (gone()) break;
       for (const { text } of lines) {
-        if (text.includes('"type":"agent_event"')) continue; // most of the file: not even parsed
         const event = parse(text);
         if (event && charted(event)) found.push(event);
         if (found.length === MAX_EARLIER) break reading;
