@@ -9,6 +9,7 @@ import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchMemory } from "./memory.js";
 import { benchNotify } from "./notify.js";
 import { killStarted, RALPH, removeScratch } from "./ralph-cli.js";
+import { benchParallelMemory } from "./parallel-memory.js";
 import { benchReaction } from "./reaction.js";
 import { describeMachine, markdownTable, textTable, type Results, type Row } from "./report.js";
 import { benchScale } from "./scale.js";
@@ -28,6 +29,7 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   notify: benchNotify,
   startup: benchStartup,
   logs: benchBigLogs,
+  parallel: benchParallelMemory,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {
