@@ -2,9 +2,10 @@
 // interleaved round by round; with BENCH_BEFORE=<another build's dist/src/cli/main.js>, that build too.
 import { spawn } from "node:child_process";
 import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, RALPH, scratchDir } from "./ralph-cli.js";
+import { pathToFileURL } from "node:url";
+import { cleanEnv, fixture, RALPH, scratchDir } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples } from "./stats.js";
 
@@ -13,10 +14,10 @@ const RATIO = 1.15;
 const HOOK_INPUT = `${JSON.stringify({ session_id: "bench", transcript_path: "/nonexistent", cwd: "", hook_event_name: "Stop", stop_hook_active: false })}\n`;
 
 /** Runs `node args` with `input` on stdin to its end; the wall time from spawn to exit (ms). */
-function timed(args: string[], cwd: string, input: string): Promise<number> {
+function timed(args: string[], cwd: string, input: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = nowMs();
-    const child = spawn(process.execPath, args, { cwd, env: cleanEnv(), stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     child.once("error", reject);
@@ -34,6 +35,7 @@ export function builds(): Array<{ label: string; main: string }> {
 /** Measures each start-up `runs` × 3 times (they are short and noisy), interleaved with the baseline. */
 export async function benchStartup(runs: number, log: (line: string) => void): Promise<Row[]> {
   const project = scratchDir("startup");
+  const cpuFile = join(project, "cpu");
   execFileSync("git", ["init", "-q", project]);
   const hookInput = HOOK_INPUT.replace('"cwd":""', `"cwd":${JSON.stringify(project)}`);
   writeFileSync(join(project, "hook-input.json"), hookInput);
@@ -50,17 +52,25 @@ export async function benchStartup(runs: number, log: (line: string) => void): P
   }
   const samples = new Samples();
   for (let round = 0; round < runs * 3; round++) {
-    for (const probe of probes) samples.add(probe.key, await retryOnce(probe.figure, () => timed(probe.args, project, probe.input), log));
+    for (const probe of probes) {
+      samples.add(probe.key, await retryOnce(probe.figure, () => timed(probe.args, project, probe.input), log));
+      // The same call again for its CPU time, which the machine's load barely moves.
+      const preload = ["--import", pathToFileURL(fixture("report-cpu")).href];
+      await retryOnce(probe.figure, () => timed([...preload, ...probe.args], project, probe.input, cleanEnv({ BENCH_CPU_FILE: cpuFile })), log);
+      samples.add(`${probe.key}.cpu`, Number(readFileSync(cpuFile, "utf8")) / 1000);
+    }
   }
   log("startup: done");
-  const bare = samples.get("node");
-  return probes
+  const rows = (suffix: string, group: string, note: string): Row[] => {
+    const bare = samples.get(`node${suffix}`);
+    return probes
     .filter((probe) => probe.key !== "node")
     .map((probe) => {
-      const value = samples.get(probe.key);
+      const value = samples.get(`${probe.key}${suffix}`);
       return {
-        group: "Start-up (spawn to exit)",
+        group,
         figure: probe.figure,
+        ...(note ? { note } : {}),
         unit: "ms",
         value,
         ...(bare ? { baseline: { label: "node -e 0", value: bare } } : {}),
@@ -69,4 +79,6 @@ export async function benchStartup(runs: number, log: (line: string) => void): P
         command: `ralph ${probe.args.slice(1).join(" ")}${probe.input ? " < <Stop hook JSON>" : ""}`,
       };
     });
+  };
+  return [...rows("", "Start-up (spawn to exit)", ""), ...rows(".cpu", "Start-up (CPU time, user + system)", "both sides preloaded with the CPU-time reporter (node --import)")];
 }

@@ -2,7 +2,7 @@
 // are chunks loaded only when run, so that start-up reads and compiles one file instead of dozens.
 // Everything else under dist/ stays tsc's output: the tests import it, and the guardian and the demo agent
 // are started from it as scripts of their own.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -43,5 +43,9 @@ const result = await build({
   // Dependencies written as CommonJS call require(): give the bundle one.
   banner: { js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);' },
 });
+// The banner goes before everything, the entry's #! line included: put that line back first.
+const entry = join(outdir, "main.js");
+const text = readFileSync(entry, "utf8");
+if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text}`);
 // BUNDLE_META=file writes esbuild's metafile: which module landed in which chunk, and what each imports.
 if (process.env.BUNDLE_META) (await import("node:fs")).writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile));

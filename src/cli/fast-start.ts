@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The built CLI's entry (scripts/bundle.mjs bundles it as dist/src/cli/main.js): the three calls that must
 // start at Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered
 // without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
