@@ -1,7 +1,7 @@
 // The process table through `ps`, for systems without /proc (macOS). Untested
 // on this project's CI (Linux); kept small and defensive.
 import { createRequire } from "node:module";
-import type { ProcInfo } from "./proc-table.js";
+import type { ProcInfo } from "./proc-info.js";
 
 // child_process is loaded on the first call, where there is no /proc: on Linux `ralph status` never pays for it.
 const load = createRequire(import.meta.url);
