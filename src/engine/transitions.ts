@@ -98,8 +98,18 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
       const stop = stopOf(input);
       return stop ? end(machine, stop, onStop) : null;
     }
-    default:
+    // The phase's own business.
+    case "control":
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return null;
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
