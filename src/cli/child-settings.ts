@@ -5,6 +5,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { readPlanFile, type Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
 import { UsageError } from "./usage-error.js";
+import { fileDigest, ledgerDir, readLedgerEntry } from "../control/run-ledger.js";
 
 /**
  * The child of run `parentId` working on task `task`: the parent's settings.json and state.md, with the
@@ -18,6 +19,11 @@ export function childRun(projectDir: string, parentId: string, task: string | nu
     text = readRegular(paths.settings, 1024 * 1024).toString("utf8");
   } catch {
     throw new UsageError(`--parent ${parentId}: no readable ${paths.settings}`);
+  }
+  // A child's agent can reach the parent's run directory: its settings count only as the parent's runner wrote them.
+  const entry = readLedgerEntry(paths.dir);
+  if (entry === null || (entry.settings_sha256 !== null && entry.settings_sha256 !== fileDigest(paths.settings))) {
+    throw new UsageError(`--parent ${parentId}: ${paths.settings} is not what ralph wrote (it differs from the record in ${ledgerDir()}); no child is started from it`);
   }
   const saved = parseSavedSettings(text, paths.settings);
   if (!saved.ok) throw new UsageError(saved.message);
