@@ -102,10 +102,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("set")
     .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
-    .argument("<run>", "run id")
-    .argument("<changes...>", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
+    .argument("[run]", "run id (default: the single active run)")
+    .argument("[changes...]", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
     .exitOverride()
-    .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
+    .action((run: string | undefined, changes: string[]) => {
+      // A first word holding '=' is a change, never a run id (ids have no '='): RUN is optional.
+      const [given, all] = run !== undefined && run.includes("=") ? [undefined, [run, ...changes]] : [run, changes];
+      done(import("./commands/set.js").then((m) => m.setCommand(cwd, given, all, process.env)));
+    });
   program
     .command("logs")
     .description("a run's story as --live shows it: iterations, the agent's messages and tool calls, decisions")
@@ -192,6 +196,14 @@ function reportError(error: unknown): number {
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;
 }
+
+// A reader that closes the pipe early (`ralph run --help | head -1`) is no error of ralph's: stop writing
+// to it quietly. Any other stream error stays fatal as before.
+function ignoreClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+}
+process.stdout.on("error", ignoreClosedPipe);
+process.stderr.on("error", ignoreClosedPipe);
 
 // PID 1 of a container cannot reap the orphans that reparent to it from Node: run
 // ralph as the child of a reaper instead (src/process/pid1.ts).

@@ -51,7 +51,9 @@ function isSetCommandFor(pid: number, runDir: string): boolean {
     return process.platform !== "linux";
   }
   const at = argv.indexOf("set");
-  return at > 0 && argv[at + 1] === basename(runDir);
+  // `ralph set RUN k=v`, or `ralph set k=v` naming no run (the single active one, this one).
+  const next = argv[at + 1];
+  return at > 0 && (next === basename(runDir) || next?.includes("=") === true);
 }
 
 /** Whether `pid` is a descendant of `ancestor` (by parentage, as far as it can be followed). */
