@@ -2,6 +2,7 @@
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
 import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -192,6 +193,15 @@ function reportError(error: unknown): number {
     // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
     process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
     return 1;
+  }
+  const path = (error as NodeJS.ErrnoException | null)?.path;
+  if ((code === "EROFS" || code === "EACCES" || code === "EPERM") && path !== undefined) {
+    // A read-only or someone else's project: bad input, not a bug of ralph's.
+    const shown = relative(process.cwd(), path);
+    const where = shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
+    const why = code === "EROFS" ? "the file system is read-only" : "permission denied";
+    process.stderr.write(`ralph: cannot write ${where} (${code}: ${why}): ralph needs a writable project directory\n`);
+    return 2;
   }
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;

@@ -1,8 +1,8 @@
 // A newcomer's first hour: the small messages and edges met before a first real run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, fakeAgent, RALPH, resultOf, runRalph, startRalph, tempProjects, waitForFile } from "../helpers/cli.js";
 
@@ -75,4 +75,31 @@ test("ralph set max_iterations=4 with one active run needs no RUN", async () => 
   } finally {
     started.child.kill("SIGKILL");
   }
+});
+
+test("a read-only project: ralph init and ralph hook start give one line and exit 2, no stack trace (EROFS and EACCES)", async (t) => {
+  const dir = project();
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", dir]);
+  if (mounted.status !== 0) return t.skip("cannot mount a read-only tmpfs here (needs root)");
+  try {
+    // Known-false control: the project really is read-only.
+    assert.throws(() => writeFileSync(join(dir, "probe"), ""), /EROFS/);
+    assertOneLineUsageError(await runRalph(["init"], dir), /^ralph: cannot write PROMPT\.md \(EROFS: the file system is read-only\): ralph needs a writable project directory$/m);
+    assertOneLineUsageError(await runRalph(["hook", "start", "go"], dir), /^ralph: cannot write \.claude \(EROFS/);
+  } finally {
+    execFileSync("umount", [dir]);
+  }
+  // EACCES: a directory another user owns, with ralph run as nobody.
+  const owned = project();
+  mkdirSync(join(owned, "p"));
+  chmodSync(owned, 0o755);
+  const asNobody = (...args: string[]) => spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, RALPH, ...args], { cwd: join(owned, "p"), encoding: "utf8" });
+  const probe = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"]);
+  if (probe.status !== 0) return t.skip("setpriv cannot switch users here");
+  for (const args of [["init"], ["hook", "start", "go"]]) {
+    const result = asNobody(...args);
+    assertOneLineUsageError({ code: result.status, stderr: result.stderr }, /^ralph: cannot write .* \(EACCES: permission denied\)/);
+  }
+  assert.deepEqual(readdirSync(join(owned, "p")), [], "nothing half written");
+  assert.equal(existsSync(join(owned, "p", ".claude")), false);
 });
