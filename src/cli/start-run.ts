@@ -1,7 +1,7 @@
 // Runs the loop in the foreground with the real world wired in: locks, processes, signals, guardian, terminal.
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
 import { realIo } from "../engine/engine-io.js";
 import { firstStatus, runEngine } from "../engine/run-engine.js";
@@ -25,6 +25,7 @@ import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
+import { excludeRunFiles } from "../worktree/exclude-run-files.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 /** What to start. */
@@ -103,6 +104,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
     if (problem) throw new UsageError(problem);
     place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
+    const excluded = await excludeRunFiles(input.projectDir);
+    if (excluded) notes.push(`git now ignores .ralph/ here (added to ${relative(input.projectDir, excluded)}, which is never committed): run files stay out of git add`);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {

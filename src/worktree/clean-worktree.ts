@@ -16,12 +16,23 @@ export interface Cleaned {
   aheadOfHead: number | null;
 }
 
-/** The changes `git status` shows in a worktree, outside `.ralph`, as porcelain lines. */
+/**
+ * The changes `git status` shows in a worktree as porcelain lines, and every file under a `.ralph`
+ * directory there, ignored or not: ralph never commits those, and never writes them in a worktree
+ * (its run files live in the project's own `.ralph`), so they are the agent's or a person's, and would be lost.
+ */
 export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<{ changes: string[] }>> {
-  const args = ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH];
-  const status = await runGit(path, args);
-  if (!status.ok) return gitFailed(args, status.stderr);
-  return { ok: true, changes: status.stdout.split("\n").filter((line) => line !== "") };
+  const changes: string[] = [];
+  const commands = [
+    ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH],
+    ["status", "--porcelain=v1", "--untracked-files=all", "--ignored=matching", "--", ":(top,glob)**/.ralph/**"],
+  ];
+  for (const args of commands) {
+    const status = await runGit(path, args);
+    if (!status.ok) return gitFailed(args, status.stderr);
+    changes.push(...status.stdout.split("\n").filter((line) => line !== ""));
+  }
+  return { ok: true, changes };
 }
 
 /**

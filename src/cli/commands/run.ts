@@ -118,6 +118,10 @@ export async function runCommand(words: string[], command: Command, trailing: st
     return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
   }
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  const misplaced = ralphFlagsIn(trailing ?? [], command);
+  if (misplaced.length > 0) {
+    process.stderr.write(`ralph: warning: ${misplaced.join(", ")} after -- ${misplaced.length === 1 ? "goes" : "go"} to the agent command, not to ralph; put ralph's options before --\n`);
+  }
   checkCommitSettings(settled);
   checkParallel(settled);
   const settings = { ...settled, commit: commitPolicy(settled) };
@@ -131,4 +135,13 @@ export async function runCommand(words: string[], command: Command, trailing: st
 /** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */
 function readPromptFile(file: string): Buffer {
   return readRegular(realpathSync(file), MAX_PROMPT_BYTES);
+}
+
+// Options agent CLIs commonly have too: after `--` they are most likely meant for the agent.
+const SHARED_WITH_AGENTS = new Set(["--model", "--timeout", "--json", "--name", "--help", "--check", "--task", "--live"]);
+
+/** The words after `--` that are ralph run options (`--completion-promise DONE` placed too late). */
+function ralphFlagsIn(trailing: string[], command: Command): string[] {
+  const ours = new Set(command.options.map((option) => option.long).filter((long): long is string => long !== undefined && !SHARED_WITH_AGENTS.has(long)));
+  return [...new Set(trailing.map((word) => word.split("=")[0] ?? word).filter((word) => ours.has(word)))];
 }
