@@ -178,7 +178,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
   const spend = view.costReported ? `$${result.costUsd.toFixed(4)} (agent CLI's estimate)` : "no cost reported by the agent";
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing });
   return [
     colour(`${result.reason}: ${result.detail}`),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,

@@ -30,7 +30,7 @@ function missingEntries(attempt: Attempt, message: string): RecordEntry[] {
 /** running → judging (the checks to run), or ended when the agent could not start. */
 export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
   if (run.kind === "missing") {
-    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, missingEntries(attempt, run.message));
+    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}`, agentMissing: attempt.agent }, missingEntries(attempt, run.message));
   }
   const failure = failureOf(run);
   const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));

@@ -7,6 +7,7 @@ import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
+import { mebibytes } from "../../view/render-lines.js";
 import { pickRun } from "../pick-run.js";
 
 /** `ralph list [--active] [--json]`. */
@@ -88,7 +89,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
     ...(report.question !== null ? [`question   ${report.question}`] : []),
     ...nextLine(report),
-    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
+    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes === null ? "?" : mebibytes(report.resources.peak_memory_bytes)}, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
@@ -101,7 +102,9 @@ function nextLine(report: RunStatusReport): string[] {
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
   if (reason === null) return [];
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
+  // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
+  const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing });
   return step ? [`next       ${step}`] : [];
 }
 
