@@ -38,8 +38,9 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("demo")
     .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")
+    .option("--keep", "keep the temporary project afterwards, to look around in it (default: removed)")
     .exitOverride()
-    .action(() => done(import("./commands/demo.js").then((m) => m.demoCommand())));
+    .action((opts: { keep?: boolean }) => done(import("./commands/demo.js").then((m) => m.demoCommand(opts.keep === true))));
   program
     .command("init")
     .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")

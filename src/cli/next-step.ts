@@ -10,11 +10,14 @@ export interface NextStepInput {
   maxIterations: number;
   /** The agent CLI that could not be started, when that is why the run FAILED. */
   agentMissing?: string | undefined;
+  /** A `--dry-run`: nothing ran, so going on with it shows nothing new. */
+  dryRun?: boolean | undefined;
 }
 
 /** The next step after a run ended with `reason`, as one line, or null when there is nothing to do. */
 export function nextStep(input: NextStepInput): string | null {
   const { reason, runId: id } = input;
+  if (input.dryRun && reason !== "FAILED") return "that was a dry run: no agent was started; to run it for real, run the same command without --dry-run";
   switch (reason) {
     case "DONE":
       return `review the changes; the whole story: ralph logs ${id}`;

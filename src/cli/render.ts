@@ -166,6 +166,12 @@ function endingLines(event: RunEvent, iterations: number, maxIterations: number)
 
 /** What the closing summary shows besides the result. */
 export interface SummaryView {
+  /** The project goes away after the run: no run directory or next step to point at. */
+  temporary?: boolean;
+  /** The run's agent (the demo agent's figures are pretend). */
+  agent?: string;
+  /** `--dry-run`: the summary says so, and gives no advice to go on. */
+  dryRun?: boolean;
   costReported: boolean;
   tokens: { input: number; output: number } | null;
   maxIterations: number;
@@ -176,13 +182,15 @@ export interface SummaryView {
 /** The closing lines of a run: how it ended, what it cost, and what to do next. */
 export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
-  const spend = view.costReported ? `$${result.costUsd.toFixed(4)} (agent CLI's estimate)` : "no cost reported by the agent";
+  const demo = view.agent === "demo";
+  const spend = view.costReported
+    ? `$${result.costUsd.toFixed(4)} (${demo ? "the demo agent's pretend figure: nothing was spent" : "agent CLI's estimate"})`
+    : demo ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing });
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
   return [
-    colour(`${result.reason}: ${result.detail}`),
+    colour(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
-    `run directory: ${result.runDir}`,
-    ...(step ? [`next: ${step}`] : []),
+    ...(view.temporary ? [] : [`run directory: ${result.runDir}`, ...(step ? [`next: ${step}`] : [])]),
   ];
 }

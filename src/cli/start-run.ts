@@ -39,6 +39,8 @@ export interface StartRunInput {
   projectLock: boolean;
   /** Changes to make to the run directory once its locks are held (`ralph continue`). */
   prepare?: () => void;
+  /** The project is removed after the run (`ralph demo`): the summary names no run directory or next command in it. */
+  temporary?: boolean;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
   /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
@@ -174,7 +176,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   }
   if (!input.settings.json) {
     const parallel = input.settings.parallel !== null;
-    const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
+    const view = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
     const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
     for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }

@@ -28,7 +28,7 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   const asking = runs.some((run) => run.question !== null);
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
-    run.state,
+    run.dry_run ? `${run.state} (dry run)` : run.state,
     iterationText(run),
     `$${run.cost_usd.toFixed(4)}`,
     ageText(run.age_seconds),
@@ -77,7 +77,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
+    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}`,
     `iteration  ${iterationText(report)}`,
     `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
@@ -104,7 +104,7 @@ function nextLine(report: RunStatusReport): string[] {
   if (reason === null) return [];
   // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
   const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing });
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run });
   return step ? [`next       ${step}`] : [];
 }
 

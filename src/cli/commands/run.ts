@@ -18,6 +18,7 @@ import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun } from "../child-settings.js";
+import { PROMPT_TEMPLATE_LINE } from "./init.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -126,6 +127,9 @@ export async function runCommand(words: string[], command: Command, trailing: st
   checkParallel(settled);
   const settings = { ...settled, commit: commitPolicy(settled) };
   const prompt = resolvePrompt(words, settings, projectDir);
+  if (prompt.toString("utf8").includes(PROMPT_TEMPLATE_LINE)) {
+    process.stderr.write(`ralph: warning: the prompt is still ralph init's template (${settings.promptFile ?? "PROMPT.md"}): write the task into it first, or the agent gets no task\n`);
+  }
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
