@@ -148,6 +148,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       // The ending is in the summary; check verdicts come from their events, after the iteration line.
       if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
+      if (line === "paused") return; // said by the paused event, with how to go on
       if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event
       print(pc.dim(line));
     },

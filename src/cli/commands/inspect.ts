@@ -7,6 +7,7 @@ import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
+import { join } from "node:path";
 import { mebibytes } from "../../view/render-lines.js";
 import { pickRun } from "../pick-run.js";
 
@@ -26,10 +27,12 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   // Children of a --parallel run are listed under their parent, indented; BRANCH and QUESTION only when a run has one.
   const withBranch = runs.some((run) => run.branch !== null);
   const asking = runs.some((run) => run.question !== null);
+  const parents = new Set(runs.map((run) => run.parent));
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
     run.dry_run ? `${run.state} (dry run)` : run.state,
-    iterationText(run),
+    // A --parallel parent counts child runs, not iterations of its own (each child has its own cap).
+    parents.has(run.id) ? `${run.iteration} run${run.iteration === 1 ? "" : "s"}` : iterationText(run),
     `$${run.cost_usd.toFixed(4)}`,
     ageText(run.age_seconds),
     ...(withBranch ? [run.branch ?? "-"] : []),
@@ -77,8 +80,10 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}`,
-    `iteration  ${iterationText(report)}`,
+    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}${pauseRequested(report) ? " · pause requested: it pauses before its next iteration (ralph resume to cancel)" : ""}`,
+    report.children.length > 0
+      ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
+      : `iteration  ${iterationText(report)}`,
     `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
     ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
@@ -95,6 +100,11 @@ export async function statusCommand(projectDir: string, given: string | undefine
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/** A PAUSE file the runner has not acted on yet: the run still runs its current iteration. */
+function pauseRequested(report: RunStatusReport): boolean {
+  return report.state === "running" && existsSync(join(report.run_dir, "PAUSE"));
 }
 
 function nextLine(report: RunStatusReport): string[] {
