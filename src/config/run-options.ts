@@ -17,7 +17,7 @@ import {
   parseArgumentList,
   parseChoiceList,
   type Parsed,
-} from "./parse-value.js";
+} from "../util/parse-value.js";
 
 /** Fully resolved settings of one run (the prompt itself is resolved separately). */
 export interface RunSettings {
@@ -67,6 +67,10 @@ export interface RunSettings {
   task: string | null;
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
+  /** A `--parallel` parent: resolve iterations allowed per child whose merge conflicts or fails the checks. */
+  maxResolve: number;
+  /** Set by a `--parallel` parent: this run resolves a merge in the parent's integration worktree. */
+  resolve: boolean;
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
@@ -134,6 +138,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
   spec("task", "--task", nullable(parseText), null),
   spec("parent", "--parent", nullable(parseRunId), null),
+  spec("maxResolve", "--max-resolve", parseCount, 2),
+  spec("resolve", "--resolve", parseBoolean, false),
 ] as OptionSpec[];
 
 /** The defaults of every setting. */

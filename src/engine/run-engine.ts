@@ -1,12 +1,10 @@
 // The engine's entry point: creates the run's record, drives the machine to its end, and finishes the run.
 import { randomBytes } from "node:crypto";
-import type { RunSettings } from "../config/run-options.js";
 import type { SupervisionMode } from "../process/supervision.js";
 import { Redactor } from "../redact/redactor.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus, type RunHost } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
-import type { Plan } from "../store/plan-file.js";
 import { holdCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { runPaths } from "../store/run-paths.js";
@@ -14,32 +12,9 @@ import type { RunStatus } from "../store/status-file.js";
 import { Driver } from "./drive.js";
 import type { EngineIo } from "./engine-io.js";
 import { startNotifications } from "./run-notifications.js";
+import type { EngineOptions } from "./engine-options.js";
 
-/** What to run. */
-export interface EngineOptions {
-  projectDir: string;
-  runId: string;
-  settings: RunSettings;
-  /** The plan written to state.md at the start (ignored when continuing: the file is re-read). */
-  plan: Plan;
-  /** The previous status when continuing a run (`ralph continue`), to keep its counters. */
-  previous: RunStatus | null;
-  /** Lines to log at the start (e.g. a stale lock that was taken over). */
-  notes?: string[];
-  /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
-  workDir?: string;
-  /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
-  worktree?: { path: string; branch: string } | null;
-  /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
-  commit?: boolean;
-  /** The run that started this one as a child (`--parallel`). */
-  parent?: string | null;
-}
-
-/** The directory a run works in: its worktree when it has one, else the project. */
-export function workDirOf(options: Pick<EngineOptions, "projectDir" | "workDir">): string {
-  return options.workDir ?? options.projectDir;
-}
+export { workDirOf, type EngineOptions } from "./engine-options.js";
 
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
 export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
@@ -61,7 +36,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
-    worktree: options.worktree ?? null,
+    // The start of the run's branch is kept from its first start on.
+    worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
     parent: options.parent ?? null,
   });
   const marked = options.settings.dryRun ? { ...status, dry_run: true } : status;
@@ -72,7 +48,7 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env });
+  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnAgent });
   const listener = notifications?.listener ?? io.listener;
   const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
   notifications?.attach(record);

@@ -11,6 +11,7 @@ export const NOTIFY_EVENT_NAMES = [
   "criteria_checked",
   "state_change_rejected",
   "state_set",
+  "control_refused",
   "needs_human",
   "answered",
   "agent_lingered",
@@ -29,7 +30,8 @@ export type WebhookFormat = "json" | "slack";
 
 /** One notification destination with its event filter. */
 export type NotifyTarget =
-  | { kind: "command"; argv: string[]; events: readonly NotifyEventName[] }
+  /** A shell command line, run with `sh -c` like a `command` check. */
+  | { kind: "command"; command: string; events: readonly NotifyEventName[] }
   | { kind: "webhook"; url: string; format: WebhookFormat; events: readonly NotifyEventName[] }
   | { kind: "desktop"; events: readonly NotifyEventName[] };
 

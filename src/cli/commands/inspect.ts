@@ -1,8 +1,8 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
 import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
 import { openRegular } from "../../store/regular-file.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { listRuns, summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
@@ -10,6 +10,7 @@ import { nextStep } from "../next-step.js";
 import { join } from "node:path";
 import { mebibytes } from "../../view/render-lines.js";
 import { pickRun } from "../pick-run.js";
+import { visible } from "../../view/visible-text.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
@@ -39,7 +40,8 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     ...(asking ? [questionText(run.question)] : []),
   ]);
   const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
-  process.stdout.write(table([head, ...rows]));
+  // Cells hold the agent's words (a question): control characters shown, never obeyed.
+  process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
   return 0;
 }
 
@@ -59,7 +61,8 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     session_id: status?.session_id ?? null,
     current_task: status?.current_task ?? null,
     elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
-    exit_reason: status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null),
+    // A foreign run's status.json is not ralph's: it says nothing about how a run of ralph's ended.
+    exit_reason: summary.state === "foreign" ? null : (status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null)),
     exit_code: status?.exit_code ?? null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
@@ -98,7 +101,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${lines.map(visible).join("\n")}\n`);
   return 0;
 }
 
@@ -108,6 +111,7 @@ function pauseRequested(report: RunStatusReport): boolean {
 }
 
 function nextLine(report: RunStatusReport): string[] {
+  if (report.state === "foreign") return [`next       ralph did not create this run directory (no record of it): look at it, then remove it if it is not yours`];
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
