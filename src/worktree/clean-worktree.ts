@@ -18,14 +18,15 @@ export interface Cleaned {
 
 /**
  * The changes `git status` shows in a worktree as porcelain lines, and every file under a `.ralph`
- * directory there, ignored or not: ralph never commits those, and never writes them in a worktree
- * (its run files live in the project's own `.ralph`), so they are the agent's or a person's, and would be lost.
+ * directory there, ignored or not, except ralph's own layout (`.ralph/runs`, `.ralph/worktrees`, lock files):
+ * ralph never commits them, so anything else there is the agent's or a person's, and would be lost.
  */
 export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<{ changes: string[] }>> {
   const changes: string[] = [];
   const commands = [
     ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH],
-    ["status", "--porcelain=v1", "--untracked-files=all", "--ignored=matching", "--", ":(top,glob)**/.ralph/**"],
+    // ralph's own layout (runs/, worktrees/ and the project lock at the top) is not the person's work.
+    ["status", "--porcelain=v1", "--untracked-files=all", "--ignored=traditional", "--", ":(top,glob)**/.ralph/**", ":(top,exclude).ralph/runs", ":(top,exclude).ralph/worktrees", ":(top,exclude).ralph/*.lock"],
   ];
   for (const args of commands) {
     const status = await runGit(path, args);
