@@ -13,7 +13,7 @@ import { Samples, wallMs } from "./stats.js";
 const RUNS = 10_000;
 const FEW = 10;
 const APPENDS = 10;
-const PAINT_TARGET_MS = 1000;
+const PAINT_TARGET_MS = 500;
 const APPEND_TARGET_MS = 250;
 
 /** `ralph ui` (of build `main`) on `project`; resolves with its URL once printed (and how long that took). */

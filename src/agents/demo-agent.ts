@@ -108,7 +108,8 @@ async function main(): Promise<void> {
     result: finalText,
     session_id: sessionId,
     num_turns: 2,
-    total_cost_usd: 0.0123,
+    // A pretend spend, for trying --max-cost with --agent demo; `ralph demo` (RALPH_DEMO_FREE=1) shows none.
+    ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: 0.0123 }),
     usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   });
 }

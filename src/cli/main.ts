@@ -2,6 +2,7 @@
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
 import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -37,8 +38,9 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("demo")
     .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")
+    .option("--keep", "keep the temporary project afterwards, to look around in it (default: removed)")
     .exitOverride()
-    .action(() => done(import("./commands/demo.js").then((m) => m.demoCommand())));
+    .action((opts: { keep?: boolean }) => done(import("./commands/demo.js").then((m) => m.demoCommand(opts.keep === true))));
   program
     .command("init")
     .description("scaffold PROMPT.md, ralph.yaml, TASKS.md and a .gitignore entry for .ralph/")
@@ -102,10 +104,14 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
   program
     .command("set")
     .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
-    .argument("<run>", "run id")
-    .argument("<changes...>", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
+    .argument("[run]", "run id (default: the single active run)")
+    .argument("[changes...]", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
     .exitOverride()
-    .action((run: string, changes: string[]) => done(import("./commands/set.js").then((m) => m.setCommand(cwd, run, changes, process.env))));
+    .action((run: string | undefined, changes: string[]) => {
+      // A first word holding '=' is a change, never a run id (ids have no '='): RUN is optional.
+      const [given, all] = run !== undefined && run.includes("=") ? [undefined, [run, ...changes]] : [run, changes];
+      done(import("./commands/set.js").then((m) => m.setCommand(cwd, given, all, process.env)));
+    });
   program
     .command("logs")
     .description("a run's story as --live shows it: iterations, the agent's messages and tool calls, decisions")
@@ -204,9 +210,26 @@ function reportError(error: unknown): number {
     process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
     return 1;
   }
+  const path = (error as NodeJS.ErrnoException | null)?.path;
+  if ((code === "EROFS" || code === "EACCES" || code === "EPERM") && path !== undefined) {
+    // A read-only or someone else's project: bad input, not a bug of ralph's.
+    const shown = relative(process.cwd(), path);
+    const where = shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
+    const why = code === "EROFS" ? "the file system is read-only" : "permission denied";
+    process.stderr.write(`ralph: cannot write ${where} (${code}: ${why}): ralph needs a writable project directory\n`);
+    return 2;
+  }
   process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
   return 1;
 }
+
+// A reader that closes the pipe early (`ralph run --help | head -1`) is no error of ralph's: stop writing
+// to it quietly. Any other stream error stays fatal as before.
+function ignoreClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+}
+process.stdout.on("error", ignoreClosedPipe);
+process.stderr.on("error", ignoreClosedPipe);
 
 // PID 1 of a container cannot reap the orphans that reparent to it from Node: run
 // ralph as the child of a reaper instead (src/process/pid1.ts).

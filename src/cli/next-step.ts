@@ -1,5 +1,6 @@
 // What a person can do after a run ended: one command line per exit reason.
 import type { ExitReason } from "../exit/exit-reasons.js";
+import { installHint } from "../agents/install-hints.js";
 
 /** What the next step depends on. */
 export interface NextStepInput {
@@ -7,11 +8,16 @@ export interface NextStepInput {
   runId: string;
   iterations: number;
   maxIterations: number;
+  /** The agent CLI that could not be started, when that is why the run FAILED. */
+  agentMissing?: string | undefined;
+  /** A `--dry-run`: nothing ran, so going on with it shows nothing new. */
+  dryRun?: boolean | undefined;
 }
 
 /** The next step after a run ended with `reason`, as one line, or null when there is nothing to do. */
 export function nextStep(input: NextStepInput): string | null {
   const { reason, runId: id } = input;
+  if (input.dryRun && reason !== "FAILED") return "that was a dry run: no agent was started; to run it for real, run the same command without --dry-run";
   switch (reason) {
     case "DONE":
       return `review the changes; the whole story: ralph logs ${id}`;
@@ -27,6 +33,9 @@ export function nextStep(input: NextStepInput): string | null {
     case "RUNTIME_EXCEEDED":
       return `allow a longer run and go on: ralph continue ${id} --max-runtime DUR`;
     case "FAILED":
+      // An agent that never started left no output: say how to get it instead of pointing at empty logs.
+      if (input.agentMissing !== undefined) return `${input.agentMissing} is not installed here: ${installHint(input.agentMissing)}`;
+      return `see what the agent did: ralph logs ${id} --iteration ${Math.max(input.iterations, 1)}; fix the cause, then ralph continue ${id}`;
     case "STALLED":
       return `see what the agent did: ralph logs ${id} --iteration ${Math.max(input.iterations, 1)}; fix the cause, then ralph continue ${id}`;
     default: {

@@ -25,6 +25,7 @@ export function pickRun(projectDir: string, given: string | undefined, what: str
   // The most recently started run, whatever its name (a `--name` run must not hide newer ones).
   const latest = orLatest ? runs.at(-1)?.id : undefined;
   if (active.length === 0 && latest !== undefined) return latest;
+  if (runs.length === 0) throw new UsageError(`no runs yet in .ralph/runs: nothing to ${what} (start one with ralph run, or try ralph demo)`);
   if (active.length === 0) throw new UsageError(`no active run to ${what}; name one (see ralph list)`);
   throw new UsageError(`${active.length} active runs, name the one to ${what}: ${active.map((run) => run.id).join(", ")}`);
 }

@@ -149,6 +149,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       // The ending is in the summary; check verdicts come from their events, after the iteration line.
       if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
+      if (line === "paused") return; // said by the paused event, with how to go on
       if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event
       // Log lines quote the agent (its reasons, its output's tail): shown, never obeyed.
       print(pc.dim(visible(line)));
@@ -168,6 +169,12 @@ function endingLines(event: RunEvent, iterations: number, maxIterations: number)
 
 /** What the closing summary shows besides the result. */
 export interface SummaryView {
+  /** The project goes away after the run: no run directory or next step to point at. */
+  temporary?: boolean;
+  /** The run's agent (the demo agent's figures are pretend). */
+  agent?: string;
+  /** `--dry-run`: the summary says so, and gives no advice to go on. */
+  dryRun?: boolean;
   costReported: boolean;
   tokens: { input: number; output: number } | null;
   maxIterations: number;
@@ -178,13 +185,15 @@ export interface SummaryView {
 /** The closing lines of a run: how it ended, what it cost, and what to do next. */
 export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
-  const spend = view.costReported ? `$${result.costUsd.toFixed(4)} (agent CLI's estimate)` : "no cost reported by the agent";
+  const demo = view.agent === "demo";
+  const spend = view.costReported
+    ? `$${result.costUsd.toFixed(4)} (${demo ? "the demo agent's pretend figure: nothing was spent" : "agent CLI's estimate"})`
+    : demo ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
   return [
-    colour(visible(`${result.reason}: ${result.detail}`)),
+    colour(visible(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
-    `run directory: ${result.runDir}`,
-    ...(step ? [`next: ${step}`] : []),
+    ...(view.temporary ? [] : [`run directory: ${result.runDir}`, ...(step ? [`next: ${step}`] : [])]),
   ];
 }

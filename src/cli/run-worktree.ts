@@ -44,6 +44,10 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
     return { dir: opened.cwd, worktree: null, undo: nothing };
   }
   if (!settings.worktree && settings.parallel === null) return { dir: projectDir, worktree: null, undo: nothing };
+  // Outside a repository the missing repository is the first thing to fix, not the missing git identity.
+  const flag = settings.parallel !== null ? "--parallel" : "--worktree";
+  const repo = await repositoryOf(projectDir);
+  if ("error" in repo) throw new UsageError(`${flag}: ${renderWorktreeFailure({ kind: "not-a-repo", dir: projectDir, detail: repo.error })}`);
   if (commitPolicy(settings) === "iteration") {
     const author = await checkCommitAuthor(projectDir);
     if (!author.ok) throw new UsageError(`--commit iteration: ${renderWorktreeFailure(author.failure)}`);

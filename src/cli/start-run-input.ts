@@ -15,6 +15,8 @@ export interface StartRunInput {
   projectLock: boolean;
   /** Changes to make to the run directory once its locks are held (`ralph continue`). */
   prepare?: () => void;
+  /** The project is removed after the run (`ralph demo`): the summary names no run directory or next command in it. */
+  temporary?: boolean;
   /** Extra lines printed after the summary (human mode only). */
   epilogue?: (result: RunResult) => string[];
   /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */

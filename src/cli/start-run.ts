@@ -1,7 +1,7 @@
 // Runs the loop in the foreground with the real world wired in: locks, processes, signals, guardian, terminal.
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { realIo } from "../engine/engine-io.js";
 import { firstStatus, runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
@@ -26,6 +26,7 @@ import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
+import { excludeRunFiles } from "../worktree/exclude-run-files.js";
 import { openIntegration } from "./integration-place.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
@@ -100,6 +101,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
     if (problem) throw new UsageError(problem);
     place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
+    const excluded = await excludeRunFiles(input.projectDir);
+    if (excluded) notes.push(`git now ignores .ralph/ here (added to ${relative(input.projectDir, excluded)}, which is never committed): run files stay out of git add`);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
@@ -192,8 +195,10 @@ export async function startRun(input: StartRunInput): Promise<number> {
   }
   if (!input.settings.json) {
     const parallel = input.settings.parallel !== null;
-    const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
-    const review = worktree
+    const view = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
+    const review = input.temporary
+      ? []
+      : worktree
       ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
       : [`report: ralph report ${input.runId}`];
     for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);

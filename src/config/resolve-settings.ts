@@ -18,13 +18,18 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, yaml:
       { present: env[option.env] !== undefined, raw: env[option.env], where: `environment variable ${option.env}` },
       { present: fromYaml !== undefined, raw: fromYaml?.value, where: `${yaml.file}: line ${fromYaml?.line}: ${option.yaml}` },
     ];
-    const chosen = candidates.find((candidate) => candidate.present);
-    if (!chosen) continue;
-    const parsed = option.parse(chosen.raw);
-    if (!parsed.ok) {
-      return { ok: false, message: `${chosen.where}: expected ${parsed.expected}, got ${JSON.stringify(chosen.raw)}` };
+    // Every value given is checked, also one a higher source overrides: a typo in ralph.yaml must not wait
+    // for the day the flag is left off.
+    let chosen: { value: unknown } | null = null;
+    for (const candidate of candidates.filter((one) => one.present)) {
+      const parsed = option.parse(candidate.raw);
+      if (!parsed.ok) {
+        const hint = parsed.hint === undefined ? "" : ` (${parsed.hint})`;
+        return { ok: false, message: `${candidate.where}: expected ${parsed.expected}, got ${JSON.stringify(candidate.raw)}${hint}` };
+      }
+      chosen ??= { value: parsed.value };
     }
-    settings[option.key] = parsed.value;
+    if (chosen) settings[option.key] = chosen.value;
   }
   return { ok: true, settings: settings as unknown as RunSettings };
 }

@@ -70,6 +70,7 @@ export function summariseRun(
       branch: typeof status?.branch === "string" ? status.branch : null,
       parent: typeof status?.parent === "string" ? status.parent : null,
       question: openQuestion(status),
+      dry_run: status?.dry_run === true,
     },
   };
 }

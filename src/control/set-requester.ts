@@ -22,10 +22,11 @@ export function setRequesterRefusal(request: SetRequest, runId: string, runnerPi
   return inside === null ? null : `refused: the request comes from a run's agent (${inside})`;
 }
 
-/** Whether `pid` is node running this ralph's own CLI as `set RUN …`. */
+/** Whether `pid` is node running this ralph's own CLI as `set RUN …` (or `set k=v …`). */
 function isRalphSet(pid: number, runId: string): boolean {
   const argv = commandLine(pid);
-  if (argv === null || argv[2] !== "set" || argv[3] !== runId) return false;
+  // `ralph set RUN k=v`, or `ralph set k=v` naming no run (then the single active one: this one).
+  if (argv === null || argv[2] !== "set" || (argv[3] !== runId && argv[3]?.includes("=") !== true)) return false;
   try {
     if (!basename(readlinkSync(`/proc/${pid}/exe`)).startsWith("node")) return false;
     const script = realpathSync(resolve(readlinkSync(`/proc/${pid}/cwd`), argv[1] ?? ""));

@@ -43,6 +43,7 @@ export class Driver {
       phase: question && answer === null ? { id: "needsHuman" } : { id: "boundary" },
       plan,
       planProblem: null,
+      toldOnce: [],
       tasks: null,
       config: {
         maxFailures: settings.maxFailures,

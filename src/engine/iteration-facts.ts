@@ -33,7 +33,9 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
 export function failureOf(run: FinishedRun): string | null {
   if (run.endedBy === "timeout") return "timed out";
   if (run.endedBy === "idle_timeout") return "idle timeout";
-  if (run.endedBy === "memory_cap" || (run.resources?.oom_kills ?? 0) > 0) return "memory cap reached (--memory-max): the kernel killed a process";
+  if (run.endedBy === "memory_cap") return "memory cap reached (--memory-max): the kernel killed a process";
+  // Killed by the OOM killer while ralph's own cap (if any) was not reached: the machine's or a container's limit.
+  if ((run.resources?.oom_kills ?? 0) > 0) return "out of memory: the kernel killed a process under a memory limit outside ralph (the machine's or a container's), not --memory-max";
   if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
   // Ended for lingering after its result: the result counts, whatever the ending signal made of the exit status.
   if (run.endedBy === "lingered") return null;

@@ -9,7 +9,7 @@ import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, prom
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
-import { end, goOn, logs, to } from "./transitions.js";
+import { end, goOn, logs, tellOnce, to } from "./transitions.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -30,7 +30,7 @@ function missingEntries(attempt: Attempt, message: string): RecordEntry[] {
 /** running → judging (the checks to run), or ended when the agent could not start. */
 export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
   if (run.kind === "missing") {
-    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, missingEntries(attempt, run.message));
+    return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}`, agentMissing: attempt.agent }, missingEntries(attempt, run.message));
   }
   const failure = failureOf(run);
   const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));
@@ -89,7 +89,13 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
   const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained }))];
-  const settled = to(machine, machine.phase, { tally });
+  let settled = to(machine, machine.phase, { tally });
+  const stray = machine.plan.completionPromise === null && !failure ? strayPromise(run.outcome.finalMessage) : null;
+  if (stray !== null) {
+    const told = tellOnce(settled, "stray-promise", `the final message holds <promise>${stray}</promise>, but this run has no completion promise, so it ends nothing; to make it count: ralph set completion_promise=${JSON.stringify(stray)}`);
+    settled = told.machine;
+    entries.push(...told.entries);
+  }
   const fatal = failure ? fatalError(run) : null;
   if (fatal) return end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries);
   if (failure) {
@@ -115,8 +121,9 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const now = input.fingerprint;
   if (limit === 0 || now === null) return goOn(to(settled, settled.phase, { tally }), entries);
   if (!now.ok) {
-    entries.push(...logs(`stall detection needs git: ${now.message}`));
-    return goOn(to(settled, settled.phase, { tally }), entries);
+    const told = tellOnce(settled, "stall-off", `stall detection needs git, so it is off for this run: ${now.message.replace(/ \(stall detection needs git\)$/, "")}`);
+    entries.push(...told.entries);
+    return goOn(to(told.machine, settled.phase, { tally }), entries);
   }
   const before = tally.fingerprint;
   const change = before ? describeChange(before, now) : "first fingerprint";
@@ -144,4 +151,10 @@ export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run:
   const result = ending.reason === "INTERRUPTED" ? "interrupted" : "stopped";
   const entries = iterationEntries(agentReport(attempt, run, tally, result, { claim: null, verdicts: [], error: failureOf(run) }));
   return end(to(machine, phase, { tally }), ending, entries);
+}
+
+/** The text of a `<promise>…</promise>` in a final message (for a run that set no promise to look for), or null. */
+function strayPromise(finalMessage: string | null): string | null {
+  const match = /<promise>([^<\n]{1,200})<\/promise>/.exec(finalMessage ?? "");
+  return match?.[1]?.trim() || null;
 }

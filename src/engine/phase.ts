@@ -124,6 +124,8 @@ export interface Machine {
   plan: Plan;
   /** The last state.md problem logged, so a broken file is reported once. */
   planProblem: string | null;
+  /** Notes already logged that a run says once, not every iteration (e.g. "stall detection needs git"). */
+  toldOnce: readonly string[];
   /** The task list state.md names, as last read (null without one). */
   tasks: TaskListResult | null;
   config: EngineConfig;

@@ -40,8 +40,9 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
     parent: options.parent ?? null,
   });
+  const marked = options.settings.dryRun ? { ...status, dry_run: true } : status;
   // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
-  return previous?.question ? { ...status, question: previous.question, answer: previous.answer ?? null } : status;
+  return previous?.question ? { ...marked, question: previous.question, answer: previous.answer ?? null } : marked;
 }
 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */

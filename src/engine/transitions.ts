@@ -20,6 +20,12 @@ export function to(machine: Machine, phase: Phase, patch: Partial<Machine> = {})
   return { ...machine, ...patch, phase };
 }
 
+/** Log `line` under `key` unless this run has said it before; the machine remembers that it did. */
+export function tellOnce(machine: Machine, key: string, line: string): { machine: Machine; entries: RecordEntry[] } {
+  if (machine.toldOnce.includes(key)) return { machine, entries: [] };
+  return { machine: { ...machine, toldOnce: [...machine.toldOnce, key] }, entries: logs(line) };
+}
+
 /** The run ends with `ending`, after recording `entries`. */
 export function end(machine: Machine, ending: Ending, entries: RecordEntry[] = []): Step {
   return { machine: to(machine, { id: "ended", ending }), effects: entries.length > 0 ? [{ kind: "record", entries }] : [] };

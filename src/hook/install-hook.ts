@@ -78,7 +78,9 @@ export function installStopHook(file: string, command: string): InstallResult {
 
   // Other copies of ralph's handler (an old path, a duplicate) are replaced; every other hook stays where it is.
   const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...withoutRalph(stop), { hooks: [wanted] }] } };
-  mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+  // Not recursive: on a read-only file system a recursive mkdir reports ENOENT instead of EROFS.
+  const dir = dirname(file);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: !existsSync(dirname(dir)), mode: 0o755 });
   writeFileAtomic(file, `${JSON.stringify(updated, null, 2)}\n`, mode);
   return { ok: true, changed: true, file };
 }

@@ -17,7 +17,7 @@ export interface ResourceFigures {
   cpu_seconds: number | null;
   peak_memory_bytes: number | null;
   peak_pids: number | null;
-  /** Processes the kernel killed because the memory cap was reached. */
+  /** Processes the kernel's OOM killer ended (under ralph's memory cap or a limit outside ralph). */
   oom_kills: number;
 }
 
@@ -123,6 +123,17 @@ export class AgentCgroup {
   oomKills(): number {
     if (this.memory === null) return 0;
     return readKey(join(this.memory.dir, this.memory.files.events), "oom_kill") ?? 0;
+  }
+
+  /**
+   * Whether this cgroup's own memory cap was what the kernel enforced: v2 counts `oom` events of a
+   * cgroup's own limit in its memory.events, v1 counts hits of its own limit in memory.failcnt. A kill
+   * under a limit further up (a container's) counts in `oom_kill` alone.
+   */
+  ownCapReached(): boolean {
+    if (this.memory === null) return false;
+    const own = this.memory.files === FILES.memory.v2 ? readKey(join(this.memory.dir, "memory.events"), "oom") : readNumber(join(this.memory.dir, "memory.failcnt"));
+    return (own ?? 0) > 0;
   }
 
   /** The figures so far (call before remove()). */

@@ -56,7 +56,7 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
   // Two small files per tick; nothing at all where the kernel keeps the peaks and no cap is watched.
   const watch = (): void => {
     if (sampling) cgroup.sample();
-    if (seal.watchMemoryCap && cgroup.oomKills() > 0) capHit();
+    if (seal.watchMemoryCap && cgroup.oomKills() > 0 && cgroup.ownCapReached()) capHit();
   };
   watch();
   const timer = sampling || seal.watchMemoryCap ? setInterval(watch, seal.sampleMs ?? 200) : null;

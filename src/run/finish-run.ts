@@ -12,6 +12,8 @@ export interface Ending {
   detail: string;
   /** The signal, for INTERRUPTED. */
   signal?: InterruptSignal;
+  /** The agent CLI that could not be started (not installed): nothing ran, so there is no output to read. */
+  agentMissing?: string;
 }
 
 /** The outcome of a finished run, for the CLI to render and exit with. */

@@ -29,6 +29,8 @@ export const runSummarySchema = z.object({
   parent: z.string().nullable(),
   /** The agent's open question (`<ask>`): the run waits for `ralph answer`; null when none is open. */
   question: z.string().nullable(),
+  /** `--dry-run`: the agent was never started. */
+  dry_run: z.boolean(),
 });
 
 /** `ralph list --json`. */

@@ -51,6 +51,8 @@ export interface RunStatus {
   base_branch?: string | null;
   /** A child run of `--parallel`: its parent run's id. */
   parent?: string | null;
+  /** `--dry-run`: no agent is ever started. */
+  dry_run?: boolean;
   /** A `--parallel` parent: how many child runs it keeps going at once. */
   parallel?: number | null;
   /** The agent's question (`<ask>`): open while `answer` is null, else answered and not yet passed on. */

@@ -2,7 +2,7 @@
 import { splitShellWords } from "./shell-words.js";
 
 /** A parsed value, or what was expected instead. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string; hint?: string };
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const bad = <T>(expected: string): Parsed<T> => ({ ok: false, expected });
@@ -67,10 +67,38 @@ export function parseText(raw: unknown): Parsed<string> {
   return typeof raw === "string" && raw.length > 0 ? ok(raw) : bad("a non-empty text");
 }
 
-/** One of a fixed set of words. */
+/** One of a fixed set of words; a near miss (`cluade`) carries the word it was probably meant to be. */
 export function parseChoice<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T> {
-  return (raw) =>
-    typeof raw === "string" && (choices as readonly string[]).includes(raw) ? ok(raw as T) : bad(`one of ${choices.join(", ")}`);
+  return (raw) => {
+    if (typeof raw === "string" && (choices as readonly string[]).includes(raw)) return ok(raw as T);
+    const near = typeof raw === "string" ? closestWord(raw, choices) : null;
+    return near === null ? bad(`one of ${choices.join(", ")}`) : { ok: false, expected: `one of ${choices.join(", ")}`, hint: `did you mean ${near}?` };
+  };
+}
+
+/** The word of `choices` within two edits of `word` (a swap counts as one), or null. */
+export function closestWord(word: string, choices: readonly string[]): string | null {
+  let best: { choice: string; distance: number } | null = null;
+  for (const choice of choices) {
+    const distance = editDistance(word.toLowerCase(), choice.toLowerCase());
+    if (distance <= Math.min(2, Math.floor(choice.length / 3)) && (best === null || distance < best.distance)) best = { choice, distance };
+  }
+  return best?.choice ?? null;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.MAX_SAFE_INTEGER;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = value;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /** A list of words from a fixed set: a YAML list, or a text of words separated by commas. */

@@ -60,13 +60,18 @@ export function iterationSegments(event: RunEvent, maxIterations: number, spend:
   return [seg("plain", `[${ofText(event.iteration, maxIterations)}] ${seconds} `), shown, ...(tail.length > 0 ? [seg("plain", ` · ${tail.join(" · ")}`)] : [])];
 }
 
+/** A byte count as the live line shows it: `310.0 MiB`. */
+export function mebibytes(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
 /** ["cpu 1.2s", "mem 310.0 MiB", "14 procs"] from an iteration's resource figures (cgroup mode), or []. */
 function resourceParts(resources: unknown): string[] {
   if (resources === null || typeof resources !== "object") return [];
   const figures = resources as Record<string, unknown>;
   const parts: string[] = [];
   if (typeof figures.cpu_seconds === "number") parts.push(`cpu ${figures.cpu_seconds.toFixed(1)}s`);
-  if (typeof figures.peak_memory_bytes === "number") parts.push(`mem ${(figures.peak_memory_bytes / 2 ** 20).toFixed(1)} MiB`);
+  if (typeof figures.peak_memory_bytes === "number") parts.push(`mem ${mebibytes(figures.peak_memory_bytes)}`);
   if (typeof figures.peak_pids === "number") parts.push(`${figures.peak_pids} procs`);
   return parts;
 }

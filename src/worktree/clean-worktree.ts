@@ -16,12 +16,24 @@ export interface Cleaned {
   aheadOfHead: number | null;
 }
 
-/** The changes `git status` shows in a worktree, outside `.ralph`, as porcelain lines. */
+/**
+ * The changes `git status` shows in a worktree as porcelain lines, and every file under a `.ralph`
+ * directory there, ignored or not, except ralph's own layout (`.ralph/runs`, `.ralph/worktrees`, lock files):
+ * ralph never commits them, so anything else there is the agent's or a person's, and would be lost.
+ */
 export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<{ changes: string[] }>> {
-  const args = ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH];
-  const status = await runGit(path, args);
-  if (!status.ok) return gitFailed(args, status.stderr);
-  return { ok: true, changes: status.stdout.split("\n").filter((line) => line !== "") };
+  const changes: string[] = [];
+  const commands = [
+    ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH],
+    // ralph's own layout (runs/, worktrees/ and the project lock at the top) is not the person's work.
+    ["status", "--porcelain=v1", "--untracked-files=all", "--ignored=traditional", "--", ":(top,glob)**/.ralph/**", ":(top,exclude).ralph/runs", ":(top,exclude).ralph/worktrees", ":(top,exclude).ralph/*.lock"],
+  ];
+  for (const args of commands) {
+    const status = await runGit(path, args);
+    if (!status.ok) return gitFailed(args, status.stderr);
+    changes.push(...status.stdout.split("\n").filter((line) => line !== ""));
+  }
+  return { ok: true, changes };
 }
 
 /**

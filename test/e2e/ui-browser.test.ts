@@ -9,8 +9,9 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { agentCommand, pollUntil, procRunning, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
-import { browserAvailable, openBrowser, screenshot, startUi } from "../helpers/browser.js";
-import { fakeAgent, waitForFile } from "../helpers/cli.js";
+import { browserAvailable, cutCells, offScreen, openBrowser, screenshot, startUi } from "../helpers/browser.js";
+import { cleanEnv, fakeAgent, runRalph, waitForFile } from "../helpers/cli.js";
+import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 const cleanup = cleanupAfterTests();
 let browser: { context: BrowserContext; close: () => Promise<void> } | null = null;
@@ -95,6 +96,11 @@ describe("ralph ui in chromium", () => {
     await p.goto(ui.url.replace("/?", "/run/0/x?"));
     await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
     await screenshot(p, "run-page-running");
+    // Stop now asks first: one press ends nothing.
+    await p.click('button[data-action="stop-now"]');
+    assert.match((await p.locator('button[data-action="stop-now"]').textContent()) ?? "", /Really stop now\?/);
+    assert.match((await p.locator("#message").textContent()) ?? "", /press Stop now again to confirm/);
+    assert.equal(ralph.running(), true, "the first press stopped nothing");
     await p.click('button[data-action="stop-now"]');
     const ended = await within(ralph.done, 20_000, "ralph after stop now");
     assert.equal(ended.code, 0, ended.stderr);
@@ -109,6 +115,7 @@ describe("ralph ui in chromium", () => {
     const runner = cleanup.runner(runDirOf(dir, "x"));
     await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
     assert.match((await p.locator("#message").textContent()) ?? "", /continues/);
+    await p.click('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
     await pollUntil(() => !procRunning(runner), "the continued runner to end", 20_000);
     assert.deepEqual(survivors(tag), []);
@@ -143,6 +150,8 @@ describe("ralph ui in chromium", () => {
     assert.ok((readFileSync(record, "utf8").split("\0")[1] ?? "").endsWith(`You asked: Which database?\n\nAnswer: ${answer.trim()}\n`));
     await p.locator('#state[data-state="DONE"]').waitFor({ timeout: 5_000 });
     await p.locator("#question[hidden]").waitFor({ state: "attached", timeout: 5_000 });
+    // The "answer sent: … goes on" note was about the live run: once it ended, it is gone.
+    assert.equal(await p.locator("#message").textContent(), "");
     // Nothing left to answer (the box is gone): the same code as `ralph answer` refuses a late answer, and says why.
     const csrf = (await p.locator('meta[name="csrf"]').getAttribute("content")) ?? "";
     const late = await p.request.fetch(`${ui.origin}/api/run/0/q/answer`, {
@@ -248,6 +257,106 @@ describe("ralph ui in chromium", () => {
     await p.click('button[data-action="stop"]');
     writeFileSync(gate, "");
     assert.equal((await within(live.done, 20_000, "the run")).code, 0);
+    await p.close();
+  });
+});
+
+describe("the dashboard's look, in chromium", () => {
+  after(isolateGitConfig());
+
+  test("runs table: newest first, a status icon per state, a dry run marked, nothing cut at 900 px", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const ended = await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir);
+    assert.equal(ended.code, 3, ended.stderr);
+    const failed = await runRalph(["run", "--name", "failing-run", "-n", "1", "--max-failures", "1", "go", ...fakeAgent("--exit", "1")], dir);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.equal((await runRalph(["run", "--name", "dry", "--dry-run", "--dry-run-delay", "0", "-n", "1", "go", ...fakeAgent()], dir)).code, 3);
+    const gate = join(files, "gate");
+    const live = cleanup.ralph(["run", "--name", "live", "-n", "1", "go", ...fakeAgent("--wait-for", gate)], dir);
+    await waitForFile(`${gate}.started`);
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.setViewportSize({ width: 900, height: 600 });
+    await p.goto(ui.url);
+    await p.locator('a.row[data-run="live"][data-state="running"]').waitFor({ timeout: 10_000 });
+    const order = await p.locator("a.row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")));
+    assert.deepEqual(order.slice(0, 3), ["live", "dry", "failing-run"], "newest first");
+    const icon = (id: string) => p.locator(`a.row[data-run="${id}"] .badge`).evaluate((badge) => [badge.getAttribute("data-tone"), badge.querySelector(".icon")?.textContent]);
+    assert.deepEqual(await icon("live"), ["running", "●"]);
+    assert.deepEqual(await icon("failing-run"), ["bad", "✗"]);
+    assert.deepEqual(await icon("dry"), ["limit", "◼"]);
+    assert.equal(await p.locator('a.row[data-run="dry"] .badge .dry').textContent(), " dry run");
+    assert.equal(await p.locator('a.row[data-run="failing-run"] .badge .dry').count(), 0);
+    assert.deepEqual(await cutCells(p, "a.row .cell.id, a.row .cell.state, a.row .cell.age, a.row .cell.iteration, a.row .cell.spend"), [], "no id, state, iteration, spend or age cut");
+    assert.deepEqual(await offScreen(p, "#head .cell.reason, #head .cell.question", 900), [], "reason and question on screen at 900 px");
+    await screenshot(p, "runs-table-900", { fullPage: false });
+    writeFileSync(gate, "");
+    await within(live.done, 20_000, "the live run");
+    await p.close();
+  });
+
+  test("run page: no empty axes, Resume only when paused, CPU and memory shown, spend honest, iterations expand to their output", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir, files } = cleanup.project("ralph-ui-");
+    const gate = join(files, "gate");
+    const run = cleanup.ralph(["run", "--name", "x", "-n", "2", "go", ...fakeAgent("--print", "working on it", "--wait-for", gate)], dir);
+    await waitForFile(`${gate}.started`);
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url.replace("/?", "/run/0/x?"));
+    await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
+    // Nothing finished yet: each chart says so instead of drawing axes of zeros.
+    assert.equal(await p.locator("#timeline .chart-empty").count(), 1);
+    assert.equal(await p.locator("#spend .chart-empty").count(), 1);
+    assert.equal(await p.locator("#timeline svg, #spend svg").count(), 0);
+    assert.equal(await p.locator('button[data-action="resume"]').isDisabled(), true, "Resume is off while the run runs");
+    assert.equal(await p.locator('button[data-action="pause"]').isDisabled(), false);
+    writeFileSync(gate, "");
+    assert.equal((await within(run.done, 20_000, "the run")).code, 3);
+    await p.locator('#state[data-state="MAX_ITERATIONS"]').waitFor({ timeout: 10_000 });
+    await p.locator("#iterations tr[data-iteration]").nth(1).waitFor({ timeout: 5_000 });
+    assert.equal(await p.locator("#timeline svg").count(), 1);
+    assert.equal(await p.locator("#spend .chart-empty").count(), 1, "an agent that reports no cost: no spend chart");
+    assert.equal(await p.locator('[data-fact="spend"]').textContent(), "no cost reported by the agent");
+    assert.match((await p.locator('#iterations tr[data-iteration="1"] td.duration').textContent()) ?? "", /^\d+\.\ds$/);
+    const supervised = readFileSync(join(runDirOf(dir, "x"), "events.jsonl"), "utf8").includes('"resources":{"cpu_seconds"');
+    if (supervised) {
+      assert.match((await p.locator('#iterations tr[data-iteration="1"] td.cpu').textContent()) ?? "", /^\d+\.\ds$/);
+      assert.match((await p.locator('#iterations tr[data-iteration="1"] td.memory').textContent()) ?? "", /^\d+\.\d MiB$/);
+    }
+    await p.click('#iterations tr[data-iteration="1"] button.expand');
+    const shown = (await p.locator('tr[data-output-of="1"] pre').textContent()) ?? "";
+    assert.match(shown, /working on it/);
+    assert.doesNotMatch(shown, /iteration 2/);
+    await screenshot(p, "run-page-ended");
+    await p.close();
+  });
+
+  test("a --parallel parent's page lists its children with their states and branches, linked", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const repo = tempRepo();
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] one\n- [ ] two\n");
+    git(repo, "add", "TASKS.md");
+    git(repo, "commit", "-q", "-m", "tasks");
+    const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
+    assert.equal((await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env)).code, 0);
+    const ui = await startUi(cleanup, [repo], repo);
+    const p = await page();
+    await p.goto(ui.url.replace("/?", "/run/0/par?"));
+    await p.locator('#child-list tr[data-child="par-2"]').waitFor({ timeout: 10_000 });
+    const children = await p.locator("#child-list tr").evaluateAll((rows) =>
+      rows.map((row) => [row.getAttribute("data-child"), row.getAttribute("data-state"), row.querySelector("td.branch")?.textContent, row.querySelector("a")?.getAttribute("href")]),
+    );
+    assert.deepEqual(children, [
+      ["par-1", "DONE", "ralph/par-1", "/run/0/par-1"],
+      ["par-2", "DONE", "ralph/par-2", "/run/0/par-2"],
+    ].sort((a, b) => children.findIndex((c) => c[0] === a[0]) - children.findIndex((c) => c[0] === b[0])));
+    assert.equal(await p.locator('[data-fact="child runs"]').textContent(), "2");
+    assert.match((await p.locator('[data-fact="spend"]').textContent()) ?? "", /demo agent's pretend figure/);
+    await screenshot(p, "run-page-parent");
+    await p.click('#child-list a[href="/run/0/par-1"]');
+    await p.locator('a[data-fact="parent run"]', { hasText: "par" }).waitFor({ timeout: 10_000 });
     await p.close();
   });
 });

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
+import type { Page } from "playwright-core";
 import type { Cleanup, Started } from "../fixtures/e2e-cleanup.js";
 import { CHROMIUM } from "./chromium.js";
 
@@ -47,8 +48,27 @@ export async function startUi(cleanup: Cleanup, projects: string[], cwd: string)
   }
 }
 
-/** Saves a screenshot of `page` as test-artifacts/NAME.png. */
-export async function screenshot(page: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string): Promise<void> {
+/** Saves a screenshot of `page` as test-artifacts/NAME.png (the whole page unless `fullPage: false`). */
+export async function screenshot(page: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+}
+
+/** The text of every element matching `selector` whose content is cut (wider than its box). */
+export function cutCells(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluateAll((cells) => cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1).map((cell) => `${cell.className}: ${cell.textContent ?? ""} (${cell.scrollWidth} px in ${cell.clientWidth})`));
+}
+
+/** The class of every element matching `selector` that ends right of `width` px or is not displayed. */
+export function offScreen(page: Page, selector: string, width: number): Promise<string[]> {
+  return page.locator(selector).evaluateAll(
+    (cells, limit) =>
+      cells
+        .filter((cell) => {
+          const box = cell.getBoundingClientRect();
+          return box.width === 0 || box.right > limit;
+        })
+        .map((cell) => cell.className),
+    width,
+  );
 }

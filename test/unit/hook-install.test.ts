@@ -101,7 +101,7 @@ describe("hook install", () => {
     assert.deepEqual(stopHooks(local).map((hook) => hook.command), ["./notify.sh", shellCommandLine([process.execPath, RALPH, "hook", "handle"])]);
     assert.equal(statSync(local).mode & 0o777, 0o640, "the file keeps its mode");
     assert.ok(!existsSync(join(dir, ".claude", "settings.json")), "the shared settings file is not created");
-    assert.deepEqual(readFileSync(join(dir, ".gitignore"), "utf8").split("\n"), [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock", ""]);
+    assert.deepEqual(readFileSync(join(dir, ".gitignore"), "utf8").split("\n"), [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock", ".ralph/", ""]);
 
     writeFileSync(local, "not json");
     const broken = await runRalph(["hook", "install"], dir);
@@ -123,7 +123,7 @@ describe("hook install", () => {
     assert.match(result.stdout, /moved ralph's entry out of \.claude\/settings\.json \(your other settings there are unchanged\)/);
     assert.deepEqual(JSON.parse(readFileSync(shared, "utf8")), EXISTING);
     assert.deepEqual(stopHooks(join(dir, ".claude", "settings.local.json")).map((hook) => hook.command), [shellCommandLine([process.execPath, RALPH, "hook", "handle"])]);
-    assert.equal(readFileSync(join(dir, ".gitignore"), "utf8"), "node_modules/\n.claude/ralph-loop.local.md\n.claude/settings.local.json\n.claude/ralph-loop.local.lock\n");
+    assert.equal(readFileSync(join(dir, ".gitignore"), "utf8"), "node_modules/\n.claude/ralph-loop.local.md\n.claude/settings.local.json\n.claude/ralph-loop.local.lock\n.ralph/\n");
     // A shared file holding nothing but ralph's hook keeps its other keys and loses the empty hooks object.
     writeFileSync(shared, JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: COMMAND }] }] } }));
     assert.equal((await runRalph(["hook", "install"], dir)).code, 0);

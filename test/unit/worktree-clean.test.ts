@@ -26,8 +26,8 @@ describe("cleanWorktree", () => {
     writeFileSync(join(dir, "work.txt"), "w\n");
     const committed = await commitIteration({ dir, runId: "done", iteration: 1 });
     assert.ok(committed.ok && committed.commit);
-    mkdirSync(join(dir, ".ralph"));
-    writeFileSync(join(dir, ".ralph", "leftover"), "ralph's own file is not a change of the person's\n");
+    mkdirSync(join(dir, ".ralph", "runs", "nested"), { recursive: true });
+    writeFileSync(join(dir, ".ralph", "runs", "nested", "status.json"), "ralph's own file is not a change of the person's\n");
     const cleaned = await cleanWorktree(repo, "done", { force: false, live: false });
     assert.ok(cleaned.ok, JSON.stringify(cleaned));
     assert.deepEqual(

@@ -25,8 +25,17 @@ function axis(root, max, format) {
   }
 }
 
+/** What a chart with nothing to draw shows instead of axes of zeros. */
+function emptyState(text) {
+  const node = document.createElement("p");
+  node.className = "chart-empty";
+  node.textContent = text;
+  return node;
+}
+
 /** The timeline: one bar per iteration; its tooltip lists duration, outcome, cost, criteria, CPU and memory. */
 export function timelineChart(iterations, describe) {
+  if (!iterations.some((it) => typeof it.durationMs === "number")) return emptyState("no finished iteration yet");
   const root = frame("iteration timeline");
   const max = Math.max(1, ...iterations.map((it) => it.durationMs ?? 0));
   axis(root, max, (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`);
@@ -46,8 +55,9 @@ export function timelineChart(iterations, describe) {
 
 /** Cumulative spend after each iteration, as a line with a point per iteration. */
 export function spendChart(iterations) {
+  const points = iterations.filter((it) => typeof it.totalUsd === "number" && it.totalUsd > 0);
+  if (points.length === 0) return emptyState("no spend reported: this agent reports no cost, or nothing has been spent yet");
   const root = frame("cumulative spend");
-  const points = iterations.filter((it) => typeof it.totalUsd === "number");
   const max = Math.max(0.0001, ...points.map((it) => it.totalUsd));
   axis(root, max, (usd) => `$${usd.toFixed(usd < 1 ? 3 : 2)}`);
   const plotWidth = WIDTH - PAD.left - PAD.right;

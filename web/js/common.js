@@ -35,6 +35,21 @@ export function ageText(iso, now = Date.now()) {
   return `${Math.round(seconds / 86400)}d`;
 }
 
+/** The icon and tone of each state, as a CI run page shows them: one glance tells how a run stands. */
+const STATE_LOOK = {
+  running: ["●", "running"], starting: ["●", "running"], paused: ["❚❚", "waiting"], waiting: ["◷", "waiting"], needs_human: ["?", "waiting"],
+  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], INTERRUPTED: ["■", "neutral"],
+  MAX_ITERATIONS: ["◼", "limit"], BUDGET_EXCEEDED: ["◼", "limit"], RUNTIME_EXCEEDED: ["◼", "limit"],
+  FAILED: ["✗", "bad"], STALLED: ["✗", "bad"], stale: ["○", "neutral"],
+};
+
+/** A state as icon and word, with data-tone for its colour; a dry run says so. */
+export function stateBadge(state, dryRun = false) {
+  const [icon, tone] = STATE_LOOK[state] ?? ["•", "neutral"];
+  return el("span", { class: "badge", "data-tone": tone, title: dryRun ? `${state} (dry run: no agent was started)` : state },
+    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, dryRun ? el("span", { class: "dry" }, " dry run") : null);
+}
+
 /** Whether a state is one a run ends in (an exit reason). */
 export const isEnded = (state) => /^[A-Z_]+$/.test(state);
 
@@ -42,9 +57,9 @@ export const isEnded = (state) => /^[A-Z_]+$/.test(state);
  * Listens to a server-sent event stream; `handlers` maps event names to functions of the parsed data.
  * The connection indicator says whether the stream is up (the browser reconnects by itself).
  */
-export function listen(path, handlers) {
+export function listen(path, handlers, showsConnection = true) {
   const source = new EventSource(path);
-  const indicator = document.getElementById("connection");
+  const indicator = showsConnection ? document.getElementById("connection") : null;
   const show = (state, text) => {
     if (!indicator) return;
     indicator.dataset.state = state;

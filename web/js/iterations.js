@@ -34,9 +34,10 @@ export class Iterations {
           costUsd: event.cost_usd ?? null,
           totalUsd: typeof event.cost_total_usd === "number" ? event.cost_total_usd : Number(event.cost_total_usd ?? NaN) || null,
           error: event.error ?? null,
-          cpuSeconds: firstNumber(event, ["cpu_seconds", "cpu_s"]) ?? (firstNumber(event, ["cpu_ms"]) ?? NaN) / 1000,
-          memoryBytes: firstNumber(event, ["memory_peak_bytes", "peak_memory_bytes", "max_rss_bytes"]),
-          pids: firstNumber(event, ["pids_peak", "peak_pids"]),
+          // The runner writes what a cgroup counted under `resources`.
+          cpuSeconds: firstNumber(event.resources ?? {}, ["cpu_seconds"]) ?? NaN,
+          memoryBytes: firstNumber(event.resources ?? {}, ["peak_memory_bytes"]),
+          pids: firstNumber(event.resources ?? {}, ["peak_pids"]),
         });
         break;
       case "criteria_checked":
@@ -59,6 +60,9 @@ export class Iterations {
   }
 }
 
+/** Bytes as the CLI's live line shows them: `8.9 MiB`. */
+export const mebibytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;
+
 /** The tooltip and table text of one iteration. */
 export function describeIteration(it) {
   const parts = [`iteration ${it.iteration}: ${it.outcome}`];
@@ -66,6 +70,6 @@ export function describeIteration(it) {
   if (it.costUsd != null) parts.push(money(it.costUsd));
   if (it.criteria.length) parts.push(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", "));
   if (Number.isFinite(it.cpuSeconds)) parts.push(`CPU ${it.cpuSeconds.toFixed(1)}s`);
-  if (it.memoryBytes != null) parts.push(`memory ${(it.memoryBytes / 1048576).toFixed(0)} MB`);
+  if (it.memoryBytes != null) parts.push(`memory ${mebibytes(it.memoryBytes)}`);
   return parts.join(" · ");
 }

@@ -1,9 +1,12 @@
-// One run: facts, buttons, charts, iterations, the agent's output as --live prints it, and the run log.
-import { ageText, el, iterationText, listen, money, post, tokensText } from "./common.js";
+// One run: facts, buttons, charts, iterations (each expandable to its output), child runs, the agent's
+// output as --live prints it, and the run log.
+import { ageText, el, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
 import { spendChart, timelineChart } from "./charts.js";
-import { describeIteration, Iterations } from "./iterations.js";
+import { describeIteration, Iterations, mebibytes } from "./iterations.js";
+import { outputByIteration } from "./iteration-output.js";
 
 const KEEP_LINES = 2000;
+const CONFIRM_MS = 5000;
 const [, , projectKey, runId] = location.pathname.split("/").map(decodeURIComponent);
 const base = `/api/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(runId)}`;
 const $ = (id) => document.getElementById(id);
@@ -11,31 +14,65 @@ let iterations = new Iterations();
 /** Every charted event received, in the run's order: events from before the snapshot arrive after it. */
 let charted = [];
 let row = null;
+let lastAction = null;
+const expanded = new Set();
+const children = new Map();
 document.title = `ralph ${runId}`;
 $("run-id").textContent = runId;
+
+/** The spend as the CLI words it: an estimate only where the agent reports cost at all. */
+function spendText() {
+  const reported = row.cost_usd > 0 || iterations.list().some((it) => typeof it.costUsd === "number");
+  if (!reported) return row.agent === "demo" ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
+  return `${money(row.cost_usd)} (${row.agent === "demo" ? "the demo agent's pretend figure" : "agent CLI's estimate"})`;
+}
 
 function showRow(next) {
   row = next;
   if (!row) return;
-  $("state").textContent = row.state;
+  $("state").replaceChildren(stateBadge(row.state, row.dry_run === true));
   $("state").dataset.state = row.state;
+  const parent = children.size > 0;
   const facts = [
-    ["iteration", iterationText(row)],
-    ["spend", `${money(row.cost_usd)} (agent CLI's estimate)`],
+    parent ? ["child runs", String(row.iteration)] : ["iteration", iterationText(row)],
+    ["spend", spendText()],
     ["tokens", tokensText(row.tokens)],
     ["agent", row.agent ?? "-"],
     ["age", ageText(row.started_at)],
     ["reason", row.reason ?? "-"],
     ...(row.branch ? [["branch", row.branch]] : []),
-    ...(row.parent ? [["parent run", row.parent]] : []),
+    ...(row.dry_run ? [["dry run", "no agent was started"]] : []),
   ];
-  $("facts").replaceChildren(...facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value))));
-  for (const button of document.querySelectorAll("button[data-action]")) {
-    const action = button.dataset.action;
-    const live = row.active;
-    button.disabled = action === "continue" ? live || row.mode === "hook" : action === "answer" ? false : !live;
+  const factNodes = facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value)));
+  if (row.parent) factNodes.push(el("div", { class: "fact" }, el("span", { class: "name" }, "parent run"), el("a", { class: "value", "data-fact": "parent run", href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(row.parent)}` }, row.parent)));
+  $("facts").replaceChildren(...factNodes);
+  for (const button of document.querySelectorAll("button[data-action]")) button.disabled = !allowed(button.dataset.action);
+  // A note about an answer or a button press is about the run as it was: once the run ended it is stale.
+  if (!row.active && (lastAction === "answer" || lastAction === "pause" || lastAction === "resume")) {
+    $("message").textContent = "";
+    lastAction = null;
   }
   showQuestion();
+}
+
+/** Which buttons the run's state allows (the server checks again). */
+function allowed(action) {
+  const live = row.active;
+  switch (action) {
+    case "pause":
+      return row.state === "running";
+    case "resume":
+      return row.state === "paused";
+    case "stop":
+    case "stop-now":
+      return live;
+    case "continue":
+      return !live && row.mode !== "hook";
+    case "answer":
+      return true;
+    default:
+      return false;
+  }
 }
 
 function showQuestion() {
@@ -44,24 +81,61 @@ function showQuestion() {
   $("question-text").textContent = text ?? "";
 }
 
+function cell(text, attrs = {}) {
+  return el("td", attrs, text);
+}
+
 function redrawIterations() {
   const list = iterations.list();
   $("timeline").replaceChildren(timelineChart(list, describeIteration));
   $("spend").replaceChildren(spendChart(list));
-  $("iterations").replaceChildren(
-    ...list.map((it) =>
+  const outputs = outputByIteration([...$("output").children].map((line) => line.textContent ?? ""));
+  const rows = [];
+  for (const it of list) {
+    const open = expanded.has(it.iteration);
+    const toggle = el("button", { type: "button", class: "expand", "aria-expanded": String(open), "aria-label": `output of iteration ${it.iteration}` }, open ? "▾" : "▸");
+    toggle.addEventListener("click", () => {
+      if (expanded.has(it.iteration)) expanded.delete(it.iteration);
+      else expanded.add(it.iteration);
+      redrawIterations();
+    });
+    rows.push(
       el("tr", { "data-iteration": it.iteration, "data-outcome": it.outcome },
-        el("td", {}, String(it.iteration)),
-        el("td", {}, it.durationMs != null ? `${(it.durationMs / 1000).toFixed(1)}s` : "…"),
+        el("td", {}, toggle, ` ${it.iteration}`),
+        cell(it.durationMs != null ? `${(it.durationMs / 1000).toFixed(1)}s` : "…", { class: "duration" }),
         el("td", { class: `outcome-${it.outcome}` }, it.outcome + (it.error ? ` (${it.error})` : "")),
-        el("td", {}, it.costUsd != null ? money(it.costUsd) : "-"),
-        el("td", {}, it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", ") || "-"),
-        el("td", {}, Number.isFinite(it.cpuSeconds) ? `${it.cpuSeconds.toFixed(1)}s` : "-"),
-        el("td", {}, it.memoryBytes != null ? `${(it.memoryBytes / 1048576).toFixed(0)} MB` : "-"),
+        cell(it.costUsd != null ? money(it.costUsd) : "-", { class: "cost" }),
+        cell(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", ") || "-"),
+        cell(Number.isFinite(it.cpuSeconds) ? `${it.cpuSeconds.toFixed(1)}s` : "-", { class: "cpu" }),
+        cell(it.memoryBytes != null ? mebibytes(it.memoryBytes) : "-", { class: "memory" }),
+      ),
+    );
+    if (open) {
+      const lines = outputs.get(it.iteration) ?? [];
+      rows.push(el("tr", { class: "iteration-output", "data-output-of": it.iteration }, el("td", { colspan: 7 }, el("pre", { class: "output inline" }, lines.length ? lines.join("\n") : "(no output kept for this iteration)"))));
+    }
+  }
+  $("iterations").replaceChildren(...rows);
+  showQuestion();
+}
+
+function showChildren() {
+  const list = [...children.values()].sort((a, b) => (a.started_at ?? "").localeCompare(b.started_at ?? ""));
+  $("children").hidden = list.length === 0;
+  // A parent runs no agent itself: its children's table replaces its own (empty) charts, iterations and output.
+  document.querySelector("main").classList.toggle("parent", list.length > 0);
+  $("child-list").replaceChildren(
+    ...list.map((child) =>
+      el("tr", { "data-child": child.id, "data-state": child.state },
+        el("td", {}, el("a", { href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(child.id)}` }, child.id)),
+        el("td", {}, stateBadge(child.state)),
+        cell(iterationText(child)),
+        cell(money(child.cost_usd)),
+        cell(child.branch ?? "-", { class: "branch" }),
       ),
     ),
   );
-  showQuestion();
+  if (row) showRow(row);
 }
 
 /** Appends lines to a pane, keeping it scrolled to the end if it was there. */
@@ -91,8 +165,8 @@ listen(`${base}/stream`, {
   append(data) {
     charted.push(...data.events);
     data.events.forEach((event) => iterations.add(event));
-    if (data.events.length) redrawIterations();
     appendLines($("output"), data.output.map(outputLine));
+    if (data.events.length || expanded.size) redrawIterations();
   },
   earlier(data) {
     // The snapshot is the end of the run's files; the charted events before it follow once read.
@@ -107,10 +181,46 @@ listen(`${base}/stream`, {
   row: showRow,
 });
 
+// A --parallel parent's children come with the project's rows: the ones naming this run as their parent.
+listen("/api/runs/stream", {
+  snapshot({ rows }) {
+    children.clear();
+    for (const one of rows) if (one.project === projectKey && one.parent === runId) children.set(one.id, one);
+    showChildren();
+  },
+  row(one) {
+    if (one.project !== projectKey || one.parent !== runId) return;
+    children.set(one.id, one);
+    showChildren();
+  },
+}, false);
+
+/** Stop now ends the agent at once: the first press asks, a second within 5 s does it. */
+function confirmed(button) {
+  if (button.dataset.confirming === "1") {
+    delete button.dataset.confirming;
+    button.textContent = "Stop now";
+    return true;
+  }
+  button.dataset.confirming = "1";
+  button.textContent = "Really stop now? Press again";
+  setTimeout(() => {
+    if (button.dataset.confirming !== "1") return;
+    delete button.dataset.confirming;
+    button.textContent = "Stop now";
+  }, CONFIRM_MS);
+  return false;
+}
+
 for (const button of document.querySelectorAll("button[data-action]")) {
   button.addEventListener("click", async () => {
     const action = button.dataset.action;
+    if (action === "stop-now" && !confirmed(button)) {
+      $("message").textContent = "the agent is ended at once, its current iteration lost: press Stop now again to confirm";
+      return;
+    }
     const body = action === "continue" ? { max_iterations: $("continue-n").value || undefined } : action === "answer" ? { text: $("answer").value } : {};
+    lastAction = action;
     $("message").textContent = `${action}…`;
     const result = await post(`${base}/${action}`, body);
     $("message").textContent = result.message;

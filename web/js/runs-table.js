@@ -1,5 +1,5 @@
 // The runs table: sorting, filtering and windowed rows, so that 10,000 runs cost no more than a screenful.
-import { ageText, el, isEnded, iterationText, money, tokensText } from "./common.js";
+import { ageText, el, isEnded, iterationText, money, stateBadge, tokensText } from "./common.js";
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
@@ -9,7 +9,7 @@ const COLUMNS = [
   { key: "project", label: "project", sort: (r, t) => t.projectName(r), text: (r, t) => t.projectName(r), multi: true },
   // A --parallel child sorts right after its parent and is marked as its child.
   { key: "id", label: "run", sort: (r) => (r.parent ? `${r.parent}\u0000${r.id}` : r.id), text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
-  { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state },
+  { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state, node: (r) => stateBadge(r.state, r.dry_run === true) },
   { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
   { key: "spend", label: "spend", sort: (r) => r.cost_usd, text: (r) => money(r.cost_usd) },
   { key: "tokens", label: "tokens", sort: (r) => r.tokens, text: (r) => tokensText(r.tokens) },
@@ -26,8 +26,9 @@ export class RunsTable {
     this.rows = new Map();
     this.projects = new Map(projects.map((p) => [p.key, p]));
     this.columns = COLUMNS.filter((c) => !c.multi || projects.length > 1);
-    this.sortKey = "id";
-    this.descending = true;
+    // Newest first, as a CI system lists its runs: the age column sorts on the start time.
+    this.sortKey = "age";
+    this.descending = false;
     this.query = "";
     this.stateFilter = "";
     this.visible = [];
@@ -90,12 +91,11 @@ export class RunsTable {
     if (this.dirty) {
       const column = this.columns.find((c) => c.key === this.sortKey) ?? this.columns[0];
       const sign = this.descending ? -1 : 1;
-      this.visible = [...this.rows.values()].filter((row) => this.matches(row));
-      this.visible.sort((a, b) => {
-        const x = column.sort(a, this);
-        const y = column.sort(b, this);
-        return (x < y ? -1 : x > y ? 1 : 0) * sign;
-      });
+      // Each row's sort key is computed once (a start time is parsed once, not at every comparison).
+      const keyed = [];
+      for (const row of this.rows.values()) if (this.matches(row)) keyed.push({ key: column.sort(row, this), row });
+      keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * sign);
+      this.visible = keyed.map((entry) => entry.row);
       this.spacer.style.height = `${this.visible.length * ROW_HEIGHT}px`;
       document.getElementById("count").textContent = `${this.visible.length} of ${this.rows.size} runs`;
       this.dirty = false;
@@ -112,7 +112,7 @@ export class RunsTable {
     const link = el("a", { class: "row", role: "row", href: `/run/${encodeURIComponent(row.project)}/${encodeURIComponent(row.id)}`, "data-run": row.id, "data-state": row.state });
     for (const column of this.columns) {
       const text = column.text(row, this);
-      link.append(el("span", { class: `cell ${column.key}`, role: "cell", title: text }, text));
+      link.append(el("span", { class: `cell ${column.key}`, role: "cell", title: text }, column.node ? column.node(row) : text));
     }
     return link;
   }

@@ -1,9 +1,11 @@
 // `ralph demo`: a complete loop with the built-in demo agent in a fresh temporary project.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defaultSettings } from "../../config/run-options.js";
 import { generateRunId } from "../../store/run-paths.js";
+import { ralphOnPath } from "../ralph-on-path.js";
 import { startRun } from "../start-run.js";
 
 const DEMO_PRD = {
@@ -19,27 +21,46 @@ const DEMO_PROMPT = `Implement the next user story of prd.json ({{task}}), then 
 When every story passes, print <promise>DONE</promise>.
 `;
 
-/** Creates the demo project and runs the loop in it to DONE. */
-export async function demoCommand(): Promise<number> {
+const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
+
+/** How a person runs this ralph from a shell: `ralph`, or through npx when that is how it was started. */
+function ralphWord(env: NodeJS.ProcessEnv): string {
+  if (ralphOnPath(MAIN_SCRIPT, env.PATH)) return "ralph";
+  return env.npm_command === "exec" ? "npx ralph-loop-runner" : "ralph";
+}
+
+/** Creates the demo project and runs the loop in it to DONE; the project is removed afterwards unless `keep`. */
+export async function demoCommand(keep: boolean): Promise<number> {
   const projectDir = mkdtempSync(join(tmpdir(), "ralph-demo-"));
   writeFileSync(join(projectDir, "prd.json"), `${JSON.stringify(DEMO_PRD, null, 2)}\n`);
   writeFileSync(join(projectDir, "PROMPT.md"), DEMO_PROMPT);
   process.stdout.write(`ralph demo: a project with ${DEMO_PRD.userStories.length} user stories in ${projectDir}\n`);
+  // The demo agent's pretend spend would read like money: the free demo reports none.
+  process.env.RALPH_DEMO_FREE = "1";
   const settings = { ...defaultSettings(), agent: "demo" as const, maxIterations: 10, completionPromise: "DONE", tasks: "prd.json", graceMs: 2000 };
-  return startRun({
-    projectDir,
-    runId: generateRunId(new Date()),
-    settings,
-    plan: {
-      active: true,
-      maxIterations: settings.maxIterations,
-      completionPromise: "DONE",
-      completionCriteria: [{ type: "tasks_done", check: "prd.json" }],
-      tasks: "prd.json",
-      prompt: Buffer.from(DEMO_PROMPT),
-    },
-    previous: null,
-    projectLock: true,
-    epilogue: () => [`files the demo agent wrote: ${join(projectDir, "demo-output")}`, `inspect the run: cd ${projectDir} && node ${process.argv[1] ?? "ralph"} status`],
-  });
+  const ralph = ralphWord(process.env);
+  try {
+    return await startRun({
+      projectDir,
+      runId: generateRunId(new Date()),
+      settings,
+      plan: {
+        active: true,
+        maxIterations: settings.maxIterations,
+        completionPromise: "DONE",
+        completionCriteria: [{ type: "tasks_done", check: "prd.json" }],
+        tasks: "prd.json",
+        prompt: Buffer.from(DEMO_PROMPT),
+      },
+      previous: null,
+      projectLock: true,
+      temporary: !keep,
+      epilogue: () =>
+        keep
+          ? [`files the demo agent wrote: ${join(projectDir, "demo-output")}`, `inspect the run: cd ${projectDir} && ${ralph} status`]
+          : [`the demo's temporary project is removed now; to look around in it afterwards: ${ralph} demo --keep`, `next: in your own project, ${ralph} init`],
+    });
+  } finally {
+    if (!keep) rmSync(projectDir, { recursive: true, force: true });
+  }
 }

@@ -10,6 +10,9 @@ import { findOrphanWorktrees } from "../../worktree/orphan-worktrees.js";
 import { renderOrphans } from "../render-worktree.js";
 import { probeSandbox } from "../../sandbox/sandbox-probe.js";
 import { findOnPath, Supervision, SUPERVISION_ENV, type SupervisionReport } from "../../process/supervision.js";
+import { join } from "node:path";
+import { loadRalphYaml } from "../../config/ralph-yaml.js";
+import { installHint } from "../../agents/install-hints.js";
 
 /** One agent CLI as found on this machine. */
 interface AgentCheck {
@@ -52,16 +55,30 @@ async function supervisionCheck(): Promise<SupervisionReport | string> {
   return chosen.report;
 }
 
-/** Prints the diagnosis; exit code 0 (1 when a forced supervision mode is unavailable). */
+/** The agent this project asks for (RALPH_AGENT, else ralph.yaml's `agent:`), where it is asked for, or null. */
+function configuredAgent(projectDir: string): { agent: string; where: string } | null {
+  const fromEnv = process.env.RALPH_AGENT;
+  if (fromEnv) return { agent: fromEnv, where: "the environment variable RALPH_AGENT" };
+  const yaml = loadRalphYaml(join(projectDir, "ralph.yaml"));
+  const entry = yaml.ok ? yaml.defaults.values.get("agent") : undefined;
+  if (!yaml.ok || entry === undefined || typeof entry.value !== "string") return null;
+  return { agent: entry.value, where: `${yaml.defaults.file} (line ${entry.line})` };
+}
+
+/** Prints the diagnosis; exit code 0 (1 when a forced supervision mode is unavailable, or the configured agent CLI is missing). */
 export async function doctorCommand(projectDir: string, json: boolean): Promise<number> {
   const [supervision, agents, worktrees] = await Promise.all([supervisionCheck(), Promise.all(AGENTS.map(checkAgent)), findOrphanWorktrees(projectDir, runIds(projectDir))]);
   const node = { version: process.version, platform: process.platform, arch: process.arch };
   const probed = probeSandbox(process.env);
   const sandbox = probed.ok ? { ok: true, bwrap: probed.bwrap, version: probed.version } : { ok: false, why: probed.why };
+  const configured = configuredAgent(projectDir);
+  const missing = configured ? agents.find((agent) => agent.agent === configured.agent && agent.path === null) : undefined;
+  const code = typeof supervision === "string" || missing !== undefined ? 1 : 0;
   if (json) {
     const report = typeof supervision === "string" ? { mode: null, why: supervision, tried: [], controllers: {} } : supervision;
-    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, sandbox, agents, node, orphaned_worktrees: worktrees })}\n`);
-    return typeof supervision === "string" ? 1 : 0;
+    const asked = configured ? { agent: configured.agent, where: configured.where, found: missing === undefined } : null;
+    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, sandbox, agents, configured_agent: asked, node, orphaned_worktrees: worktrees })}\n`);
+    return code;
   }
   const lines: string[] = [];
   if (typeof supervision === "string") lines.push(`supervision  unavailable: ${supervision}`);
@@ -75,6 +92,8 @@ export async function doctorCommand(projectDir: string, json: boolean): Promise<
   for (const agent of agents) lines.push(`${agent.agent.padEnd(12)} ${agent.path === null ? agent.error : `${agent.path} ${agent.version ?? `(no version: ${agent.error ?? "?"})`}`}`);
   lines.push(`node         ${node.version} (${node.platform} ${node.arch})`);
   lines.push(...renderOrphans(worktrees));
+  if (configured && missing) lines.push(`PROBLEM      ${configured.where} asks for agent ${configured.agent}, which is not installed here: ${installHint(configured.agent)}`);
+  else if (configured) lines.push(`agent        ${configured.agent}, as ${configured.where} asks`);
   process.stdout.write(`${lines.join("\n")}\n`);
-  return typeof supervision === "string" ? 1 : 0;
+  return code;
 }

@@ -16,6 +16,7 @@ import { shellCommandLine, splitShellWords } from "../../util/shell-words.js";
 import { writeSlashCommands } from "../../hook/slash-commands.js";
 import { activeLoopProblem, startHookLoop } from "../../hook/start-loop.js";
 import { UsageError } from "../usage-error.js";
+import { ralphOnPath } from "../ralph-on-path.js";
 import { hookHandleCommand } from "./hook-handle.js";
 
 const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
@@ -98,6 +99,8 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
     cap: blockCap(process.env),
     hookNewInSession: installed.changed && started.loop.sessionId !== "",
   });
+  // From a terminal (not from /ralph-loop inside a session), the person still has to start the session.
+  if (started.loop.sessionId === "") lines.push("", "next: start Claude Code here (claude) and give it this task; each time it stops, the Stop hook gives it the task again until it is done");
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
@@ -113,7 +116,8 @@ function installHook(projectDir: string, files: HookFiles): { changed: boolean; 
   const moved = removeStopHook(files.sharedSettings);
   if (!moved.ok) lines.push(`could not take the old entry out of ${relative(projectDir, files.sharedSettings)}: ${moved.message}`);
   else if (moved.changed) lines.push(`moved ralph's entry out of ${relative(projectDir, files.sharedSettings)} (your other settings there are unchanged)`);
-  const ignored = ensureIgnored(projectDir, [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock"]);
+  // .ralph/ holds the loop's run records (and settings a person may not want shared): never committed by `git add .`.
+  const ignored = ensureIgnored(projectDir, [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock", ".ralph/"]);
   if (ignored.length > 0) lines.push(`.gitignore now ignores ${ignored.join(", ")}`);
   return { changed: installed.changed, lines };
 }
@@ -148,8 +152,18 @@ export async function hookInstallCommand(projectDir: string, commands: boolean):
   const files = hookFiles(projectDir);
   const lines = installHook(projectDir, files).lines.map((line) => `ralph: ${line}`);
   if (commands) {
-    for (const written of writeSlashCommands(files.commands, ralphCommand())) {
-      lines.push(`ralph: ${relative(projectDir, written.file)} ${written.changed ? "written" : "up to date"}`);
+    // Command files are usually committed: they name `ralph` from PATH when that is this ralph, else this
+    // machine's paths, and then stay out of git so no teammate gets a path that is not theirs.
+    const portable = ralphOnPath(MAIN_SCRIPT, process.env.PATH);
+    const written = writeSlashCommands(files.commands, portable ? "ralph" : ralphCommand());
+    for (const one of written) lines.push(`ralph: ${relative(projectDir, one.file)} ${one.changed ? "written" : "up to date"}`);
+    if (portable) lines.push("ralph: the commands run `ralph` from PATH: they can be committed and work for anyone with ralph installed");
+    else {
+      const names = written.map((one) => relative(projectDir, one.file));
+      const added = ensureIgnored(projectDir, names);
+      lines.push(
+        `ralph: ralph is not on PATH here, so the commands name this machine's node and ralph; they stay out of git (${added.length > 0 ? "added to" : "already in"} .gitignore). Install ralph on PATH (npm install -g) and run this again for commands a team can share`,
+      );
     }
   }
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -188,7 +202,7 @@ export function registerHookCommand(program: Command, trailing: string[] | null,
     .action(() => done(hookHandleCommand()));
   hook
     .command("install")
-    .description("add the Stop hook to .claude/settings.json (idempotent)")
+    .description("add the Stop hook to .claude/settings.local.json, this machine's own Claude Code settings (idempotent)")
     .option("--commands", "also write the /ralph-loop, /cancel-ralph and /ralph-help commands into .claude/commands/")
     .exitOverride()
     .action((opts: { commands?: boolean }) => done(hookInstallCommand(projectDir(), opts.commands === true)));

@@ -3,9 +3,12 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureIgnored } from "../../store/gitignore.js";
 
+/** The first line of the PROMPT.md that `ralph init` writes: a prompt holding it has no task written in yet. */
+export const PROMPT_TEMPLATE_LINE = `Replace this text with the task: what to change, how to check it, and what "done" means.`;
+
 // No placeholder task is active: an ad-hoc `ralph run "…"` in this project runs exactly what it is given.
 const FILES: Record<string, string> = {
-  "PROMPT.md": `Replace this text with the task: what to change, how to check it, and what "done" means.
+  "PROMPT.md": `${PROMPT_TEMPLATE_LINE}
 
 Work in small steps and run the tests before you finish.
 When the whole task is done and the tests pass, end your final message with <promise>DONE</promise>.

@@ -6,6 +6,9 @@ import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { mebibytes } from "../../view/render-lines.js";
 import { pickRun } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 
@@ -25,10 +28,12 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   // Children of a --parallel run are listed under their parent, indented; BRANCH and QUESTION only when a run has one.
   const withBranch = runs.some((run) => run.branch !== null);
   const asking = runs.some((run) => run.question !== null);
+  const parents = new Set(runs.map((run) => run.parent));
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
-    run.state,
-    iterationText(run),
+    run.dry_run ? `${run.state} (dry run)` : run.state,
+    // A --parallel parent counts child runs, not iterations of its own (each child has its own cap).
+    parents.has(run.id) ? `${run.iteration} run${run.iteration === 1 ? "" : "s"}` : iterationText(run),
     `$${run.cost_usd.toFixed(4)}`,
     ageText(run.age_seconds),
     ...(withBranch ? [run.branch ?? "-"] : []),
@@ -78,8 +83,10 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}`,
-    `iteration  ${iterationText(report)}`,
+    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}${pauseRequested(report) ? " · pause requested: it pauses before its next iteration (ralph resume to cancel)" : ""}`,
+    report.children.length > 0
+      ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
+      : `iteration  ${iterationText(report)}`,
     `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
     `task       ${report.current_task ?? "-"}`,
     ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
@@ -90,12 +97,17 @@ export async function statusCommand(projectDir: string, given: string | undefine
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
     ...(report.question !== null ? [`question   ${report.question}`] : []),
     ...nextLine(report),
-    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes ?? "?"} bytes, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
+    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes === null ? "?" : mebibytes(report.resources.peak_memory_bytes)}, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
   process.stdout.write(`${lines.map(visible).join("\n")}\n`);
   return 0;
+}
+
+/** A PAUSE file the runner has not acted on yet: the run still runs its current iteration. */
+function pauseRequested(report: RunStatusReport): boolean {
+  return report.state === "running" && existsSync(join(report.run_dir, "PAUSE"));
 }
 
 function nextLine(report: RunStatusReport): string[] {
@@ -104,7 +116,9 @@ function nextLine(report: RunStatusReport): string[] {
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
   if (reason === null) return [];
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0 });
+  // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
+  const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run });
   return step ? [`next       ${step}`] : [];
 }
 

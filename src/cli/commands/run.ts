@@ -19,6 +19,7 @@ import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun, resolveRun } from "../child-settings.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
+import { PROMPT_TEMPLATE_LINE } from "./init.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -128,10 +129,17 @@ export async function runCommand(words: string[], command: Command, trailing: st
   }
   if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
+  const misplaced = ralphFlagsIn(trailing ?? [], command);
+  if (misplaced.length > 0) {
+    process.stderr.write(`ralph: warning: ${misplaced.join(", ")} after -- ${misplaced.length === 1 ? "goes" : "go"} to the agent command, not to ralph; put ralph's options before --\n`);
+  }
   checkCommitSettings(settled);
   checkParallel(settled);
   const settings = { ...settled, commit: commitPolicy(settled) };
   const prompt = resolvePrompt(words, settings, projectDir);
+  if (prompt.toString("utf8").includes(PROMPT_TEMPLATE_LINE)) {
+    process.stderr.write(`ralph: warning: the prompt is still ralph init's template (${settings.promptFile ?? "PROMPT.md"}): write the task into it first, or the agent gets no task\n`);
+  }
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
@@ -141,4 +149,13 @@ export async function runCommand(words: string[], command: Command, trailing: st
 /** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */
 function readPromptFile(file: string): Buffer {
   return readRegular(realpathSync(file), MAX_PROMPT_BYTES);
+}
+
+// Options agent CLIs commonly have too: after `--` they are most likely meant for the agent.
+const SHARED_WITH_AGENTS = new Set(["--model", "--timeout", "--json", "--name", "--help", "--check", "--task", "--live"]);
+
+/** The words after `--` that are ralph run options (`--completion-promise DONE` placed too late). */
+function ralphFlagsIn(trailing: string[], command: Command): string[] {
+  const ours = new Set(command.options.map((option) => option.long).filter((long): long is string => long !== undefined && !SHARED_WITH_AGENTS.has(long)));
+  return [...new Set(trailing.map((word) => word.split("=")[0] ?? word).filter((word) => ours.has(word)))];
 }

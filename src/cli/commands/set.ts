@@ -18,8 +18,9 @@ import { UsageError } from "../usage-error.js";
 const ANSWER_TIMEOUT_MS = 15_000;
 
 /** `ralph set RUN key=value...`: validated first; applied by the runner when the run is live, else written directly. */
-export async function setCommand(projectDir: string, given: string, words: string[], env: NodeJS.ProcessEnv): Promise<number> {
+export async function setCommand(projectDir: string, given: string | undefined, words: string[], env: NodeJS.ProcessEnv): Promise<number> {
   forPeopleOnly("set", env);
+  if (words.length === 0) throw new UsageError("nothing to set: ralph set [RUN] key=value... (e.g. max_iterations=4)");
   const parsed = parseStateChanges(words);
   if (!parsed.ok) throw new UsageError(parsed.message);
   const id = pickRun(projectDir, given, "set");

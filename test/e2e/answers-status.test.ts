@@ -1,0 +1,102 @@
+// What ralph answer, pause and status tell a person about a run that moves faster than they type.
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanEnv, fakeAgent, finishWithin, readEvents, readStatus, runRalph, startRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
+import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+
+after(isolateGitConfig());
+const project = tempProjects("ralph-answers-");
+const start = trackedStarts();
+const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
+
+/** A run whose agent asks in iteration 1 and claims FIN from iteration 2; resolves once it waits for the answer. */
+async function askingRun(dir: string, id: string) {
+  const started = start(dir, ["run", "--name", id, "-n", "5", "--completion-promise", "FIN", "build it", ...fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
+  await waitUntil(
+    () => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human" && readEvents(runDir(dir, id)).some((event) => event.type === "needs_human"),
+    `run ${id} to wait for an answer`,
+  );
+  return started;
+}
+
+/** Sends `name` to `pid` if it is still there. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
+  }
+}
+
+test("ralph answer racing a run that took the answer and finished says it was taken, not to continue", async () => {
+  const dir = project();
+  const run = await askingRun(dir, "fast");
+  const runner = Number(readStatus(runDir(dir, "fast")).pid);
+  // The runner is held still while the answer is written, and the answer command while the run finishes:
+  // the answer command's next look finds the run taken and ended, as with a very fast run.
+  process.kill(runner, "SIGSTOP");
+  const answer = startRalph(["answer", "Postgres"], dir);
+  try {
+    await waitUntil(() => existsSync(join(runDir(dir, "fast"), "ANSWER")), "the ANSWER file");
+    process.kill(answer.child.pid ?? 0, "SIGSTOP");
+    process.kill(runner, "SIGCONT");
+    const ended = await finishWithin(run, 20_000);
+    assert.equal(ended.code, 0, ended.stderr);
+  } finally {
+    signal(runner, "SIGCONT");
+    signal(answer.child.pid ?? 0, "SIGCONT");
+  }
+  const said = await finishWithin(answer, 20_000);
+  assert.equal(said.code, 0, said.stderr);
+  assert.match(said.stdout, /^run fast took the answer and has since ended \(DONE\); see ralph status fast$/m);
+  assert.doesNotMatch(said.stdout, /ralph continue/);
+});
+
+test("a stopped run's open question does not make a bare ralph answer ambiguous: the live waiting run is meant", async () => {
+  const dir = project();
+  const stopped = await askingRun(dir, "a");
+  assert.equal((await runRalph(["stop", "a"], dir)).code, 0);
+  assert.equal((await finishWithin(stopped, 20_000)).code, 0);
+  const live = await askingRun(dir, "b");
+  const answered = await runRalph(["answer", "SQLite"], dir);
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.match(answered.stdout, /run b took the answer/);
+  assert.equal((await finishWithin(live, 20_000)).code, 0);
+  // The stopped run keeps its question for ralph continue.
+  assert.equal(readStatus(runDir(dir, "a")).question, "Which database?");
+});
+
+test("after ralph pause, status says a pause is requested; the runner says paused once", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  const run = start(dir, ["run", "--name", "p", "-n", "2", "go", ...fakeAgent("--wait-for", gate)]);
+  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  assert.equal((await runRalph(["pause", "p"], dir)).code, 0);
+  const status = await runRalph(["status", "p"], dir);
+  assert.match(status.stdout, /^state {6}running · pause requested: it pauses before its next iteration/m);
+  writeFileSync(gate, "go");
+  await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+  assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
+  const result = await finishWithin(run, 20_000);
+  assert.equal(result.code, 3, result.stderr);
+  assert.equal(result.stdout.split("\n").filter((line) => /^paused\b/.test(line)).length, 1, result.stdout);
+});
+
+test("a --parallel parent counts child runs, not iterations of a cap it does not have", async () => {
+  const repo = tempRepo();
+  writeFileSync(join(repo, "TASKS.md"), "- [ ] one\n- [ ] two\n- [ ] three\n");
+  git(repo, "add", "TASKS.md");
+  git(repo, "commit", "-q", "-m", "tasks");
+  const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
+  const ran = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env);
+  assert.equal(ran.code, 0, ran.stderr);
+  const list = (await runRalph(["list"], repo, env)).stdout;
+  assert.match(list, /^par {2,}NO_WORK {2,}3 runs {2,}/m);
+  assert.match(list, /^ {2}par-1 {2,}DONE {2,}1\/2 /m);
+  assert.doesNotMatch(list, /∞/);
+  const status = (await runRalph(["status", "par"], repo, env)).stdout;
+  assert.match(status, /^children {3}3 child runs started/m);
+  assert.doesNotMatch(status, /∞/);
+});

@@ -1,0 +1,58 @@
+// Trying ralph out: a dry run says it is one everywhere, and the free demo neither charges nor litters.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
+
+const project = tempProjects("ralph-trying-");
+
+test("a dry run is marked as one in its summary, ralph list and ralph status, with no advice to continue it", async () => {
+  const dir = project();
+  const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--name", "d", "go", ...fakeAgent()], dir);
+  assert.equal(result.code, 3, result.stderr);
+  assert.match(result.stdout, /^MAX_ITERATIONS: .* \(dry run\)$/m);
+  assert.match(result.stdout, /^next: that was a dry run: no agent was started; to run it for real, run the same command without --dry-run$/m);
+  assert.doesNotMatch(result.stdout, /ralph continue/);
+  assert.match((await runRalph(["list"], dir)).stdout, /^d {2,}MAX_ITERATIONS \(dry run\) /m);
+  const status = await runRalph(["status", "d"], dir);
+  assert.match(status.stdout, /^state {6}MAX_ITERATIONS \(exit code 3\) · dry run: the agent was never started$/m);
+  assert.doesNotMatch(status.stdout, /ralph continue/);
+  const json = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; dry_run: boolean }> };
+  assert.deepEqual(json.runs.map((run) => [run.id, run.dry_run]), [["d", true]]);
+  // Known-false control: a real run is not marked.
+  await runRalph(["run", "-n", "1", "--name", "r", "go", ...fakeAgent()], dir);
+  assert.match((await runRalph(["list"], dir)).stdout, /^r {2,}MAX_ITERATIONS {2,}\d/m);
+});
+
+test("a run whose PROMPT.md is still ralph init's template gets a warning; a written prompt does not", async () => {
+  const dir = project();
+  assert.equal((await runRalph(["init"], dir)).code, 0);
+  const dry = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", ...fakeAgent()], dir);
+  assert.match(dry.stderr, /^ralph: warning: the prompt is still ralph init's template \(PROMPT\.md\): write the task into it first/m);
+  const written = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--name", "w", "fix the tests", ...fakeAgent()], dir);
+  assert.doesNotMatch(written.stderr, /template/);
+});
+
+test("ralph demo reports no pretend cost, names ralph (not node and a path), and removes its temporary project", async () => {
+  const dir = project();
+  const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("ralph-demo-")));
+  const result = await runRalph(["demo"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /nothing spent \(the demo agent is free\)/);
+  assert.doesNotMatch(result.stdout, /\$\d|agent CLI's estimate/);
+  assert.doesNotMatch(result.stdout, /node \//);
+  assert.match(result.stdout, /ralph demo --keep/);
+  const made = /in (\/\S+ralph-demo-\w+)/.exec(result.stdout)?.[1] ?? "";
+  assert.ok(made !== "" && !before.has(made.split("/").pop() ?? ""), result.stdout);
+  assert.equal(existsSync(made), false, `${made} was removed`);
+  // --keep keeps it and says how to look at it.
+  const kept = await runRalph(["demo", "--keep"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+  const keptDir = /in (\/\S+ralph-demo-\w+)/.exec(kept.stdout)?.[1] ?? "";
+  assert.match(kept.stdout, new RegExp(`^inspect the run: cd ${keptDir} && ralph status$`, "m"));
+  assert.ok(existsSync(join(keptDir, "demo-output")));
+  const status = await runRalph(["status"], keptDir);
+  assert.match(status.stdout, /^state {6}DONE/m);
+  rmSync(keptDir, { recursive: true, force: true });
+});
