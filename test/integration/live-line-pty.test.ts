@@ -45,7 +45,7 @@ describe("the live status line", { timeout: 150_000 }, () => {
     assert.match(output, /── iteration 1\/1 ──\r\n/);
     assert.match(output, /\[1\/1\] [\d.]+s continue · 240 tokens · \$0\.0020 so far(?: · cpu [^\r\n]*)?\r\n/);
     // The status line is cleared before the summary: nothing of it is left after the last line.
-    assert.ok(output.trimEnd().endsWith(`next: give it more iterations: ralph continue ${c.runId} -n 2`), JSON.stringify(output.slice(-300)));
+    assert.ok(output.trimEnd().endsWith(`next: give it more iterations: ralph continue ${c.runId} -n 2\r\nreport: ralph report ${c.runId}`), JSON.stringify(output.slice(-300)));
   });
 
   test("control: off a TTY the same run prints plain lines only, no redraws", async () => {
