@@ -45,10 +45,12 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
     await checkTasksInHead(projectDir, settings.tasks ?? "");
     return { dir: projectDir, worktree: null, undo: nothing };
   }
-  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId);
+  // A run named after its task (--task-index) goes on from that task's branch when one is there.
+  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, { reuseBranch: settings.taskIndex !== null });
   if (!opened.ok) throw new UsageError(`--worktree: ${renderWorktreeFailure(opened.failure)}`);
   const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
-  const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree);
+  const kept = "reused" in opened && opened.reused === true;
+  const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree, kept);
   if (settings.tasks) {
     const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));
     if (!tasks.ok) {

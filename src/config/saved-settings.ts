@@ -51,6 +51,7 @@ const fields = {
   commit: z.enum(["iteration", "off"]).nullable(),
   parallel: z.number().int().positive().nullable(),
   task: text.nullable(),
+  taskIndex: z.union([count, z.literal("job")]).nullable(),
   parent: text.nullable(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 

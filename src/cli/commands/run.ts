@@ -18,6 +18,7 @@ import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun } from "../child-settings.js";
+import { pickTaskByIndex } from "../task-index.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -119,12 +120,14 @@ export async function runCommand(words: string[], command: Command, trailing: st
   }
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   checkCommitSettings(settled);
-  checkParallel(settled);
-  const settings = { ...settled, commit: commitPolicy(settled) };
+  const picked = pickTaskByIndex(settled, projectDir, process.env);
+  checkParallel(picked);
+  const settings = { ...picked, commit: commitPolicy(picked) };
   const prompt = resolvePrompt(words, settings, projectDir);
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
+  // A run named after its task (--task-index) is named like one given --name: runs on other tasks may go beside it.
   return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
 }
 
