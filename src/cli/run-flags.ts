@@ -54,6 +54,11 @@ const HELP: Record<string, { flags: string; help: string }> = {
 const NOTIFY_HELP: ReadonlyArray<{ flags: string; help: string; repeatable: boolean }> = [
   { flags: "--notify <cmd>", help: "send events to a command (the event JSON on its stdin), or \"desktop\" (repeatable)", repeatable: true },
   { flags: "--webhook <url>", help: "POST events to a URL (repeatable)", repeatable: true },
+  {
+    flags: "--notify-events <events>",
+    help: "events every --notify and --webhook hears, comma-separated (default run_ended,waiting_limit,needs_human,stalled), e.g. iteration_ended,run_ended",
+    repeatable: false,
+  },
   { flags: "--webhook-format <format>", help: "body of every --webhook: json (the event) or slack ({\"text\": …}) (default json)", repeatable: false },
 ];
 

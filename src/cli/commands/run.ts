@@ -34,6 +34,7 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     notify: flags.get("--notify") as string[] | undefined,
     webhook: flags.get("--webhook") as string[] | undefined,
     webhookFormat: flags.get("--webhook-format") as string | undefined,
+    notifyEvents: flags.get("--notify-events") as string | undefined,
   });
   if (!fromFlags.ok) throw new UsageError(fromFlags.message);
   const notifyTargets = [...fromYamlTargets.targets, ...fromFlags.targets];
