@@ -1,0 +1,143 @@
+// deploy/kubernetes without a cluster: the manifests against the Kubernetes API schema (kubernetes-models),
+// the Job controller's own rules the schema does not hold, podFailurePolicy against ralph's exit codes, and
+// the Containerfile against the files it copies.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Job } from "kubernetes-models/batch/v1";
+import { Secret } from "kubernetes-models/v1";
+import { EXIT_REASONS, exitCodeFor, signalExitStatus } from "../../src/exit/exit-reasons.js";
+import { KUBERNETES_DIR, argValue, podFailureAction, readJob, readManifests } from "../helpers/job-manifest.js";
+
+const ROOT = join(KUBERNETES_DIR, "..", "..");
+const job = readJob();
+const pod = job.spec.template.spec;
+const container = pod.containers[0];
+
+describe("deploy/kubernetes manifests against the Kubernetes API schema", () => {
+  test("job.yaml's Job and secret.yaml's Secret validate", () => {
+    assert.equal(readManifests("job.yaml").length, 1);
+    new Job(job as never).validate();
+    const secrets = readManifests("secret.yaml");
+    assert.equal(secrets.length, 1);
+    new Secret(secrets[0] as never).validate();
+  });
+
+  test("control: the validator refuses a Job with a wrong value in each field this recipe relies on", () => {
+    const broken: Array<[string, (copy: ReturnType<typeof readJob>) => void]> = [
+      ["action Fail", (copy) => ((copy.spec.podFailurePolicy?.rules[1] as { action: string }).action = "Fail")],
+      ["completionMode indexed", (copy) => (copy.spec.completionMode = "indexed")],
+      ["grace as a text", (copy) => ((copy.spec.template.spec as { terminationGracePeriodSeconds: unknown }).terminationGracePeriodSeconds = "45")],
+      ["operator Is", (copy) => ((copy.spec.podFailurePolicy?.rules[1]?.onExitCodes as { operator: string }).operator = "Is")],
+      ["args as a text", (copy) => ((copy.spec.template.spec.containers[0] as { args: unknown }).args = "--tasks prd.json")],
+    ];
+    for (const [what, breakIt] of broken) {
+      const copy = structuredClone(job);
+      breakIt(copy);
+      assert.throws(() => new Job(copy as never).validate(), /must be/, what);
+    }
+  });
+
+  test("the Job controller's rules the schema does not check", () => {
+    const { spec } = job;
+    assert.equal(spec.completionMode, "Indexed", "backoffLimitPerIndex and JOB_COMPLETION_INDEX need an Indexed Job");
+    assert.equal(pod.restartPolicy, "Never", "a podFailurePolicy needs restartPolicy Never");
+    assert.ok(Number.isInteger(spec.completions) && Number.isInteger(spec.parallelism) && Number.isInteger(spec.backoffLimitPerIndex));
+    assert.ok((spec.maxFailedIndexes ?? 0) <= (spec.completions ?? 0), "maxFailedIndexes is at most completions");
+    for (const rule of spec.podFailurePolicy?.rules ?? []) {
+      assert.ok(Boolean(rule.onExitCodes) !== Boolean(rule.onPodConditions), "a rule has onExitCodes or onPodConditions, not both");
+      if (rule.onExitCodes?.operator === "In") assert.equal(rule.onExitCodes.values.includes(0), false, "In may not list 0");
+      if (rule.onExitCodes?.containerName !== undefined) assert.ok(pod.containers.some((c) => c.name === rule.onExitCodes?.containerName));
+      if (rule.action === "FailIndex") assert.ok(spec.backoffLimitPerIndex !== undefined, "FailIndex needs backoffLimitPerIndex");
+    }
+  });
+
+  test("podFailurePolicy keyed to ralph's exit codes: limits, failures and usage errors fail the index, signals are retried", () => {
+    assert.ok(container);
+    const expected = (reason: (typeof EXIT_REASONS)[number]): string => {
+      switch (reason) {
+        case "DONE":
+        case "NO_WORK":
+        case "STOPPED":
+          return "Succeeded";
+        case "MAX_ITERATIONS":
+        case "BUDGET_EXCEEDED":
+        case "RUNTIME_EXCEEDED":
+        case "FAILED":
+        case "STALLED":
+          return "FailIndex";
+        case "INTERRUPTED":
+          return "Count";
+        default: {
+          const never: never = reason;
+          return never;
+        }
+      }
+    };
+    for (const reason of EXIT_REASONS) {
+      const codes = reason === "INTERRUPTED" ? (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((signal) => exitCodeFor(reason, signal)) : [exitCodeFor(reason)];
+      for (const exitCode of codes) {
+        const action: string = exitCode === 0 ? "Succeeded" : podFailureAction(job, { container: container.name, exitCode });
+        assert.equal(action, expected(reason), `${reason} (exit ${exitCode})`);
+      }
+    }
+    assert.equal(podFailureAction(job, { container: container.name, exitCode: 2 }), "FailIndex", "a usage error");
+    assert.equal(podFailureAction(job, { container: container.name, exitCode: signalExitStatus("SIGKILL") }), "Count", "SIGKILL, the OOM killer");
+    assert.equal(podFailureAction(job, { container: container.name, exitCode: 143, conditions: ["DisruptionTarget"] }), "Ignore", "an eviction");
+    // Known-false control: a policy with no rules counts everything, so the table above is the manifest's doing.
+    assert.equal(podFailureAction({ ...job, spec: { ...job.spec, podFailurePolicy: { rules: [] } } }, { container: container.name, exitCode: 2 }), "Count");
+  });
+
+  test("the pod leaves ralph its --grace, gets its credentials from secret.yaml's keys, and has ralph's arguments right", () => {
+    assert.ok(container);
+    const args = container.args ?? [];
+    const grace = Number.parseInt(argValue(args, "--grace") ?? "", 10);
+    assert.ok((pod.terminationGracePeriodSeconds ?? 30) >= grace + 10, `terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} vs --grace ${grace}s`);
+    assert.ok(argValue(args, "--tasks"), "the pods need --tasks");
+    for (const own of ["--task-index", "--worktree", "--notify", "--parallel"]) assert.equal(args.includes(own), false, `pod-start.sh adds ${own} (or it does not belong)`);
+    const secret = readManifests("secret.yaml")[0] as { metadata: { name: string }; stringData: Record<string, string> };
+    for (const variable of container.env ?? []) {
+      const ref = (variable.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)?.secretKeyRef;
+      if (!ref) continue;
+      assert.equal(ref.name, secret.metadata.name, variable.name);
+      assert.ok(ref.key in secret.stringData, `${variable.name}: key ${ref.key} in secret.yaml`);
+    }
+    assert.ok((container.env ?? []).some((variable) => variable.name === "RALPH_REMOTE"));
+  });
+});
+
+describe("deploy/kubernetes Containerfile and pod scripts", () => {
+  const containerfile = readFileSync(join(KUBERNETES_DIR, "Containerfile"), "utf8");
+
+  test("every COPY source exists in the repository, and the entry point is the copied pod-start.sh", () => {
+    const copies = [...containerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].map((match) => (match[1] ?? "").trim().split(/\s+/).slice(0, -1));
+    assert.ok(copies.length >= 4);
+    for (const source of copies.flat()) assert.ok(existsSync(join(ROOT, source)), `COPY ${source}`);
+    assert.match(containerfile, /^ENTRYPOINT \["\/usr\/local\/lib\/ralph-pod\/pod-start\.sh"\]$/m);
+    assert.match(containerfile, /^COPY deploy\/kubernetes\/pod-start\.sh deploy\/kubernetes\/push-branch\.mjs \/usr\/local\/lib\/ralph-pod\/$/m);
+    for (const script of ["pod-start.sh", "push-branch.mjs"]) accessSync(join(KUBERNETES_DIR, script), constants.X_OK);
+  });
+
+  test("Node 20, ralph from its npm tarball, git, bubblewrap and perl, and the agent CLI pinned as in package.json", () => {
+    assert.match(containerfile, /^FROM docker\.io\/library\/node:20-/m);
+    assert.match(containerfile, /npm pack .*--pack-destination \/tmp\/pack/);
+    assert.match(containerfile, /npm install -g .*\/tmp\/pack\/\*\.tgz/);
+    for (const name of ["git", "bubblewrap", "perl-base"]) assert.match(containerfile, new RegExp(`apt-get install [^\\n]*\\b${name}\\b`));
+    const devDependencies = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+    const pinned = /^ARG AGENT_PACKAGE=(@[^@\s]+\/[^@\s]+)@(\S+)$/m.exec(containerfile);
+    assert.ok(pinned?.[1] && pinned[2], "AGENT_PACKAGE names a package and a version");
+    assert.equal(devDependencies[pinned[1]], pinned[2]);
+  });
+
+  test("pod-start.sh is valid POSIX sh and ends in exec ralph (so ralph is PID 1)", () => {
+    const script = readFileSync(join(KUBERNETES_DIR, "pod-start.sh"), "utf8");
+    const checked = spawnSync("sh", ["-n", join(KUBERNETES_DIR, "pod-start.sh")], { encoding: "utf8" });
+    assert.equal(checked.status, 0, checked.stderr);
+    assert.match(script, /^exec ralph run --task-index job --worktree /m);
+    const missing = spawnSync("sh", [join(KUBERNETES_DIR, "pod-start.sh")], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+    assert.notEqual(missing.status, 0);
+    assert.match(missing.stderr, /RALPH_REMOTE/);
+  });
+});
