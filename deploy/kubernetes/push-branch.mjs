@@ -12,12 +12,13 @@ if (typeof event.run !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(event
   process.exit(2);
 }
 const ref = `refs/heads/ralph/${event.run}`;
-const git = (...args) => execFileSync("git", ["-c", "core.hooksPath=/dev/null", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+const git = (...args) => execFileSync("git", ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 const tip = git("rev-parse", "--verify", `${ref}^{commit}`);
 const base = process.env.RALPH_POD_BASE;
 // Nothing beyond the commit the pod started from (a task already done, an iteration that changed nothing).
 if (base && (tip === base || isAncestor(tip, base))) process.exit(0);
-git("push", "--quiet", "origin", `${ref}:${ref}`);
+// To RALPH_REMOTE as the pod was given it, not to whatever the clone's config (which the agent can edit) says.
+git("push", "--quiet", process.env.RALPH_REMOTE || "origin", `${ref}:${ref}`);
 
 function isAncestor(commit, of) {
   try {

@@ -1,7 +1,7 @@
 // deploy/kubernetes without a cluster: the manifests against the Kubernetes API schema (kubernetes-models),
 // the Job controller's own rules the schema does not hold, podFailurePolicy against ralph's exit codes, and
 // the Containerfile against the files it copies.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Job } from "kubernetes-models/batch/v1";
 import { Secret } from "kubernetes-models/v1";
 import { EXIT_REASONS, exitCodeFor, signalExitStatus } from "../../src/exit/exit-reasons.js";
+import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 import { KUBERNETES_DIR, argValue, podFailureAction, readJob, readManifests } from "../helpers/job-manifest.js";
 
 const ROOT = join(KUBERNETES_DIR, "..", "..");
@@ -139,5 +140,54 @@ describe("deploy/kubernetes Containerfile and pod scripts", () => {
     const missing = spawnSync("sh", [join(KUBERNETES_DIR, "pod-start.sh")], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
     assert.notEqual(missing.status, 0);
     assert.match(missing.stderr, /RALPH_REMOTE/);
+  });
+});
+
+describe("push-branch.mjs, the pod's notification command", () => {
+  after(isolateGitConfig());
+  const PUSH = join(KUBERNETES_DIR, "push-branch.mjs");
+  const setup = () => {
+    const clone = tempRepo();
+    const remote = `${clone}-remote.git`;
+    git(clone, "clone", "-q", "--bare", clone, remote);
+    const base = git(clone, "rev-parse", "HEAD");
+    git(clone, "branch", "ralph/US-1");
+    return { clone, remote, base };
+  };
+  const push = (cwd: string, event: unknown, env: Record<string, string>) =>
+    spawnSync(process.execPath, [PUSH], { cwd, input: JSON.stringify(event), encoding: "utf8", env: { ...process.env, ...env } });
+  const remoteHas = (remote: string, ref: string) => spawnSync("git", ["--git-dir", remote, "rev-parse", "-q", "--verify", ref]).status === 0;
+
+  test("pushes ralph/<run> to RALPH_REMOTE after an iteration, once it holds work beyond the pod's start; other events and no work push nothing", () => {
+    const { clone, remote, base } = setup();
+    const env = { RALPH_REMOTE: remote, RALPH_POD_BASE: base };
+    assert.equal(push(clone, { type: "iteration_ended", run: "US-1" }, env).status, 0);
+    assert.equal(remoteHas(remote, "refs/heads/ralph/US-1"), false, "nothing beyond the start: nothing pushed");
+    git(clone, "commit", "-q", "--allow-empty", "-m", "work");
+    git(clone, "branch", "-f", "ralph/US-1", "HEAD");
+    assert.equal(push(clone, { type: "needs_human", run: "US-1" }, env).status, 0);
+    assert.equal(remoteHas(remote, "refs/heads/ralph/US-1"), false, "not an event that pushes");
+    const pushed = push(clone, { type: "run_ended", run: "US-1", reason: "DONE" }, env);
+    assert.equal(pushed.status, 0, pushed.stderr);
+    assert.equal(git(remote, "rev-parse", "refs/heads/ralph/US-1"), git(clone, "rev-parse", "ralph/US-1"));
+  });
+
+  test("refuses a run id that is not one (no ref outside ralph/ is pushed), and ignores the clone's own remote URL", () => {
+    const { clone, remote, base } = setup();
+    const refused = push(clone, { type: "run_ended", run: "../main" }, { RALPH_REMOTE: remote, RALPH_POD_BASE: base });
+    assert.equal(refused.status, 2);
+    assert.match(refused.stderr, /expected a run id/);
+    git(clone, "commit", "-q", "--allow-empty", "-m", "work");
+    git(clone, "branch", "-f", "ralph/US-1", "HEAD");
+    // What an agent could write into the clone's config: origin pointing elsewhere.
+    const elsewhere = `${clone}-elsewhere.git`;
+    git(clone, "init", "-q", "--bare", elsewhere);
+    git(clone, "remote", "add", "origin", elsewhere);
+    assert.equal(push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: remote, RALPH_POD_BASE: base }).status, 0);
+    assert.equal(remoteHas(remote, "refs/heads/ralph/US-1"), true);
+    assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), false);
+    // Control: without RALPH_REMOTE the clone's origin is where it goes.
+    assert.equal(push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: "", RALPH_POD_BASE: base }).status, 0);
+    assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), true);
   });
 });
