@@ -4,13 +4,15 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Job } from "kubernetes-models/batch/v1";
 import { Secret } from "kubernetes-models/v1";
 import { EXIT_REASONS, exitCodeFor, signalExitStatus } from "../../src/exit/exit-reasons.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 import { KUBERNETES_DIR, argValue, podFailureAction, readJob, readManifests } from "../helpers/job-manifest.js";
+
+after(isolateGitConfig());
 
 const ROOT = join(KUBERNETES_DIR, "..", "..");
 const job = readJob();
@@ -144,7 +146,6 @@ describe("deploy/kubernetes Containerfile and pod scripts", () => {
 });
 
 describe("push-branch.mjs, the pod's notification command", () => {
-  after(isolateGitConfig());
   const PUSH = join(KUBERNETES_DIR, "push-branch.mjs");
   const setup = () => {
     const clone = tempRepo();
@@ -189,5 +190,44 @@ describe("push-branch.mjs, the pod's notification command", () => {
     // Control: without RALPH_REMOTE the clone's origin is where it goes.
     assert.equal(push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: "", RALPH_POD_BASE: base }).status, 0);
     assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), true);
+  });
+});
+
+describe("pod-start.sh, the image's entry point", () => {
+
+  test("clones RALPH_REMOTE, fetches the task branches, and execs ralph with the pod's options before the Job's", () => {
+    const seed = tempRepo();
+    git(seed, "branch", "ralph/US-9");
+    const remote = `${seed}-remote.git`;
+    git(seed, "clone", "-q", "--bare", seed, remote);
+    const workspace = `${seed}-workspace`;
+    const bin = `${seed}-bin`;
+    mkdirSync(workspace);
+    mkdirSync(bin);
+    // A stand-in ralph that reports what it was started with, where, and with which environment.
+    const report = join(workspace, "ralph.json");
+    const seeing = `require("fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), base: process.env.RALPH_POD_BASE, helper: process.env.GIT_CONFIG_VALUE_0 ?? null }));\n`;
+    writeFileSync(join(bin, "ralph.cjs"), seeing);
+    writeFileSync(join(bin, "ralph"), `#!/bin/sh\nexec '${process.execPath}' '${join(bin, "ralph.cjs")}' "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: workspace, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" };
+    const started = spawnSync("sh", [join(KUBERNETES_DIR, "pod-start.sh"), "--tasks", "prd.json", "--", "agent", "a b"], {
+      encoding: "utf8",
+      env: { ...env, RALPH_REMOTE: remote, RALPH_WORKSPACE: workspace, RALPH_WEBHOOK_URL: "https://hooks.example.test/x", GIT_TOKEN: "t0ken" },
+    });
+    assert.equal(started.status, 0, started.stderr);
+    const seen = JSON.parse(readFileSync(report, "utf8")) as { argv: string[]; cwd: string; base: string; helper: string | null };
+    assert.deepEqual(seen.argv, [
+      "run", "--task-index", "job", "--worktree",
+      "--notify", `node ${KUBERNETES_DIR.replace(/\/$/, "")}/push-branch.mjs`, "--notify-events", "iteration_ended,run_ended,needs_human,waiting_limit,stalled",
+      "--webhook", "https://hooks.example.test/x", "--tasks", "prd.json", "--", "agent", "a b",
+    ]);
+    assert.equal(seen.cwd, join(workspace, "repo"));
+    assert.equal(seen.base, git(seed, "rev-parse", "HEAD"));
+    assert.equal(git(join(workspace, "repo"), "rev-parse", "ralph/US-9"), git(seed, "rev-parse", "ralph/US-9"), "the task branches are local branches");
+    // The token reaches git through a credential helper, never written to a file.
+    assert.match(seen.helper ?? "", /password=\$GIT_TOKEN/);
+    const filled = spawnSync("git", ["credential", "fill"], { input: "protocol=https\nhost=example.test\n\n", encoding: "utf8", env: { ...process.env, GIT_TOKEN: "t0ken", GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "credential.helper", GIT_CONFIG_VALUE_0: seen.helper ?? "" } });
+    assert.match(filled.stdout, /^password=t0ken$/m);
+    assert.equal(spawnSync("grep", ["-r", "t0ken", workspace]).status, 1, "the token is in no file of the workspace");
   });
 });
