@@ -103,6 +103,14 @@ describe("the composite actions' steps run here", () => {
     return repo;
   };
 
+  test("plan: ralph's npm tarball ships the task-list parser task-indexes.mjs loads from the installed package", () => {
+    const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(packed.status, 0, packed.stderr);
+    const [{ files }] = JSON.parse(packed.stdout) as [{ files: Array<{ path: string }> }];
+    assert.ok(files.some((file) => file.path === "dist/src/judge/tasks.js"), "dist/src/judge/tasks.js in the tarball");
+    assert.match(readFileSync(join(ACTIONS, "task-indexes.mjs"), "utf8"), /"dist", "src", "judge", "tasks\.js"/);
+  });
+
   test("plan: the pending tasks' positions, read with ralph's own parser", async () => {
     const repo = project();
     const run = await runCompositeAction(join(ACTIONS, "plan"), { tasks: "prd.json" }, { workspace: repo, env: { ...env(), RALPH_PACKAGE_DIR: ROOT }, skip });
