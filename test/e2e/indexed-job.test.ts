@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RALPH, cleanEnv, completionMarker, readStatus } from "../helpers/cli.js";
+import { RALPH, cleanEnv, completionMarker, readEvents, readStatus } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 import { KUBERNETES_DIR, argValue, podFailureAction, readJob } from "../helpers/job-manifest.js";
 import { cleanupAfterTests, type Started } from "../fixtures/e2e-cleanup.js";
@@ -189,6 +189,9 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     const firstRun = join(first.workspace, "repo", ".ralph", "runs", "US-2");
     assert.deepEqual([readStatus(firstRun).exit_reason, readStatus(firstRun).exit_code, readStatus(firstRun).iteration], ["INTERRUPTED", 143, 2]);
     assert.deepEqual(completionMarker(firstRun), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
+    // ralph ended the agent's tree itself, SIGKILL after the grace, before the namespace went away.
+    const interrupted = readEvents(firstRun).find((event) => event.type === "iteration_ended" && event.iteration === 2);
+    assert.deepEqual([interrupted?.ended_by, interrupted?.exit_signal], ["interrupted", "SIGKILL"]);
     assert.deepEqual(survivors(tag), [], "no agent process outlived its pod");
 
     // The remote: one branch per finished task, none for the task that was already done.
