@@ -80,6 +80,14 @@ describe("ralph run --task-index", () => {
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(git(repo, "rev-parse", "ralph/US-1~1"), tip);
     assert.equal(git(repo, "show", "ralph/US-1:half.txt"), "started elsewhere");
+    // A run refused after its worktree was made on a reused branch removes the worktree and keeps the branch.
+    git(repo, "branch", "ralph/US-2", git(repo, "rev-list", "--max-parents=0", "HEAD"));
+    const before = git(repo, "rev-parse", "ralph/US-2");
+    const refused = await run(repo, ["--task-index", "1", "--worktree"]);
+    assert.equal(refused.code, 2, refused.stdout);
+    assert.match(refused.stderr, /--tasks prd\.json: in the worktree/);
+    assert.equal(git(repo, "rev-parse", "ralph/US-2"), before, "the earlier work's branch is kept");
+    assert.equal(existsSync(join(repo, ".ralph", "worktrees", "US-2")), false);
     // A --name run refuses the same situation, as before: only a run named after its task reuses a branch.
     git(repo, "branch", "ralph/other");
     const named = await run(repo, ["--worktree", "--name", "other"]);
