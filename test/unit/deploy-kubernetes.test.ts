@@ -8,6 +8,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSy
 import { join } from "node:path";
 import { Job } from "kubernetes-models/batch/v1";
 import { Secret } from "kubernetes-models/v1";
+import { validate as lintContainerfile } from "dockerfile-utils";
 import { EXIT_REASONS, exitCodeFor, signalExitStatus } from "../../src/exit/exit-reasons.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 import { KUBERNETES_DIR, argValue, podFailureAction, readJob, readManifests } from "../helpers/job-manifest.js";
@@ -113,6 +114,12 @@ describe("deploy/kubernetes manifests against the Kubernetes API schema", () => 
 
 describe("deploy/kubernetes Containerfile and pod scripts", () => {
   const containerfile = readFileSync(join(KUBERNETES_DIR, "Containerfile"), "utf8");
+
+  test("the Containerfile passes a Dockerfile linter (dockerfile-utils), which refuses a broken copy (control)", () => {
+    assert.deepEqual(lintContainerfile(containerfile).map((problem) => `${problem.range.start.line + 1}: ${problem.message}`), []);
+    assert.notDeepEqual(lintContainerfile(containerfile.replace("ENTRYPOINT [", "ENTRYPIONT [")), []);
+    assert.notDeepEqual(lintContainerfile(containerfile.replace("COPY --from=pack /tmp/pack/ /tmp/pack/", "COPY --from=pack /tmp/pack/")), []);
+  });
 
   test("every COPY source exists in the repository, and the entry point is the copied pod-start.sh", () => {
     const copies = [...containerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].map((match) => (match[1] ?? "").trim().split(/\s+/).slice(0, -1));
