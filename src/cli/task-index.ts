@@ -1,7 +1,7 @@
 // `--task-index N`: the Nth task of the list (0-based, file order) becomes the run's one task, and names the run.
 import { resolve } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
-import { parseCount } from "../config/parse-value.js";
+import { parseCount } from "../util/parse-value.js";
 import { loadTasks, type Task } from "../judge/tasks.js";
 import { UsageError } from "./usage-error.js";
 

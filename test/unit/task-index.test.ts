@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIdForTask, pickTaskByIndex } from "../../src/cli/task-index.js";
 import { defaultSettings } from "../../src/config/run-options.js";
-import { parseRunId } from "../../src/config/parse-value.js";
+import { parseRunId } from "../../src/util/parse-value.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 
 describe("runIdForTask", () => {
