@@ -47,6 +47,8 @@ const HELP: Record<string, { flags: string; help: string }> = {
     help: "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
   },
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--max-resolve": { flags: "--max-resolve <n>", help: "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default 2)" },
+  "--resolve": { flags: "--resolve", help: "(set by --parallel) resolve a merge in the parent's integration worktree" },
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
@@ -76,7 +78,7 @@ export function addRunOptions(command: Command): Command {
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
     if (REPEATABLE.has(spec.flag)) option.argParser(collect);
-    if (spec.flag === "--parent") option.hideHelp();
+    if (spec.flag === "--parent" || spec.flag === "--resolve") option.hideHelp();
     command.addOption(option);
   }
   for (const { flags, help, repeatable } of NOTIFY_HELP) {

@@ -128,18 +128,30 @@ describe("the composite actions' steps run here", () => {
     const upload = run.steps.find((step) => step.name === "Upload the run directory");
     assert.deepEqual(upload?.with, { name: "ralph-run-US-3", path: runDir, "include-hidden-files": "true", "if-no-files-found": "error", "retention-days": "14" });
     assert.equal(git(repo, "log", "-1", "--format=%an <%ae>", "ralph/US-3"), "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>");
-    // `ralph report` where this ralph has it, else the summary built from `ralph status --json`.
+    // The summary is `ralph report`'s, once (ralph report also writes $GITHUB_STEP_SUMMARY itself when set).
     const report = spawnSync(process.execPath, [RALPH, "report", "US-3", "--format", "md"], { cwd: repo, env: { ...env(), GITHUB_STEP_SUMMARY: "" }, encoding: "utf8" });
-    if (report.status === 0 && report.stdout.trim() !== "") {
-      assert.equal(run.summary.trim(), report.stdout.trim());
-    } else {
-      assert.match(run.summary, /^## ralph run US-3: DONE\n/);
-      assert.match(run.summary, /^\| outcome \| DONE \(exit 0\) \|$/m);
-      assert.match(run.summary, /^\| branch \| `ralph\/US-3` \|$/m);
-      assert.match(run.summary, /^\| cost \| \$0\.0123 \|$/m);
-      assert.match(run.summary, /^\| 1 \| continue \| \d+ s \| `[0-9a-f]{12}` \|$/m);
-      assert.match(run.summary, /Built from `ralph status --json`/);
-    }
+    assert.equal(report.status, 0, report.stderr);
+    assert.match(report.stdout, /US-3/);
+    assert.equal(run.summary.trim(), report.stdout.trim());
+  });
+
+  test("with a ralph that has no `report` command, the summary is built from `ralph status --json`", async () => {
+    const repo = project();
+    // An older ralph: `report` is an unknown command, everything else is this ralph.
+    const older = mkdtempSync(join(tmpdir(), "ralph-older-"));
+    dirs.push(older);
+    writeFileSync(join(older, "ralph"), `#!/bin/sh
+[ "$1" = report ] && { echo "ralph: unknown command 'report'" >&2; exit 2; }
+exec '${process.execPath}' '${RALPH}' "$@"
+`, { mode: 0o755 });
+    const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" }, { workspace: repo, env: { ...env(), PATH: `${older}${delimiter}${env().PATH ?? ""}` }, skip });
+    assert.equal(run.failed, false, JSON.stringify(run.steps));
+    assert.match(run.summary, /^## ralph run US-3: DONE\n/);
+    assert.match(run.summary, /^\| outcome \| DONE \(exit 0\) \|$/m);
+    assert.match(run.summary, /^\| branch \| `ralph\/US-3` \|$/m);
+    assert.match(run.summary, /^\| cost \| \$0\.0123 \|$/m);
+    assert.match(run.summary, /^\| 1 \| continue \| \d+ s \| `[0-9a-f]{12}` \|$/m);
+    assert.match(run.summary, /Built from `ralph status --json`/);
   });
 
   test("a limit with fail-on-error false: MAX_ITERATIONS and exit code 3 as outputs, the step passes; args go one per line", async () => {

@@ -17,7 +17,7 @@ import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
-import { childRun } from "../child-settings.js";
+import { childRun, resolveRun } from "../child-settings.js";
 import { pickTaskByIndex } from "../task-index.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
@@ -116,9 +116,12 @@ export async function runCommand(words: string[], command: Command, trailing: st
   if (loaded.settings.parent) {
     const flags = givenFlags(command);
     const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
-    const child = childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
+    const child = loaded.settings.resolve
+      ? resolveRun(projectDir, loaded.settings.parent, loaded.settings.name)
+      : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
     return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
   }
+  if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   checkCommitSettings(settled);
   const picked = pickTaskByIndex(settled, projectDir, process.env);
