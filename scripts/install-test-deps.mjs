@@ -1,5 +1,6 @@
-// Installs what `npm test` needs beyond the main lock file: the test-only CLIs (see test/clis/*/package.json)
-// and Debian's chromium for the dashboard's browser tests, so a fresh clone's `npm test` has everything.
+// Installs what `npm test` needs beyond the main lock file: the test-only CLIs (see test/clis/*/package.json),
+// Debian's chromium for the dashboard's browser tests and Debian's bubblewrap for the --sandbox tests, so a
+// fresh clone's `npm test` has everything.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -7,6 +8,7 @@ import { spawnSync } from "node:child_process";
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const clis = [{ dir: "test/clis/opencode", bin: "opencode" }];
 const CHROMIUM = "/usr/bin/chromium";
+const BWRAP = "/usr/bin/bwrap";
 
 for (const { dir, bin } of clis) {
   if (existsSync(join(dir, "node_modules", ".bin", bin))) continue;
@@ -45,5 +47,18 @@ if (!existsSync(CHROMIUM)) {
         "or set RALPH_SKIP_BROWSER_TESTS=1 to skip those tests.",
     );
     process.exit(1);
+  }
+}
+
+// The --sandbox tests drive Debian's bubblewrap; without it they report the sandbox as unavailable and skip.
+if (!existsSync(BWRAP)) {
+  if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
+    console.error(`installing Debian's bubblewrap for the sandbox tests (${BWRAP} is missing)`);
+    if (!(run("apt-get", ["update"]) && run("apt-get", ["install", "-y", "bubblewrap"]))) {
+      console.error("could not install bubblewrap with apt-get; install it (apt-get install -y bubblewrap)");
+      process.exit(1);
+    }
+  } else {
+    console.error(`*** ${BWRAP} is missing: the --sandbox tests will be SKIPPED (install the bubblewrap package) ***`);
   }
 }

@@ -47,6 +47,10 @@ const HELP: Record<string, { flags: string; help: string }> = {
     help: "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
   },
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--sandbox": {
+    flags: "--sandbox",
+    help: "run the agent and its checks in a bubblewrap sandbox (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default off)",
+  },
   "--max-resolve": { flags: "--max-resolve <n>", help: "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default 2)" },
   "--resolve": { flags: "--resolve", help: "(set by --parallel) resolve a merge in the parent's integration worktree" },
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },

@@ -28,6 +28,8 @@ import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
 import { openIntegration } from "./integration-place.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
+import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
+import { Sandbox } from "../sandbox/sandbox.js";
 
 export type { StartRunInput } from "./start-run-input.js";
 
@@ -88,6 +90,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
   if (typeof supervision === "string") throw new UsageError(supervision);
   releases.push(() => supervision.dispose());
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
+  // Also before anything is written: `--sandbox` where no sandbox can be built is a usage error.
+  const sandboxProbe = probeRunSandbox(input.settings, process.env);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   let place: WorkPlace | null = null;
   let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
@@ -131,6 +135,14 @@ export async function startRun(input: StartRunInput): Promise<number> {
     throw error;
   }
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
+  let sandbox: Sandbox | null = null;
+  try {
+    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+  } catch (error) {
+    releaseAll();
+    throw error;
+  }
+  notes.push(...sandboxNotes(input.settings, sandbox, process.env));
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
@@ -164,7 +176,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
         signals,
         listener,
         host: { pid: process.pid, pidStart, hostname: holder.hostname },
-        spawnAgent: (options) => supervision.spawn(options),
+        spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
+        ...(sandbox ? { sandbox, spawnOwn: (options) => supervision.spawn(options) } : {}),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
@@ -174,6 +187,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   } finally {
     stopWatchingParent();
     listener.close();
+    await sandbox?.close();
     releaseAll();
   }
   if (!input.settings.json) {

@@ -1,6 +1,7 @@
 // The options of `ralph run`: their names in each source, parsers and defaults.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
+import { NO_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
 import {
   parseBoolean,
   parseChoice,
@@ -70,6 +71,8 @@ export interface RunSettings {
   taskIndex: number | "job" | null;
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
+  /** Run the agent and its checks in an operating-system sandbox (SPEC section 15). */
+  sandbox: SandboxSettings;
   /** A `--parallel` parent: resolve iterations allowed per child whose merge conflicts or fails the checks. */
   maxResolve: number;
   /** Set by a `--parallel` parent: this run resolves a merge in the parent's integration worktree. */
@@ -142,6 +145,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("task", "--task", nullable(parseText), null),
   spec("taskIndex", "--task-index", nullable(parseTaskIndex), null),
   spec("parent", "--parent", nullable(parseRunId), null),
+  spec("sandbox", "--sandbox", parseSandbox, NO_SANDBOX),
   spec("maxResolve", "--max-resolve", parseCount, 2),
   spec("resolve", "--resolve", parseBoolean, false),
 ] as OptionSpec[];

@@ -59,6 +59,17 @@ const fields = {
   task: text.nullable(),
   taskIndex: z.union([count, z.literal("job")]).nullable(),
   parent: text.nullable(),
+  sandbox: z.strictObject({
+    mode: z.enum(["on", "off", "auto"]),
+    network: z.discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("default") }),
+      z.strictObject({ kind: z.literal("none") }),
+      z.strictObject({ kind: z.literal("allow"), hosts: z.array(text) }),
+    ]),
+    readDeny: z.array(text),
+    writeAllow: z.array(text),
+    env: z.array(text).nullable(),
+  }),
   maxResolve: count,
   resolve: z.boolean(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };

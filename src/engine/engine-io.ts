@@ -12,6 +12,7 @@ import type { SupervisionMode } from "../process/supervision.js";
 import { spawnAgent, type SpawnAgentOptions, type SpawnResult } from "../process/spawn-agent.js";
 import { writePlanFile, type Plan } from "../store/plan-file.js";
 import type { RunPaths } from "../store/run-paths.js";
+import type { SandboxIo } from "../sandbox/sandbox.js";
 import { readSentinels, type SentinelState } from "../control/control-files.js";
 import { watchControl } from "../control/control-watch.js";
 import { watchPlan, type PlanWatch } from "./plan-watch.js";
@@ -34,6 +35,10 @@ export interface EngineIo {
   supervision?: SupervisionMode;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
   startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Starts the person's own commands (notifications): supervised like spawnAgent, never sandboxed; spawnAgent when absent. */
+  spawnOwn?: (options: SpawnAgentOptions) => Promise<SpawnResult>;
+  /** The run's sandbox (--sandbox): agents and check commands run inside it. */
+  sandbox?: SandboxIo;
   /** Ctrl-Z: stops and continues the marked agent tree with the runner. */
   watchJobControl?: (marker: TreeMarker) => { dispose(): void };
   // fs: the control files and the task list
@@ -60,7 +65,7 @@ export interface EngineIo {
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
 ): EngineIo {
   return {
     adapterFor,

@@ -47,11 +47,16 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnAgent });
+  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnOwn ?? io.spawnAgent });
   const listener = notifications?.listener ?? io.listener;
   const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
   notifications?.attach(record);
   record.guard.reserve();
+  // A connection the sandbox refused is the agent's business the person must hear of: logged and an event.
+  const unwatchSandbox = io.sandbox?.watchDenied(({ host, port }) => {
+    record.log(`sandbox: blocked a connection to ${host}:${port} (not in sandbox.network.allow)`);
+    record.event({ type: "sandbox_denied", iteration: record.status.iteration, host, port });
+  });
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
   const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
   const guardian = io.startGuardian?.(marker, options.settings.graceMs) ?? null;
@@ -68,6 +73,7 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
   } finally {
     driver.close();
     jobControl?.dispose();
+    unwatchSandbox?.();
   }
   // No agent runs any more (the driver ends and awaits every tree before it returns): the guardian has
   // nothing left to guard, and leaves while the ending is recorded instead of after.

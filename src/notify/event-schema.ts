@@ -82,6 +82,7 @@ const BODIES = {
   },
   criteria_checked: { iteration: int, criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() },
   agent_lingered: { iteration: int, agent: z.string(), linger_ms: int.describe("the --linger in force") },
+  sandbox_denied: { iteration: int, host: z.string().describe("the host the sandboxed agent tried to reach"), port: int },
   notification_failed: {
     target: z.string().describe("the target with URL secrets redacted"),
     event: z.string().describe("type of the event that was not delivered"),

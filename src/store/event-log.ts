@@ -74,6 +74,7 @@ export type EventBody =
   | { type: "control_refused"; iteration: number; file: string; reason: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
+  | { type: "sandbox_denied"; iteration: number; host: string; port: number }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
   | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
   | { type: "child_started"; child: string; task: string; branch: string }

@@ -125,6 +125,10 @@ describe("deploy/kubernetes Containerfile and pod scripts", () => {
     const copies = [...containerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].map((match) => (match[1] ?? "").trim().split(/\s+/).slice(0, -1));
     assert.ok(copies.length >= 4);
     for (const source of copies.flat()) assert.ok(existsSync(join(ROOT, source)), `COPY ${source}`);
+    // What `npm run build` reads is copied into the build stage.
+    const build = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.build ?? "";
+    for (const [, dir] of build.matchAll(/\b(scripts|src|web|bench|test)\//g)) assert.ok(copies.flat().includes(dir ?? ""), `the build reads ${dir}/`);
+    assert.ok(copies.flat().includes("tsconfig.json"));
     assert.match(containerfile, /^ENTRYPOINT \["\/usr\/local\/lib\/ralph-pod\/pod-start\.sh"\]$/m);
     assert.match(containerfile, /^COPY deploy\/kubernetes\/pod-start\.sh deploy\/kubernetes\/push-branch\.mjs \/usr\/local\/lib\/ralph-pod\/$/m);
     for (const script of ["pod-start.sh", "push-branch.mjs"]) accessSync(join(KUBERNETES_DIR, script), constants.X_OK);

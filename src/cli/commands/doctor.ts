@@ -8,6 +8,7 @@ import { readProcess } from "../../process/proc-table.js";
 import { runIds } from "../../control/list-runs.js";
 import { findOrphanWorktrees } from "../../worktree/orphan-worktrees.js";
 import { renderOrphans } from "../render-worktree.js";
+import { probeSandbox } from "../../sandbox/sandbox-probe.js";
 import { findOnPath, Supervision, SUPERVISION_ENV, type SupervisionReport } from "../../process/supervision.js";
 
 /** One agent CLI as found on this machine. */
@@ -55,9 +56,11 @@ async function supervisionCheck(): Promise<SupervisionReport | string> {
 export async function doctorCommand(projectDir: string, json: boolean): Promise<number> {
   const [supervision, agents, worktrees] = await Promise.all([supervisionCheck(), Promise.all(AGENTS.map(checkAgent)), findOrphanWorktrees(projectDir, runIds(projectDir))]);
   const node = { version: process.version, platform: process.platform, arch: process.arch };
+  const probed = probeSandbox(process.env);
+  const sandbox = probed.ok ? { ok: true, bwrap: probed.bwrap, version: probed.version } : { ok: false, why: probed.why };
   if (json) {
     const report = typeof supervision === "string" ? { mode: null, why: supervision, tried: [], controllers: {} } : supervision;
-    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, agents, node, orphaned_worktrees: worktrees })}\n`);
+    process.stdout.write(`${JSON.stringify({ schema_version: 1, supervision: report, sandbox, agents, node, orphaned_worktrees: worktrees })}\n`);
     return typeof supervision === "string" ? 1 : 0;
   }
   const lines: string[] = [];
@@ -68,6 +71,7 @@ export async function doctorCommand(projectDir: string, json: boolean): Promise<
     for (const [name, source] of Object.entries(supervision.controllers)) lines.push(`  ${name.padEnd(10)} ${source}`);
     lines.push(`  (set ${SUPERVISION_ENV}=cgroup, subreaper or tree to force a mode)`);
   }
+  lines.push(`sandbox      ${probed.ok ? `works: ${probed.version} at ${probed.bwrap} (--sandbox)` : `unavailable: ${probed.why}`}`);
   for (const agent of agents) lines.push(`${agent.agent.padEnd(12)} ${agent.path === null ? agent.error : `${agent.path} ${agent.version ?? `(no version: ${agent.error ?? "?"})`}`}`);
   lines.push(`node         ${node.version} (${node.platform} ${node.arch})`);
   lines.push(...renderOrphans(worktrees));

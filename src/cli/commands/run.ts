@@ -19,6 +19,7 @@ import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun, resolveRun } from "../child-settings.js";
 import { pickTaskByIndex } from "../task-index.js";
+import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -45,7 +46,13 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     if (!parsed.ok) throw new UsageError(parsed.message);
     criteria = parsed.criteria;
   }
-  return { settings: { ...resolved.settings, notifyTargets }, criteria };
+  return { settings: { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get("sandbox")?.value) }, criteria };
+}
+
+/** `--sandbox` or RALPH_SANDBOX chooses the mode; the network, paths and variables still come from ralph.yaml. */
+function sandboxWithYamlPolicy(settings: RunSettings, fromYaml: unknown): RunSettings["sandbox"] {
+  const policy = fromYaml === undefined ? null : parseSandbox(fromYaml);
+  return policy?.ok ? { ...policy.value, mode: settings.sandbox.mode } : settings.sandbox;
 }
 
 /** The largest prompt file ralph reads (Gemini CLI, for one, takes at most 8 MB on stdin). */

@@ -1,0 +1,135 @@
+// The bubblewrap command line of one sandboxed process: what it sees, writes, and which namespaces it gets.
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+/** Secret paths no sandboxed agent can read (SPEC section 15). */
+export const DEFAULT_READ_DENY = ["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.docker/config.json", "~/.kube"];
+
+/** Everything that decides the walls. */
+export interface Walls {
+  /** The work directory (project or worktree): writable. */
+  workDir: string;
+  /** The project directory: its `.ralph/` is read-only inside. */
+  projectDir: string;
+  /** The agent's HOME, for `~` in paths. */
+  home: string;
+  /** Extra writable paths (existing ones only), after the work directory. */
+  writeAllow: string[];
+  /** The agent's own state (writable) and the code-running files in it (read-only again). */
+  agentState: { writable: string[]; readOnly: string[] };
+  /** Unreadable paths: the defaults and `sandbox.read_deny`. */
+  readDeny: string[];
+  /** A unix socket to bind into the sandbox at the same path (the network proxy), or null. */
+  socket: string | null;
+}
+
+/** `~/x` and relative paths made absolute (relative to the project). */
+export function expandPath(path: string, home: string, base: string): string {
+  if (path === "~") return home;
+  if (path.startsWith("~/")) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+function real(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Mount options hiding one path: an empty read-only directory over a directory, /dev/null over a file. */
+function hide(path: string): string[] {
+  const target = real(path);
+  if (target === null) return [];
+  return statSync(target).isDirectory() ? ["--tmpfs", target, "--remount-ro", target] : ["--ro-bind", "/dev/null", target];
+}
+
+/** The git files of a work directory that make git run code: its config, hooks and attributes. */
+function gitProtected(workDir: string): string[] {
+  const dotGit = join(workDir, ".git");
+  let isDir: boolean;
+  try {
+    isDir = lstatSync(dotGit).isDirectory();
+  } catch {
+    return [];
+  }
+  // A worktree's `.git` is a file naming a directory outside it, which stays read-only like the rest.
+  const inside = isDir ? ["config", "hooks", "info", "config.worktree"].map((name) => join(dotGit, name)) : [dotGit];
+  return [...inside, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
+}
+
+/** The namespaces and mounts of every sandbox, before its own paths (the probe starts one with these). */
+export const SANDBOX_BASE_OPTIONS: readonly string[] = [
+  "--die-with-parent",
+  "--new-session",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--unshare-net",
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
+  "--tmpfs",
+  "/var/tmp",
+  // Unix sockets work through a read-only mount (the Docker daemon's, a user's D-Bus or ssh-agent under
+  // /run/user, a database's): /run is replaced by an empty private one, as /tmp is.
+  "--tmpfs",
+  "/run",
+];
+
+/** A worktree's git directories (its own and the repository's), read-only inside so git can read them wherever they are. */
+function worktreeGitDirs(workDir: string): string[] {
+  try {
+    const line = /^gitdir: (.+)$/m.exec(readFileSync(join(workDir, ".git"), "utf8"))?.[1];
+    if (line === undefined) return [];
+    const gitDir = resolve(workDir, line.trim());
+    const common = existsSync(join(gitDir, "commondir")) ? resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim()) : null;
+    return [common, gitDir].flatMap((dir) => (dir === null ? [] : [real(dir)].filter((path): path is string => path !== null)));
+  } catch {
+    return [];
+  }
+}
+
+/** bubblewrap's options (everything before `--`) for these walls. */
+export function bwrapOptions(walls: Walls): string[] {
+  const options = [...SANDBOX_BASE_OPTIONS];
+  const work = real(walls.workDir) ?? walls.workDir;
+  options.push("--bind", work, work);
+  for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {
+    const target = real(expandPath(path, walls.home, walls.projectDir));
+    if (target !== null) options.push("--bind", target, target);
+  }
+  for (const path of walls.agentState.readOnly) {
+    const target = real(path);
+    if (target !== null) options.push("--ro-bind", target, target);
+  }
+  // Read-only again inside the writable places: git's code-running files and ralph's own directory.
+  const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");
+  // ralph.yaml too: an agent that edits it would loosen the sandbox of the person's next run.
+  const ralphYaml = [join(work, "ralph.yaml"), join(real(walls.projectDir) ?? walls.projectDir, "ralph.yaml")].filter((path, index, all) => all.indexOf(path) === index && existsSync(path));
+  const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
+  for (const path of readOnly) options.push("--ro-bind", path, path);
+  // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
+  if (work.startsWith(`${ralphDir}/`)) {
+    options.push("--bind", work, work);
+    for (const path of gitProtected(work)) options.push("--ro-bind", path, path);
+  }
+  for (const path of walls.readDeny) options.push(...hide(expandPath(path, walls.home, walls.projectDir)));
+  if (walls.socket !== null) options.push("--bind", walls.socket, walls.socket);
+  options.push("--chdir", work);
+  return options;
+}
+
+/** The agent's HOME as the sandbox sees it. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME && env.HOME !== "" ? env.HOME : homedir();
+}

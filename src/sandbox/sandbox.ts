@@ -1,0 +1,142 @@
+// One run's sandbox: the walls (bubblewrap), the way out (the egress proxy), and the environment that passes.
+import type { AgentName } from "../agents/types.js";
+import { findOnPath } from "../process/supervision.js";
+import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
+import { agentState } from "./agent-state.js";
+import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
+import { startEgressProxy, type Denied, type EgressProxy } from "./egress-proxy.js";
+import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
+import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
+import type { SandboxProbe } from "./sandbox-probe.js";
+
+/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them). */
+const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX"];
+const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
+
+/** What the engine asks of a sandbox: wrapping a command, and hearing about refused connections. */
+export interface SandboxIo {
+  /** The argv and environment that run `argv` inside the sandbox. */
+  wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+  /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
+  watchDenied(report: (denied: Denied) => void): () => void;
+}
+
+/** The API host each agent talks to, from its base-URL variable or its default. */
+function apiHost(agent: AgentName, env: NodeJS.ProcessEnv): string[] {
+  const fromUrl = (variable: string, fallback: string): string[] => {
+    const raw = env[variable];
+    if (!raw) return [fallback];
+    try {
+      const url = new URL(raw);
+      const port = url.port === "" ? (url.protocol === "http:" ? "80" : "443") : url.port;
+      return [`${url.hostname}:${port}`];
+    } catch {
+      return [fallback];
+    }
+  };
+  switch (agent) {
+    case "claude":
+      return fromUrl("ANTHROPIC_BASE_URL", "api.anthropic.com:443");
+    case "codex":
+      return fromUrl("OPENAI_BASE_URL", "api.openai.com:443");
+    case "gemini":
+      return fromUrl("GOOGLE_GEMINI_BASE_URL", "generativelanguage.googleapis.com:443");
+    case "opencode":
+      return ["api.anthropic.com:443", "api.openai.com:443", "opencode.ai:443"];
+    case "demo":
+    case "command":
+      return [];
+    default: {
+      const unreachable: never = agent;
+      return unreachable;
+    }
+  }
+}
+
+/** The hosts a run's sandbox lets through. */
+export function allowedHosts(settings: SandboxSettings, agent: AgentName, env: NodeJS.ProcessEnv): string[] {
+  switch (settings.network.kind) {
+    case "none":
+      return [];
+    case "allow":
+      return settings.network.hosts;
+    case "default":
+      return apiHost(agent, env);
+    default: {
+      const unreachable: never = settings.network;
+      return unreachable;
+    }
+  }
+}
+
+/** A run's sandbox, ready to wrap commands. */
+export class Sandbox implements SandboxIo {
+  private readonly listeners = new Set<(denied: Denied) => void>();
+  private proxy: EgressProxy | null = null;
+
+  private constructor(
+    private readonly probe: Extract<SandboxProbe, { ok: true }>,
+    private readonly settings: SandboxSettings,
+    private readonly dirs: { projectDir: string; workDir: string; agent: AgentName },
+    readonly hosts: string[],
+  ) {}
+
+  /** Opens the sandbox (starting its proxy when hosts are allowed). */
+  static async open(probe: Extract<SandboxProbe, { ok: true }>, settings: SandboxSettings, input: { agent: AgentName; env: NodeJS.ProcessEnv; projectDir: string; workDir: string }): Promise<Sandbox> {
+    const sandbox = new Sandbox(probe, settings, input, allowedHosts(settings, input.agent, input.env));
+    if (sandbox.hosts.length > 0) sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
+    return sandbox;
+  }
+
+  /** One line for the run's start: what is walled in and what gets out. */
+  describe(): string {
+    const network = this.hosts.length === 0 ? "no network" : `network only to ${this.hosts.join(", ")}`;
+    return `sandbox: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
+  }
+
+  /** The environment inside: `sandbox.env` applied, temp directories private, the proxy set. */
+  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const allowed = this.settings.env === null ? null : [...ALWAYS, ...this.settings.env];
+    const inside: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(env)) if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
+    for (const name of [...PROXY_VARIABLES, "SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) delete inside[name];
+    for (const name of ["TMPDIR", "TMP", "TEMP"]) inside[name] = "/tmp";
+    if (this.proxy !== null) for (const name of PROXY_VARIABLES) inside[name] = `http://127.0.0.1:${PROXY_PORT}`;
+    return inside;
+  }
+
+  wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
+    const home = homeOf(env);
+    const walls = {
+      projectDir: this.dirs.projectDir,
+      workDir: this.dirs.workDir,
+      home,
+      agentState: agentState(this.dirs.agent, home),
+      writeAllow: this.settings.writeAllow,
+      readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
+      socket: this.proxy?.socket ?? null,
+    };
+    return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
+  }
+
+  watchDenied(report: (denied: Denied) => void): () => void {
+    this.listeners.add(report);
+    return () => this.listeners.delete(report);
+  }
+
+  /** Starts an agent inside the sandbox with `spawn` (the supervision's); a program not on PATH is reported as such. */
+  spawn(options: SpawnAgentOptions, spawn: (options: SpawnAgentOptions) => Promise<SpawnResult>): Promise<SpawnResult> {
+    const program = options.argv[0] ?? "";
+    const found = program.includes("/") ? program : findOnPath(program, options.env.PATH ?? "");
+    if (found === null) return Promise.resolve({ ok: false, error: "not_found", message: `command not found: ${program}` });
+    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env);
+    return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
+  }
+
+  /** Stops the proxy. */
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.proxy?.close();
+    this.proxy = null;
+  }
+}

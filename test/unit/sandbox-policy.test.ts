@@ -1,0 +1,61 @@
+// The sandbox's settings, allowlist matching, environment and credentials line.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { parseSandbox, envPasses } from "../../src/sandbox/sandbox-policy.js";
+import { hostAllowed } from "../../src/sandbox/egress-proxy.js";
+import { allowedHosts } from "../../src/sandbox/sandbox.js";
+import { credentialsLine } from "../../src/sandbox/billing.js";
+
+describe("sandbox settings", () => {
+  test("a mode word, a boolean, or a mapping whose mode defaults to on", () => {
+    assert.deepEqual(parseSandbox("auto"), { ok: true, value: { mode: "auto", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null } });
+    assert.equal(parseSandbox(true).ok && parseSandbox(true).ok ? (parseSandbox(true) as { value: { mode: string } }).value.mode : null, "on");
+    const mapped = parseSandbox({ network: { allow: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] }, read_deny: ["~/secrets"], write_allow: ["~/.cache"], env: ["ANTHROPIC_API_KEY"] });
+    assert.deepEqual(mapped, {
+      ok: true,
+      value: { mode: "on", network: { kind: "allow", hosts: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] }, readDeny: ["~/secrets"], writeAllow: ["~/.cache"], env: ["ANTHROPIC_API_KEY"] },
+    });
+    assert.deepEqual((parseSandbox({ network: "none" }) as { value: { network: unknown } }).value.network, { kind: "none" });
+    assert.deepEqual((parseSandbox({ network: "allow", allow: ["a.b"] }) as { value: { network: unknown } }).value.network, { kind: "allow", hosts: ["a.b"] });
+  });
+
+  test("bad values name what was expected", () => {
+    assert.equal(parseSandbox("maybe").ok, false);
+    assert.match((parseSandbox({ netwrk: "none" }) as { expected: string }).expected, /not netwrk/);
+    assert.match((parseSandbox({ network: { allow: ["http://x"] } }) as { expected: string }).expected, /host\[:port\]/);
+    assert.match((parseSandbox({ env: [1] }) as { expected: string }).expected, /env/);
+  });
+
+  test("allowlist patterns: exact host, subdomains, ports (none given: 80 and 443)", () => {
+    assert.equal(hostAllowed("api.example.com", 443, ["api.example.com"]), true);
+    assert.equal(hostAllowed("api.example.com", 8443, ["api.example.com"]), false);
+    assert.equal(hostAllowed("evil.com", 443, ["api.example.com"]), false);
+    assert.equal(hostAllowed("api.example.com.evil.com", 443, ["api.example.com"]), false);
+    assert.equal(hostAllowed("a.b.example.org", 9, ["*.example.org:*"]), true);
+    assert.equal(hostAllowed("example.org", 443, ["*.example.org"]), false);
+    assert.equal(hostAllowed("127.0.0.1", 8080, ["127.0.0.1:8080"]), true);
+    assert.equal(hostAllowed("127.0.0.1", 8081, ["127.0.0.1:8080"]), false);
+  });
+
+  test("the default network is the agent's own API host, from its base URL when one is set", () => {
+    const settings = { mode: "on" as const, network: { kind: "default" as const }, readDeny: [], writeAllow: [], env: null };
+    assert.deepEqual(allowedHosts(settings, "claude", {}), ["api.anthropic.com:443"]);
+    assert.deepEqual(allowedHosts(settings, "claude", { ANTHROPIC_BASE_URL: "http://127.0.0.1:4010" }), ["127.0.0.1:4010"]);
+    assert.deepEqual(allowedHosts(settings, "codex", {}), ["api.openai.com:443"]);
+    assert.deepEqual(allowedHosts(settings, "command", {}), []);
+  });
+
+  test("sandbox.env: names and prefixes pass, null passes all", () => {
+    assert.equal(envPasses("ANTHROPIC_API_KEY", null), true);
+    assert.equal(envPasses("ANTHROPIC_API_KEY", ["PATH"]), false);
+    assert.equal(envPasses("LC_ALL", ["LC_*"]), true);
+  });
+
+  test("the credentials line names the variable, never its value", () => {
+    const line = credentialsLine("claude", { ANTHROPIC_API_KEY: "sk-ant-secret" }) ?? "";
+    assert.match(line, /ANTHROPIC_API_KEY: metered API billing/);
+    assert.doesNotMatch(line, /sk-ant-secret/);
+    assert.match(credentialsLine("claude", {}) ?? "", /no API key variable reaches claude/);
+    assert.equal(credentialsLine("command", { ANTHROPIC_API_KEY: "x" }), null);
+  });
+});
