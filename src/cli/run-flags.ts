@@ -42,6 +42,10 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--worktree": { flags: "--worktree", help: "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched" },
   "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
   "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
+  "--task-index": {
+    flags: "--task-index <n>",
+    help: "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
+  },
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
   "--sandbox": {
     flags: "--sandbox",
@@ -56,6 +60,11 @@ const HELP: Record<string, { flags: string; help: string }> = {
 const NOTIFY_HELP: ReadonlyArray<{ flags: string; help: string; repeatable: boolean }> = [
   { flags: "--notify <cmd>", help: "send events to a command (the event JSON on its stdin), or \"desktop\" (repeatable)", repeatable: true },
   { flags: "--webhook <url>", help: "POST events to a URL (repeatable)", repeatable: true },
+  {
+    flags: "--notify-events <events>",
+    help: "events every --notify and --webhook hears, comma-separated (default run_ended,waiting_limit,needs_human,stalled), e.g. iteration_ended,run_ended",
+    repeatable: false,
+  },
   { flags: "--webhook-format <format>", help: "body of every --webhook: json (the event) or slack ({\"text\": …}) (default json)", repeatable: false },
 ];
 

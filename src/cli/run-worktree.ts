@@ -57,10 +57,12 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
   // A child starts from its parent's integration branch: what was merged so far is where it begins.
   const from = settings.parent !== null && (await branchExists(projectDir, worktreeBranch(settings.parent))) ? `refs/heads/${worktreeBranch(settings.parent)}` : "HEAD";
   const baseBranch = continuing ? null : await currentBranch(projectDir);
-  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, from);
+  // A run named after its task (--task-index) goes on from that task's branch when one is there.
+  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, from, { reuseBranch: settings.taskIndex !== null });
   if (!opened.ok) throw new UsageError(`${settings.parallel !== null ? "--parallel" : "--worktree"}: ${renderWorktreeFailure(opened.failure)}`);
   const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
-  const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree);
+  const kept = "reused" in opened && opened.reused === true;
+  const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree, kept);
   const base = "base" in opened && typeof opened.base === "string" ? { commit: opened.base, branch: baseBranch } : undefined;
   if (settings.tasks) {
     const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));

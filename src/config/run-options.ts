@@ -15,6 +15,7 @@ import {
   parseText,
   parseTextList,
   parseUsd,
+  parseTaskIndex,
   parseArgumentList,
   parseChoiceList,
   type Parsed,
@@ -66,6 +67,8 @@ export interface RunSettings {
   parallel: number | null;
   /** With --tasks: work on this one task (by id) only; the run ends DONE once it is marked done. */
   task: string | null;
+  /** With --tasks: the 0-based position of the one task to work on (`job`: from JOB_COMPLETION_INDEX); resolved into `task`. */
+  taskIndex: number | "job" | null;
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
   /** Run the agent and its checks in an operating-system sandbox (SPEC section 15). */
@@ -140,6 +143,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
   spec("task", "--task", nullable(parseText), null),
+  spec("taskIndex", "--task-index", nullable(parseTaskIndex), null),
   spec("parent", "--parent", nullable(parseRunId), null),
   spec("sandbox", "--sandbox", parseSandbox, NO_SANDBOX),
   spec("maxResolve", "--max-resolve", parseCount, 2),

@@ -57,6 +57,7 @@ const fields = {
   commit: z.enum(["iteration", "off"]).nullable(),
   parallel: z.number().int().positive().nullable(),
   task: text.nullable(),
+  taskIndex: z.union([count, z.literal("job")]).nullable(),
   parent: text.nullable(),
   sandbox: z.strictObject({
     mode: z.enum(["on", "off", "auto"]),

@@ -56,6 +56,7 @@ export class Driver {
         agents: [settings.agent, ...settings.fallbackAgents],
         maxWaitMs: settings.maxWaitMs,
         onlyTask: settings.task,
+        onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
         { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer },

@@ -114,6 +114,8 @@ export interface EngineConfig {
   maxWaitMs: number;
   /** `--task`: the one task (by id) this run works on, else null for the first incomplete one. */
   onlyTask?: string | null;
+  /** `--task-index`: the task was picked by its position, so one already done before any iteration is NO_WORK, not DONE. */
+  onlyTaskByIndex?: boolean;
 }
 
 /** Everything step reads and returns. */

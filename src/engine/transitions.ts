@@ -125,8 +125,14 @@ export function onlyTask(machine: Machine): Task | undefined {
   return config.onlyTask && list?.ok ? list.tasks.find((candidate) => candidate.id === config.onlyTask) : undefined;
 }
 
-/** With --task: DONE once that task is marked done in the task list as last read, else null. */
+/**
+ * With --task: DONE once that task is marked done in the task list as last read, else null. A task picked by
+ * --task-index that is done before the run's first iteration leaves nothing to do: NO_WORK.
+ */
 export function taskFinished(machine: Machine): Ending | null {
   const mine = onlyTask(machine);
-  return mine?.done ? { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${machine.plan.tasks ?? "the task list"}` } : null;
+  if (!mine?.done) return null;
+  const file = machine.plan.tasks ?? "the task list";
+  if (machine.config.onlyTaskByIndex && machine.tally.iteration === 0) return { reason: "NO_WORK", detail: `task ${describeTask(mine)} was already done in ${file}` };
+  return { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${file}` };
 }

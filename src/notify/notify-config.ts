@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { z } from "zod";
 import type { YamlDefaults } from "../config/ralph-yaml.js";
-import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENT_NAMES, type NotifyTarget, type WebhookFormat } from "./notify-target.js";
+import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENT_NAMES, type NotifyEventName, type NotifyTarget, type WebhookFormat } from "./notify-target.js";
 import { redactUrlsIn } from "./redact-url.js";
 
 /** The ralph.yaml key holding notification entries. */
@@ -104,9 +104,20 @@ export interface NotifyFlags {
   notify?: readonly string[];
   webhook?: readonly string[];
   webhookFormat?: string;
+  /** `--notify-events a,b`: the events every flag target hears instead of the default ones. */
+  notifyEvents?: string;
 }
 
-/** Targets from the flags (default events each); `--notify desktop` is the desktop target. */
+/** The `--notify-events` list, or one line naming what was expected. */
+function flagEvents(raw: string | undefined, given: boolean): { ok: true; events: readonly NotifyEventName[] } | { ok: false; message: string } {
+  if (raw === undefined) return { ok: true, events: DEFAULT_NOTIFY_EVENTS };
+  if (!given) return { ok: false, message: "--notify-events: expected alongside --notify CMD or --webhook URL" };
+  const names = raw.split(",").map((name) => name.trim());
+  const parsed = events.safeParse(names);
+  return parsed.success ? { ok: true, events: parsed.data } : { ok: false, message: `--notify-events: expected a comma-separated list of ${eventList}, got ${shown(raw)}` };
+}
+
+/** Targets from the flags (the default events each, or --notify-events); `--notify desktop` is the desktop target. */
 export function notifyTargetsFromFlags(flags: NotifyFlags): TargetsResult {
   const format = flags.webhookFormat ?? "json";
   if (!(FORMATS as readonly string[]).includes(format)) return { ok: false, message: `--webhook-format: expected json or slack, got ${shown(format)}` };
@@ -126,5 +137,7 @@ export function notifyTargetsFromFlags(flags: NotifyFlags): TargetsResult {
     if (!isHttpUrl(url)) return { ok: false, message: `--webhook: expected an http(s) URL, got ${shown(url)}` };
     targets.push({ kind: "webhook", url, format: format as WebhookFormat, events: DEFAULT_NOTIFY_EVENTS });
   }
-  return { ok: true, targets };
+  const wanted = flagEvents(flags.notifyEvents, targets.length > 0);
+  if (!wanted.ok) return wanted;
+  return { ok: true, targets: targets.map((target) => ({ ...target, events: wanted.events })) };
 }

@@ -15,6 +15,13 @@ export function parseCount(raw: unknown): Parsed<number> {
   return Number.isSafeInteger(value) ? ok(value) : bad("a whole number (0 or more, base 10)");
 }
 
+/** A task's 0-based position (`--task-index`): a whole number, or `job` for the Indexed Job's JOB_COMPLETION_INDEX. */
+export function parseTaskIndex(raw: unknown): Parsed<number | "job"> {
+  if (typeof raw === "string" && raw.trim() === "job") return ok("job");
+  const count = parseCount(raw);
+  return count.ok ? count : bad("a task's 0-based position in the list (0 or more, base 10), or job (from JOB_COMPLETION_INDEX)");
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -41,9 +41,16 @@ async function oneAtATime<T>(lock: string, work: () => Promise<T>): Promise<T> {
 /**
  * Adds `.ralph/worktrees/<id>` on a new branch `ralph/<id>` at the commit HEAD (or `from`) names now. Only
  * the repository's refs and worktree records change: the person's checkout, index and branch stay as they
- * are, whether HEAD is a branch or detached and whatever is uncommitted.
+ * are, whether HEAD is a branch or detached and whatever is uncommitted. With `reuseBranch` (a run named
+ * after its task, as `--task-index` runs are), an existing `ralph/<id>` is checked out instead of refused,
+ * so a replacement for a run that ended elsewhere goes on from its branch; `reused` says which happened.
  */
-export async function createWorktree(projectDir: string, runId: string, from = "HEAD"): Promise<WorktreeOutcome<RunWorktree & { base: string }>> {
+export async function createWorktree(
+  projectDir: string,
+  runId: string,
+  from = "HEAD",
+  options: { reuseBranch?: boolean } = {},
+): Promise<WorktreeOutcome<RunWorktree & { base: string; reused: boolean }>> {
   const repo = await repositoryOf(projectDir);
   if ("error" in repo) return failed({ kind: "not-a-repo", dir: projectDir, detail: repo.error });
   const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", `${from}^{commit}`]);
@@ -54,14 +61,15 @@ export async function createWorktree(projectDir: string, runId: string, from = "
   if (existsSync(path)) return failed({ kind: "path-exists", path });
   // A run id may hold what a ref may not (`a..b`, `x.lock`): ask git rather than guess its rules.
   if (!(await runGit(projectDir, ["check-ref-format", `refs/heads/${branch}`])).ok) return failed({ kind: "bad-branch-name", branch });
-  if (await branchExists(projectDir, branch)) return failed({ kind: "branch-exists", branch });
+  const reused = await branchExists(projectDir, branch);
+  if (reused && !options.reuseBranch) return failed({ kind: "branch-exists", branch });
   mkdirSync(worktreesDir(projectDir), { recursive: true, mode: 0o700 });
-  const args = ["worktree", "add", "--quiet", "-b", branch, path, base];
+  const args = reused ? ["worktree", "add", "--quiet", path, branch] : ["worktree", "add", "--quiet", "-b", branch, path, base];
   // Two runs adding worktrees to one repository at the same moment make git fail reading the other's
   // half-written record ("failed to read .git/worktrees/…/commondir"), after it made the branch: one at a time.
   const added = await oneAtATime(join(worktreesDir(projectDir), ".add.lock"), () => runGit(projectDir, args));
   if (!added.ok) return gitFailed(args, added.stderr);
-  return { ok: true, path, branch, base, cwd: join(path, placeInRepository(repo.top, projectDir)) };
+  return { ok: true, path, branch, base, reused, cwd: join(path, placeInRepository(repo.top, projectDir)) };
 }
 
 /** Finds run `runId`'s worktree again: it must still exist, belong to this repository and be on `ralph/<id>`. */
@@ -88,8 +96,8 @@ export async function checkWorktree(projectDir: string, path: string): Promise<W
   return { ok: true, top: repo.top };
 }
 
-/** Undoes createWorktree for a run that could not start: the worktree and its new branch, both unused. */
-export async function removeNewWorktree(projectDir: string, created: RunWorktree): Promise<void> {
+/** Undoes createWorktree for a run that could not start: the worktree, and its branch unless it was there before. */
+export async function removeNewWorktree(projectDir: string, created: RunWorktree, keepBranch = false): Promise<void> {
   await runGit(projectDir, ["worktree", "remove", "--force", created.path]);
-  await runGit(projectDir, ["branch", "-D", created.branch]);
+  if (!keepBranch) await runGit(projectDir, ["branch", "-D", created.branch]);
 }

@@ -80,6 +80,18 @@ describe("--notify, --webhook and --webhook-format", () => {
     assert.equal(message({ webhook: ["example.com/hook"] }), `--webhook: expected an http(s) URL, got "example.com/hook"`);
     assert.equal(message({ webhook: ["https://a.example"], webhookFormat: "xml" }), `--webhook-format: expected json or slack, got "xml"`);
     assert.equal(message({ webhookFormat: "slack" }), "--webhook-format: expected alongside --webhook URL");
+    assert.match(message({ notify: ["push"], notifyEvents: "iteration_ended,run_end" }), /^--notify-events: expected a comma-separated list of run_started, .*, got "iteration_ended,run_end"$/);
+    assert.equal(message({ notifyEvents: "run_ended" }), "--notify-events: expected alongside --notify CMD or --webhook URL");
+  });
+
+  test("--notify-events gives every flag target those events instead of the default ones", () => {
+    assert.deepEqual(notifyTargetsFromFlags({ notify: ["push-branch"], webhook: ["https://a.example/x"], notifyEvents: "iteration_ended, run_ended" }), {
+      ok: true,
+      targets: [
+        { kind: "command", command: "push-branch", events: ["iteration_ended", "run_ended"] },
+        { kind: "webhook", url: "https://a.example/x", format: "json", events: ["iteration_ended", "run_ended"] },
+      ],
+    });
   });
 });
 

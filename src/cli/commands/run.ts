@@ -18,6 +18,7 @@ import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun, resolveRun } from "../child-settings.js";
+import { pickTaskByIndex } from "../task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
 
@@ -35,6 +36,7 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     notify: flags.get("--notify") as string[] | undefined,
     webhook: flags.get("--webhook") as string[] | undefined,
     webhookFormat: flags.get("--webhook-format") as string | undefined,
+    notifyEvents: flags.get("--notify-events") as string | undefined,
   });
   if (!fromFlags.ok) throw new UsageError(fromFlags.message);
   const notifyTargets = [...fromYamlTargets.targets, ...fromFlags.targets];
@@ -134,8 +136,9 @@ export async function runCommand(words: string[], command: Command, trailing: st
     process.stderr.write(`ralph: warning: ${misplaced.join(", ")} after -- ${misplaced.length === 1 ? "goes" : "go"} to the agent command, not to ralph; put ralph's options before --\n`);
   }
   checkCommitSettings(settled);
-  checkParallel(settled);
-  const settings = { ...settled, commit: commitPolicy(settled) };
+  const picked = pickTaskByIndex(settled, projectDir, process.env);
+  checkParallel(picked);
+  const settings = { ...picked, commit: commitPolicy(picked) };
   const prompt = resolvePrompt(words, settings, projectDir);
   if (prompt.toString("utf8").includes(PROMPT_TEMPLATE_LINE)) {
     process.stderr.write(`ralph: warning: the prompt is still ralph init's template (${settings.promptFile ?? "PROMPT.md"}): write the task into it first, or the agent gets no task\n`);
@@ -143,6 +146,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
+  // A run named after its task (--task-index) is named like one given --name: runs on other tasks may go beside it.
   return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
 }
 
