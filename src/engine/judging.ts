@@ -2,7 +2,8 @@
 import { findAsk } from "../judge/ask.js";
 import { failingContext } from "../judge/criteria.js";
 import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completion.js";
-import { describeChange } from "../judge/progress-fingerprint.js";
+import { describeChange, type Fingerprint } from "../judge/progress-fingerprint.js";
+import type { TaskListResult } from "../judge/tasks.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
 import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
@@ -10,6 +11,7 @@ import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
+import { gateMarks, gatesOf, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -27,17 +29,23 @@ function missingEntries(attempt: Attempt, message: string): RecordEntry[] {
   return [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", message]] }];
 }
 
-/** running → judging (the checks to run), or ended when the agent could not start. */
-export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
+/**
+ * running → judging (the checks to run), or ended when the agent could not start. A task the agent marked
+ * done brings the checks that gate it, promise or not.
+ */
+export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun, tasksAfter: TaskListResult | null = null): Step {
   if (run.kind === "missing") {
     return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}` }, missingEntries(attempt, run.message));
   }
   const failure = failureOf(run);
-  const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));
+  const input = claimInput(machine, attempt, run, failure);
+  const { claim, toCheck } = weighClaim(input);
+  const marked = newlyMarked(machine.tasks, tasksAfter);
+  const criteria = toCheck.length === 0 && marked.length > 0 && input.mayCheck ? gatesOf(machine.plan.completionCriteria) : toCheck;
   const tally = { ...machine.tally, limitsInARow: 0 };
   return {
-    machine: to(machine, { id: "judging", attempt, run, claim, failure }, { tally }),
-    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria: toCheck, fingerprint: machine.config.stallLimit > 0 && !failure }],
+    machine: to(machine, { id: "judging", attempt, run, claim, failure, marked, tasksAfter }, { tally }),
+    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria, fingerprint: machine.config.stallLimit > 0 && !failure }],
   };
 }
 
@@ -75,7 +83,11 @@ export function limitHit(machine: Machine, attempt: Attempt, input: Input & { ty
 export function settle(machine: Machine, phase: Phase & { id: "judging" }, input: Input & { type: "checked" }): Step {
   const { attempt, run, claim, failure } = phase;
   const { verdicts } = input;
-  const done = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  const gate = gateMarks(machine, phase, verdicts);
+  const open = openTasks(gate.tasks, machine.config.onlyTask);
+  const complete = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  // A task list is a criterion: nothing is done while a task is open.
+  const done = complete && open.length === 0;
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
@@ -88,14 +100,14 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
-  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained }))];
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
   const settled = to(machine, machine.phase, { tally });
   const fatal = failure ? fatalError(run) : null;
-  if (fatal) return end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries);
+  if (fatal) return withReopen(end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries), gate.reopened);
   if (failure) {
     entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
-    if (failures >= machine.config.maxFailures) return end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries);
-    return goOn(settled, entries);
+    if (failures >= machine.config.maxFailures) return withReopen(end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries), gate.reopened);
+    return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context } }), entries), gate.reopened);
   }
   if (ask && !ask.found && ask.reason !== "absent") entries.push(...logs(`an <ask> in the final message was not taken as a question: ${ask.detail}`));
   if (ask?.found && !waits) {
@@ -107,21 +119,26 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     const promise = machine.plan.completionPromise;
     return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
   }
-  const failingChecks = claim?.found && !criteriaPass ? failingContext(verdicts) : "";
-  if (failingChecks) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
+  if (complete && open.length > 0) entries.push(...logs(openTasksLine(open, machine.plan.tasks ?? "the task list", claim?.found === true)));
+  const failingChecks = gate.context || (claim?.found && !criteriaPass ? failingContext(verdicts) : "");
+  if (failingChecks && !gate.context) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
   tally = { ...tally, failingChecks };
-  if (ask?.found && waits) return askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint);
-  const limit = machine.config.stallLimit;
-  const now = input.fingerprint;
-  if (limit === 0 || now === null) return goOn(to(settled, settled.phase, { tally }), entries);
+  if (ask?.found && waits) return withReopen(askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint), gate.reopened);
+  return withReopen(afterProgress(to(settled, settled.phase, { tally }), attempt, input.fingerprint, entries), gate.reopened);
+}
+
+/** Stall detection: the progress fingerprint after the iteration against the one before; STALLED or on. */
+function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | null, entries: RecordEntry[]): Step {
+  const limit = settled.config.stallLimit;
+  if (limit === 0 || now === null) return goOn(settled, entries);
   if (!now.ok) {
     entries.push(...logs(`stall detection needs git: ${now.message}`));
-    return goOn(to(settled, settled.phase, { tally }), entries);
+    return goOn(settled, entries);
   }
-  const before = tally.fingerprint;
+  const before = settled.tally.fingerprint;
   const change = before ? describeChange(before, now) : "first fingerprint";
-  const stalled = change === null ? tally.stalled + 1 : 0;
-  tally = { ...tally, fingerprint: now, stalled };
+  const stalled = change === null ? settled.tally.stalled + 1 : 0;
+  const tally = { ...settled.tally, fingerprint: now, stalled };
   entries.push(
     ...logs(
       change === null

@@ -5,7 +5,7 @@ import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { Criterion, CriterionVerdict } from "../judge/criteria.js";
 import type { Fingerprint } from "../judge/progress-fingerprint.js";
-import type { TaskListResult } from "../judge/tasks.js";
+import type { Task, TaskListResult } from "../judge/tasks.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
@@ -52,7 +52,8 @@ export type Phase =
   | { id: "boundary" }
   | { id: "paused" }
   | { id: "running"; attempt: Attempt; resultSeen: boolean }
-  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null }
+  /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
+  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null }
   | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
   /** The agent asked a person a question (the Tally's `question`): no iteration until it is answered. */
   | { id: "needsHuman" }
@@ -141,7 +142,8 @@ export type Input =
   | { type: "control" }
   | { type: "tick"; nowMs: number }
   | { type: "agentResult" }
-  | { type: "agentExited"; run: AgentRun }
+  /** `tasks`: the task list as the agent left it (null without one). */
+  | { type: "agentExited"; run: AgentRun; tasks?: TaskListResult | null }
   | { type: "limitHit"; run: FinishedRun; limit: LimitInfo; nowMs: number }
   | { type: "checked"; verdicts: CriterionVerdict[]; fingerprint: Fingerprint | null };
 
@@ -154,6 +156,8 @@ export type Effect =
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
   | { kind: "sleep"; untilMs: number }
+  /** Mark these tasks not done again in the task list: the checks failed on the tree that marked them. */
+  | { kind: "reopenTasks"; tasks: Task[] }
   /** Remove the ANSWER file: its answer is in the machine now (or the iteration that carries it has started). */
   | { kind: "clearAnswer" };
 

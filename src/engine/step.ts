@@ -152,7 +152,7 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
     case "agentResult":
       return stay(to(machine, { ...phase, resultSeen: true }));
     case "agentExited":
-      return agentExited(machine, phase.attempt, input.run);
+      return agentExited(machine, phase.attempt, input.run, input.tasks ?? null);
     case "limitHit":
       return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
     default:

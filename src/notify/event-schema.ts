@@ -74,6 +74,11 @@ const BODIES = {
   state_change_rejected: { iteration: int, ignored: z.array(z.string()), applied: z.array(z.string()), kept_as: z.string() },
   state_set: { applied: z.string().optional(), refused: z.string().optional() },
   criteria_checked: { iteration: int, criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() },
+  tasks_reopened: {
+    iteration: int,
+    tasks: z.array(z.string()).describe("ids of the tasks the agent marked done that were marked open again"),
+    reason: z.string().describe("why the marks did not count (a check failed, or the iteration failed)"),
+  },
   agent_lingered: { iteration: int, agent: z.string(), linger_ms: int.describe("the --linger in force") },
   notification_failed: {
     target: z.string().describe("the target with URL secrets redacted"),

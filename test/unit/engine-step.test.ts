@@ -18,6 +18,8 @@ const judging = (run = finished("<promise>DONE</promise>"), failure: string | nu
   run,
   claim: { found: true, reason: "found" },
   failure,
+  marked: [],
+  tasksAfter: null,
 });
 const waiting: Phase = { id: "waitingLimit", iteration: 2, resumeAtMs: 10_000 };
 const needsHuman: Phase = { id: "needsHuman" };
@@ -29,6 +31,8 @@ const unclaimed = (message: string, failure: string | null = null, prompt = ATTE
   run: finished(message),
   claim: { found: false, reason: "absent" },
   failure,
+  marked: [],
+  tasksAfter: null,
 });
 const NOTHING_CHECKED: Input = { type: "checked", verdicts: [], fingerprint: null };
 const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: ATTEMPT, judged: null };
