@@ -18,6 +18,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     stalled: 0,
     limitsInARow: 0,
     limitedUntil: {},
+    gatesOk: null,
     failingChecks: "",
     fingerprint: null,
     task: null,

@@ -11,7 +11,7 @@ import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
-import { gateMarks, gatesOf, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
+import { gateMarks, gatesOf, gatesPassed, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -90,7 +90,9 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const done = complete && open.length === 0;
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
-  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  const gates = gatesOf(machine.plan.completionCriteria);
+  const gatesRan = gates.length > 0 && verdicts.filter((verdict) => verdict.type !== "tasks_done").length >= gates.length;
+  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";

@@ -55,6 +55,8 @@ export type Phase =
   /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
   | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null }
   | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
+  /** Every task is marked done: the checks run before NO_WORK (`ending`: a signal or stop --now came meanwhile). */
+  | { id: "verifying"; ending: Ending | null }
   /** The agent asked a person a question (the Tally's `question`): no iteration until it is answered. */
   | { id: "needsHuman" }
   | { id: "ending"; ending: Ending; attempt: Attempt; judged: FinishedRun | null }
@@ -76,6 +78,8 @@ export interface Tally {
   limitsInARow: number;
   /** Until when each agent that hit a usage limit is left out (epoch ms). */
   limitedUntil: Partial<Record<AgentName, number>>;
+  /** Whether the checks that gate tasks passed on the tree the last iteration left (null: not run since). */
+  gatesOk: boolean | null;
   /** Failing-check context carried into the next prompt. */
   failingChecks: string;
   /** The project's progress fingerprint after the last iteration (stall detection). */

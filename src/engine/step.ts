@@ -18,6 +18,8 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   boundary -- every task marked done, checks gate them --> [verifying] -- they pass: NO_WORK --> [ended]
+//   verifying -- a check fails --> [boundary] (an iteration with no task, the output in its prompt)
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
 //   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   needsHuman -- with --task: that task marked done --> [ended] (DONE; the question is dropped unanswered)
@@ -33,6 +35,7 @@ import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
+import { noWorkLeft, whileVerifying } from "./verifying.js";
 import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
@@ -49,6 +52,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileJudging(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
+    case "verifying":
+      return whileVerifying(machine, phase, input);
     case "needsHuman":
       return whileNeedsHuman(machine, input);
     case "ending":
@@ -94,8 +99,9 @@ function startIteration(machine: Machine, nowMs: number): Step {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
     if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
     const next = mine ?? firstIncomplete(list.tasks);
-    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
-    task = describeTask(next);
+    // Every task marked done: NO_WORK once the checks pass; while they fail, iterations without a task.
+    if (!next && machine.tally.gatesOk !== false) return noWorkLeft(machine);
+    task = next ? describeTask(next) : null;
   }
   const iteration = machine.tally.iteration + 1;
   const { question, answer } = machine.tally;

@@ -75,6 +75,29 @@ describe("a task list is a criterion", () => {
     assert.equal(readEvents(runDir(dir)).filter((e) => e.type === "tasks_reopened").length, 0);
   });
 
+  test("a list already all done with a failing check: not NO_WORK; iterations without a task get the check output", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "TASKS.md"), "- [x] one\n- [x] two\n");
+    const prompts = join(dir, "prompts.bin");
+    const result = await runRalph(["run", "--name", "g", "-n", "1", "--tasks", "TASKS.md", "--check", "echo 'lint: 3 errors'; false", "work", ...markAll(prompts)], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
+    assert.deepEqual(started(dir).map((e) => e.task), [null]);
+    const first = readFileSync(prompts, "utf8").split("\u0000")[0] ?? "";
+    assert.match(first, /Every task in TASKS\.md is marked done, but the checks fail on this tree/);
+    assert.match(first, /lint: 3 errors/);
+  });
+
+  test("control: a list already all done with a passing check ends NO_WORK without starting the agent", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "TASKS.md"), "- [x] one\n- [x] two\n");
+    const result = await runRalph(["run", "--name", "g", "-n", "1", "--tasks", "TASKS.md", "--check", "true", "work", ...markAll(join(dir, "p.bin"))], dir);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readStatus(runDir(dir)).exit_reason, "NO_WORK");
+    assert.equal(started(dir).length, 0);
+    assert.deepEqual(readEvents(runDir(dir)).filter((e) => e.type === "criteria_checked").map((e) => e.passed), [true]);
+  });
+
   test("--parallel 2 --check false: no child marks its task, the parent does not exit 0, the person's list stays open", async () => {
     const repo = tempRepo();
     writeFileSync(join(repo, "prd.json"), PRD);
