@@ -31,11 +31,13 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
+import { taskForPrompt } from "../run/task-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
 import { noWorkLeft, whileVerifying } from "./verifying.js";
+import { gatesOf } from "./task-gate.js";
 import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
@@ -95,6 +97,7 @@ function startIteration(machine: Machine, nowMs: number): Step {
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
+  let taskText: string | null = null;
   if (list) {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
     if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
@@ -102,12 +105,13 @@ function startIteration(machine: Machine, nowMs: number): Step {
     // Every task marked done: NO_WORK once the checks pass; while they fail, iterations without a task.
     if (!next && machine.tally.gatesOk !== false) return noWorkLeft(machine);
     task = next ? describeTask(next) : null;
+    taskText = next ? taskForPrompt(next, file, list.format, gatesOf(machine.plan.completionCriteria).length > 0) : null;
   }
   const iteration = machine.tally.iteration + 1;
   const { question, answer } = machine.tally;
   const answered = question && answer !== null ? { question: question.text, answer } : null;
   const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
-  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task: taskText, failingChecks: machine.tally.failingChecks, answered }) };
   // The prompt carries the answer from here on: the question is closed.
   const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
