@@ -46,6 +46,8 @@ export class Driver {
       config: {
         maxFailures: settings.maxFailures,
         stallLimit: settings.stallLimit,
+        sameFailureLimit: settings.sameFailureLimit,
+        onBillingError: settings.onBillingError,
         onLimit: settings.onLimit,
         onAsk: settings.onAsk,
         maxRuntimeMs: settings.maxRuntimeMs,
@@ -145,6 +147,7 @@ export class Driver {
     }
     if (options.settings.stallLimit > 0) {
       const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined);
+      if (!fingerprint.ok) record.log(`stall detection needs git, so it is off here: ${fingerprint.message}`);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -241,7 +244,7 @@ export class Driver {
     this.attempt = null;
     this.guardPlanAfter(attempt.iteration);
     const run = await commitChanges(this.options, io, this.record, attempt, ended);
-    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
+    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else {
       // The task list as the agent left it: a task it marked done counts only once the checks pass.

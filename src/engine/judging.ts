@@ -6,11 +6,12 @@ import { describeChange, type Fingerprint } from "../judge/progress-fingerprint.
 import type { TaskListResult } from "../judge/tasks.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
-import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
+import { agentReport, billingError, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, to } from "./transitions.js";
+import { failureKey, guardEnd, nextRepeat } from "./guards.js";
 import { gateMarks, gatesOf, gatesPassed, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
@@ -92,7 +93,7 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);
   const gatesRan = gates.length > 0 && verdicts.filter((verdict) => verdict.type !== "tasks_done").length >= gates.length;
-  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";
@@ -104,10 +105,18 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   };
   const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
   const settled = to(machine, machine.phase, { tally });
+  const billing = machine.config.onBillingError === "fail" ? billingError(run) : null;
+  if (billing) {
+    const detail = `billing error: ${billing}`;
+    const why = `${detail}; waiting or retrying cannot fix this: add credit or change the plan, then ralph continue (--on-billing-error wait treats it as a usage limit)`;
+    return withReopen(guardEnd(settled, "billing", { reason: "FAILED", detail }, entries, why), gate.reopened);
+  }
   const fatal = failure ? fatalError(run) : null;
   if (fatal) return withReopen(end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries), gate.reopened);
   if (failure) {
     entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
+    const repeated = sameFailure(settled, entries);
+    if (repeated) return withReopen(repeated, gate.reopened);
     if (failures >= machine.config.maxFailures) return withReopen(end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries), gate.reopened);
     return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context } }), entries), gate.reopened);
   }
@@ -121,6 +130,8 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     const promise = machine.plan.completionPromise;
     return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
   }
+  const repeated = sameFailure(settled, entries);
+  if (repeated) return withReopen(repeated, gate.reopened);
   if (complete && open.length > 0) entries.push(...logs(openTasksLine(open, machine.plan.tasks ?? "the task list", claim?.found === true)));
   const failingChecks = gate.context || (claim?.found && !criteriaPass ? failingContext(verdicts) : "");
   if (failingChecks && !gate.context) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
@@ -129,13 +140,24 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   return withReopen(afterProgress(to(settled, settled.phase, { tally }), attempt, input.fingerprint, entries), gate.reopened);
 }
 
+/** FAILED when the same failure came `--same-failure-limit` iterations in a row, else null. */
+function sameFailure(settled: Machine, entries: RecordEntry[]): Step | null {
+  const { repeat } = settled.tally;
+  const limit = settled.config.sameFailureLimit;
+  if (!repeat || limit === 0 || repeat.count < limit) return null;
+  const detail = `the same failure ${repeat.count} times in a row: ${repeat.what}`;
+  return guardEnd(settled, "same_failure", { reason: "FAILED", detail }, entries, `${detail}; another iteration would not change it (--same-failure-limit ${limit}; 0 turns this guard off)`);
+}
+
 /** Stall detection: the progress fingerprint after the iteration against the one before; STALLED or on. */
 function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | null, entries: RecordEntry[]): Step {
   const limit = settled.config.stallLimit;
   if (limit === 0 || now === null) return goOn(settled, entries);
   if (!now.ok) {
-    entries.push(...logs(`stall detection needs git: ${now.message}`));
-    return goOn(settled, entries);
+    // Said once, not after every iteration: the guard is on by default, also where there is no git.
+    const before = settled.tally.fingerprint;
+    if (before?.ok !== false || before.message !== now.message) entries.push(...logs(`stall detection needs git, so it is off here: ${now.message}`));
+    return goOn(to(settled, settled.phase, { tally: { ...settled.tally, fingerprint: now } }), entries);
   }
   const before = settled.tally.fingerprint;
   const change = before ? describeChange(before, now) : "first fingerprint";
@@ -149,7 +171,10 @@ function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | nu
     ),
   );
   const next = to(settled, settled.phase, { tally });
-  if (stalled >= limit) return end(next, { reason: "STALLED", detail: `${stalled} consecutive iterations without a change to the git tree, HEAD or task list` }, entries);
+  if (stalled >= limit) {
+    const detail = `${stalled} consecutive iterations without a change to the git tree, HEAD or task list`;
+    return guardEnd(next, "stalled", { reason: "STALLED", detail }, entries, `${detail}; the run ends STALLED (--stall-limit ${limit}; 0 turns this guard off)`);
+  }
   return goOn(next, entries);
 }
 

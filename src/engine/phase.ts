@@ -11,6 +11,7 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
 import type { AgentExit } from "../process/spawn-agent.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
+import type { Repeat } from "./guards.js";
 
 /** Why the runner ended an agent before it finished by itself. */
 export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
@@ -74,6 +75,8 @@ export interface Tally {
   failures: number;
   /** Consecutive iterations without progress. */
   stalled: number;
+  /** The last iteration's failure and how many iterations in a row had the same one. */
+  repeat: Repeat | null;
   /** Consecutive usage-limit hits (for the fallback wait when no reset time is given). */
   limitsInARow: number;
   /** Until when each agent that hit a usage limit is left out (epoch ms). */
@@ -107,6 +110,10 @@ export interface Question {
 export interface EngineConfig {
   maxFailures: number;
   stallLimit: number;
+  /** The same failure this many iterations in a row ends the run FAILED (0: never). */
+  sameFailureLimit: number;
+  /** A billing error ends the run (fail) or is waited out like a usage limit (wait). */
+  onBillingError: "fail" | "wait";
   onLimit: "wait" | "stop";
   /** What an `<ask>` does: wait for a person, or only log the question and go on. */
   onAsk: "wait" | "continue";

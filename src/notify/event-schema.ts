@@ -74,6 +74,10 @@ const BODIES = {
   state_change_rejected: { iteration: int, ignored: z.array(z.string()), applied: z.array(z.string()), kept_as: z.string() },
   state_set: { applied: z.string().optional(), refused: z.string().optional() },
   criteria_checked: { iteration: int, criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() },
+  guard_fired: {
+    guard: z.enum(["stalled", "same_failure", "billing"]).describe("which guard: no progress, the same failure again, a billing error"),
+    detail: z.string().describe("the run's ending, naming what fired it"),
+  },
   tasks_reopened: {
     iteration: int,
     tasks: z.array(z.string()).describe("ids of the tasks the agent marked done that were marked open again"),
