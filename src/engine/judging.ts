@@ -118,7 +118,7 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     const repeated = sameFailure(settled, entries);
     if (repeated) return withReopen(repeated, gate.reopened);
     if (failures >= machine.config.maxFailures) return withReopen(end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries), gate.reopened);
-    return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context } }), entries), gate.reopened);
+    return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context || tally.failingChecks } }), entries), gate.reopened);
   }
   if (ask && !ask.found && ask.reason !== "absent") entries.push(...logs(`an <ask> in the final message was not taken as a question: ${ask.detail}`));
   if (ask?.found && !waits) {
