@@ -1,6 +1,7 @@
 // Runs every compiled test file under dist/test with node's test runner.
 // Node 20's `--test` takes no globs, so the files are listed here.
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -35,7 +36,9 @@ function runFiles(list, env) {
 const SUPERVISION_FILES = ["e2e/tree-cleanup", "e2e/pid1", "e2e/signals", "e2e/exit-paths", "e2e/linger"];
 // Tests read ralph's words, not its colours: picocolors colours output whenever CI or FORCE_COLOR is set,
 // even into a pipe, so the tests run with NO_COLOR (which it honours first).
-const base = { ...process.env, NO_COLOR: "1" };
+// The runners' records (src/control/run-ledger.ts) go to a state directory of the tests' own, not the user's.
+const stateHome = mkdtempSync(join(tmpdir(), "ralph-test-state-"));
+const base = { ...process.env, NO_COLOR: "1", XDG_STATE_HOME: stateHome };
 delete base.FORCE_COLOR;
 let status = runFiles(files, base);
 const again = process.platform === "linux" && !process.env.RALPH_SUPERVISION ? files.filter((file) => SUPERVISION_FILES.some((part) => file.includes(part))) : [];
@@ -43,4 +46,5 @@ if (again.length > 0) {
   console.log(`\n# again with RALPH_SUPERVISION=subreaper: ${again.join(" ")}`);
   status = runFiles(again, { ...base, RALPH_SUPERVISION: "subreaper" }) || status;
 }
+rmSync(stateHome, { recursive: true, force: true });
 process.exit(status);

@@ -1,6 +1,7 @@
 // Reads Claude Code's `--output-format stream-json` lines into events and one iteration's outcome.
 import { detectLimit, isAuthFailure, isConfigFailure, parseResetTime } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, clip } from "./json-fields.js";
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord } from "./json-fields.js";
+import { clip } from "../util/clip.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
 
 const TOOL_RESULT_LIMIT = 300;

@@ -1,6 +1,7 @@
 // Reads `codex exec --json` lines (thread.started, item.*, turn.completed/failed, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip } from "./json-fields.js";
+import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText } from "./json-fields.js";
+import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;

@@ -1,7 +1,8 @@
 // Reads Gemini CLI's `--output-format stream-json` lines (init, message, tool_use, tool_result, error, result).
 import { summarizeToolInput } from "./claude-parser.js";
 import { detectLimit, isAuthFailure } from "./limit-detect.js";
-import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText, clip } from "./json-fields.js";
+import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText } from "./json-fields.js";
+import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
 const TEXT_LIMIT = 300;

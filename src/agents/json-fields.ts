@@ -1,6 +1,7 @@
 // Helpers shared by the agent adapters and their JSON-lines output parsers.
 import { isAuthFailure, isConfigFailure } from "./limit-detect.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo } from "./types.js";
+import { clip } from "../util/clip.js";
 
 /** One JSON object read from an agent's output. */
 export type Json = Record<string, unknown>;
@@ -25,11 +26,6 @@ export function asNumber(value: unknown): number | undefined {
 /** The value when it is a string, else "". */
 export function asText(value: unknown): string {
   return typeof value === "string" ? value : "";
-}
-
-/** The text cut to at most `limit` characters, ending in "…" when cut. */
-export function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
 /** The text parsed as a JSON object, or null when it is not one. */

@@ -3,11 +3,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { readSentinels } from "../engine/control-watch.js";
+import { readSentinels, requestStop } from "../control/control-files.js";
 import { markTaskDone } from "../judge/mark-task-done.js";
 import { loadTasks } from "../judge/tasks.js";
 import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
-import { writeFileAtomic } from "../store/atomic-write.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 
@@ -51,7 +50,7 @@ export function realFanOutIo(projectDir: string, parentId: string, given: Pick<F
       const paths = runPaths(projectDir, childId);
       if (!existsSync(paths.dir)) return false;
       try {
-        writeFileAtomic(paths.stop, now ? "now\n" : "stopped by its parent run\n");
+        requestStop(paths, now);
         return true;
       } catch {
         return false;

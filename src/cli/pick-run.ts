@@ -1,8 +1,8 @@
 // Finds the run a command is about: the one named, or the single active run of the project.
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { listRuns, runIds } from "../store/list-runs.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { listRuns, runIds } from "../control/list-runs.js";
 import { runDirProblem } from "../store/run-paths.js";
-import { parseRunId } from "../config/parse-value.js";
+import { parseRunId } from "../util/parse-value.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -18,7 +18,8 @@ export function pickRun(projectDir: string, given: string | undefined, what: str
   }
   const all = listRuns(projectDir, isRunnerAlive, new Date());
   // A --parallel parent stands for its children: they are never picked in its place.
-  const runs = all.filter((run) => run.parent === null || !all.some((other) => other.id === run.parent));
+  // A run directory ralph did not create is never picked: only named.
+  const runs = all.filter((run) => run.state !== "foreign" && (run.parent === null || !all.some((other) => other.id === run.parent)));
   const active = runs.filter((run) => run.active);
   if (active.length === 1) return (active[0] as { id: string }).id;
   // The most recently started run, whatever its name (a `--name` run must not hide newer ones).

@@ -2,7 +2,7 @@
 // building the command line loads nothing of the loop.
 import { Option, type Command } from "commander";
 import { RUN_OPTION_SPECS } from "../config/run-options.js";
-import { parseRunId } from "../config/parse-value.js";
+import { parseRunId } from "../util/parse-value.js";
 
 const HELP: Record<string, { flags: string; help: string }> = {
   "--prompt-file": { flags: "-p, --prompt-file <file>", help: "read the prompt from a file (default: PROMPT.md when present)" },

@@ -1,9 +1,9 @@
 // The lines a run prints before its first iteration: what runs, under which cap, with which permissions.
 import { PERMISSION_MODES, permissionFlags } from "../agents/permission-mode.js";
-import { formatDuration } from "../config/parse-value.js";
+import { formatDuration } from "../util/parse-value.js";
 import { describeTarget } from "../notify/notifier.js";
 import { Redactor } from "../redact/redactor.js";
-import type { StartRunInput } from "./start-run.js";
+import type { StartRunInput } from "./start-run-input.js";
 
 /** What a person should know before the agent starts working in their project. */
 export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous"> & { worktree?: { path: string; branch: string } | null }): string[] {

@@ -2,47 +2,33 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { RunSettings } from "../config/run-options.js";
 import { realIo } from "../engine/engine-io.js";
 import { firstStatus, runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot, type RunResult } from "../run/finish-run.js";
 import { createRunDir, RunDirExists } from "../store/create-run-dir.js";
-import { renderPlan, type Plan } from "../store/plan-file.js";
+import { renderPlan } from "../store/plan-file.js";
 import { startGuardian } from "../process/guardian.js";
 import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
-import { isRunnerAlive } from "../process/runner-alive.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
 import { Supervision } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import { acquireLock, type LockHolder } from "../store/lock-file.js";
+import { acquireLock, type LockHolder } from "../control/lock-file.js";
+import { fileDigest, projectLockHolders, recordRunCreated, thisRunner, updateLedgerEntry } from "../control/run-ledger.js";
 import { projectLockPath, runDirProblem, runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
 import { startLines } from "./start-lines.js";
+import type { StartRunInput } from "./start-run-input.js";
 import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
-/** What to start. */
-export interface StartRunInput {
-  projectDir: string;
-  runId: string;
-  settings: RunSettings;
-  plan: Plan;
-  previous: RunStatus | null;
-  /** Take the project-wide lock too (runs started without --name). */
-  projectLock: boolean;
-  /** Changes to make to the run directory once its locks are held (`ralph continue`). */
-  prepare?: () => void;
-  /** Extra lines printed after the summary (human mode only). */
-  epilogue?: (result: RunResult) => string[];
-  /** Stdin is a pipe from the parent run: its end (the parent died) ends this run like SIGTERM. */
-  watchParent?: boolean;
-}
+export type { StartRunInput } from "./start-run-input.js";
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
 function makeRunDirs(projectDir: string): void {
@@ -62,13 +48,18 @@ function makeRunDirs(projectDir: string): void {
   }
 }
 
+/** settings.json as ralph writes it. */
+function settingsText(settings: StartRunInput["settings"]): string {
+  return `${JSON.stringify(settings, null, 2)}\n`;
+}
+
 /** Creates a new run's directory with its first state.md, status.json and settings.json, all at once. */
 function createNewRun(input: StartRunInput, status: RunStatus): void {
   try {
     createRunDir(input.projectDir, input.runId, {
       "state.md": renderPlan(input.plan),
       "status.json": `${JSON.stringify(status, null, 2)}\n`,
-      "settings.json": `${JSON.stringify(input.settings, null, 2)}\n`,
+      "settings.json": settingsText(input.settings),
     });
   } catch (error) {
     if (error instanceof RunDirExists) throw new UsageError(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
@@ -109,17 +100,26 @@ export async function startRun(input: StartRunInput): Promise<number> {
         throw new UsageError(`another run is active in this project (${lock.holder?.run_id ?? "unknown"}, pid ${lock.holder?.pid ?? "?"}); stop it, or give --name to run several`);
       }
       releases.push(lock.release);
+      // The lock file is in the project, where the agent can delete it: the runners' records say it too.
+      const other = projectLockHolders(input.projectDir, isRunnerAlive).find((entry) => entry.run_id !== input.runId && entry.runner?.pid !== process.pid);
+      if (other) throw new UsageError(`another run is active in this project (${other.run_id}, pid ${other.runner?.pid ?? "?"}); stop it, or give --name to run several`);
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
       const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: process.pid, pidStart, hostname: holder.hostname }, new Date(), supervision.mode);
+      recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(pidStart, input.projectLock));
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
     if (!lock.ok) throw new UsageError(`run ${input.runId} is being driven by another runner (pid ${lock.holder?.pid ?? "?"})`);
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
-    if (input.previous) writeFileAtomic(paths.settings, `${JSON.stringify(input.settings, null, 2)}\n`);
+    if (input.previous) {
+      writeFileAtomic(paths.settings, settingsText(input.settings));
+      updateLedgerEntry(paths.dir, { settings_sha256: fileDigest(paths.settings), status_sha256: null, runner: thisRunner(pidStart, input.projectLock) });
+    }
+    // Once this runner is done (or refused), its record says so, with the status it leaves for `ralph continue`.
+    releases.push(() => updateLedgerEntry(paths.dir, { runner: null, status_sha256: fileDigest(paths.status) }));
     input.prepare?.();
   } catch (error) {
     releaseAll();

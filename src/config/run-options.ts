@@ -17,7 +17,7 @@ import {
   parseArgumentList,
   parseChoiceList,
   type Parsed,
-} from "./parse-value.js";
+} from "../util/parse-value.js";
 
 /** Fully resolved settings of one run (the prompt itself is resolved separately). */
 export interface RunSettings {

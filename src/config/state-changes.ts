@@ -1,6 +1,6 @@
 // `ralph set RUN key=value...`: which fields of state.md a person may change, read with the flags' parsers.
 import type { Plan } from "../store/plan-file.js";
-import { parseBoolean, parseCount } from "./parse-value.js";
+import { parseBoolean, parseCount } from "../util/parse-value.js";
 
 /** Validated changes to a run's desired state. */
 export type StateChanges = Partial<Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;

@@ -2,7 +2,7 @@
 import type { RunRecord } from "../run/run-record.js";
 import type { EngineIo } from "./engine-io.js";
 import type { AgentRun, Attempt, CommitRecord } from "./phase.js";
-import { workDirOf, type EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./engine-options.js";
 
 /**
  * The agent run with what was committed for it. Runs only once the agent's tree has ended (so nothing is

@@ -5,7 +5,7 @@ import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { EngineIo } from "./engine-io.js";
-import { workDirOf, type EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./engine-options.js";
 import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
@@ -14,7 +14,7 @@ import type { AgentHandle } from "./run-agent.js";
 import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
-import { clearAnswer } from "../store/run-control.js";
+import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 
@@ -242,6 +242,7 @@ export class Driver {
   private async afterAgent(attempt: Attempt, ended: AgentRun): Promise<void> {
     const { io } = this;
     this.attempt = null;
+    this.refuseAgentTimeRequests(attempt.iteration);
     this.guardPlanAfter(attempt.iteration);
     const run = await commitChanges(this.options, io, this.record, attempt, ended);
     const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
@@ -267,6 +268,15 @@ export class Driver {
     if (entries.length === 0) return;
     this.record.apply(entries);
     this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
+  }
+
+  /** Right after an agent's tree ended: control requests written while it ran are not taken, and said so. */
+  private refuseAgentTimeRequests(iteration: number): void {
+    for (const file of discardAgentTimeRequests(this.record.paths)) {
+      const reason = "written while the agent ran, so it may be the agent's own; only a request made after the iteration counts";
+      this.record.log(`${file} not taken: ${reason}`);
+      this.record.event({ type: "control_refused", iteration, file, reason });
+    }
   }
 
   /** After an agent iteration: a state.md change written while it ran is reported; only its tightenings apply. */

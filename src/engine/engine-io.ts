@@ -13,7 +13,8 @@ import type { SupervisionMode } from "../process/supervision.js";
 import { spawnAgent, type SpawnAgentOptions, type SpawnResult } from "../process/spawn-agent.js";
 import { writePlanFile, type Plan } from "../store/plan-file.js";
 import type { RunPaths } from "../store/run-paths.js";
-import { readSentinels, watchControl, type SentinelState } from "./control-watch.js";
+import { readSentinels, type SentinelState } from "../control/control-files.js";
+import { watchControl } from "../control/control-watch.js";
 import { watchPlan, type PlanWatch } from "./plan-watch.js";
 
 /** The signals the runner received, as aborts. */

@@ -1,12 +1,10 @@
 // The engine's entry point: creates the run's record, drives the machine to its end, and finishes the run.
 import { randomBytes } from "node:crypto";
-import type { RunSettings } from "../config/run-options.js";
 import type { SupervisionMode } from "../process/supervision.js";
 import { Redactor } from "../redact/redactor.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus, type RunHost } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
-import type { Plan } from "../store/plan-file.js";
 import { holdCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { runPaths } from "../store/run-paths.js";
@@ -14,32 +12,9 @@ import type { RunStatus } from "../store/status-file.js";
 import { Driver } from "./drive.js";
 import type { EngineIo } from "./engine-io.js";
 import { startNotifications } from "./run-notifications.js";
+import type { EngineOptions } from "./engine-options.js";
 
-/** What to run. */
-export interface EngineOptions {
-  projectDir: string;
-  runId: string;
-  settings: RunSettings;
-  /** The plan written to state.md at the start (ignored when continuing: the file is re-read). */
-  plan: Plan;
-  /** The previous status when continuing a run (`ralph continue`), to keep its counters. */
-  previous: RunStatus | null;
-  /** Lines to log at the start (e.g. a stale lock that was taken over). */
-  notes?: string[];
-  /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
-  workDir?: string;
-  /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
-  worktree?: { path: string; branch: string } | null;
-  /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
-  commit?: boolean;
-  /** The run that started this one as a child (`--parallel`). */
-  parent?: string | null;
-}
-
-/** The directory a run works in: its worktree when it has one, else the project. */
-export function workDirOf(options: Pick<EngineOptions, "projectDir" | "workDir">): string {
-  return options.workDir ?? options.projectDir;
-}
+export { workDirOf, type EngineOptions } from "./engine-options.js";
 
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
 export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {

@@ -1,12 +1,12 @@
 // Starts one iteration's agent (or, with --dry-run, pretends to): invocation, environment, output events.
 import { basename } from "node:path";
 import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
-import { formatDuration } from "../config/parse-value.js";
+import { formatDuration } from "../util/parse-value.js";
 import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { RunRecord } from "../run/run-record.js";
-import { workDirOf, type EngineOptions } from "./run-engine.js";
+import { workDirOf, type EngineOptions } from "./engine-options.js";
 import type { EngineIo } from "./engine-io.js";
 import type { AgentRun, Attempt, EndedBy } from "./phase.js";
 import { startAgent, type AgentHandle } from "./run-agent.js";

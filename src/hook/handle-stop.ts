@@ -8,6 +8,7 @@
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
+import { readSentinels } from "../control/control-files.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { Ending } from "../run/finish-run.js";
@@ -61,7 +62,9 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     return allow(`ralph: ${read.message}; ${recorded}. Fix or delete the file to start a new loop.`);
   }
   const loop = read.loop;
-  const ours = loop.sessionId === "" || loop.sessionId === input.sessionId;
+  // A loop has one owner session: the first stop that names one binds it. A stop without a session id
+  // (empty or missing) never binds it and is never blocked by it, so no session can take a loop over.
+  const ours = input.sessionId !== null && (loop.sessionId === "" || loop.sessionId === input.sessionId);
   if (!loop.active) {
     const record = loop.runId ? openHookRun(deps.projectDir, loop.runId, deps) : null;
     if (!record || hasEnded(record)) return allow(); // nothing left to record: leave the file alone
@@ -78,7 +81,7 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     patchHookLoop(files.loop, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
-  if (existsSync(record.paths.stop)) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
+  if (readSentinels(record.paths).stop) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
   return evaluateAndContinue(input, deps, files, loop, record, since);

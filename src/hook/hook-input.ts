@@ -27,10 +27,12 @@ export function parseStopHookInput(text: string): { ok: true; input: StopHookInp
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: "the hook input is not a JSON object" };
   const fields = value as Record<string, unknown>;
   const stringField = (name: string): string | null => (typeof fields[name] === "string" && fields[name] !== "" ? (fields[name] as string) : null);
+  // A session id of blanks is no session id: the loop file keeps ids trimmed, and an empty one means unbound.
+  const sessionId = stringField("session_id")?.trim() || null;
   return {
     ok: true,
     input: {
-      sessionId: stringField("session_id"),
+      sessionId,
       transcriptPath: stringField("transcript_path"),
       cwd: stringField("cwd"),
       stopHookActive: fields.stop_hook_active === true,

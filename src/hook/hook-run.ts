@@ -1,5 +1,7 @@
 // The run directory of an in-session loop: created at start, re-opened by every hook call, ended through finishRun.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { recordRunCreated } from "../control/run-ledger.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { RunRecord, type RecordListener } from "../run/run-record.js";
 import { generateRunId, runPaths } from "../store/run-paths.js";
@@ -44,6 +46,8 @@ export function createHookRun(projectDir: string, runId: string, loop: HookLoop,
     sessionId: loop.sessionId === "" ? null : loop.sessionId,
     startedAt: loop.startedAt,
   });
+  mkdirSync(dirname(paths.dir), { recursive: true, mode: 0o700 });
+  recordRunCreated(paths.dir, runId, null, null);
   const record = RunRecord.create(paths, status, SILENT, clock.now);
   // The hook records a failed write by ending the loop FAILED (its caller catches): let it throw.
   record.guard.rethrow = true;

@@ -3,8 +3,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { readProcess } from "../process/proc-table.js";
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { acquireLock, type LockHolder } from "../store/lock-file.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { acquireLock, type LockHolder } from "../control/lock-file.js";
 import type { HookClock } from "./hook-run.js";
 
 /** The lock was taken and `fn` ran, or someone else held it for the whole wait. */

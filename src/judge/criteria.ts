@@ -6,7 +6,7 @@ import { glob } from "tinyglobby";
 import { runCheckCommand } from "./run-check-command.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
-import { formatDuration } from "../config/parse-value.js";
+import { formatDuration } from "../util/parse-value.js";
 
 export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 

@@ -73,6 +73,11 @@ const BODIES = {
   },
   state_change_rejected: { iteration: int, ignored: z.array(z.string()), applied: z.array(z.string()), kept_as: z.string() },
   state_set: { applied: z.string().optional(), refused: z.string().optional() },
+  control_refused: {
+    iteration: int.describe("the iteration whose agent was running when the file was written"),
+    file: z.string().describe("the control file not taken: ANSWER or a set request"),
+    reason: z.string(),
+  },
   criteria_checked: { iteration: int, criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() },
   guard_fired: {
     guard: z.enum(["stalled", "same_failure", "billing"]).describe("which guard: no progress, the same failure again, a billing error"),

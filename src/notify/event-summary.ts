@@ -1,5 +1,5 @@
 // One readable line per event, for Slack messages and desktop notifications.
-import { clip } from "../agents/json-fields.js";
+import { clip } from "../util/clip.js";
 import type { NotifyEvent } from "./notify-target.js";
 
 const MAX_SUMMARY = 300;

@@ -1,6 +1,6 @@
 // Sends run events to the configured targets in the background; the run never waits for or fails on them.
 import { Redactor } from "../redact/redactor.js";
-import { shellCommandLine } from "../hook/shell-words.js";
+import { shellCommandLine } from "../util/shell-words.js";
 import { desktopCommand } from "./desktop-command.js";
 import { eventSummary, eventTitle } from "./event-summary.js";
 import { targetWants, type NotifyEvent, type NotifyTarget } from "./notify-target.js";

@@ -1,7 +1,7 @@
 // Notification targets from ralph.yaml `notify:` entries and from --notify / --webhook / --webhook-format.
 import { z } from "zod";
 import type { YamlDefaults } from "../config/ralph-yaml.js";
-import { splitShellWords } from "../hook/shell-words.js";
+import { splitShellWords } from "../util/shell-words.js";
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENT_NAMES, type NotifyTarget, type WebhookFormat } from "./notify-target.js";
 import { redactUrlsIn } from "./redact-url.js";
 

@@ -11,6 +11,7 @@ export const NOTIFY_EVENT_NAMES = [
   "criteria_checked",
   "state_change_rejected",
   "state_set",
+  "control_refused",
   "needs_human",
   "answered",
   "agent_lingered",

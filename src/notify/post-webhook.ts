@@ -1,7 +1,7 @@
 // Delivering one event to a webhook: a JSON POST, a bounded time per try, retries on 5xx and connection errors.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { pause } from "../process/kill-tree.js";
+import { pause } from "../util/pause.js";
 
 /** How a webhook is tried. */
 export interface WebhookTiming {

@@ -1,6 +1,6 @@
 // Delivering one event to a command: the event JSON on its stdin, its whole tree ended after a limit.
 import { randomUUID } from "node:crypto";
-import { pause } from "../process/kill-tree.js";
+import { pause } from "../util/pause.js";
 import { spawnAgent, type AgentExit } from "../process/spawn-agent.js";
 import type { DeliveryResult } from "./post-webhook.js";
 

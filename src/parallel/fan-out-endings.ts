@@ -1,6 +1,6 @@
 // The reasons a `--parallel` parent ends, and how it reads the ending of one of its children.
 import type { RunSettings } from "../config/run-options.js";
-import type { SentinelState } from "../engine/control-watch.js";
+import type { SentinelState } from "../control/control-files.js";
 import { EXIT_REASONS, type ExitReason } from "../exit/exit-reasons.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunStatus } from "../store/status-file.js";

@@ -1,6 +1,6 @@
 // What a `--parallel` parent touches outside itself: child runs, the task list, their records, the clock.
 import type { SignalSource } from "../engine/engine-io.js";
-import type { SentinelState } from "../engine/control-watch.js";
+import type { SentinelState } from "../control/control-files.js";
 import type { TaskListResult } from "../judge/tasks.js";
 import type { RunHost } from "../run/new-status.js";
 import type { RecordListener } from "../run/run-record.js";

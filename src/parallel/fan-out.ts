@@ -8,7 +8,7 @@ import { RunRecord } from "../run/run-record.js";
 import type { Plan } from "../store/plan-file.js";
 import { Redactor } from "../redact/redactor.js";
 import { runPaths } from "../store/run-paths.js";
-import { openQuestion } from "../store/list-runs.js";
+import { openQuestion } from "../control/list-runs.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";

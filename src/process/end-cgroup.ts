@@ -3,7 +3,8 @@
 import { watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { CgroupTree } from "./cgroup-tree.js";
-import { pause, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
+import { type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
+import { pause } from "../util/pause.js";
 
 function send(pid: number, signal: NodeJS.Signals): boolean {
   if (pid === process.pid) return false;

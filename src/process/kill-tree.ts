@@ -3,6 +3,7 @@
 import type { ProcessIdentity, TreeMarker } from "./inventory.js";
 import { isAlive, readProcess, type ProcInfo } from "./proc-table.js";
 import { TreeScanner } from "./tree-scanner.js";
+import { pause } from "../util/pause.js";
 
 /** How to end a tree. */
 export interface EndTreeOptions {
@@ -42,20 +43,6 @@ const FREEZE_ROUNDS = 8;
 /** Whether a process is still alive as the same identity. */
 export function isSame(identity: ProcessIdentity, info: ProcInfo | null): boolean {
   return isAlive(info) && info?.startTime === identity.startTime;
-}
-
-/** Resolves after ms, or at once when the signal is (or becomes) aborted. */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /**

@@ -1,17 +1,9 @@
 // Reading the system process table: /proc on Linux, `ps` elsewhere (macOS).
 import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { psHasEnvEntry, readPsTable } from "./ps-table.js";
+import type { ProcInfo } from "./proc-info.js";
 
-/** One process as seen in the process table; (pid, startTime) is its identity. */
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  sid: number;
-  state: string;
-  startTime: string;
-  comm: string;
-}
+export type { ProcInfo } from "./proc-info.js";
 
 const hasProc = process.platform === "linux" && existsSync("/proc/self/stat");
 

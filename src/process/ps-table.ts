@@ -1,7 +1,7 @@
 // The process table through `ps`, for systems without /proc (macOS). Untested
 // on this project's CI (Linux); kept small and defensive.
 import { spawnSync } from "node:child_process";
-import type { ProcInfo } from "./proc-table.js";
+import type { ProcInfo } from "./proc-info.js";
 
 // `ps` shows no session id, only a session pointer: sessions are numbered by that
 // pointer, stable for the life of this process. Negative numbers keep them apart from pids.

@@ -4,7 +4,7 @@ import { constants } from "node:os";
 import { PassThrough } from "node:stream";
 import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
 import { endCgroup } from "./end-cgroup.js";
-import type { AgentExit, AgentProcess } from "./spawn-agent.js";
+import type { AgentExit, AgentProcess } from "./agent-process.js";
 
 /** How an agent is sealed in: born in its cgroup (made before the start), or the child of a subreaper. */
 export type Seal =

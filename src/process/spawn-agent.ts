@@ -2,11 +2,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { constants } from "node:os";
-import type { ResourceFigures } from "./agent-cgroup.js";
-import { endTree, isSame, type EndTreeOptions, type EndTreeReport } from "./kill-tree.js";
+import { endTree, isSame } from "./kill-tree.js";
 import { ProcessInventory, type ProcessIdentity, type TreeMarker } from "./inventory.js";
 import { isAlive, readProcess } from "./proc-table.js";
 import { readLauncherReports, STATUS_FD, subreaperArgv } from "./launcher.js";
+import type { AgentExit, AgentProcess } from "./agent-process.js";
 import { exitOf, feedStdin, keepOutput, sealedAgent, type Seal } from "./seal.js";
 
 /** What to start and how. */
@@ -25,30 +25,7 @@ export interface SpawnAgentOptions {
   seal?: Seal;
 }
 
-/** How the root process ended. */
-export interface AgentExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** A running agent tree. */
-export interface AgentProcess {
-  pid: number;
-  stdout: NodeJS.ReadableStream;
-  stderr: NodeJS.ReadableStream;
-  /** Resolves when the root process exits (never rejects); output may still be arriving. */
-  exited: Promise<AgentExit>;
-  /** Resolves once the root has exited and stdout/stderr are closed (a leftover holding them delays it until end()). */
-  closed: Promise<AgentExit>;
-  /** The sampled /proc inventory; null in a cgroup, where the kernel keeps the membership. */
-  inventory: ProcessInventory | null;
-  /** Ends the whole tree; safe after exit (reaps leftovers) and more than once. */
-  end(options: EndTreeOptions): Promise<EndTreeReport>;
-  /** What the tree used (cgroup only; final once end() has resolved). */
-  resources(): ResourceFigures | null;
-  /** Resolves when the kernel killed a process for the memory cap (cgroup with a memory cap only). */
-  memoryCapHit: Promise<void>;
-}
+export type { AgentExit, AgentProcess } from "./agent-process.js";
 
 /** How long end() waits for a subreaper whose agent has ended to leave by itself. */
 const SUBREAPER_EXIT_WAIT_MS = 20;

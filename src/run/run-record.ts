@@ -1,7 +1,7 @@
 // Everything the runner writes about a run: status.json, events.jsonl, run.log and progress.txt.
 // Every write is redacted, and a failed one (a full disk) is kept by the WriteGuard instead of thrown.
-import { closeSync, mkdirSync } from "node:fs";
-import { openAppend } from "../store/regular-file.js";
+import { closeSync, fstatSync, lstatSync, mkdirSync, type Stats } from "node:fs";
+import { openAppend, RunFileError } from "../store/regular-file.js";
 import { join } from "node:path";
 import { Redactor } from "../redact/redactor.js";
 import { appendWhole } from "../store/append-whole.js";
@@ -84,6 +84,9 @@ export class RunRecord {
     const { type, ...rest } = body;
     const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
     this.guard.attempt(() => {
+      // The file stays open: at each event but the agent's own (one per output line), it must still be the
+      // file at events.jsonl, or an agent that swapped it for a link would be writing into the void.
+      if (this.eventsFd !== null && type !== "agent_event") checkStillAt(this.eventsFd, this.paths.events);
       this.eventsFd ??= openAppend(this.paths.events);
       appendEvent(this.eventsFd, event);
     });
@@ -129,4 +132,18 @@ export class RunRecord {
     this.current = { ...this.current, updated_at: this.now().toISOString() };
     this.guard.attempt(() => writeStatusFile(this.paths.status, this.current));
   }
+}
+
+/** Throws a RunFileError when `path` no longer names the file open as `fd` (replaced, by a link or otherwise). */
+function checkStillAt(fd: number, path: string): void {
+  const open = fstatSync(fd);
+  let now: Stats | null;
+  try {
+    now = lstatSync(path);
+  } catch {
+    now = null;
+  }
+  if (now && now.ino === open.ino && now.dev === open.dev) return;
+  const what = now === null ? "removed" : now.isSymbolicLink() ? "replaced by a symbolic link" : "replaced";
+  throw new RunFileError(`${path}: ${what} while the run was recording to it`);
 }

@@ -68,6 +68,7 @@ export type EventBody =
   | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
+  | { type: "control_refused"; iteration: number; file: string; reason: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
   /** A guard ended the run (no progress, the same failure again, a billing error); `detail` says why. */
   | { type: "guard_fired"; guard: "stalled" | "same_failure" | "billing"; detail: string }

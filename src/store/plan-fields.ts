@@ -1,5 +1,5 @@
 // The fields state.md and the in-session loop's file share: the cap, the promise and the completion criteria.
-import { parseCount } from "../config/parse-value.js";
+import { parseCount } from "../util/parse-value.js";
 
 /** One completion criterion; an unknown `type` is a label for a `command` check. */
 export interface Criterion {

@@ -2,8 +2,11 @@
 import { z } from "zod";
 import { EXIT_REASONS } from "../exit/exit-reasons.js";
 
-/** Every state a listed run can be in: live states, `stale` (runner gone, no marker), or its exit reason. */
-const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", ...EXIT_REASONS] as const;
+/**
+ * Every state a listed run can be in: live states, `stale` (runner gone, no marker), `foreign` (a run
+ * directory ralph has no record of creating: never picked, never continued), or its exit reason.
+ */
+const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", "foreign", ...EXIT_REASONS] as const;
 
 /** One run in `ralph list --json`. */
 export const runSummarySchema = z.object({

@@ -5,11 +5,11 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseCount } from "../config/parse-value.js";
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { answerRun } from "../run/answer-run.js";
-import { summariseRun } from "../store/list-runs.js";
-import { clearPause, requestPause, requestStop } from "../store/run-control.js";
+import { parseCount } from "../util/parse-value.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { answerRun } from "../control/answer-run.js";
+import { summariseRun } from "../control/list-runs.js";
+import { requestControl } from "../control/control-request.js";
 import type { RunRef } from "./projects.js";
 
 /** What a button asks for. */
@@ -31,21 +31,14 @@ export function isAction(name: string): name is Action {
 
 /** Carries out `action` on run `ref`; `body` is the posted JSON (for continue's `max_iterations`). */
 export async function runAction(ref: RunRef, action: Action, body: Record<string, unknown>): Promise<ActionResult> {
-  const { summary } = summariseRun(ref.project.dir, ref.id, isRunnerAlive, new Date());
-  const live = summary.active;
   switch (action) {
     case "pause":
-      if (!live) return { status: 409, message: `run ${ref.id} is not running (${summary.state})` };
-      requestPause(ref.paths);
-      return { status: 200, message: `pause requested: run ${ref.id} waits before its next iteration` };
     case "resume":
-      clearPause(ref.paths);
-      return { status: 200, message: `run ${ref.id} resumed` };
     case "stop":
-    case "stop-now":
-      if (!live) return { status: 409, message: `run ${ref.id} is not running (${summary.state})` };
-      requestStop(ref.paths, action === "stop-now");
-      return { status: 200, message: action === "stop" ? `stop requested: run ${ref.id} ends at the next iteration boundary` : `stop --now requested: ending run ${ref.id} and its agent` };
+    case "stop-now": {
+      const outcome = requestControl(ref.project.dir, ref.id, action);
+      return { status: outcome.ok ? 200 : 409, message: outcome.message };
+    }
     case "continue":
       return continueRun(ref, body.max_iterations);
     case "answer": {

@@ -1,6 +1,6 @@
 // The projects a dashboard shows, and the one check through which a request names a run of one of them.
 import { basename, resolve } from "node:path";
-import { runIds } from "../store/list-runs.js";
+import { runIds } from "../control/list-runs.js";
 import { runPaths, type RunPaths } from "../store/run-paths.js";
 
 /** A project the dashboard serves; `key` is its index, the only way a URL names it. */

@@ -1,6 +1,6 @@
 // One row of the dashboard's runs table: a run's summary plus what the table shows beyond `ralph list`.
-import type { RunnerAlive } from "../store/lock-file.js";
-import { summariseRun } from "../store/list-runs.js";
+import type { RunnerAlive } from "../control/lock-file.js";
+import { summariseRun } from "../control/list-runs.js";
 import type { RunSummary } from "../store/run-summary.js";
 import type { Project } from "./projects.js";
 

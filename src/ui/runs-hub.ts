@@ -1,8 +1,8 @@
 // The runs of every served project, kept current for the table: a run directory that changes is read
 // again at once (fs.watch), and a periodic rescan catches new runs, dead runners and missed events.
 import { statSync, watch, type FSWatcher } from "node:fs";
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { runIds } from "../store/list-runs.js";
+import { isRunnerAlive } from "../control/runner-alive.js";
+import { runIds } from "../control/list-runs.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { Project } from "./projects.js";
 import { readRunRow, type RunRow } from "./run-row.js";

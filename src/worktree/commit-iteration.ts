@@ -1,6 +1,6 @@
 // After an iteration: commits what the agent left changed in the worktree, never ralph's own files.
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
-import { clip } from "../agents/json-fields.js";
+import { clip } from "../util/clip.js";
 import { currentBranch, EVERYTHING_BUT_RALPH, worktreeBranch } from "./worktree-location.js";
 import { runGit } from "./run-git.js";
 

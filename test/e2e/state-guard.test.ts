@@ -67,7 +67,8 @@ test("ralph set works mid-iteration; from inside the agent it is refused, whatev
   const { done } = start(dir, ["run", "--name", "s", "-n", "3", "--check", "false", "go", ...agentAfter(selfSet, "--wait-for", gate)]);
   await waitForFile(`${gate}.started`);
   const runDir = join(dir, ".ralph", "runs", "s");
-  assert.match(readFileSync(join(dir, "self-set.out"), "utf8"), /refused: the request comes from this run's agent\n2\n$/);
+  // Refused by ralph set itself (its parent, the agent's shell, carries the run's marker), before any request is written.
+  assert.match(readFileSync(join(dir, "self-set.out"), "utf8"), /ralph set is for people: it does not run inside the agent of a ralph run \(.+\)\n2\n$/);
   const inAgentEnv = await runRalph(["set", "s", "check=true"], dir, cleanEnv({ RALPH_RUN_DIR: runDir }));
   assert.equal(inAgentEnv.code, 2);
   assert.match(inAgentEnv.stderr, /ralph set is for people/);

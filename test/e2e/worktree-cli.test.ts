@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { recordRunCreated } from "../../src/control/run-ledger.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { createWorktree } from "../../src/worktree/open-worktree.js";
 import { cleanEnv, runRalph } from "../helpers/cli.js";
@@ -23,6 +24,7 @@ function writeRun(repo: string, id: string, live: boolean): void {
   };
   writeFileSync(join(dir, "status.json"), JSON.stringify(status), { mode: 0o600 });
   writeFileSync(join(dir, "progress.txt"), live ? "iteration=1\n" : "iteration=1\ncompletion_reason=DONE\npromise=COMPLETE\n", { mode: 0o600 });
+  recordRunCreated(dir, id, null, live ? { pid: process.pid, pid_start: status.pid_start, hostname: hostname(), project_lock: false } : null);
 }
 
 async function runWithWorktree(repo: string, id: string, live: boolean): Promise<string> {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { quoteShellWord } from "../../src/hook/shell-words.js";
+import { quoteShellWord } from "../../src/util/shell-words.js";
 import { fakeClaudeEnvironment, PINNED_CLAUDE_BIN } from "../fixtures/fake-anthropic-env.js";
 import { bashTurn, startFakeAnthropic, textTurn, type FakeAnthropic, type FakeTurn } from "../fixtures/fake-anthropic.js";
 import { cleanEnv, runRalph } from "../helpers/cli.js";

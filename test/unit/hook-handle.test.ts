@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handleStop, type HandleDeps, type StopDecision } from "../../src/hook/handle-stop.js";
 import { hookFiles } from "../../src/hook/hook-files.js";
-import type { StopHookInput } from "../../src/hook/hook-input.js";
+import { parseStopHookInput, type StopHookInput } from "../../src/hook/hook-input.js";
 import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
-import { listRuns } from "../../src/store/list-runs.js";
+import { listRuns } from "../../src/control/list-runs.js";
 import { runPaths } from "../../src/store/run-paths.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-hook-handle-"));
@@ -135,6 +135,23 @@ describe("hook handle", () => {
     assert.equal(state(dir).iteration, 2, "another session's stop changes nothing");
     assertBlock(await handleStop(input({ sessionId: "session-A", stopHookActive: true }), deps(dir)));
     assert.equal(state(dir).iteration, 3);
+  });
+
+  test("a stop without a session id (empty, blank or missing) never binds an unbound loop nor is blocked; the next session's stop then owns it", async () => {
+    const dir = project();
+    await start(dir);
+    for (const text of ['{"session_id":""}', '{"session_id":"   "}', "{}"]) {
+      const parsed = parseStopHookInput(text);
+      assert.ok(parsed.ok);
+      assert.equal(parsed.ok && parsed.input.sessionId, null, text);
+      const decision = await handleStop(parsed.ok ? { ...parsed.input, lastAssistantMessage: "Still working." } : input(), deps(dir));
+      assert.equal(decision.kind, "allow", text);
+      assert.equal(state(dir).sessionId, "", `${text} left the loop unbound`);
+      assert.equal(state(dir).iteration, 1, `${text} changed nothing`);
+    }
+    assertBlock(await handleStop(input({ sessionId: "session-A" }), deps(dir)));
+    assert.equal(state(dir).sessionId, "session-A");
+    assert.deepEqual(await handleStop(input({ sessionId: "session-B" }), deps(dir)), { kind: "allow", message: null }, "exactly one owner");
   });
 
   test("a loop bound at start (from inside a session) ignores other sessions from the first stop", async () => {

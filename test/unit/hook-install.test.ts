@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installStopHook, isRalphHandleCommand } from "../../src/hook/install-hook.js";
-import { shellCommandLine } from "../../src/hook/shell-words.js";
+import { shellCommandLine } from "../../src/util/shell-words.js";
 import { RALPH, runRalph, tempProject } from "../helpers/cli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-hook-install-"));

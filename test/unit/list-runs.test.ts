@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listRuns } from "../../src/store/list-runs.js";
+import { listRuns } from "../../src/control/list-runs.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
+import { recordRunCreated } from "../../src/control/run-ledger.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -19,6 +20,7 @@ function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boo
     const now = new Date(0).toISOString();
     writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: run.ended ? "ended" : "running", exit_reason: run.ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
     writeFileSync(join(runDir, "progress.txt"), "iteration=1\n\n");
+    recordRunCreated(runDir, run.id, null, run.mode === "hook" ? null : { pid: 999999, pid_start: "1", hostname: "h", project_lock: false });
     if (run.ended || run.marker) appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
   }
   return dir;
@@ -27,6 +29,21 @@ function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boo
 const states = (dir: string, alive: boolean) => listRuns(dir, () => alive, new Date(0)).map((run) => [run.id, run.state, run.active]);
 
 describe("listRuns", () => {
+  test("liveness is the runner's record: a live run whose status.json, locks and progress.txt were deleted is still running", () => {
+    const dir = projectWith([{ id: "d", mode: "run" }]);
+    for (const name of ["status.json", "progress.txt"]) rmSync(join(dir, ".ralph", "runs", "d", name));
+    assert.deepEqual(states(dir, true), [["d", "running", true]]);
+    assert.deepEqual(states(dir, false), [["d", "stale", false]]);
+  });
+
+  test("a run directory ralph has no record of is foreign, whatever its status.json says; never active", () => {
+    const dir = projectWith([{ id: "ok", mode: "run" }]);
+    const planted = join(dir, ".ralph", "runs", "zz");
+    mkdirSync(planted);
+    writeFileSync(join(planted, "status.json"), JSON.stringify({ run_id: "zz", mode: "run", pid: 999999, pid_start: "1", hostname: "h", state: "running", iteration: 0, max_iterations: 3, cost_usd: 0, started_at: "2999-01-01T00:00:00.000Z", updated_at: "2999-01-01T00:00:00.000Z", ended_at: null }));
+    assert.deepEqual(states(dir, true), [["ok", "running", true], ["zz", "foreign", false]]);
+  });
+
   test("a run with a marker shows its reason; without one it is running while its runner lives, else stale", () => {
     const dir = projectWith([{ id: "a", mode: "run", ended: true }, { id: "b", mode: "run" }]);
     assert.deepEqual(states(dir, true), [["a", "DONE", false], ["b", "running", true]]);

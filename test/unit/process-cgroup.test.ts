@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cgroupMounts, ownCgroups, pathUnder } from "../../src/process/cgroup-fs.js";
 import { parseLauncherStatus } from "../../src/process/launcher.js";
-import { parseSize } from "../../src/config/parse-value.js";
+import { parseSize } from "../../src/util/parse-value.js";
 
 const HYBRID = [
   "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755",

@@ -1,9 +1,10 @@
 // `ralph answer [RUN] TEXT` or `--file F`: answer the question a run is waiting on.
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { answerRun } from "../../run/answer-run.js";
-import { listRuns, summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { answerRun } from "../../control/answer-run.js";
+import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { readRegular } from "../../store/regular-file.js";
-import { MAX_ANSWER_BYTES } from "../../store/run-control.js";
+import { MAX_ANSWER_BYTES } from "../../control/control-files.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -13,7 +14,7 @@ const TAKE_WAIT_MS = 10_000;
 /** The run meant: the one named, else the only run with an open question, else as the other commands pick. */
 function pickWaiting(projectDir: string, given: string | undefined): string {
   if (given !== undefined) return pickRun(projectDir, given, "answer");
-  const waiting = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.question !== null);
+  const waiting = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => run.question !== null && run.state !== "foreign");
   if (waiting.length === 1) return (waiting[0] as { id: string }).id;
   if (waiting.length > 1) throw new UsageError(`${waiting.length} runs wait for an answer, name the one to answer: ${waiting.map((run) => run.id).join(", ")}`);
   return pickRun(projectDir, undefined, "answer", true);
@@ -29,9 +30,7 @@ function answerFromFile(file: string): string {
 
 /** `ralph answer [RUN] TEXT | --file F`: writes the answer; a live run goes on at once, another at `ralph continue`. */
 export async function answerCommand(projectDir: string, first: string | undefined, second: string | undefined, file: string | undefined, env: NodeJS.ProcessEnv): Promise<number> {
-  if (env.RALPH_RUN_DIR !== undefined || env.RALPH_SUPERVISOR !== undefined) {
-    throw new UsageError("ralph answer is for people: it does not run inside the agent of a ralph run (RALPH_RUN_DIR is set)");
-  }
+  forPeopleOnly("answer", env);
   if (file !== undefined && second !== undefined) throw new UsageError("give the answer as TEXT or with --file, not both");
   // One word is the answer (the run is then picked); two are RUN and the answer.
   const given = file !== undefined || second !== undefined ? first : undefined;

@@ -1,8 +1,8 @@
 // `ralph clean RUN [--force]`: removes an ended run's worktree and keeps its branch.
 import { existsSync } from "node:fs";
-import { parseRunId } from "../../config/parse-value.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { runIds, summariseRun } from "../../store/list-runs.js";
+import { parseRunId } from "../../util/parse-value.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { runIds, summariseRun } from "../../control/list-runs.js";
 import { cleanWorktree } from "../../worktree/clean-worktree.js";
 import { listRecordedWorktrees } from "../../worktree/list-worktrees.js";
 import { realPath, worktreePath } from "../../worktree/worktree-location.js";

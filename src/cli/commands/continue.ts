@@ -1,19 +1,20 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
-import { existsSync, renameSync } from "node:fs";
 import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
 import type { RunSettings } from "../../config/run-options.js";
 import { parseSavedSettings } from "../../config/saved-settings.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
-import { clearAnswer } from "../../store/run-control.js";
+import { archiveStop, clearAnswer } from "../../control/control-files.js";
+import { continueRefusal } from "../../control/verify-run.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { startRun } from "../start-run.js";
 import { UsageError } from "../usage-error.js";
-import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../config/parse-value.js";
+import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
 
 function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Parsed<T>): T {
   const parsed = parse(raw);
@@ -35,10 +36,13 @@ function savedSettings(file: string): RunSettings {
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
 export async function continueCommand(projectDir: string, given: string | undefined, command: Command): Promise<number> {
+  forPeopleOnly("continue");
   const id = pickRun(projectDir, given, "continue", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
+  const untrusted = continueRefusal(id, paths);
+  if (untrusted !== null) throw new UsageError(untrusted);
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
@@ -61,7 +65,7 @@ export async function continueCommand(projectDir: string, given: string | undefi
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
     removeLeftoverTemps(paths.dir);
-    if (existsSync(paths.stop)) renameSync(paths.stop, `${paths.stop}.${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    archiveStop(paths, new Date());
     // An answer the runner already took (status.json holds it) must not answer the next question too.
     if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);

@@ -5,7 +5,7 @@ import { CODEX_BIN_VARIABLE } from "../../agents/codex.js";
 import { GEMINI_BIN_VARIABLE } from "../../agents/gemini.js";
 import { OPENCODE_BIN_VARIABLE } from "../../agents/opencode.js";
 import { readProcess } from "../../process/proc-table.js";
-import { runIds } from "../../store/list-runs.js";
+import { runIds } from "../../control/list-runs.js";
 import { findOrphanWorktrees } from "../../worktree/orphan-worktrees.js";
 import { renderOrphans } from "../render-worktree.js";
 import { findOnPath, Supervision, SUPERVISION_ENV, type SupervisionReport } from "../../process/supervision.js";

@@ -1,8 +1,8 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
 import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
 import { openRegular } from "../../store/regular-file.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { listRuns, summariseRun } from "../../store/list-runs.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
@@ -55,7 +55,8 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     session_id: status?.session_id ?? null,
     current_task: status?.current_task ?? null,
     elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
-    exit_reason: status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null),
+    // A foreign run's status.json is not ralph's: it says nothing about how a run of ralph's ended.
+    exit_reason: summary.state === "foreign" ? null : (status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null)),
     exit_code: status?.exit_code ?? null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
@@ -97,6 +98,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
 }
 
 function nextLine(report: RunStatusReport): string[] {
+  if (report.state === "foreign") return [`next       ralph did not create this run directory (no record of it): look at it, then remove it if it is not yours`];
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];

@@ -2,9 +2,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { adapterFor } from "../../agents/adapters.js";
 import { AGENT_NAMES, type AgentName } from "../../agents/types.js";
-import { parseCount } from "../../config/parse-value.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
+import { parseCount } from "../../util/parse-value.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
 import { runPaths } from "../../store/run-paths.js";
 import type { RunEvent } from "../../store/event-log.js";
 import { pickRun } from "../pick-run.js";

@@ -3,12 +3,14 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { applyStateChanges, describeStateChanges, parseStateChanges } from "../../config/state-changes.js";
 import { readProcess } from "../../process/proc-table.js";
-import { isRunnerAlive } from "../../process/runner-alive.js";
-import { summariseRun } from "../../store/list-runs.js";
-import { acquireLock } from "../../store/lock-file.js";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
+import { acquireLock } from "../../control/lock-file.js";
 import { runPaths } from "../../store/run-paths.js";
-import { takeSetResult, withdrawSetRequest, writeSetRequest } from "../../store/set-request.js";
+import { takeSetResult, withdrawSetRequest, writeSetRequest } from "../../control/set-request.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
+import { foreignRefusal } from "../../control/control-request.js";
+import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
 import { UsageError } from "../usage-error.js";
 
@@ -17,14 +19,14 @@ const ANSWER_TIMEOUT_MS = 15_000;
 
 /** `ralph set RUN key=value...`: validated first; applied by the runner when the run is live, else written directly. */
 export async function setCommand(projectDir: string, given: string, words: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (env.RALPH_RUN_DIR !== undefined || env.RALPH_SUPERVISOR !== undefined) {
-    throw new UsageError("ralph set is for people: it does not run inside the agent of a ralph run (RALPH_RUN_DIR is set)");
-  }
+  forPeopleOnly("set", env);
   const parsed = parseStateChanges(words);
   if (!parsed.ok) throw new UsageError(parsed.message);
   const id = pickRun(projectDir, given, "set");
   const paths = runPaths(projectDir, id);
   const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  const foreign = foreignRefusal(summary, "set");
+  if (foreign) throw new UsageError(foreign);
   if (summary.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md`);
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   if (!summary.active) {

@@ -2,7 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import { parseCount } from "../../config/parse-value.js";
+import { parseCount } from "../../util/parse-value.js";
 import { bindGuard, createGuard } from "../../ui/guard.js";
 import { projectsOf } from "../../ui/projects.js";
 import { createDashboard } from "../../ui/server.js";

@@ -2,11 +2,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { readCompletion } from "./progress-log.js";
-import { runPaths, runsDir } from "./run-paths.js";
-import type { RunSummary } from "./run-summary.js";
+import { readLedgerEntry, type LedgerEntry } from "./run-ledger.js";
+import { readCompletion } from "../store/progress-log.js";
+import { runPaths, runsDir } from "../store/run-paths.js";
+import type { RunSummary } from "../store/run-summary.js";
 import { isExitReason } from "../exit/exit-reasons.js";
-import { readStatusFile, type RunStatus } from "./status-file.js";
+import { readStatusFile, type RunStatus } from "../store/status-file.js";
 
 /** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
@@ -47,7 +48,8 @@ export function summariseRun(
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
   const status = readStatusFile(paths.status);
-  const state = runState(status, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id);
+  const entry = readLedgerEntry(paths.dir);
+  const state = runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   return {
     status,
@@ -78,22 +80,28 @@ export function openQuestion(status: RunStatus | null): string | null {
 }
 
 /**
- * A run's state. The runner's own records decide it: a live runner (pid and start time) that has not
- * written `state: "ended"` is running whatever progress.txt says, since an agent can append text there.
- * The completion marker counts only once the runner is gone (a runner forced out writes the marker alone).
+ * A run's state. The runner's own records decide it: a run directory ralph has no record of is foreign;
+ * a live runner (the record's pid and start time) drives the run whatever the run directory says, since an
+ * agent can delete or rewrite status.json, the locks and progress.txt. An ended status counts while that
+ * runner is still finishing only when that runner wrote it. The completion marker counts once it is gone.
  */
 function runState(
   status: RunStatus | null,
+  entry: LedgerEntry | null,
   alive: RunnerAlive,
   completion: () => { ended: boolean; reason: string | null },
   armed: () => boolean,
 ): RunSummary["state"] {
-  if (status?.state === "ended" && status.exit_reason && isExitReason(status.exit_reason)) return status.exit_reason;
-  if (status && status.mode === "hook") {
+  if (entry === null) return "foreign";
+  const endedReason = status?.state === "ended" && status.exit_reason && isExitReason(status.exit_reason) ? status.exit_reason : null;
+  const runner = entry.runner;
+  if (status?.mode === "hook") {
+    if (endedReason) return endedReason;
     if (armed()) return "running";
-  } else if (status && status.state !== "ended" && alive(status)) {
-    return status.state === "paused" || status.state === "waiting" || status.state === "needs_human" ? status.state : "running";
-  }
+  } else if (runner && alive(runner)) {
+    if (endedReason && status?.pid === runner.pid) return endedReason;
+    return status?.state === "paused" || status?.state === "waiting" || status?.state === "needs_human" ? status.state : "running";
+  } else if (endedReason) return endedReason;
   const ended = completion();
   if (ended.ended) return ended.reason && isExitReason(ended.reason) ? ended.reason : "FAILED";
   return "stale";

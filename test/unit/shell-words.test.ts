@@ -2,7 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { quoteShellWord, shellCommandLine, splitShellWords } from "../../src/hook/shell-words.js";
+import { quoteShellWord, shellCommandLine, splitShellWords } from "../../src/util/shell-words.js";
 
 function words(text: string): string[] {
   const result = splitShellWords(text);

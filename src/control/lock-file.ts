@@ -1,6 +1,6 @@
 // Exclusive locks held by a live runner: one per run, and one per project for runs without --name.
 import { linkSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { readRegular } from "./regular-file.js";
+import { readRegular } from "../store/regular-file.js";
 
 /** Who holds a lock. */
 export interface LockHolder {

@@ -1,5 +1,5 @@
 // Strict parsers for option values; each returns the value or a message saying what was expected.
-import { splitShellWords } from "../hook/shell-words.js";
+import { splitShellWords } from "./shell-words.js";
 
 /** A parsed value, or what was expected instead. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };

@@ -1,8 +1,8 @@
 // The channel of `ralph set` to a live runner: a request file in the run directory, answered by a result file.
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "./atomic-write.js";
-import { readRegular } from "./regular-file.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import { readRegular } from "../store/regular-file.js";
 
 /** A request: the `key=value` words, and who asked (the runner checks that process). */
 export interface SetRequest {

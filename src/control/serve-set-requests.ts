@@ -1,7 +1,7 @@
 // The runner's side of `ralph set`: validate each pending request, apply it to state.md as trusted, answer it.
 import { applyStateChanges, describeStateChanges, parseStateChanges } from "../config/state-changes.js";
 import { answerSetRequest, pendingSetRequests, type SetRequest } from "./set-request.js";
-import type { StateGuard } from "./state-guard.js";
+import type { StateGuard } from "../store/state-guard.js";
 
 /** One request handled: its changes as text when applied, or why it was refused. */
 export type ServedRequest = { ok: true; applied: string } | { ok: false; message: string };

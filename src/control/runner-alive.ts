@@ -1,6 +1,6 @@
 // Whether the runner recorded in a lock or status file is still the same live process.
 import { hostname } from "node:os";
-import { isAlive, readProcess } from "./proc-table.js";
+import { isAlive, readProcess } from "../process/proc-table.js";
 
 /** True when `pid` runs on this host with the recorded start time (so a reused pid does not count). */
 export function isRunnerAlive(holder: { pid: number; pid_start: string | null; hostname: string }): boolean {

@@ -1,9 +1,10 @@
 // Answering a run's open question: what `ralph answer` and the dashboard's answer box both do.
 // The answer goes into the run's ANSWER file; the live runner takes it from there (its control watcher sees
 // the file), and a run whose runner is gone takes it when `ralph continue` starts it again.
-import { isRunnerAlive } from "../process/runner-alive.js";
-import { openQuestion, summariseRun } from "../store/list-runs.js";
-import { MAX_ANSWER_BYTES, writeAnswer } from "../store/run-control.js";
+import { foreignRefusal } from "./control-request.js";
+import { isRunnerAlive } from "./runner-alive.js";
+import { openQuestion, summariseRun } from "./list-runs.js";
+import { MAX_ANSWER_BYTES, writeAnswer } from "./control-files.js";
 import { runPaths } from "../store/run-paths.js";
 
 /** What answering did: the answer is written (`live`: a runner will take it now), or why nothing was written. */
@@ -16,6 +17,8 @@ export function answerRun(projectDir: string, id: string, text: string): AnswerO
   const bytes = Buffer.byteLength(answer);
   if (bytes > MAX_ANSWER_BYTES) return { ok: false, message: `the answer is ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} allowed` };
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  const foreign = foreignRefusal(summary, "answer");
+  if (foreign) return { ok: false, message: foreign };
   if (summary.mode === "hook") return { ok: false, message: `run ${id} is an in-session loop: answer in the Claude Code session itself` };
   const question = openQuestion(status);
   if (question === null) return { ok: false, message: `run ${id} is not waiting for an answer (${summary.state}); nothing to answer` };

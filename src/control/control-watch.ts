@@ -1,41 +1,14 @@
 // Notices changes to a run directory's control files (PAUSE, STOP, ANSWER, state.md), by file watch with a polling fallback.
 import { watch, type FSWatcher } from "node:fs";
-import { entryKind, readRegular } from "../store/regular-file.js";
 import type { RunPaths } from "../store/run-paths.js";
-import { readAnswer } from "../store/run-control.js";
-import { isSetRequestName } from "../store/set-request.js";
+import { isSetRequestName } from "./set-request.js";
+
 
 /** Names in the run directory whose changes are requests to the runner. */
 const WATCHED_NAMES = new Set(["STOP", "PAUSE", "ANSWER", "state.md"]);
 
 /** Fallback poll period, for filesystems where watching misses events. */
 export const FALLBACK_POLL_MS = 250;
-
-/** What the sentinels ask for right now. */
-export interface SentinelState {
-  stop: boolean;
-  stopNow: boolean;
-  pause: boolean;
-  /** The answer in ANSWER, when one is there. */
-  answer: string | null;
-}
-
-/**
- * Reads the sentinels (cheap: two lstats and, when STOP exists, one small read). Presence is the request,
- * whatever the entry is; only a regular STOP file is read (a FIFO there must not block the runner).
- */
-export function readSentinels(paths: RunPaths): SentinelState {
-  const stop = entryKind(paths.stop) !== "missing";
-  let stopNow = false;
-  if (stop) {
-    try {
-      stopNow = /^\s*now\b/m.test(readRegular(paths.stop, 4096).toString("utf8"));
-    } catch {
-      stopNow = false;
-    }
-  }
-  return { stop, stopNow, pause: entryKind(paths.pause) !== "missing", answer: readAnswer(paths) };
-}
 
 /** Calls `onChange` when a control file may have changed (and at every fallback poll) until closed. */
 export function watchControl(paths: RunPaths, onChange: () => void): { close(): void } {

@@ -1,0 +1,63 @@
+// A person's stop, pause and resume of a run: what `ralph stop|pause|resume` and the dashboard's buttons do.
+// Both call requestControl, so they refuse the same things with the same words.
+import { entryKind } from "../store/regular-file.js";
+import { runPaths } from "../store/run-paths.js";
+import type { RunSummary } from "../store/run-summary.js";
+import { clearPause, requestPause, requestStop } from "./control-files.js";
+import { summariseRun } from "./list-runs.js";
+import { isRunnerAlive } from "./runner-alive.js";
+
+/** A request on a live run's control files. */
+export type ControlAction = "stop" | "stop-now" | "pause" | "resume";
+
+/** What was done (the line to show), or why nothing was (the line to refuse with). */
+export type ControlOutcome = { ok: true; message: string } | { ok: false; message: string };
+
+/** Why a request on run `id` is refused because the run is not live, or null when it is live. */
+export function notLiveRefusal(summary: RunSummary, what: string): string | null {
+  if (summary.active) return null;
+  const id = summary.id;
+  const foreign = foreignRefusal(summary, what);
+  if (foreign) return foreign;
+  if (summary.state === "stale") return `run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`;
+  return `run ${id} has already ended (${summary.state}); nothing to ${what}. Go on with it: ralph continue ${id}`;
+}
+
+/** Why nothing is done to a run directory ralph did not create, or null when it did. */
+export function foreignRefusal(summary: RunSummary, what: string): string | null {
+  return summary.state === "foreign" ? `run ${summary.id} is foreign: ralph has no record of creating it (a directory planted in .ralph/runs?); nothing to ${what}` : null;
+}
+
+/** The word a refusal uses for an action ("stop" for both stops). */
+function verbOf(action: ControlAction): string {
+  return action === "stop-now" ? "stop" : action;
+}
+
+/** Checks and carries out `action` on run `id` of `projectDir`; changes nothing when refused. */
+export function requestControl(projectDir: string, id: string, action: ControlAction): ControlOutcome {
+  const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  const notLive = notLiveRefusal(summary, verbOf(action));
+  if (notLive) return { ok: false, message: notLive };
+  const paths = runPaths(projectDir, id);
+  switch (action) {
+    case "stop":
+      requestStop(paths, false);
+      return { ok: true, message: `stop requested: run ${id} ends at the next iteration boundary` };
+    case "stop-now":
+      requestStop(paths, true);
+      return { ok: true, message: `stop --now requested: ending run ${id} and its agent` };
+    case "pause":
+      // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
+      if (entryKind(paths.pause) === "file") return { ok: false, message: `run ${id} is already paused (or pausing); ralph resume ${id} to go on` };
+      requestPause(paths);
+      return { ok: true, message: `pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)` };
+    case "resume":
+      if (entryKind(paths.pause) === "missing") return { ok: false, message: `run ${id} is not paused; nothing to resume` };
+      clearPause(paths);
+      return { ok: true, message: `run ${id} resumed` };
+    default: {
+      const never: never = action;
+      return { ok: false, message: `unknown request ${String(never)}` };
+    }
+  }
+}

@@ -1,0 +1,156 @@
+// The runner's own record of each run it created, kept outside the project (in the user's state directory,
+// `$XDG_STATE_HOME/ralph/runs` or `~/.local/state/ralph/runs`): where the run directory is, digests of the
+// settings.json and final status.json it wrote, and which runner drives it now. An agent works in the
+// project: deleting the locks or status.json, editing settings.json or planting a run directory there
+// changes nothing here. (It runs as the same user, so it could write here too; `--sandbox` hides it.)
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, unlinkSync } from "node:fs";
+import { homedir, hostname } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import type { RunnerAlive } from "./lock-file.js";
+
+/** The runner driving a run now. */
+export interface LedgerRunner {
+  pid: number;
+  pid_start: string | null;
+  hostname: string;
+  /** It holds the project lock (a run without --name). */
+  project_lock: boolean;
+}
+
+/** What the runner recorded about one run. */
+export interface LedgerEntry {
+  version: 1;
+  run_id: string;
+  run_dir: string;
+  created_at: string;
+  /** sha256 of settings.json as ralph last wrote it; null when the run has none (hook mode). */
+  settings_sha256: string | null;
+  /** sha256 of status.json as the last runner left it at its end; null while one runs, or after a crash. */
+  status_sha256: string | null;
+  runner: LedgerRunner | null;
+}
+
+/** The directory of the records (0700), from `env`. */
+export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
+  return join(base, "ralph", "runs");
+}
+
+/** A run directory's canonical path: its parent's with links resolved (the same before and after it exists). */
+function canonical(runDir: string): string {
+  const full = resolve(runDir);
+  try {
+    return join(realpathSync(dirname(full)), basename(full));
+  } catch {
+    return full;
+  }
+}
+
+function entryFile(runDir: string, env: NodeJS.ProcessEnv): string {
+  return join(ledgerDir(env), `${createHash("sha256").update(canonical(runDir)).digest("hex").slice(0, 40)}.json`);
+}
+
+/** sha256 (hex) of a file's bytes, or null when it cannot be read. */
+export function fileDigest(file: string): string | null {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+function parseEntry(text: string): LedgerEntry | null {
+  try {
+    const value = JSON.parse(text) as LedgerEntry;
+    return value && value.version === 1 && typeof value.run_dir === "string" && typeof value.run_id === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The record of run directory `runDir`, or null when ralph did not create it (or the record is unreadable). */
+export function readLedgerEntry(runDir: string, env: NodeJS.ProcessEnv = process.env): LedgerEntry | null {
+  let text: string;
+  try {
+    text = readFileSync(entryFile(runDir, env), "utf8");
+  } catch {
+    return null;
+  }
+  const entry = parseEntry(text);
+  return entry && entry.run_dir === canonical(runDir) ? entry : null;
+}
+
+function writeEntry(entry: LedgerEntry, env: NodeJS.ProcessEnv): void {
+  mkdirSync(ledgerDir(env), { recursive: true, mode: 0o700 });
+  writeFileAtomic(entryFile(entry.run_dir, env), `${JSON.stringify(entry)}\n`, 0o600, false);
+}
+
+/**
+ * Records a run directory ralph is about to create (before it exists, so that a crash in between leaves a
+ * record without a directory, which is dropped, never a directory without a record), with the settings.json
+ * text it will hold (null: none, as in hook mode) and its runner.
+ */
+export function recordRunCreated(runDir: string, runId: string, settingsText: string | null, runner: LedgerRunner | null, env: NodeJS.ProcessEnv = process.env): void {
+  // A run that already exists keeps its record (creating it again fails: a --name already taken).
+  if (readLedgerEntry(runDir, env) !== null && existsDir(canonical(runDir))) return;
+  const settings = settingsText === null ? null : createHash("sha256").update(settingsText).digest("hex");
+  writeEntry({ version: 1, run_id: runId, run_dir: canonical(runDir), created_at: new Date().toISOString(), settings_sha256: settings, status_sha256: null, runner }, env);
+}
+
+/** Updates the record of a run ralph created; does nothing for one it did not. */
+export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner">>, env: NodeJS.ProcessEnv = process.env): void {
+  const entry = readLedgerEntry(runDir, env);
+  if (entry) writeEntry({ ...entry, ...change }, env);
+}
+
+/** The runner this process is, as a record names it. */
+export function thisRunner(pidStart: string | null, projectLock: boolean): LedgerRunner {
+  return { pid: process.pid, pid_start: pidStart, hostname: hostname(), project_lock: projectLock };
+}
+
+/** The live runners that hold the project lock of `projectDir` (whatever became of the lock file). */
+export function projectLockHolders(projectDir: string, alive: RunnerAlive, env: NodeJS.ProcessEnv = process.env): LedgerEntry[] {
+  const runs = `${canonical(join(projectDir, ".ralph", "runs"))}${sep}`;
+  let names: string[];
+  try {
+    names = readdirSync(ledgerDir(env));
+  } catch {
+    return [];
+  }
+  const holders: LedgerEntry[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue;
+    let entry: LedgerEntry | null;
+    try {
+      entry = parseEntry(readFileSync(join(ledgerDir(env), name), "utf8"));
+    } catch {
+      continue;
+    }
+    if (entry === null) continue;
+    if (!existsDir(entry.run_dir)) {
+      // A run directory removed (ralph clean, by hand): its record goes too.
+      removeQuietly(join(ledgerDir(env), name));
+      continue;
+    }
+    if (entry.run_dir.startsWith(runs) && entry.runner?.project_lock && alive(entry.runner)) holders.push(entry);
+  }
+  return holders;
+}
+
+function existsDir(dir: string): boolean {
+  try {
+    return readdirSync(dir) !== null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,12 @@
+// One process as /proc (or ps) describes it.
+
+/** One process as seen in the process table; (pid, startTime) is its identity. */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  state: string;
+  startTime: string;
+  comm: string;
+}
