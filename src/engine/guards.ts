@@ -3,18 +3,11 @@
 import type { CriterionVerdict } from "../judge/criteria.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
-import type { Machine, Step } from "./phase.js";
+import type { Machine, Repeat, Step } from "./phase.js";
 import { end } from "./transitions.js";
 
 /** The guards that can end a run. */
 export type GuardName = "stalled" | "same_failure" | "billing";
-
-/** One failure as it repeats: what it was, in words, and how many iterations in a row had it. */
-export interface Repeat {
-  key: string;
-  what: string;
-  count: number;
-}
 
 /** The failure of an iteration, in words: the agent's error, else the failing checks with their output; null when none. */
 export function failureKey(failure: string | null, verdicts: readonly CriterionVerdict[]): { key: string; what: string } | null {

@@ -11,7 +11,6 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
 import type { AgentExit } from "../process/spawn-agent.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
-import type { Repeat } from "./guards.js";
 
 /** Why the runner ended an agent before it finished by itself. */
 export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
@@ -97,6 +96,13 @@ export interface Tally {
   answer: string | null;
   startedAtMs: number;
   lastAction: string;
+}
+
+/** One failure as it repeats: what it was, in words, and how many iterations in a row had it. */
+export interface Repeat {
+  key: string;
+  what: string;
+  count: number;
 }
 
 /** A question the agent asked in its final message. */
