@@ -3,12 +3,15 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { readSentinels, requestStop } from "../control/control-files.js";
-import { markTaskDone } from "../judge/mark-task-done.js";
-import { loadTasks } from "../judge/tasks.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
+import { readEventFile } from "../store/read-events.js";
+import { checkCriteria, type Criterion } from "../judge/criteria.js";
+import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const STDERR_KEPT = 4096;
@@ -19,6 +22,16 @@ function startChildRun(projectDir: string, parentId: string, start: ChildStart, 
   const args = [MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
   if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
   if (start.maxRuntimeMs !== null) args.push(`--max-runtime=${Math.max(1, Math.ceil(start.maxRuntimeMs / 1000))}s`);
+  return spawnRun(projectDir, args, env);
+}
+
+/** The file a resolve run reads its prompt from: in the parent's run directory, written just before it starts. */
+export function resolvePromptFile(projectDir: string, parentId: string, resolveId: string): string {
+  return join(runPaths(projectDir, parentId).dir, `${resolveId}.prompt.md`);
+}
+
+/** Spawns `node args...` as a run whose stdin is a pipe from this process. */
+function spawnRun(projectDir: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {
   const child = spawn(process.execPath, args, { cwd: projectDir, env, stdio: ["pipe", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -37,13 +50,41 @@ function startChildRun(projectDir: string, parentId: string, start: ChildStart, 
   };
 }
 
+/** Where the parent integrates: its worktree's top, the directory checks run in, the task file from the top, the checks. */
+export interface IntegrationPlace {
+  top: string;
+  cwd: string;
+  tasksPath: string;
+  checks: Criterion[];
+  checkTimeoutMs: number;
+}
+
 /** The fan-out's outside world, with what only the CLI knows passed in. */
-export function realFanOutIo(projectDir: string, parentId: string, given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">): FanOutIo {
+export function realFanOutIo(projectDir: string, parentId: string, place: IntegrationPlace, given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">): FanOutIo {
+  const { top } = place;
   return {
     ...given,
     startChild: (start) => startChildRun(projectDir, parentId, start, given.env),
-    readTasks: loadTasks,
-    markTaskDone,
+    startResolve(resolveId, prompt) {
+      writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
+      return spawnRun(projectDir, [MAIN, "run", `--parent=${parentId}`, "--resolve", `--name=${resolveId}`, "--watch-parent"], given.env);
+    },
+    merge: {
+      head: () => headOf(top),
+      startMerge: (branch) => startMerge(top, branch),
+      unmerged: () => unmergedPaths(top),
+      hasMarkers: (path) => hasConflictMarkers(top, path),
+      stageAllBut: (paths) => stageAllBut(top, paths),
+      writeTasks: (text) => writeAndStage(top, place.tasksPath, text),
+      commit: (message) => commitStaged(top, message),
+      resetTo: (commit) => resetTo(top, commit),
+      async runChecks() {
+        const verdicts = await checkCriteria(place.checks, { cwd: place.cwd, env: given.env, timeoutMs: place.checkTimeoutMs, stopAtFirstFailure: true });
+        const failing = verdicts.find((verdict) => !verdict.passed);
+        return failing ? { passed: false, output: `${failing.check}: ${failing.detail}\n${failing.outputTail.slice(-4000)}` } : { passed: true, output: "" };
+      },
+    },
+    readEvents: (paths) => readEventFile(paths.events),
     readChildStatus: (childId) => readStatusFile(runPaths(projectDir, childId).status),
     readSentinels,
     stopChild(childId, now) {

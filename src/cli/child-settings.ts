@@ -5,6 +5,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { readPlanFile, type Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
 import { UsageError } from "./usage-error.js";
+import { resolvePromptFile } from "./child-runs.js";
 
 /**
  * The child of run `parentId` working on task `task`: the parent's settings.json and state.md, with the
@@ -12,18 +13,7 @@ import { UsageError } from "./usage-error.js";
  */
 export function childRun(projectDir: string, parentId: string, task: string | null, name: string | null, given: Partial<RunSettings>): { settings: RunSettings; plan: Plan } {
   if (!task || !name) throw new UsageError("--parent is set by a --parallel run on its children, together with --task and --name");
-  const paths = runPaths(projectDir, parentId);
-  let text: string;
-  try {
-    text = readRegular(paths.settings, 1024 * 1024).toString("utf8");
-  } catch {
-    throw new UsageError(`--parent ${parentId}: no readable ${paths.settings}`);
-  }
-  const saved = parseSavedSettings(text, paths.settings);
-  if (!saved.ok) throw new UsageError(saved.message);
-  const read = readPlanFile(paths.state);
-  if (!read.ok) throw new UsageError(read.message);
-  const parent = saved.settings;
+  const { parent, plan } = parentRun(projectDir, parentId);
   const settings: RunSettings = {
     ...parent,
     ...given,
@@ -35,7 +25,40 @@ export function childRun(projectDir: string, parentId: string, task: string | nu
     parallel: null,
     json: false,
     live: false,
-    tasks: read.plan.tasks,
+    tasks: plan.tasks,
   };
-  return { settings, plan: { ...read.plan, active: true } };
+  return { settings, plan: { ...plan, active: true } };
+}
+
+/**
+ * A resolve run of `parentId`: one iteration of the parent's agent in its integration worktree, with the
+ * prompt the parent wrote for it, no task list, no checks of its own (the parent checks) and no commits.
+ */
+export function resolveRun(projectDir: string, parentId: string, name: string | null): { settings: RunSettings; plan: Plan } {
+  if (!name) throw new UsageError("--resolve is set by a --parallel run, together with --parent and --name");
+  const { parent } = parentRun(projectDir, parentId);
+  let prompt: Buffer;
+  try {
+    prompt = readRegular(resolvePromptFile(projectDir, parentId, name), 8 * 1024 * 1024);
+  } catch {
+    throw new UsageError(`--resolve: run ${parentId} wrote no prompt for ${name}`);
+  }
+  const settings: RunSettings = { ...parent, name, parent: parentId, resolve: true, task: null, tasks: null, checks: [], worktree: false, commit: "off", parallel: null, json: false, live: false, maxIterations: 1 };
+  return { settings, plan: { active: true, maxIterations: 1, completionPromise: null, completionCriteria: [], tasks: null, prompt } };
+}
+
+/** The parent run's settings.json and state.md. */
+function parentRun(projectDir: string, parentId: string): { parent: RunSettings; plan: Plan } {
+  const paths = runPaths(projectDir, parentId);
+  let text: string;
+  try {
+    text = readRegular(paths.settings, 1024 * 1024).toString("utf8");
+  } catch {
+    throw new UsageError(`--parent ${parentId}: no readable ${paths.settings}`);
+  }
+  const saved = parseSavedSettings(text, paths.settings);
+  if (!saved.ok) throw new UsageError(saved.message);
+  const read = readPlanFile(paths.state);
+  if (!read.ok) throw new UsageError(read.message);
+  return { parent: saved.settings, plan: read.plan };
 }

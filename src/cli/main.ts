@@ -125,12 +125,27 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
   program
+    .command("report")
+    .description("what a reviewer needs: outcome, iterations, checks, commits, diffstat, child runs, open questions")
+    .argument("[run]", "run id (default: the latest run)")
+    .option("--format <format>", "md (default) or json")
+    .action((run: string | undefined, opts: { format?: string }) => done(import("./commands/report.js").then((m) => m.reportCommand(cwd, run, opts.format, process.env))));
+  program
+    .command("land")
+    .description("deliver a run's branch, only as asked: merge it into your current branch, or --push it (and --pr)")
+    .argument("[run]", "run id (default: the latest run)")
+    .option("--push <remote>", "push the run's branch to REMOTE (REMOTE:BRANCH names the branch there) instead of merging it here")
+    .option("--pr", "with --push: open a pull request with the report as its body through gh, against the branch the run started from")
+    .option("--force", "merge even though you are on another branch than the run started from (or a detached HEAD)")
+    .action((run: string | undefined, opts: { push?: string; pr?: boolean; force?: boolean }) => done(import("./commands/land.js").then((m) => m.landCommand(cwd, run, opts, process.env))));
+  program
     .command("clean")
-    .description("remove an ended run's worktree (.ralph/worktrees/RUN); its branch ralph/RUN is kept")
-    .argument("<run>", "run id")
-    .option("--force", "remove it even with uncommitted changes in it (they are lost)")
+    .description("remove ended runs' worktrees (.ralph/worktrees/RUN; a --parallel parent's with its children's); their branches ralph/RUN are kept")
+    .argument("[runs...]", "run ids")
+    .option("--ended", "every ended run's worktree")
+    .option("--force", "remove them even with uncommitted changes in them (they are lost)")
     .exitOverride()
-    .action((run: string, opts: { force?: boolean }) => done(import("./commands/clean.js").then((m) => m.cleanCommand(cwd, run, opts.force === true))));
+    .action((runs: string[], opts: { force?: boolean; ended?: boolean }) => done(import("./commands/clean.js").then((m) => m.cleanCommand(cwd, runs, opts.force === true, opts.ended === true))));
   program
     .command("doctor")
     .description("how agent trees are supervised here and why, the agent CLIs found, Node's version, orphaned worktrees")

@@ -11,6 +11,7 @@ import {
   type Segment,
   type Tone,
 } from "../view/render-lines.js";
+import { visible } from "../view/visible-text.js";
 
 export { statusLine, tokenText, tokensOf } from "../view/render-lines.js";
 
@@ -24,9 +25,9 @@ const TONES: Record<Tone, (text: string) => string> = {
   done: pc.green,
 };
 
-/** A line's segments in terminal colours. */
+/** A line's segments in terminal colours; the text in them (agent output, task titles) with its control characters shown. */
 export function paint(segments: Segment[]): string {
-  return segments.map((segment) => TONES[segment.tone](segment.text)).join("");
+  return segments.map((segment) => TONES[segment.tone](visible(segment.text))).join("");
 }
 
 const painted = (segments: Segment[] | null): string | null => (segments === null ? null : paint(segments));

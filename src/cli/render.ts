@@ -5,6 +5,7 @@ import type { RunResult } from "../run/finish-run.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../exit/exit-reasons.js";
+import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
 import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 
@@ -64,7 +65,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
     if (!tty || !running) return;
     const columns = (out as { columns?: number }).columns ?? 80;
     const line = statusLine({ ...running, maxIterations, elapsedMs: Date.now() - running.startedAt, spend: costReported ? spend : null }, columns - 1);
-    write(`\r\x1b[2K${pc.dim(line)}`);
+    write(`\r\x1b[2K${pc.dim(visible(line))}`);
     shown = true;
   };
   const print = (line: string) => {
@@ -132,7 +133,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
         case "paused":
           return print(pc.yellow(`paused: the run waits before its next iteration; go on with ralph resume ${event.run}`));
         case "needs_human":
-          print(pc.yellow(`the agent asks: ${String(event.question)}`));
+          print(pc.yellow(`the agent asks: ${visible(String(event.question))}`));
           return print(pc.yellow(`waiting for your answer: ralph answer ${event.run} "YOUR ANSWER" (or --file F)`));
         case "run_ended":
           stopClock();
@@ -149,14 +150,15 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
       if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event
-      print(pc.dim(line));
+      // Log lines quote the agent (its reasons, its output's tail): shown, never obeyed.
+      print(pc.dim(visible(line)));
     },
   };
 }
 
 function endingLines(event: RunEvent, iterations: number, maxIterations: number): string[] {
   const reason = String(event.reason);
-  const lines = [`${reason}: ${String(event.detail ?? "")}`];
+  const lines = [visible(`${reason}: ${String(event.detail ?? "")}`)];
   if (isExitReason(reason)) {
     const step = nextStep({ reason, runId: event.run, iterations, maxIterations });
     if (step) lines.push(`next: ${step}`);
@@ -180,7 +182,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations });
   return [
-    colour(`${result.reason}: ${result.detail}`),
+    colour(visible(`${result.reason}: ${result.detail}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     `run directory: ${result.runDir}`,
     ...(step ? [`next: ${step}`] : []),

@@ -49,6 +49,8 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--commit": { flags: "--commit <policy>", help: "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)" },
   "--task": { flags: "--task <id>", help: "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done" },
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
+  "--max-resolve": { flags: "--max-resolve <n>", help: "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default 2)" },
+  "--resolve": { flags: "--resolve", help: "(set by --parallel) resolve a merge in the parent's integration worktree" },
   "--parallel": { flags: "--parallel <n>", help: "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch" },
 };
 
@@ -73,7 +75,7 @@ export function addRunOptions(command: Command): Command {
     if (!help) throw new Error(`no help for ${spec.flag}`);
     const option = new Option(help.flags, help.help);
     if (REPEATABLE.has(spec.flag)) option.argParser(collect);
-    if (spec.flag === "--parent") option.hideHelp();
+    if (spec.flag === "--parent" || spec.flag === "--resolve") option.hideHelp();
     command.addOption(option);
   }
   for (const { flags, help, repeatable } of NOTIFY_HELP) {

@@ -6,7 +6,7 @@ import { checkCommitAuthor, commitIteration } from "../worktree/commit-iteration
 import { createWorktree, removeNewWorktree, reuseWorktree, type RunWorktree } from "../worktree/open-worktree.js";
 import type { EngineIo } from "../engine/engine-io.js";
 import { renderWorktreeFailure } from "./render-worktree.js";
-import { realPath, repositoryOf } from "../worktree/worktree-location.js";
+import { branchExists, currentBranch, realPath, repositoryOf, worktreeBranch } from "../worktree/worktree-location.js";
 import { runGit } from "../worktree/run-git.js";
 import { UsageError } from "./usage-error.js";
 
@@ -15,6 +15,8 @@ export interface WorkPlace {
   dir: string;
   worktree: RunWorktree | null;
   undo: () => Promise<void>;
+  /** A new worktree: the commit it started from, and the branch the person had checked out (null: detached). */
+  base?: { commit: string; branch: string | null };
 }
 
 /** The commit policy in force: `--commit` as given, else `iteration` with worktrees (--worktree, --parallel), else `off`. */
@@ -35,20 +37,27 @@ export function checkCommitSettings(settings: Pick<RunSettings, "worktree" | "co
  */
 export async function openWorkPlace(projectDir: string, runId: string, settings: RunSettings, continuing: boolean): Promise<WorkPlace> {
   const nothing = async () => undefined;
+  // A resolve run works in its parent's integration worktree, where the merge waits; it commits nothing.
+  if (settings.resolve && settings.parent) {
+    const opened = await reuseWorktree(projectDir, settings.parent);
+    if (!opened.ok) throw new UsageError(`--resolve: ${renderWorktreeFailure(opened.failure)}`);
+    return { dir: opened.cwd, worktree: null, undo: nothing };
+  }
   if (!settings.worktree && settings.parallel === null) return { dir: projectDir, worktree: null, undo: nothing };
   if (commitPolicy(settings) === "iteration") {
     const author = await checkCommitAuthor(projectDir);
     if (!author.ok) throw new UsageError(`--commit iteration: ${renderWorktreeFailure(author.failure)}`);
   }
-  // A --parallel parent works in no worktree itself: each child makes its own from HEAD, so HEAD must hold the task list.
-  if (settings.parallel !== null) {
-    await checkTasksInHead(projectDir, settings.tasks ?? "");
-    return { dir: projectDir, worktree: null, undo: nothing };
-  }
-  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId);
-  if (!opened.ok) throw new UsageError(`--worktree: ${renderWorktreeFailure(opened.failure)}`);
+  // A --parallel parent integrates on a worktree of its own, from HEAD, so HEAD must hold the task list.
+  if (settings.parallel !== null) await checkTasksInHead(projectDir, settings.tasks ?? "");
+  // A child starts from its parent's integration branch: what was merged so far is where it begins.
+  const from = settings.parent !== null && (await branchExists(projectDir, worktreeBranch(settings.parent))) ? `refs/heads/${worktreeBranch(settings.parent)}` : "HEAD";
+  const baseBranch = continuing ? null : await currentBranch(projectDir);
+  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, from);
+  if (!opened.ok) throw new UsageError(`${settings.parallel !== null ? "--parallel" : "--worktree"}: ${renderWorktreeFailure(opened.failure)}`);
   const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
   const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree);
+  const base = "base" in opened && typeof opened.base === "string" ? { commit: opened.base, branch: baseBranch } : undefined;
   if (settings.tasks) {
     const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));
     if (!tasks.ok) {
@@ -56,7 +65,7 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
       throw new UsageError(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
     }
   }
-  return { dir: worktree.cwd, worktree, undo };
+  return { dir: worktree.cwd, worktree, undo, ...(base ? { base } : {}) };
 }
 
 /** Refuses a --parallel run whose repository has no HEAD, or whose HEAD lacks the task list the children need. */

@@ -26,6 +26,7 @@ import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { realFanOutIo } from "./child-runs.js";
+import { openIntegration } from "./integration-place.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 
 export type { StartRunInput } from "./start-run-input.js";
@@ -89,6 +90,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   let place: WorkPlace | null = null;
+  let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
     if (problem) throw new UsageError(problem);
@@ -120,13 +122,15 @@ export async function startRun(input: StartRunInput): Promise<number> {
     }
     // Once this runner is done (or refused), its record says so, with the status it leaves for `ralph continue`.
     releases.push(() => updateLedgerEntry(paths.dir, { runner: null, status_sha256: fileDigest(paths.status) }));
+    // Once the run's lock is held: continuing, what a killed parent left half merged is undone here.
+    if (input.settings.parallel !== null) integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
     input.prepare?.();
   } catch (error) {
     releaseAll();
     await place?.undo();
     throw error;
   }
-  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch } : null;
+  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
 
   const signals = watchSignals(() => markEndedIfNot(paths.progress, "INTERRUPTED"));
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
@@ -137,8 +141,11 @@ export async function startRun(input: StartRunInput): Promise<number> {
   try {
     const host = { pid: process.pid, pidStart, hostname: holder.hostname };
     const { parallel, tasks } = input.settings;
-    result = parallel !== null && tasks !== null
-      ? await runFanOut({ projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes }, realFanOutIo(input.projectDir, input.runId, { env: process.env, signals, listener, host }))
+    result = parallel !== null && tasks !== null && integration
+      ? await runFanOut(
+          { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options },
+          realFanOutIo(input.projectDir, input.runId, integration.place, { env: process.env, signals, listener, host }),
+        )
       : await runEngine(
       {
         projectDir: input.projectDir,
@@ -172,7 +179,9 @@ export async function startRun(input: StartRunInput): Promise<number> {
   if (!input.settings.json) {
     const parallel = input.settings.parallel !== null;
     const view = { costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
-    const review = worktree ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`] : [];
+    const review = worktree
+      ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
+      : [`report: ralph report ${input.runId}`];
     for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not

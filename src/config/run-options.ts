@@ -73,6 +73,10 @@ export interface RunSettings {
   task: string | null;
   /** The `--parallel` run that started this one as its child. */
   parent: string | null;
+  /** A `--parallel` parent: resolve iterations allowed per child whose merge conflicts or fails the checks. */
+  maxResolve: number;
+  /** Set by a `--parallel` parent: this run resolves a merge in the parent's integration worktree. */
+  resolve: boolean;
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
@@ -143,6 +147,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("parallel", "--parallel", nullable(parsePositiveCount), null),
   spec("task", "--task", nullable(parseText), null),
   spec("parent", "--parent", nullable(parseRunId), null),
+  spec("maxResolve", "--max-resolve", parseCount, 2),
+  spec("resolve", "--resolve", parseBoolean, false),
 ] as OptionSpec[];
 
 /** The defaults of every setting. */

@@ -1,6 +1,7 @@
 // settings.json in a run directory: the resolved settings a run was started with, read back by `ralph continue`.
 import { z } from "zod";
 import { AGENT_NAMES } from "../agents/types.js";
+import { shellCommandLine } from "../util/shell-words.js";
 import { NOTIFY_EVENT_NAMES } from "../notify/notify-target.js";
 import { defaultSettings, FALLBACK_AGENT_NAMES, type RunSettings } from "./run-options.js";
 
@@ -10,8 +11,13 @@ const positiveMs = z.number().int().positive();
 const text = z.string().min(1);
 
 const events = z.array(z.enum(NOTIFY_EVENT_NAMES)).min(1);
-const notifyTarget = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("command"), argv: z.array(z.string()).min(1), events }),
+// A run saved before notification commands became shell lines kept them as words: read back as the same line.
+const legacyCommand = z
+  .strictObject({ kind: z.literal("command"), argv: z.array(z.string()).min(1), events })
+  .transform(({ argv, events }) => ({ kind: "command" as const, command: shellCommandLine(argv), events }));
+const notifyTarget = z.union([
+  z.strictObject({ kind: z.literal("command"), command: text, events }),
+  legacyCommand,
   z.strictObject({ kind: z.literal("webhook"), url: z.url({ protocol: /^https?$/ }), format: z.enum(["json", "slack"]), events }),
   z.strictObject({ kind: z.literal("desktop"), events }),
 ]);
@@ -55,6 +61,8 @@ const fields = {
   parallel: z.number().int().positive().nullable(),
   task: text.nullable(),
   parent: text.nullable(),
+  maxResolve: count,
+  resolve: z.boolean(),
 } satisfies { [K in keyof RunSettings]-?: z.ZodType<RunSettings[K]> };
 
 // A file written by an older ralph may lack newer settings: their defaults apply.

@@ -9,9 +9,9 @@ import { workDirOf, type EngineOptions } from "./engine-options.js";
  * still writing) and before the checks, so they judge what the branch holds. After a signal nothing is
  * committed: the runner must end quickly, and the next iteration of `ralph continue` commits what was left.
  */
-export async function commitChanges(options: EngineOptions, io: EngineIo, record: RunRecord, attempt: Attempt, run: AgentRun): Promise<AgentRun> {
+export async function commitChanges(options: EngineOptions, io: EngineIo, record: RunRecord, attempt: Attempt, run: AgentRun, signal?: AbortSignal): Promise<AgentRun> {
   if (!options.commit || !io.commitIteration || run.kind !== "finished" || io.signals.interrupted.aborted) return run;
-  const outcome = await io.commitIteration({ dir: workDirOf(options), runId: options.runId, iteration: attempt.iteration, task: attempt.task });
+  const outcome = await io.commitIteration({ dir: workDirOf(options), runId: options.runId, iteration: attempt.iteration, task: attempt.task, ...(signal ? { signal } : {}) });
   let commit: CommitRecord;
   if (!outcome.ok) {
     commit = { error: outcome.message };

@@ -24,6 +24,8 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
+  /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
+  private firstLook: AbortController | null = null;
   private readonly cancels: Array<() => void> = [];
   private lastStatus = "";
   private readonly looker: Looker;
@@ -120,6 +122,8 @@ export class Driver {
     } else if (question) record.log("the question was answered; the next prompt carries the question and the answer");
     record.startHeartbeat();
     const watch = io.watchControl(record.paths, () => {
+      // The first look's git (below) runs before the machine reads any input: stop --now ends it here.
+      if (this.firstLook && io.readSentinels(record.paths).stopNow) this.firstLook.abort();
       this.push({ type: "control" });
       // Called from a timer or a watch: a failed write here (a full disk, a planted directory) must end the
       // run through the engine, never escape as an uncaught exception that skips the marker.
@@ -146,8 +150,16 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (options.settings.stallLimit > 0) {
-      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined);
-      if (!fingerprint.ok) record.log(`stall detection needs git, so it is off here: ${fingerprint.message}`);
+      const firstLook = new AbortController();
+      const onInterrupt = (): void => firstLook.abort();
+      this.firstLook = firstLook;
+      if (signals.interrupted.aborted || io.readSentinels(record.paths).stopNow) firstLook.abort();
+      signals.interrupted.addEventListener("abort", onInterrupt, { once: true });
+      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, firstLook.signal);
+      signals.interrupted.removeEventListener("abort", onInterrupt);
+      this.firstLook = null;
+      // The guard is on by default: where it cannot work (no git) the run says so once, here.
+      if (!fingerprint.ok && !firstLook.signal.aborted) record.log(`stall detection needs git, so it is off here: ${fingerprint.message}`);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -244,7 +256,12 @@ export class Driver {
     this.attempt = null;
     this.refuseAgentTimeRequests(attempt.iteration);
     this.guardPlanAfter(attempt.iteration);
-    const run = await commitChanges(this.options, io, this.record, attempt, ended);
+    // A signal or stop --now while the commit's git runs ends it, as it ends checks.
+    const commit = new AbortController();
+    this.checks = commit;
+    const run = await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
+      if (this.checks === commit) this.checks = null;
+    });
     const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else {
@@ -299,9 +316,9 @@ export class Driver {
     const tasksFile = this.tasksFile();
     const verdicts =
       effect.criteria.length > 0
-        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, ...(tasksFile ? { tasksFile } : {}) })
+        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined)) : Promise.resolve(null);
+    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint]).then(
       ([checked, taken]) => {
         this.checks = null;

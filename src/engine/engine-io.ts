@@ -47,8 +47,9 @@ export interface EngineIo {
   reopenTasks: (file: string, ids: readonly string[]) => ReopenResult;
   // git and shell
   /** Commits an iteration's changes on the run's branch (`--commit iteration`); the CLI words a failure. */
-  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
-  fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string) => Promise<Fingerprint>;
+  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null; signal?: AbortSignal }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
+  /** The stall check's look at the work tree; aborting `signal` ends the git command under way. */
+  fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal) => Promise<Fingerprint>;
   checkCriteria: (criteria: Criterion[], context: CriteriaContext) => Promise<CriterionVerdict[]>;
   // clock, env, signals, host
   now: () => Date;

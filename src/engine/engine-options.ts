@@ -17,7 +17,7 @@ export interface EngineOptions {
   /** Where the agent, the checks and the task list work: the run's worktree, else the project directory. */
   workDir?: string;
   /** The run's git worktree and branch (`--worktree`), recorded in status.json and run_started. */
-  worktree?: { path: string; branch: string } | null;
+  worktree?: { path: string; branch: string; base?: string | null; baseBranch?: string | null } | null;
   /** Commit each iteration's changes on the run's branch (`--commit iteration`). */
   commit?: boolean;
   /** The run that started this one as a child (`--parallel`). */

@@ -36,7 +36,8 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     sessionId: previous?.session_id,
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
-    worktree: options.worktree ?? null,
+    // The start of the run's branch is kept from its first start on.
+    worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
     parent: options.parent ?? null,
   });
   // An open (or answered, not yet passed on) question outlives a crash: it is kept from the first write on.
@@ -46,7 +47,7 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env });
+  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnAgent });
   const listener = notifications?.listener ?? io.listener;
   const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
   notifications?.attach(record);

@@ -2,6 +2,7 @@
 // passes through the listener given to RunRecord; this wraps that listener so the notifier hears each one.
 import { Notifier, type NotificationFailure } from "../notify/notifier.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
+import type { SpawnTree } from "../process/run-supervised.js";
 import type { RecordListener, RunRecord } from "../run/run-record.js";
 import type { Ending } from "../run/finish-run.js";
 
@@ -21,7 +22,11 @@ export interface RunNotifications {
 }
 
 /** Notifications to `targets` for one run (null when there are none); commands run in `cwd` with `env`. */
-export function startNotifications(targets: readonly NotifyTarget[], listener: RecordListener, options: { cwd: string; env: NodeJS.ProcessEnv }): RunNotifications | null {
+export function startNotifications(
+  targets: readonly NotifyTarget[],
+  listener: RecordListener,
+  options: { cwd: string; env: NodeJS.ProcessEnv; spawn?: SpawnTree | undefined },
+): RunNotifications | null {
   if (targets.length === 0) return null;
   let record: RunRecord | null = null;
   const onFailure = (failure: NotificationFailure): void => {
@@ -29,7 +34,8 @@ export function startNotifications(targets: readonly NotifyTarget[], listener: R
     record.log(`notification failed: ${failure.target} (${failure.event}): ${failure.error}`);
     record.event({ type: "notification_failed", ...failure });
   };
-  const notifier = new Notifier(targets, { onFailure, cwd: options.cwd, env: options.env });
+  // Commands are supervised like the agent (in cgroup mode, each in a cgroup of its own).
+  const notifier = new Notifier(targets, { onFailure, cwd: options.cwd, env: options.env, ...(options.spawn ? { spawn: options.spawn } : {}) });
   return {
     listener: {
       event(event) {

@@ -11,7 +11,7 @@
 //    [running] --------- agent exited: run checks -----> [judging]          |
 //        |   |                                              |               |
 //        |   +------------- usage limit (not counted): sleep --------------+
-//        | signal, failed write, stop --now: end tree       | signal, failed write: end checks
+//        | signal, failed write, stop --now: end tree       | signal, failed write, stop --now: end checks
 //        v                                                  v
 //    [ending] ------ agent exited / checks over: record the iteration unjudged ------> [ended]
 //
@@ -180,6 +180,15 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
       return onTrustedPlan(machine, input);
     case "checked":
       return settle(machine, phase, input);
+    // stop --now acts while checks or the stall check's git run: they are ended, the iteration is recorded unjudged.
+    case "control":
+      return { machine, effects: [{ kind: "look", what: "sentinels" }] };
+    case "sentinel":
+      if (!input.stopNow) return stay(machine);
+      return {
+        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the checks" }, attempt: phase.attempt, judged: phase.run }),
+        effects: [{ kind: "endTree", why: "stop_now" }],
+      };
     default:
       return stay(machine);
   }

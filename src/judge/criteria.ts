@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { glob } from "tinyglobby";
 import { runCheckCommand } from "./run-check-command.js";
+import type { SpawnTree } from "../process/run-supervised.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
 import { formatDuration } from "../util/parse-value.js";
@@ -40,6 +41,8 @@ export interface CriteriaContext {
   env: NodeJS.ProcessEnv;
   /** Aborting kills a running command check; the checks after it are skipped. */
   signal?: AbortSignal;
+  /** Starts each command check's tree (the run's supervision: a cgroup of its own); tree mode when absent. */
+  spawn?: SpawnTree;
   /** Skip the remaining checks once one fails (default: run them all, so every failure is reported). */
   stopAtFirstFailure?: boolean;
 }
@@ -118,7 +121,7 @@ async function checkCommand(command: string, context: CriteriaContext): Promise<
   if (command.trim() === "") return { passed: false, detail: "no command given", outputTail: "" };
   if (!existsSync(context.cwd)) return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
   const timeoutMs = context.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES }, timeoutMs);
+  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES, spawn: context.spawn }, timeoutMs);
   const outputTail = run.output;
   if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
   if (run.timedOut) {

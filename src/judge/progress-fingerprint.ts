@@ -1,8 +1,8 @@
 // A fingerprint of the project's progress (git HEAD, working tree, task list) for stall detection.
-import { execFile, spawn } from "node:child_process";
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, existsSync, promises as fs } from "node:fs";
 import { join, resolve } from "node:path";
+import { gitSession, type RawGitResult } from "../worktree/run-git.js";
 
 /** The project's progress at one moment; two equal fingerprints mean no progress in between. */
 export type Fingerprint = { ok: true; head: string; tree: string; tasks: string | null } | { ok: false; message: string };
@@ -13,20 +13,26 @@ const PATHSPEC = ["--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
 const CONTENT_HASH_LIMIT = 1024 * 1024;
 const HEAD_WHEN_NO_COMMIT = "none";
 
-/** Takes the fingerprint of the git work tree containing `cwd`; `tasksFile` is relative to `cwd`. */
-export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string): Promise<Fingerprint> {
-  const top = await git(cwd, env, ["rev-parse", "--show-toplevel"]);
+/**
+ * Takes the fingerprint of the git work tree containing `cwd`; `tasksFile` is relative to `cwd`. Aborting
+ * `signal` ends the git command under way (the fingerprint is then not ok).
+ */
+export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal): Promise<Fingerprint> {
+  const session = await gitSession(cwd, { env, signal, noOptionalLocks: true });
+  const git = (args: string[]): Promise<RawGitResult> => session(args);
+  const gitInto = (args: string[], hash: Hash): Promise<RawGitResult> => session(args, (chunk) => hash.update(chunk));
+  const top = await git(["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, message: unavailable(cwd, top) };
   const root = top.stdout.toString("utf8").trim();
-  const head = await git(cwd, env, ["rev-parse", "--verify", "-q", "HEAD"]);
-  const status = await git(cwd, env, ["status", "--porcelain=v1", "-z", "--untracked-files=all", ...PATHSPEC]);
+  const head = await git(["rev-parse", "--verify", "-q", "HEAD"]);
+  const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", ...PATHSPEC]);
   if (!status.ok) return { ok: false, message: `git status failed in ${cwd}: ${status.stderr || status.code}` };
   const tree = createHash("sha256");
   tree.update(status.stdout);
   // Staged and unstaged changes, so an edit to an already modified file is seen too.
   for (const args of [["diff", "--cached"], ["diff"]]) {
     tree.update(`\0${args.join(" ")}\0`);
-    const diff = await gitInto(cwd, env, [...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC], tree);
+    const diff = await gitInto([...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC], tree);
     if (!diff.ok) return { ok: false, message: `git ${args.join(" ")} failed in ${cwd}: ${diff.stderr || diff.code}` };
   }
   for (const digest of await hashUntracked(root, untrackedPaths(status.stdout))) tree.update(`\0${digest}`);
@@ -53,35 +59,6 @@ export function describeChange(before: Fingerprint, after: Fingerprint): string 
 
 function short(head: string): string {
   return head === HEAD_WHEN_NO_COMMIT ? "(no commit)" : head.slice(0, 7);
-}
-
-type GitResult = { ok: true; stdout: Buffer } | { ok: false; code: number | string | null; stderr: string };
-
-// Optional locks off: a fingerprint must never take index.lock from under an agent's own git command.
-const gitEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" });
-
-function git(cwd: string, env: NodeJS.ProcessEnv, args: string[]): Promise<GitResult> {
-  return new Promise((done) => {
-    execFile("git", args, { cwd, env: gitEnv(env), encoding: "buffer", maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) return done({ ok: true, stdout });
-      const code = (error as NodeJS.ErrnoException).code ?? null;
-      done({ ok: false, code: typeof code === "number" || typeof code === "string" ? code : null, stderr: stderr.toString("utf8").trim() });
-    });
-  });
-}
-
-/** Runs git and feeds its stdout into `hash` as it arrives (a diff can be large). */
-function gitInto(cwd: string, env: NodeJS.ProcessEnv, args: string[], hash: Hash): Promise<{ ok: true } | { ok: false; code: number | string | null; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn("git", args, { cwd, env: gitEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => hash.update(chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < 4096) stderr += chunk.toString("utf8");
-    });
-    child.on("error", (error: NodeJS.ErrnoException) => done({ ok: false, code: error.code ?? null, stderr: error.message }));
-    child.on("close", (code) => done(code === 0 ? { ok: true } : { ok: false, code, stderr: stderr.trim() }));
-  });
 }
 
 function unavailable(cwd: string, result: { code: number | string | null; stderr: string }): string {

@@ -1,5 +1,7 @@
-// Runs one completion check written as a shell command: its own process group, a timeout, an output cap.
-import { spawn } from "node:child_process";
+// Runs one completion check written as a shell command, supervised like an agent: the run's supervision
+// (a cgroup of its own, a subreaper, or parentage and marker), a timeout, an output cap, and its whole tree
+// ended once it exits, so a check (a script the agent could edit) cannot leave processes running.
+import { runSupervised, type SpawnTree } from "../process/run-supervised.js";
 
 /** Where and how a check command runs. */
 export interface ShellContext {
@@ -7,6 +9,8 @@ export interface ShellContext {
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
   outputCapBytes: number;
+  /** Starts the check's tree (the run's supervision); spawnAgent's own tree mode when absent. */
+  spawn?: SpawnTree | undefined;
 }
 
 /** How a check command ended, with the tail of its output. */
@@ -19,64 +23,37 @@ export interface ShellRun {
   error?: string;
 }
 
-// The user wrote this check as a shell command, so it is the one place a shell runs. It gets its own
-// process group (detached), so a timeout or abort ends everything it started, and whatever it left
-// behind in that group is ended when it exits, so a check cannot leave processes running.
-/** Runs `command` with `/bin/sh -c` and resolves when it has ended (never rejects). */
-export function runCheckCommand(command: string, context: ShellContext, timeoutMs: number): Promise<ShellRun> {
-  return new Promise((done) => {
-    const tail = new TailBuffer(context.outputCapBytes);
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: context.cwd,
-      env: context.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let timedOut = false;
-    let aborted = false;
-    let finished = false;
-    let drain: NodeJS.Timeout | undefined;
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    };
-    const onAbort = (): void => {
-      aborted = true;
-      killGroup();
-    };
-    // 0 (or Infinity) means no limit; Node fires longer timers at once, so they are capped (~24.8 days).
-    const timer =
-      timeoutMs > 0 && Number.isFinite(timeoutMs)
-        ? setTimeout(() => {
-            timedOut = true;
-            killGroup();
-          }, Math.min(timeoutMs, 2 ** 31 - 1))
-        : undefined;
-    context.signal?.addEventListener("abort", onAbort, { once: true });
-    const finish = (result: Omit<ShellRun, "output" | "timedOut" | "aborted">): void => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      clearTimeout(drain);
-      context.signal?.removeEventListener("abort", onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
-      done({ ...result, output: tail.text(), timedOut, aborted });
-    };
-    child.stdout.on("data", (chunk: Buffer) => tail.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => tail.push(chunk));
-    child.on("error", (error) => finish({ exitCode: null, signal: null, error: error.message }));
-    child.on("close", (exitCode, signal) => finish({ exitCode, signal }));
-    child.on("exit", (exitCode, signal) => {
-      killGroup();
-      // A process that left the group (setsid) may still hold the pipes: drain briefly, then stop waiting.
-      drain = setTimeout(() => finish({ exitCode, signal }), 250);
-    });
+/** Marks every process a check command starts, so its whole tree can be found and ended. */
+export const CHECK_MARKER_KEY = "RALPH_CHECK_TREE";
+
+// The user wrote this check as a shell command, so it is one of the places a shell runs.
+/** Runs `command` with `/bin/sh -c` and resolves when it and everything it started have ended (never rejects). */
+export async function runCheckCommand(command: string, context: ShellContext, timeoutMs: number): Promise<ShellRun> {
+  const tail = new TailBuffer(context.outputCapBytes);
+  const outcome = await runSupervised({
+    argv: ["/bin/sh", "-c", command],
+    cwd: context.cwd,
+    env: context.env,
+    stdin: null,
+    markerKey: CHECK_MARKER_KEY,
+    limitMs: timeoutMs,
+    // A check past its time, or of a run that is stopping, is killed at once, as are its leftovers.
+    graceMs: 0,
+    politeSignals: [],
+    abort: context.signal,
+    spawn: context.spawn,
+    onStdout: (chunk) => tail.push(chunk),
+    onStderr: (chunk) => tail.push(chunk),
   });
+  if (!outcome.started) return { exitCode: null, signal: null, output: "", timedOut: false, aborted: false, error: outcome.message };
+  const exit = outcome.ended === "exited" ? outcome.exit : null;
+  return {
+    exitCode: exit?.code ?? null,
+    signal: exit?.signal ?? (outcome.ended === "exited" ? null : "SIGKILL"),
+    output: tail.text(),
+    timedOut: outcome.ended === "limit",
+    aborted: outcome.ended === "aborted",
+  };
 }
 
 /** Keeps the last `cap` bytes of a stream of chunks. */

@@ -29,6 +29,8 @@ const BODIES = {
     worktree: z.string().optional(),
     parent: z.string().optional().describe("the --parallel run that started this one"),
     parallel: int.optional().describe("a --parallel parent: child runs at once"),
+    base: z.string().optional().describe("the commit the run's branch started from"),
+    base_branch: z.string().nullable().optional().describe("the branch checked out when the run started (null: detached HEAD)"),
   },
   iteration_started: {
     iteration: int,
@@ -111,6 +113,17 @@ const BODIES = {
     detail: z.string(),
     cost_usd: z.number(),
   },
+  child_merged: { child: z.string(), task: z.string(), commit: z.string().describe("the merge commit on the integration branch"), resolves: int },
+  merge_abandoned: { child: z.string(), task: z.string(), reason: z.string(), resolves: int },
+  resolve_started: {
+    child: z.string().describe("the resolve run's id"),
+    for_child: z.string().describe("the child whose merge it resolves"),
+    task: z.string(),
+    attempt: int,
+    conflicts: z.array(z.string()),
+    checks_failed: z.boolean(),
+  },
+  resolve_ended: { child: z.string(), for_child: z.string(), reason: z.enum([...EXIT_REASONS, "NOT_STARTED"]), cost_usd: z.number() },
 };
 
 function member<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {

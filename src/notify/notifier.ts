@@ -1,12 +1,12 @@
 // Sends run events to the configured targets in the background; the run never waits for or fails on them.
 import { Redactor } from "../redact/redactor.js";
-import { shellCommandLine } from "../util/shell-words.js";
 import { desktopCommand } from "./desktop-command.js";
 import { eventSummary, eventTitle } from "./event-summary.js";
 import { targetWants, type NotifyEvent, type NotifyTarget } from "./notify-target.js";
 import { postWebhook, WEBHOOK_TIMING, type DeliveryResult, type WebhookTiming } from "./post-webhook.js";
 import { redactUrl, redactUrlsIn } from "./redact-url.js";
 import { COMMAND_LIMITS, runNotifyCommand, type CommandLimits } from "./run-notify-command.js";
+import type { SpawnTree } from "../process/run-supervised.js";
 
 /** The fields of a `notification_failed` event (the caller adds v, ts, run and type). */
 export interface NotificationFailure {
@@ -32,6 +32,8 @@ export interface NotifierOptions {
   cwd?: string;
   webhook?: WebhookTiming;
   command?: CommandLimits;
+  /** Starts each command's tree (the run's supervision: a cgroup of its own); tree mode when absent. */
+  spawn?: SpawnTree;
   /** Which desktop notifier to look for (default process.platform). */
   platform?: NodeJS.Platform;
 }
@@ -53,7 +55,7 @@ export function describeTarget(target: NotifyTarget, redactor: Redactor): string
     case "webhook":
       return redactor.text(`webhook ${redactUrl(target.url)}`);
     case "command":
-      return redactor.text(`command ${redactUrlsIn(shellCommandLine(target.argv))}`);
+      return redactor.text(`command ${redactUrlsIn(target.command)}`);
     case "desktop":
       return "desktop";
     default: {
@@ -145,11 +147,12 @@ export class Notifier {
         return postWebhook(target.url, body, this.options.webhook ?? WEBHOOK_TIMING, this.abandon.signal);
       }
       case "command":
-        return runNotifyCommand(target.argv, payload, { cwd, env: this.env, limits, abort: this.abandon.signal });
+        // A shell command line, like a `command` check; the event is one line of JSON on its stdin.
+        return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, { cwd, env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
       case "desktop": {
         const command = desktopCommand(eventTitle(event), eventSummary(event), this.options.platform ?? process.platform, this.env);
         if (!command.ok) return Promise.resolve({ ok: false, attempts: 0, message: command.message });
-        return runNotifyCommand(command.argv, "", { cwd, env: this.env, limits, abort: this.abandon.signal });
+        return runNotifyCommand(command.argv, "", { cwd, env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
       }
       default: {
         const never: never = target;

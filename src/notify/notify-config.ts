@@ -1,7 +1,7 @@
 // Notification targets from ralph.yaml `notify:` entries and from --notify / --webhook / --webhook-format.
+import { spawnSync } from "node:child_process";
 import { z } from "zod";
 import type { YamlDefaults } from "../config/ralph-yaml.js";
-import { splitShellWords } from "../util/shell-words.js";
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENT_NAMES, type NotifyTarget, type WebhookFormat } from "./notify-target.js";
 import { redactUrlsIn } from "./redact-url.js";
 
@@ -34,6 +34,14 @@ const entry = z.union([
   z.strictObject({ desktop: z.literal(true, { error: "true" }), events: events.optional() }),
 ]);
 
+
+/** Why `sh` cannot parse `line` (`sh -n` reads it, runs nothing), or null when it can. */
+function shellSyntaxError(line: string): string | null {
+  const checked = spawnSync("/bin/sh", ["-n", "-c", line], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 5000 });
+  if (checked.status === 0 || checked.error) return null;
+  const said = (checked.stderr || "").trim().split("\n")[0]?.replace(/^[^:]*sh: (\d+: )?/, "") ?? "";
+  return `expected a shell command line (run with sh -c): ${said || "sh cannot parse it"}`;
+}
 
 function shown(value: unknown): string {
   // Redacted before it is shortened, so a cut never leaves half a secret unrecognised.
@@ -76,9 +84,9 @@ export function notifyTargetsFromYaml(raw: unknown, where: string): TargetsResul
     const value = parsed.data;
     const wanted = value.events ?? DEFAULT_NOTIFY_EVENTS;
     if ("command" in value) {
-      const words = splitShellWords(value.command);
-      if (!words.ok) return { ok: false, message: `${where}: ${NOTIFY_YAML_KEY}[${index}].command: ${words.message}` };
-      targets.push({ kind: "command", argv: words.words, events: wanted });
+      const syntax = shellSyntaxError(value.command);
+      if (syntax !== null) return { ok: false, message: `${where}: ${NOTIFY_YAML_KEY}[${index}].command: ${syntax}` };
+      targets.push({ kind: "command", command: value.command, events: wanted });
     } else if ("webhook" in value) targets.push({ kind: "webhook", url: value.webhook, format: value.format ?? "json", events: wanted });
     else targets.push({ kind: "desktop", events: wanted });
   }
@@ -109,10 +117,10 @@ export function notifyTargetsFromFlags(flags: NotifyFlags): TargetsResult {
       targets.push({ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS });
       continue;
     }
-    const words = splitShellWords(command);
-    if (!words.ok) return { ok: false, message: `--notify: ${words.message}` };
-    if (words.words.length === 0) return { ok: false, message: `--notify: expected a command line or "desktop", got ${shown(command)}` };
-    targets.push({ kind: "command", argv: words.words, events: DEFAULT_NOTIFY_EVENTS });
+    if (command.trim() === "") return { ok: false, message: `--notify: expected a command line or "desktop", got ${shown(command)}` };
+    const syntax = shellSyntaxError(command);
+    if (syntax !== null) return { ok: false, message: `--notify: ${syntax}` };
+    targets.push({ kind: "command", command, events: DEFAULT_NOTIFY_EVENTS });
   }
   for (const url of flags.webhook ?? []) {
     if (!isHttpUrl(url)) return { ok: false, message: `--webhook: expected an http(s) URL, got ${shown(url)}` };

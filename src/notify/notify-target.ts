@@ -30,7 +30,8 @@ export type WebhookFormat = "json" | "slack";
 
 /** One notification destination with its event filter. */
 export type NotifyTarget =
-  | { kind: "command"; argv: string[]; events: readonly NotifyEventName[] }
+  /** A shell command line, run with `sh -c` like a `command` check. */
+  | { kind: "command"; command: string; events: readonly NotifyEventName[] }
   | { kind: "webhook"; url: string; format: WebhookFormat; events: readonly NotifyEventName[] }
   | { kind: "desktop"; events: readonly NotifyEventName[] };
 

@@ -1,7 +1,8 @@
 // What a `--parallel` parent touches outside itself: child runs, the task list, their records, the clock.
 import type { SignalSource } from "../engine/engine-io.js";
 import type { SentinelState } from "../control/control-files.js";
-import type { TaskListResult } from "../judge/tasks.js";
+import type { MergeIo } from "./merge-child.js";
+import type { RunEvent } from "../store/event-log.js";
 import type { RunHost } from "../run/new-status.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
@@ -32,8 +33,12 @@ export interface ChildStart {
 /** The outside world of a fan-out. */
 export interface FanOutIo {
   startChild(start: ChildStart): ChildHandle;
-  readTasks(file: string): TaskListResult;
-  markTaskDone(file: string, id: string): { ok: true } | { ok: false; message: string };
+  /** Git, checks and the agent in the parent's integration worktree (`resolve` and `interrupted` come from the fan-out). */
+  merge: Omit<MergeIo, "resolve" | "interrupted" | "mayResolve">;
+  /** Starts resolve run `resolveId` on the integration worktree with `prompt`. */
+  startResolve(resolveId: string, prompt: string): ChildHandle;
+  /** The parent's own events so far (continuing: the merges still owed). */
+  readEvents(paths: RunPaths): RunEvent[];
   readChildStatus(childId: string): RunStatus | null;
   readSentinels(paths: RunPaths): SentinelState;
   /** Creates a child's STOP file (`now` ends its agent at once); false while its run directory does not exist yet. */

@@ -1,7 +1,9 @@
 // A `--parallel N` run: up to N child runs at once, one per pending task, each a full `ralph run` in its own
-// worktree. The parent runs no agent; it is the only writer of the task list and ends when no task is left.
+// worktree. The parent works on its integration branch: it merges each DONE child there, and it alone decides
+// which tasks are done (its own copy of the task list, never re-read from a file a child could write).
 import { resolve } from "node:path";
 import { firstIncomplete, type Task } from "../judge/tasks.js";
+import { MergeQueue } from "./merge-queue.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
@@ -24,7 +26,11 @@ export interface FanOutOptions {
   /** The parent's previous status when continuing it (`ralph continue`): its children count and spend go on. */
   previous: RunStatus | null;
   notes?: string[];
+  /** The parent's integration worktree: its top, branch, the task file's path from the top and its text at HEAD. */
+  integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
 }
+
+
 
 interface Running {
   task: Task;
@@ -55,14 +61,27 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     iteration: previous?.iteration,
     costUsd: previous?.cost_usd,
     startedAt: previous?.started_at,
+    worktree: { path: options.integration.path, branch: options.integration.branch, base: options.integration.base || null, baseBranch: options.integration.baseBranch },
   });
   // The parent's own events (its start, its children, its end) go to the same targets as any run's.
   const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env });
   const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
   notifications?.attach(record);
   record.guard.reserve();
-  record.event({ type: "run_started", agent: settings.agent, max_iterations: options.plan.maxIterations, cwd: projectDir, parallel: settings.parallel, continued_from_iteration: previous?.iteration ?? null });
-  record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}`);
+  const { integration } = options;
+  record.event({
+    type: "run_started",
+    agent: settings.agent,
+    max_iterations: options.plan.maxIterations,
+    cwd: projectDir,
+    parallel: settings.parallel,
+    continued_from_iteration: previous?.iteration ?? null,
+    branch: integration.branch,
+    worktree: integration.path,
+    base: integration.base,
+    base_branch: integration.baseBranch,
+  });
+  record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}, merged into ${integration.branch} (worktree ${integration.path})`);
   for (const note of options.notes ?? []) record.log(note);
   record.startHeartbeat();
   // The runtime cap counts from the run's first start, as for any run.
@@ -71,6 +90,39 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const ended = new Map<string, { task: Task; costUsd: number }>();
   const failed = new Map<string, string>();
   let started = previous?.iteration ?? 0;
+  let resolving: (Running & { id: string }) | null = null;
+  const earlier = previous ? io.readEvents(paths) : [];
+  const queue = new MergeQueue(
+    {
+      runId,
+      file,
+      tasksName: settings.tasks,
+      maxResolve: settings.maxResolve,
+      integration,
+      io,
+      record,
+      ending: () => ending,
+      resolving(run, costUsd) {
+        if (run === null && resolving) ended.set(resolving.id, { task: resolving.task, costUsd });
+        resolving = run ? { ...run, stopAsked: "none" } : null;
+        if (run && ending) passOn(ending);
+      },
+      abandoned: (taskId, reason) => failed.set(taskId, reason),
+      wake: () => wake(),
+    },
+    earlier.filter((event) => event.type === "resolve_started").length,
+  );
+  // Continuing: a child that ended DONE but was never merged nor abandoned is merged first.
+  const settled = new Set(earlier.filter((event) => event.type === "child_merged" || event.type === "merge_abandoned").map((event) => event.child));
+  const initial = queue.tasks();
+  for (const event of earlier) {
+    if (event.type !== "child_ended" || event.reason !== "DONE" || settled.has(event.child as string)) continue;
+    const task = initial.ok ? initial.tasks.find((candidate) => candidate.id === event.task && !candidate.done) : undefined;
+    if (!task) continue;
+    queue.push({ child: event.child as string, task });
+    ended.set(event.child as string, { task, costUsd: 0 });
+    record.log(`child ${String(event.child)} ended DONE before; its merge into ${integration.branch} is made now`);
+  }
   const spentBefore = previous?.cost_usd ?? 0;
   let ending: Ending | null = null;
   let paused = false;
@@ -101,9 +153,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     const outcome = childEnding(childStatus, exit);
     let note: string;
     if (outcome.reason === "DONE") {
-      const marked = io.markTaskDone(file, child.task.id);
-      note = marked.ok ? `task ${child.task.id} marked done in ${settings.tasks}` : `task ${child.task.id} could not be marked done: ${settings.tasks} ${marked.message}`;
-      if (!marked.ok) failed.set(child.task.id, note);
+      queue.push({ child: childId, task: child.task });
+      note = `task ${child.task.id} waits to be merged into ${integration.branch}`;
     } else {
       note = `task ${child.task.id} stays pending: ${outcome.detail}`;
       failed.set(child.task.id, `child ${childId} ended ${outcome.reason}: ${outcome.detail}`);
@@ -134,9 +185,12 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     record.log(`child ${childId} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${childId})`);
   };
 
+
   /** Passes the parent's ending on to every child still running: the signal itself, or a STOP file. */
   const passOn = (end: Ending) => {
-    for (const [childId, child] of running) {
+    const all: Array<[string, Running]> = [...running];
+    if (resolving) all.push([resolving.id, resolving]);
+    for (const [childId, child] of all) {
       if (end.reason === "INTERRUPTED") {
         // A second signal is passed on too: the child then skips its grace period, as the parent does.
         const signal = (end.signal ?? "SIGTERM") as NodeJS.Signals;
@@ -165,7 +219,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
         record.log(paused ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)" : "resumed");
       }
       if (!ending && !paused) {
-        const list = io.readTasks(file);
+        const list = queue.tasks();
         if (!list.ok) ending = { reason: "FAILED", detail: `task list ${settings.tasks}: ${list.message}` };
         else {
           // A task whose child ended here (DONE or not) is not started again in this run, whatever the list says.
@@ -176,7 +230,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
             start(next);
             pending = pending.filter((task) => task !== next);
           }
-          if (running.size === 0) {
+          if (running.size === 0 && queue.length === 0 && queue.current === null) {
             ending =
               failed.size > 0
                 ? { reason: "FAILED", detail: `${failed.size} task(s) left pending: ${[...failed.values()].join("; ")}` }
@@ -186,12 +240,17 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       }
       if (ending) passOn(ending);
       else tellQuestions();
-      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : `${running.size} child run(s) running` } as const;
+      queue.mergeNext().catch((error: unknown) => {
+        queue.hold();
+        ending ??= { reason: "FAILED", detail: `integration branch ${integration.branch}: ${(error as Error).message ?? String(error)}` };
+        wake();
+      });
+      const patch = { state: paused && !ending ? "paused" : "running", iteration: started, cost_usd: spent(), current_task: [...running.values()].map((child) => child.task.id).join(", ") || null, last_action: ending ? `ending: ${ending.detail}` : queue.current ? `merging ralph/${queue.current} into ${integration.branch}` : `${running.size} child run(s) running` } as const;
       // status.json is replaced only when it would say something new; the heartbeat keeps updated_at fresh.
       const shown = JSON.stringify(patch);
       if (shown !== lastShown) record.update(patch);
       lastShown = shown;
-      if (ending && running.size === 0) break;
+      if (ending && running.size === 0 && queue.current === null && (queue.length === 0 || queue.waiting || ending.reason === "INTERRUPTED")) break;
       await new Promise<void>((done) => {
         const timer = setTimeout(done, LOOK_MS);
         wake = () => {
@@ -204,7 +263,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     io.signals.interrupted.removeEventListener("abort", onSignal);
     io.signals.urgent.removeEventListener("abort", onSignal);
   }
-  const final = ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" };
+  let final: Ending = ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" };
+  if (queue.length > 0) final = { ...final, detail: `${final.detail}; ${queue.length} DONE child(ren) not merged yet: ralph continue ${runId} merges them` };
   const result = finishRun(record, final, io.now(), { iteration: started, cost_usd: spent(), current_task: null });
   // The run_ended notification is on its way: give it a bounded time to arrive.
   await notifications?.drain(final, io.signals.interrupted);

@@ -28,7 +28,7 @@ export interface StatusStart {
   /** `ralph run` only: how agent trees are kept. */
   supervision?: RunStatus["supervision"];
   /** `ralph run --worktree` only: the run's worktree and branch. */
-  worktree?: { path: string; branch: string } | null;
+  worktree?: { path: string; branch: string; base?: string | null; baseBranch?: string | null } | null;
   /** A child run of `--parallel`: its parent run's id. */
   parent?: string | null;
 }
@@ -61,6 +61,7 @@ export function newStatus(start: StatusStart): RunStatus {
     last_action: start.lastAction,
     ...(start.mode === "run" ? { failures: 0, supervision: start.supervision ?? "tree", resources: null } : {}),
     ...(start.worktree ? { branch: start.worktree.branch, worktree: start.worktree.path } : {}),
+    ...(start.worktree?.base ? { base: start.worktree.base, base_branch: start.worktree.baseBranch ?? null } : {}),
     ...(start.parent ? { parent: start.parent } : {}),
   };
 }

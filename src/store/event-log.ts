@@ -30,6 +30,9 @@ export type EventBody =
       parent?: string;
       /** A `--parallel` parent: how many child runs it keeps going at once. */
       parallel?: number;
+      /** The commit the run's branch started from, and the branch checked out there then (null: detached). */
+      base?: string;
+      base_branch?: string | null;
     }
   | { type: "iteration_started"; iteration: number; max_iterations?: number; task: string | null; agent?: string }
   | { type: "agent_event"; iteration: number; kind: string; text?: string; tool?: string; sessionId?: string }
@@ -78,7 +81,14 @@ export type EventBody =
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
   | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
   | { type: "child_started"; child: string; task: string; branch: string }
-  | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number };
+  | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number }
+  /** A `--parallel` parent merged a DONE child's branch into its integration branch (after `resolves` resolve iterations). */
+  | { type: "child_merged"; child: string; task: string; commit: string; resolves: number }
+  /** The merge could not be made: it was undone and the task reopened. */
+  | { type: "merge_abandoned"; child: string; task: string; reason: string; resolves: number }
+  /** A resolve iteration (run `child`) on the integration worktree, for the merge of `for_child`. */
+  | { type: "resolve_started"; child: string; for_child: string; task: string; attempt: number; conflicts: string[]; checks_failed: boolean }
+  | { type: "resolve_ended"; child: string; for_child: string; reason: ExitReason | "NOT_STARTED"; cost_usd: number };
 
 /** Event types of the stream. */
 export type EventType = EventBody["type"];

@@ -46,6 +46,9 @@ export interface RunStatus {
   /** `--worktree`: the branch the run commits on (`ralph/<id>`) and its worktree directory. */
   branch?: string | null;
   worktree?: string | null;
+  /** A run on a branch of its own: the commit it started from and the branch checked out then (null: detached). */
+  base?: string | null;
+  base_branch?: string | null;
   /** A child run of `--parallel`: its parent run's id. */
   parent?: string | null;
   /** A `--parallel` parent: how many child runs it keeps going at once. */

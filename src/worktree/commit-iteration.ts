@@ -2,7 +2,7 @@
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
 import { clip } from "../util/clip.js";
 import { currentBranch, EVERYTHING_BUT_RALPH, worktreeBranch } from "./worktree-location.js";
-import { runGit } from "./run-git.js";
+import { gitSession, runGit, type GitResult } from "./run-git.js";
 
 /** One iteration to commit: the worktree (any directory in it), the run and what was worked on. */
 export interface IterationToCommit {
@@ -10,6 +10,8 @@ export interface IterationToCommit {
   runId: string;
   iteration: number;
   task?: string | null;
+  /** Aborting ends the git command under way (a signal to the runner, stop --now). */
+  signal?: AbortSignal;
 }
 
 const RALPH_FILES = [":(top,glob)**/.ralph/**"];
@@ -40,21 +42,26 @@ export async function checkCommitAuthor(dir: string, env: NodeJS.ProcessEnv = pr
  * the only write to history is this one new commit on the run's own branch.
  */
 export async function commitIteration(
-  { dir, runId, iteration, task }: IterationToCommit,
+  { dir, runId, iteration, task, signal }: IterationToCommit,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<WorktreeOutcome<{ commit: string | null; files: number }>> {
+  const session = await gitSession(dir, { env, signal });
+  const git = async (args: string[]): Promise<GitResult> => {
+    const result = await session(args);
+    return result.ok ? { ok: true, stdout: result.stdout.toString("utf8") } : result;
+  };
   const branch = worktreeBranch(runId);
   const actual = await currentBranch(dir);
   if (actual !== branch) return failed({ kind: "wrong-branch", path: dir, expected: branch, actual });
   for (const [ref, operation] of OPERATIONS) {
-    if ((await runGit(dir, ["rev-parse", "-q", "--verify", ref], env)).ok) return failed({ kind: "operation-in-progress", path: dir, operation });
+    if ((await git(["rev-parse", "-q", "--verify", ref])).ok) return failed({ kind: "operation-in-progress", path: dir, operation });
   }
   for (const args of [["add", "--all", "--", ...EVERYTHING_BUT_RALPH], ["reset", "-q", "--", ...RALPH_FILES]]) {
     // The exclude keeps git from even reading run files; the reset unstages `.ralph` files the agent staged itself.
-    const done = await runGit(dir, args, env);
+    const done = await git(args);
     if (!done.ok) return gitFailed(args, done.stderr);
   }
-  const staged = await runGit(dir, ["diff", "--cached", "--name-only", "-z"], env);
+  const staged = await git(["diff", "--cached", "--name-only", "-z"]);
   if (!staged.ok) return gitFailed(["diff", "--cached", "--name-only"], staged.stderr);
   const files = staged.stdout.split("\0").filter((name) => name !== "").length;
   if (files === 0) return { ok: true, commit: null, files: 0 };
@@ -63,9 +70,9 @@ export async function commitIteration(
   // Hooks and signing are the person's checks for their own commits; on the run's branch they would stop
   // the loop (a failing lint hook) or wait on a passphrase prompt no one sees.
   const args = ["-c", "user.useConfigOnly=true", "-c", "commit.gpgSign=false", "commit", "--no-verify", "--quiet", "-m", commitMessage(runId, iteration, task)];
-  const committed = await runGit(dir, args, env);
+  const committed = await git(args);
   if (!committed.ok) return gitFailed(args.slice(4, 7), committed.stderr);
-  const head = await runGit(dir, ["rev-parse", "HEAD"], env);
+  const head = await git(["rev-parse", "HEAD"]);
   if (!head.ok) return gitFailed(["rev-parse", "HEAD"], head.stderr);
   return { ok: true, commit: head.stdout.trim(), files };
 }

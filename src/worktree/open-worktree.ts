@@ -39,14 +39,14 @@ async function oneAtATime<T>(lock: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Adds `.ralph/worktrees/<id>` on a new branch `ralph/<id>` at the commit HEAD names now. Only the
- * repository's refs and worktree records change: the person's checkout, index and branch stay as they are,
- * whether HEAD is a branch or detached and whatever is uncommitted.
+ * Adds `.ralph/worktrees/<id>` on a new branch `ralph/<id>` at the commit HEAD (or `from`) names now. Only
+ * the repository's refs and worktree records change: the person's checkout, index and branch stay as they
+ * are, whether HEAD is a branch or detached and whatever is uncommitted.
  */
-export async function createWorktree(projectDir: string, runId: string): Promise<WorktreeOutcome<RunWorktree & { base: string }>> {
+export async function createWorktree(projectDir: string, runId: string, from = "HEAD"): Promise<WorktreeOutcome<RunWorktree & { base: string }>> {
   const repo = await repositoryOf(projectDir);
   if ("error" in repo) return failed({ kind: "not-a-repo", dir: projectDir, detail: repo.error });
-  const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", `${from}^{commit}`]);
   if (!head.ok) return failed({ kind: "no-commit", top: repo.top });
   const base = head.stdout.trim();
   const path = worktreePath(projectDir, runId);

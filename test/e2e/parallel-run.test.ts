@@ -11,8 +11,10 @@ import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 after(isolateGitConfig());
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
-function passes(repo: string): Record<string, boolean> {
-  const prd = JSON.parse(readFileSync(join(repo, "prd.json"), "utf8")) as { userStories: Array<{ id: string; passes: boolean }> };
+/** The stories' flags on parent run `run`'s integration branch (the person's own prd.json is never changed). */
+function passes(repo: string, run: string): Record<string, boolean> {
+  assert.doesNotMatch(readFileSync(join(repo, "prd.json"), "utf8"), /"passes": true/, "the person's prd.json is untouched");
+  const prd = JSON.parse(git(repo, "show", `ralph/${run}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> };
   return Object.fromEntries(prd.userStories.map((story) => [story.id, story.passes]));
 }
 
@@ -54,7 +56,7 @@ describe("ralph run --parallel", () => {
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(readStatus(runDir(repo, "p")).exit_reason, "NO_WORK");
-    assert.deepEqual(passes(repo), { "US-1": true, "US-2": true, "US-3": true });
+    assert.deepEqual(passes(repo, "p"), { "US-1": true, "US-2": true, "US-3": true }, result.stdout);
     const events = readEvents(runDir(repo, "p"));
     const started = events.filter((event) => event.type === "child_started");
     assert.deepEqual(started.map((event) => [event.child, event.task]).sort(), [["p-1", "US-1"], ["p-2", "US-2"], ["p-3", "US-3"]]);
@@ -62,9 +64,10 @@ describe("ralph run --parallel", () => {
     assert.ok(peakChildren(events) <= 2, "never more than 2 children at once");
     for (const [child, story] of [["p-1", "US-1"], ["p-2", "US-2"], ["p-3", "US-3"]] as const) {
       assert.match(git(repo, "log", "-1", "--format=%s", `ralph/${child}`), new RegExp(`^ralph\\(${child}\\): iteration 1: ${story}: `));
-      // Each child worked on its own story only: on its branch only that one is marked done.
+      // Each child started from the integration branch as it was then, and marked its own story done there.
       const onBranch = JSON.parse(git(repo, "show", `ralph/${child}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> };
-      assert.deepEqual(onBranch.userStories.filter((s) => s.passes).map((s) => s.id), [story]);
+      assert.equal(onBranch.userStories.find((s) => s.id === story)?.passes, true);
+      git(repo, "merge-base", "--is-ancestor", `ralph/${child}`, "ralph/p");
       assert.equal(readStatus(runDir(repo, child)).parent, "p");
     }
     assert.equal(git(repo, "rev-parse", "--abbrev-ref", "HEAD"), "main");
@@ -88,7 +91,7 @@ describe("ralph run --parallel", () => {
     const agent = storyAgent(repo, `if (id === "US-2") { console.log("cannot do " + id); process.exit(1); }`);
     const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--max-failures", "1", "--name", "f", "work", "--", process.execPath, agent], repo, env());
     assert.equal(result.code, 1, result.stderr + result.stdout);
-    assert.deepEqual(passes(repo), { "US-1": true, "US-2": false, "US-3": true });
+    assert.deepEqual(passes(repo, "f"), { "US-1": true, "US-2": false, "US-3": true });
     assert.match(result.stdout, /child f-2 ended FAILED; task US-2 stays pending: 1 consecutive failed iterations, last: exit 1/);
     assert.match(readStatus(runDir(repo, "f")).last_action as string, /^1 task\(s\) left pending: child f-2 ended FAILED: /);
     const ended = readEvents(runDir(repo, "f")).filter((event) => event.type === "child_ended");
@@ -102,7 +105,7 @@ describe("ralph run --parallel", () => {
     assert.equal(result.code, 3, result.stderr + result.stdout);
     const status = readStatus(runDir(repo, "b"));
     assert.deepEqual([status.exit_reason, status.cost_usd, status.iteration], ["BUDGET_EXCEEDED", 0.0246, 2]);
-    assert.deepEqual(passes(repo), { "US-1": true, "US-2": true, "US-3": false });
+    assert.deepEqual(passes(repo, "b"), { "US-1": true, "US-2": true, "US-3": false });
     // The second child was given what was left of the budget, not the whole of it.
     assert.equal(JSON.parse(readFileSync(join(runDir(repo, "b-2"), "settings.json"), "utf8")).maxCostUsd, 0.0077);
   });
@@ -149,7 +152,7 @@ describe("ralph run --parallel", () => {
     }
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.match(result.stdout, /child q-1 asks: "May I do US-1\?"; it waits for: ralph answer q-1 TEXT/);
-    assert.deepEqual(passes(repo), { "US-1": true });
+    assert.deepEqual(passes(repo, "q"), { "US-1": true });
     const heard = readFileSync(notified, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
     // The child's question and both endings: the parent's exactly as in its events.jsonl.
     assert.deepEqual(heard.filter((event) => event.type === "needs_human").map((event) => [event.run, event.question]), [["q-1", "May I do US-1?"]]);
@@ -166,6 +169,11 @@ describe("ralph run --parallel", () => {
     const notInHead = await runRalph(["run", "--agent", "demo", "--tasks", "todo.md", "--parallel", "2", "work"], repo, env());
     assert.equal(notInHead.code, 2);
     assert.match(notInHead.stderr, /^ralph: --tasks todo\.md: not in HEAD; each --parallel child works in a worktree from HEAD/);
+    const resolve = await runRalph(["run", "--agent", "demo", "--resolve", "work"], repo, env());
+    assert.deepEqual([resolve.code, resolve.stderr], [2, "ralph: --resolve is set by a --parallel run on its resolve runs, together with --parent and --name\n"]);
+    const maxResolve = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--max-resolve", "x", "work"], repo, env());
+    assert.equal(maxResolve.code, 2);
+    assert.match(maxResolve.stderr, /^ralph: --max-resolve: expected a whole number/);
     assert.equal(git(repo, "branch", "--list", "ralph/*"), "");
     assert.equal(existsSync(join(repo, ".ralph")), false);
   });

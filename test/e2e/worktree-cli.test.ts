@@ -13,7 +13,7 @@ import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 after(isolateGitConfig());
 
 /** A run directory whose status.json says it ended, or that this test process is its live runner. */
-function writeRun(repo: string, id: string, live: boolean): void {
+function writeRun(repo: string, id: string, live: boolean, parent?: string): void {
   const dir = join(repo, ".ralph", "runs", id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const now = new Date().toISOString();
@@ -21,14 +21,15 @@ function writeRun(repo: string, id: string, live: boolean): void {
     schema_version: 1, run_id: id, mode: "run", pid: process.pid, pid_start: readProcess(process.pid)?.startTime ?? null, hostname: hostname(),
     cwd: repo, agent: "demo", state: live ? "running" : "ended", iteration: 1, max_iterations: 3, calls: 1, cost_usd: 0, tokens: { input: 0, output: 0 },
     session_id: null, current_task: null, started_at: now, updated_at: now, ended_at: live ? null : now, exit_reason: live ? null : "DONE", exit_code: live ? null : 0, last_action: "",
+    ...(parent ? { parent } : {}),
   };
   writeFileSync(join(dir, "status.json"), JSON.stringify(status), { mode: 0o600 });
   writeFileSync(join(dir, "progress.txt"), live ? "iteration=1\n" : "iteration=1\ncompletion_reason=DONE\npromise=COMPLETE\n", { mode: 0o600 });
   recordRunCreated(dir, id, null, live ? { pid: process.pid, pid_start: status.pid_start, hostname: hostname(), project_lock: false } : null);
 }
 
-async function runWithWorktree(repo: string, id: string, live: boolean): Promise<string> {
-  writeRun(repo, id, live);
+async function runWithWorktree(repo: string, id: string, live: boolean, parent?: string): Promise<string> {
+  writeRun(repo, id, live, parent);
   const created = await createWorktree(repo, id);
   if (!created.ok) assert.fail(JSON.stringify(created.failure));
   return created.path;
@@ -81,6 +82,45 @@ describe("ralph clean", () => {
     const noWorktree = await runRalph(["clean", "plain"], repo, env());
     assert.equal(noWorktree.code, 2);
     assert.match(noWorktree.stderr, /run plain has no worktree/);
+  });
+});
+
+describe("ralph clean of many runs", () => {
+  test("several runs at once, a parent with its children, and --ended (live runs and other runs kept)", async () => {
+    const repo = tempRepo();
+    const [a, b] = [await runWithWorktree(repo, "a", false), await runWithWorktree(repo, "b", false)];
+    const parent = await runWithWorktree(repo, "p", false);
+    const children = [await runWithWorktree(repo, "p-1", false, "p"), await runWithWorktree(repo, "p-2", false, "p")];
+    writeRun(repo, "p-resolve-1", false, "p"); // a resolve run has no worktree of its own: skipped
+    const other = await runWithWorktree(repo, "q-1", false, "q");
+    const live = await runWithWorktree(repo, "live", true);
+    const ended = await runWithWorktree(repo, "old", false);
+
+    const two = await runRalph(["clean", "a", "b"], repo, env());
+    assert.equal(two.code, 0, two.stderr);
+    assert.deepEqual([existsSync(a), existsSync(b)], [false, false]);
+    assert.equal((two.stdout.match(/^run (a|b): removed the worktree/gm) ?? []).length, 2);
+
+    const family = await runRalph(["clean", "p"], repo, env());
+    assert.equal(family.code, 0, family.stderr);
+    assert.deepEqual([parent, ...children].map(existsSync), [false, false, false]);
+    assert.deepEqual(family.stdout.match(/^run (\S+): removed/gm), ["run p: removed", "run p-1: removed", "run p-2: removed"]);
+    assert.equal(existsSync(other), true, "another parent's child is not cleaned");
+    for (const branch of ["ralph/p", "ralph/p-1", "ralph/p-2"]) git(repo, "rev-parse", "--verify", branch);
+
+    const all = await runRalph(["clean", "--ended"], repo, env());
+    assert.equal(all.code, 0, all.stderr);
+    assert.deepEqual([existsSync(other), existsSync(ended), existsSync(live)], [false, false, true], "--ended keeps the live run");
+    const none = await runRalph(["clean", "--ended"], repo, env());
+    assert.deepEqual([none.code, none.stdout], [0, "no ended run has a worktree to remove\n"]);
+
+    const nothing = await runRalph(["clean"], repo, env());
+    assert.deepEqual([nothing.code, nothing.stderr], [2, "ralph: clean: name the runs whose worktrees to remove (RUN...), or give --ended\n"]);
+    // One unknown run among several: nothing is cleaned.
+    const c = await runWithWorktree(repo, "c", false);
+    const unknown = await runRalph(["clean", "c", "nope"], repo, env());
+    assert.equal(unknown.code, 2);
+    assert.equal(existsSync(c), true);
   });
 });
 

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../helpers/cli.js";
 import { checkCriteria, failingContext, parseCriteria, type Criterion, type CriterionVerdict } from "../../src/judge/criteria.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-criteria-"));
@@ -112,7 +113,7 @@ test("command: processes a passing check leaves behind in its group are ended", 
   assert.ok(await isGoneWithin(pid, 2000));
 });
 
-test("command: a process that escaped the group and holds the output pipe does not hang the check", async () => {
+test("command: a process that left the session and holds the output pipe does not hang the check, and is ended with it", async () => {
   const pidFile = join(dir, "escaped.pid");
   const startedAt = Date.now();
   const verdict = await one({ type: "command", check: `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' & until [ -s "${pidFile}" ]; do sleep 0.01; done; echo checked` }, { timeoutMs: 5000 });
@@ -121,6 +122,8 @@ test("command: a process that escaped the group and holds the output pipe does n
   assert.equal(verdict.passed, true);
   assert.match(verdict.outputTail, /checked/);
   assert.ok(Date.now() - startedAt < 2000, `took ${Date.now() - startedAt} ms`);
+  // Supervised like an agent (tree mode here: it still carries the check's marker), so it does not outlive the check.
+  assert.equal(processAlive(pid), false, "the check's detached process outlived it");
 });
 
 test("command: aborting the signal kills the running check and skips the rest", async () => {

@@ -38,3 +38,14 @@ test("an unknown task or a broken file: a message, the file untouched", () => {
   assert.deepEqual(unknown, { ok: false, message: "has no task 9 any more" });
   assert.equal(readFileSync(list, "utf8"), "- [ ] only\n");
 });
+
+test("a prd.json of one-line stories: only that story's passes value changes, every other byte (layout, key order, escapes) stays", () => {
+  const file = join(dir, "oneline.json");
+  const text = '{"project": "x",\n "userStories": [\n  {"id": "US-1", "title": "a \\"quoted\\" {brace}", "passes": false},\n  {"id": "US-2", "title": "b", "passes": false, "notes": "passes: false"},\n  {"id": 3, "title": "no flag"}\n ]\n}\n';
+  writeFileSync(file, text);
+  assert.ok(markTaskDone(file, "US-2").ok);
+  assert.equal(readFileSync(file, "utf8"), text.replace('"b", "passes": false', '"b", "passes": true'));
+  assert.ok(markTaskDone(file, "3").ok);
+  assert.equal(readFileSync(file, "utf8"), text.replace('"b", "passes": false', '"b", "passes": true').replace('"no flag"}', '"no flag", "passes": true}'));
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")).userStories.map((story: { passes?: boolean }) => story.passes), [false, true, true]);
+});

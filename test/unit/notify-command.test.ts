@@ -1,12 +1,13 @@
 // Command and desktop notifications with real processes: stdin, exit codes, process trees ended at their limit.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
 import { DEFAULT_NOTIFY_EVENTS, type NotifyTarget } from "../../src/notify/notify-target.js";
-import { processAlive, waitForFile } from "../helpers/cli.js";
+import { shellCommandLine } from "../../src/util/shell-words.js";
+import { processAlive, waitUntil } from "../helpers/cli.js";
 import { notifierFor, runEnded } from "../fixtures/notify-harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-notify-"));
@@ -16,8 +17,9 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A command line (run with sh -c) from words, each quoted. */
 function command(...argv: string[]): NotifyTarget {
-  return { kind: "command", argv, events: DEFAULT_NOTIFY_EVENTS };
+  return { kind: "command", command: shellCommandLine(argv), events: DEFAULT_NOTIFY_EVENTS };
 }
 
 function node(script: string, ...args: string[]): NotifyTarget {
@@ -34,7 +36,8 @@ setInterval(() => {}, 1000);
 
 /** Waits for the HANG tree's pid file and checks both processes run (the known-false control of "none left"). */
 async function hangingTree(pids: string): Promise<number[]> {
-  await waitForFile(pids, 10_000);
+  // The file appears before its text is written: wait for the whole list.
+  await waitUntil(() => existsSync(pids) && readFileSync(pids, "utf8").endsWith("]"), pids, 10_000);
   const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
   leftovers.push(...tree);
   assert.deepEqual(tree.map(processAlive), [true, true]);
@@ -42,7 +45,7 @@ async function hangingTree(pids: string): Promise<number[]> {
 }
 
 describe("command notifications", () => {
-  test("a command gets the event JSON on stdin, as an argv with no shell", async () => {
+  test("a command gets the event JSON on stdin", async () => {
     const out = join(dir, "stdin.json");
     const { notifier, failures, delivered } = notifierFor([node("require('node:fs').writeFileSync(process.argv[1], require('node:fs').readFileSync(0))", out)]);
     const event = runEnded();
@@ -51,13 +54,14 @@ describe("command notifications", () => {
     assert.deepEqual(failures, []);
     assert.equal(delivered.length, 1);
     assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), event);
+    assert.ok(readFileSync(out, "utf8").endsWith("}\n"), "the JSON ends with a newline");
   });
 
   test("a command that fails or cannot start is reported", async () => {
     const { notifier, failures } = notifierFor([node("process.exit(3)"), command(join(dir, "no-such-notifier"))]);
     notifier.notify(runEnded());
     await notifier.drain(20_000);
-    assert.deepEqual(failures.map((failure) => failure.error).sort(), [`command not found: ${join(dir, "no-such-notifier")}`, "exited with code 3"]);
+    assert.deepEqual(failures.map((failure) => failure.error).sort(), [`exited with code 127: /bin/sh: 1: ${join(dir, "no-such-notifier")}: not found`, "exited with code 3"]);
     assert.match(failures.find((failure) => failure.error === "exited with code 3")?.target ?? "", /^command .*node -e /);
   });
 
@@ -69,7 +73,7 @@ describe("command notifications", () => {
     const tree = await hangingTree(pids);
     await notifier.drain(20_000);
     assert.equal(failures.length, 1);
-    assert.match(failures[0]?.error ?? "", /^did not finish within 3000 ms; its tree was ended \(2 process\(es\)\)$/);
+    assert.match(failures[0]?.error ?? "", /^did not finish within 3000 ms; its tree was ended \(3 process\(es\)\)$/);
     assert.deepEqual(tree.map(processAlive), [false, false]);
   });
 

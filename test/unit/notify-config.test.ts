@@ -24,7 +24,7 @@ describe("notify: entries in ralph.yaml", () => {
     assert.deepEqual(notifyTargetsFromYaml(parse(text), WHERE), {
       ok: true,
       targets: [
-        { kind: "command", argv: ["notify.sh", "--to", "the team"], events: DEFAULT_NOTIFY_EVENTS },
+        { kind: "command", command: "notify.sh --to 'the team'", events: DEFAULT_NOTIFY_EVENTS },
         { kind: "webhook", url: "https://hooks.slack.com/services/T1/B2/x3", format: "slack", events: ["run_ended", "needs_human"] },
         { kind: "desktop", events: ["stalled"] },
       ],
@@ -48,7 +48,7 @@ describe("notify: entries in ralph.yaml", () => {
     assert.equal(yamlError("- desktop: true\n  format: slack"), `${WHERE}: notify[0]: unknown key "format" in a desktop entry (expected desktop, events)`);
     assert.equal(yamlError("- pager: 1"), `${WHERE}: notify[0]: expected a mapping with one of command, webhook or desktop, got {"pager":1}`);
     assert.equal(yamlError("- webhook: https://example.com\n  command: x"), `${WHERE}: notify[0]: expected one of command, webhook or desktop per entry, got command and webhook`);
-    assert.match(yamlError(`- command: "say 'hi"`), /^ralph\.yaml: line 7: notify\[0\]\.command: unterminated ' quote/);
+    assert.match(yamlError(`- command: "say 'hi"`), /^ralph\.yaml: line 7: notify\[0\]\.command: expected a shell command line \(run with sh -c\): .*[Uu]nterminated/);
     // A bad URL is shown with its secrets hidden.
     assert.equal(yamlError("- webhook: https://u:pw@example.com/?token=abc\n  format: 1"), `${WHERE}: notify[0].format: expected json or slack, got 1`);
     assert.doesNotMatch(yamlError("- webhook: ftp://u:pw@example.com/?token=abc"), /pw|abc/);
@@ -61,7 +61,7 @@ describe("--notify, --webhook and --webhook-format", () => {
       ok: true,
       targets: [
         { kind: "desktop", events: DEFAULT_NOTIFY_EVENTS },
-        { kind: "command", argv: ["notify.sh", "a b", "c"], events: DEFAULT_NOTIFY_EVENTS },
+        { kind: "command", command: `notify.sh "a b" c`, events: DEFAULT_NOTIFY_EVENTS },
         { kind: "webhook", url: "https://a.example/x", format: "slack", events: DEFAULT_NOTIFY_EVENTS },
         { kind: "webhook", url: "http://127.0.0.1:9/y", format: "slack", events: DEFAULT_NOTIFY_EVENTS },
       ],
@@ -76,7 +76,7 @@ describe("--notify, --webhook and --webhook-format", () => {
       return result.ok ? "accepted" : result.message;
     };
     assert.equal(message({ notify: [" "] }), `--notify: expected a command line or "desktop", got " "`);
-    assert.match(message({ notify: ["say 'hi"] }), /^--notify: unterminated ' quote/);
+    assert.match(message({ notify: ["say 'hi"] }), /^--notify: expected a shell command line \(run with sh -c\): .*[Uu]nterminated/);
     assert.equal(message({ webhook: ["example.com/hook"] }), `--webhook: expected an http(s) URL, got "example.com/hook"`);
     assert.equal(message({ webhook: ["https://a.example"], webhookFormat: "xml" }), `--webhook-format: expected json or slack, got "xml"`);
     assert.equal(message({ webhookFormat: "slack" }), "--webhook-format: expected alongside --webhook URL");

@@ -18,11 +18,16 @@ test("a file ralph run wrote reads back as the same settings", () => {
     maxWaitMs: 60_000,
     notifyTargets: [
       { kind: "webhook" as const, url: "https://hooks.example.org/x?token=t", format: "slack" as const, events: ["run_ended" as const] },
-      { kind: "command" as const, argv: ["./notify.sh", "a b"], events: ["stalled" as const, "needs_human" as const] },
+      { kind: "command" as const, command: "./notify.sh 'a b' | tee -a notes.jsonl", events: ["stalled" as const, "needs_human" as const] },
       { kind: "desktop" as const, events: ["waiting_limit" as const] },
     ],
   };
   assert.deepEqual(parseSavedSettings(JSON.stringify(settings), FILE), { ok: true, settings });
+});
+
+test("a notification command saved as words by an older ralph is read back as the same shell line", () => {
+  const parsed = parseSavedSettings(JSON.stringify({ agent: "demo", notifyTargets: [{ kind: "command", argv: ["./notify.sh", "a b"], events: ["run_ended"] }] }), FILE);
+  assert.deepEqual(parsed.ok && parsed.settings.notifyTargets, [{ kind: "command", command: "./notify.sh 'a b'", events: ["run_ended"] }]);
 });
 
 test("settings missing from an older file take their defaults", () => {

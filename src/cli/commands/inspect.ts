@@ -8,6 +8,7 @@ import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
 import { pickRun } from "../pick-run.js";
+import { visible } from "../../view/visible-text.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
@@ -35,7 +36,8 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     ...(asking ? [questionText(run.question)] : []),
   ]);
   const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
-  process.stdout.write(table([head, ...rows]));
+  // Cells hold the agent's words (a question): control characters shown, never obeyed.
+  process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
   return 0;
 }
 
@@ -93,7 +95,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${lines.map(visible).join("\n")}\n`);
   return 0;
 }
 

@@ -18,7 +18,7 @@ import { startRun } from "../start-run.js";
 import { preflight } from "../preflight.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
-import { childRun } from "../child-settings.js";
+import { childRun, resolveRun } from "../child-settings.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -115,9 +115,12 @@ export async function runCommand(words: string[], command: Command, trailing: st
   if (loaded.settings.parent) {
     const flags = givenFlags(command);
     const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
-    const child = childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
+    const child = loaded.settings.resolve
+      ? resolveRun(projectDir, loaded.settings.parent, loaded.settings.name)
+      : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
     return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
   }
+  if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   checkCommitSettings(settled);
   checkParallel(settled);

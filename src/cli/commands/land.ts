@@ -1,0 +1,110 @@
+// `ralph land RUN`: delivers a run's branch only as asked: merged into the person's current branch, or pushed
+// to a remote (`--push REMOTE[:BRANCH]`), with a pull request (`--pr`, through gh). Nothing happens unasked.
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { spawn } from "node:child_process";
+import { isRunnerAlive } from "../../control/runner-alive.js";
+import { summariseRun } from "../../control/list-runs.js";
+import { readReport } from "../../report/read-report.js";
+import { branchExists, currentBranch } from "../../worktree/worktree-location.js";
+import { mergeIntoCheckout, pushBranch, trackedChanges } from "../../worktree/land-branch.js";
+import { pickRun } from "../pick-run.js";
+import { renderReportMarkdown } from "../render-report.js";
+import { UsageError } from "../usage-error.js";
+
+/** What `ralph land` was asked to do. */
+export interface LandOptions {
+  push?: string;
+  pr?: boolean;
+  force?: boolean;
+}
+
+/** `gh` on PATH, or null. */
+function findGh(env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    try {
+      accessSync(join(dir, "gh"), constants.X_OK);
+      return join(dir, "gh");
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** Runs gh with `args`, `body` on its stdin; resolves with its exit code and output. */
+function runGh(gh: string, args: string[], body: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(gh, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.on("error", (error) => resolve({ code: null, stdout, stderr: error.message }));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(body);
+  });
+}
+
+/** `REMOTE[:BRANCH]` of --push, checked: never a word git would read as an option. */
+function parsePush(value: string, branch: string): { remote: string; destination: string } {
+  const at = value.lastIndexOf(":");
+  // A URL's own colon (https://, user@host:path) is not a destination: only a plain remote name takes `:BRANCH`.
+  const named = at > 0 && !value.includes("/") && !value.includes("@");
+  const remote = named ? value.slice(0, at) : value;
+  const destination = named ? value.slice(at + 1) : branch;
+  if (remote === "" || remote.startsWith("-")) throw new UsageError(`--push: expected a remote name or URL, got ${JSON.stringify(value)}`);
+  if (destination === "" || destination.startsWith("-")) throw new UsageError(`--push: expected REMOTE or REMOTE:BRANCH, got ${JSON.stringify(value)}`);
+  return { remote, destination };
+}
+
+/** Lands run RUN as asked; exit 0 when done, 2 when refused, 1 when git or gh failed. */
+export async function landCommand(projectDir: string, given: string | undefined, options: LandOptions, env: NodeJS.ProcessEnv): Promise<number> {
+  const id = pickRun(projectDir, given, "land", true);
+  const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); land it once it has ended (ralph stop ${id})`);
+  const branch = status?.branch;
+  if (!status || !branch) throw new UsageError(`run ${id} has no branch of its own (it ran in your checkout): there is nothing to land`);
+  if (!(await branchExists(projectDir, branch))) throw new UsageError(`run ${id}: its branch ${branch} no longer exists`);
+  if (options.pr && !options.push) throw new UsageError("--pr needs --push REMOTE: the pull request's branch must be on the remote first");
+  const report = await readReport(projectDir, id);
+  const title = `ralph ${id}: ${report?.outcome ?? "not ended"}${report?.children.length ? ` (${report.children.filter((child) => child.merge === "merged").length} task(s) merged)` : ""}`;
+  if (options.push) {
+    const { remote, destination } = parsePush(options.push, branch);
+    const base = status.base_branch ?? report?.base_branch ?? null;
+    const gh = options.pr ? findGh(env) : null;
+    if (options.pr && !gh) throw new UsageError("--pr: gh is not installed (not found on PATH); push with --push alone and open the pull request yourself");
+    if (options.pr && !base) throw new UsageError(`--pr: run ${id} started on a detached HEAD: no branch to open the pull request against`);
+    const pushed = await pushBranch(projectDir, remote, branch, destination);
+    if (!pushed.ok) {
+      process.stderr.write(`ralph: ${pushed.message}\n`);
+      return 1;
+    }
+    process.stdout.write(`pushed ${branch} to ${remote} as ${destination}\n`);
+    if (!options.pr || !gh || !base) return 0;
+    const opened = await runGh(gh, ["pr", "create", "--head", destination, "--base", base, "--title", title, "--body-file", "-"], report ? renderReportMarkdown(report) : `${title}\n`, projectDir, env);
+    if (opened.code !== 0) {
+      process.stderr.write(`ralph: gh pr create failed (${opened.code ?? "not started"}): ${opened.stderr.trim().split("\n")[0] ?? ""}\n`);
+      return 1;
+    }
+    process.stdout.write(`opened a pull request of ${destination} into ${base}: ${opened.stdout.trim()}\n`);
+    return 0;
+  }
+  const here = await currentBranch(projectDir);
+  const changes = await trackedChanges(projectDir);
+  if (!changes.ok) throw new UsageError(changes.message);
+  if (changes.changes.length > 0) throw new UsageError(`your checkout has uncommitted changes (${changes.changes.length} file(s), e.g. ${changes.changes[0]?.slice(3)}); commit or stash them first`);
+  if (here === null && !options.force) throw new UsageError(`you are on a detached HEAD; check out the branch to land ${branch} into (or give --force)`);
+  const base = status.base_branch ?? report?.base_branch ?? null;
+  if (base && here !== base && !options.force) throw new UsageError(`run ${id} started from ${base}, you are on ${here ?? "a detached HEAD"}; check out ${base}, or give --force to land it here`);
+  const merged = await mergeIntoCheckout(projectDir, branch, `Merge ${branch} (${title})`);
+  if (!merged.ok) {
+    const conflicts = "conflicts" in merged && merged.conflicts.length > 0 ? ` (conflicts in ${merged.conflicts.join(", ")})` : `: ${merged.message}`;
+    process.stderr.write(`ralph: ${branch} does not merge into ${here ?? "HEAD"}${conflicts}; the merge was aborted, nothing changed\n`);
+    return 1;
+  }
+  process.stdout.write(`merged ${branch} into ${here ?? "HEAD"} (${merged.commit.slice(0, 12)})\n`);
+  return 0;
+}

@@ -1,0 +1,59 @@
+// A run's report as Markdown: for a pull request body, a CI step summary, or a person reading it in a terminal.
+import type { ReportIteration, RunReport } from "../report/report-schema.js";
+
+/** Markdown table cell text: one line, pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+}
+
+function usd(value: number | null): string {
+  return value === null ? "–" : `$${value.toFixed(4)}`;
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? "–" : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function verdicts(list: ReportIteration["checks"]): string {
+  return list.length === 0 ? "–" : list.map((check) => `${check.passed ? "pass" : "FAIL"} \`${cell(check.check)}\``).join("<br>");
+}
+
+function iterationTable(iterations: ReportIteration[]): string[] {
+  if (iterations.length === 0) return ["No iterations."];
+  const reviews = iterations.some((iteration) => iteration.reviews.length > 0);
+  const lines = [`| # | Result | Duration | Cost | Checks |${reviews ? " Review |" : ""} Commit |`, `|---|---|---|---|---|${reviews ? "---|" : ""}---|`];
+  for (const it of iterations) {
+    const review = reviews ? ` ${verdicts(it.reviews)} |` : "";
+    lines.push(`| ${it.iteration} | ${it.result ?? "–"} | ${seconds(it.duration_ms)} | ${usd(it.cost_usd)} | ${verdicts(it.checks)} |${review} ${it.commit ? `\`${it.commit.slice(0, 12)}\`` : "–"} |`);
+  }
+  return lines;
+}
+
+/** The report in Markdown. */
+export function renderReportMarkdown(report: RunReport): string {
+  const lines = [`# ralph run ${report.run}: ${report.outcome ?? "not ended"}`, "", cell(report.reason), ""];
+  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${report.ended_at ?? "–"} |`, `| Cost | ${usd(report.cost_usd)} |`);
+  if (report.branch) {
+    const from = report.base ? ` from ${report.base_branch ? `\`${report.base_branch}\` ` : ""}(\`${report.base.slice(0, 12)}\`)` : "";
+    lines.push(`| Branch | \`${report.branch}\`${from} |`);
+  }
+  lines.push("");
+  if (report.diffstat) {
+    const { files_changed, insertions, deletions } = report.diffstat;
+    lines.push("## Changes", "", `${files_changed} file(s) changed, ${insertions} insertion(s), ${deletions} deletion(s)`, "", "```", report.diffstat.text.trimEnd(), "```", "");
+  }
+  if (report.children.length > 0) {
+    lines.push("## Child runs", "", "| Run | Task | Outcome | Branch | Merge | Resolves | Cost |", "|---|---|---|---|---|---|---|");
+    for (const child of report.children) {
+      const merge = child.merge === null ? "–" : child.merge === "merged" ? `merged \`${(child.merge_detail ?? "").slice(0, 12)}\`` : child.merge === "abandoned" ? `abandoned: ${cell(child.merge_detail ?? "")}` : "pending";
+      lines.push(`| ${child.run} | ${cell(child.task)} | ${child.outcome} | \`${child.branch}\` | ${merge} | ${child.resolves} | ${usd(child.cost_usd)} |`);
+    }
+    lines.push("");
+    for (const child of report.children) if (child.iterations.length > 0) lines.push(`### ${child.run}: ${cell(child.detail)}`, "", ...iterationTable(child.iterations), "");
+  }
+  if (report.iterations.length > 0 || report.children.length === 0) lines.push("## Iterations", "", ...iterationTable(report.iterations), "");
+  lines.push("## Open questions", "");
+  if (report.open_questions.length === 0) lines.push("None.");
+  for (const open of report.open_questions) lines.push(`- ${open.run}: ${cell(open.question)} (answer with \`ralph answer ${open.run} TEXT\`)`);
+  return `${lines.join("\n")}\n`;
+}

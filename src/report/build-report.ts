@@ -1,0 +1,128 @@
+// Builds a run's report from its record (status.json and events.jsonl, its children's too) and its diffstat.
+import type { RunEvent } from "../store/event-log.js";
+import type { RunStatus } from "../store/status-file.js";
+import type { ReportIteration, RunReport } from "./report-schema.js";
+
+/** One run's record as read from its directory. */
+export interface RunRecordRead {
+  id: string;
+  status: RunStatus;
+  events: RunEvent[];
+}
+
+/** What `git diff --stat` said of base..branch. */
+export interface Diffstat {
+  files_changed: number;
+  insertions: number;
+  deletions: number;
+  text: string;
+}
+
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+
+/** The iterations of one run, from its events (a usage-limit retry is folded into the iteration it repeats). */
+export function iterationsOf(events: RunEvent[]): ReportIteration[] {
+  const byNumber = new Map<number, ReportIteration>();
+  for (const event of events) {
+    const number = num(event.iteration);
+    if (number === null) continue;
+    const entry = byNumber.get(number) ?? { iteration: number, result: null, agent: null, task: null, duration_ms: null, cost_usd: null, checks: [], reviews: [], commit: null };
+    byNumber.set(number, entry);
+    if (event.type === "iteration_started") {
+      entry.task = str(event.task);
+      entry.agent = str(event.agent) ?? entry.agent;
+    } else if (event.type === "iteration_ended") {
+      entry.result = str(event.result);
+      entry.agent = str(event.agent) ?? entry.agent;
+      entry.duration_ms = (entry.duration_ms ?? 0) + (num(event.duration_ms) ?? 0);
+      entry.cost_usd = num(event.cost_usd) === null ? entry.cost_usd : (entry.cost_usd ?? 0) + (num(event.cost_usd) ?? 0);
+      entry.commit = str(event.commit) ?? entry.commit;
+    } else if (event.type === "criteria_checked") {
+      const verdict = { criterion: String(event.criterion), check: String(event.check), passed: event.passed === true, detail: String(event.detail ?? "") };
+      (verdict.criterion === "review" ? entry.reviews : entry.checks).push(verdict);
+    }
+  }
+  return [...byNumber.values()].sort((a, b) => a.iteration - b.iteration);
+}
+
+function endedEvent(events: RunEvent[]): RunEvent | undefined {
+  return [...events].reverse().find((event) => event.type === "run_ended");
+}
+
+function question(record: RunRecordRead): string | null {
+  return record.status.question && !record.status.answer && record.status.state !== "ended" ? record.status.question : null;
+}
+
+/** The report of `run`, with `children` (a --parallel parent's child and resolve runs) and its diffstat. */
+export function buildReport(run: RunRecordRead, children: RunRecordRead[], diffstat: Diffstat | null): RunReport {
+  const { status, events } = run;
+  const started = events.find((event) => event.type === "run_started" && typeof event.base === "string");
+  const ended = endedEvent(events);
+  const childById = new Map(children.map((child) => [child.id, child]));
+  const merges = new Map<string, RunEvent>();
+  for (const event of events) if (event.type === "child_merged" || event.type === "merge_abandoned") merges.set(String(event.child), event);
+  const endings = new Map<string, RunEvent>();
+  for (const event of events) if (event.type === "child_ended") endings.set(String(event.child), event);
+  const reportChildren = events
+    .filter((event) => event.type === "child_started")
+    .map((event) => {
+      const id = String(event.child);
+      const record = childById.get(id);
+      const end = endings.get(id);
+      const merge = merges.get(id);
+      const outcome = str(end?.reason) ?? record?.status.exit_reason ?? "running";
+      return {
+        run: id,
+        task: String(event.task),
+        branch: String(event.branch),
+        outcome,
+        detail: str(end?.detail) ?? record?.status.last_action ?? "",
+        cost_usd: num(end?.cost_usd) ?? record?.status.cost_usd ?? 0,
+        merge: merge ? (merge.type === "child_merged" ? ("merged" as const) : ("abandoned" as const)) : outcome === "DONE" ? ("pending" as const) : null,
+        merge_detail: merge ? (merge.type === "child_merged" ? String(merge.commit) : String(merge.reason)) : null,
+        resolves: num(merge?.resolves) ?? 0,
+        iterations: record ? iterationsOf(record.events) : [],
+      };
+    });
+  // Resolve iterations ran as runs of their own on the integration branch: listed with the children.
+  for (const event of events.filter((candidate) => candidate.type === "resolve_started")) {
+    const id = String(event.child);
+    const record = childById.get(id);
+    const end = events.find((candidate) => candidate.type === "resolve_ended" && candidate.child === id);
+    reportChildren.push({
+      run: id,
+      task: String(event.task),
+      branch: status.branch ?? "",
+      outcome: str(end?.reason) ?? record?.status.exit_reason ?? "running",
+      detail: `resolve ${String(event.attempt)} of the merge of ${String(event.for_child)}${event.checks_failed === true ? ": checks failed" : `: conflicts in ${(event.conflicts as string[] | undefined)?.join(", ") ?? "?"}`}`,
+      cost_usd: num(end?.cost_usd) ?? record?.status.cost_usd ?? 0,
+      merge: null,
+      merge_detail: null,
+      resolves: 0,
+      iterations: record ? iterationsOf(record.events) : [],
+    });
+  }
+  const open = [run, ...children].flatMap((record) => {
+    const asked = question(record);
+    return asked === null ? [] : [{ run: record.id, question: asked }];
+  });
+  return {
+    schema_version: 1,
+    run: run.id,
+    outcome: status.exit_reason,
+    exit_code: status.exit_code,
+    reason: str(ended?.detail) ?? status.last_action,
+    agent: status.agent,
+    started_at: status.started_at,
+    ended_at: status.ended_at,
+    cost_usd: status.cost_usd,
+    branch: status.branch ?? null,
+    base: str(started?.base) ?? status.base ?? null,
+    base_branch: started ? str(started.base_branch) : (status.base_branch ?? null),
+    diffstat,
+    iterations: iterationsOf(events),
+    children: reportChildren,
+    open_questions: open,
+  };
+}
