@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nowMs } from "./stats.js";
 
-/** The built CLI entry point. */
-export const RALPH = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+/** The built CLI entry point (BENCH_RALPH: another build's, to measure it with every suite). */
+export const RALPH = process.env.BENCH_RALPH ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 
 /** A compiled benchmark fixture under dist/bench/fixtures. */
 export function fixture(name: string): string {

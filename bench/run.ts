@@ -1,16 +1,19 @@
 // `npm run bench`: runs every benchmark, prints one table and writes bench/results.json.
-// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui,notify] [--markdown]
+// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui,notify,startup,logs,parallel] [--markdown]
 //        node dist/bench/run.js --render bench/results.json   (the Markdown table of an earlier run, for the README)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { benchBigLogs } from "./big-logs.js";
 import { benchEventSize } from "./event-size.js";
 import { benchLoopOverhead } from "./loop-overhead.js";
 import { benchMemory } from "./memory.js";
 import { benchNotify } from "./notify.js";
 import { killStarted, RALPH, removeScratch } from "./ralph-cli.js";
+import { benchParallelMemory } from "./parallel-memory.js";
 import { benchReaction } from "./reaction.js";
 import { describeMachine, markdownTable, textTable, type Results, type Row } from "./report.js";
 import { benchScale } from "./scale.js";
+import { benchStartup } from "./startup.js";
 import { benchStopLatency } from "./stop-latency.js";
 import { benchUi } from "./ui.js";
 import { killTrees } from "./tree.js";
@@ -24,6 +27,9 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   scale: benchScale,
   ui: benchUi,
   notify: benchNotify,
+  startup: benchStartup,
+  logs: benchBigLogs,
+  parallel: benchParallelMemory,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {

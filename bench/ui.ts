@@ -16,10 +16,10 @@ const APPENDS = 10;
 const PAINT_TARGET_MS = 1000;
 const APPEND_TARGET_MS = 250;
 
-/** `ralph ui` on `project`; resolves with its URL once printed (and how long that took). */
-async function startUi(project: string): Promise<{ child: ChildProcess; url: string; startMs: number }> {
+/** `ralph ui` (of build `main`) on `project`; resolves with its URL once printed (and how long that took). */
+export async function startUi(project: string, main = RALPH): Promise<{ child: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [RALPH, "ui", "--project", project], { cwd: project, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [main, "ui", "--project", project], { cwd: project, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
     setTimeout(() => reject(new Error(`ralph ui printed no URL in 60 s: ${out}`)), 60_000).unref();

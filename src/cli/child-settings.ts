@@ -6,6 +6,7 @@ import { readPlanFile, type Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
 import { UsageError } from "./usage-error.js";
 import { resolvePromptFile } from "./child-runs.js";
+import { fileDigest, ledgerDir, readLedgerEntry } from "../control/run-ledger.js";
 
 /**
  * The child of run `parentId` working on task `task`: the parent's settings.json and state.md, with the
@@ -55,6 +56,11 @@ function parentRun(projectDir: string, parentId: string): { parent: RunSettings;
     text = readRegular(paths.settings, 1024 * 1024).toString("utf8");
   } catch {
     throw new UsageError(`--parent ${parentId}: no readable ${paths.settings}`);
+  }
+  // A child's agent can reach the parent's run directory: its settings count only as the parent's runner wrote them.
+  const entry = readLedgerEntry(paths.dir);
+  if (entry === null || (entry.settings_sha256 !== null && entry.settings_sha256 !== fileDigest(paths.settings))) {
+    throw new UsageError(`--parent ${parentId}: ${paths.settings} is not what ralph wrote (it differs from the record in ${ledgerDir()}); no child is started from it`);
   }
   const saved = parseSavedSettings(text, paths.settings);
   if (!saved.ok) throw new UsageError(saved.message);

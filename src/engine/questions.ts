@@ -50,7 +50,19 @@ export function whileNeedsHuman(machine: Machine, input: Input): Step {
     }
     case "control":
       return { machine, effects: [{ kind: "look", what: "control" }] };
-    default:
+    // Waiting for a person: no agent or check is running, and time alone answers nothing. (Signals, failed writes and new plans: betweenIterations above.)
+    case "signal":
+    case "recordFailed":
+    case "desired":
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }

@@ -83,8 +83,21 @@ function atBoundary(machine: Machine, input: Input): Step {
       }
       return startIteration(machine, input.nowMs);
     }
-    default:
+    // Nothing runs at a boundary: a late report from an ended agent or check, or a poll, changes nothing. (Signals, failed writes and new plans: betweenIterations above.)
+    case "signal":
+    case "recordFailed":
+    case "desired":
+    case "control":
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -138,8 +151,20 @@ function whilePaused(machine: Machine, input: Input): Step {
     }
     case "control":
       return { machine, effects: [{ kind: "look", what: "control" }] };
-    default:
+    // Paused between iterations: no agent or check is running, and a tick means nothing. (Signals, failed writes and new plans: betweenIterations above.)
+    case "signal":
+    case "recordFailed":
+    case "desired":
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -165,8 +190,14 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
       return agentExited(machine, phase.attempt, input.run, input.tasks ?? null);
     case "limitHit":
       return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
-    default:
+    // No timer runs and no check is under way while the agent works.
+    case "tick":
+    case "checked":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -189,8 +220,16 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
         machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the checks" }, attempt: phase.attempt, judged: phase.run }),
         effects: [{ kind: "endTree", why: "stop_now" }],
       };
-    default:
+    // The agent has already exited, and no timer runs while judging.
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -211,8 +250,19 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
     case "control":
     case "tick":
       return { machine, effects: [{ kind: "look", what: "control" }] };
-    default:
+    // Waiting out a usage limit: no agent or check is running. (Signals, failed writes and new plans: betweenIterations above.)
+    case "signal":
+    case "recordFailed":
+    case "desired":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -231,7 +281,16 @@ function whileEnding(machine: Machine, phase: Phase & { id: "ending" }, input: I
       return unjudged(machine, phase, input.run);
     case "checked":
       return phase.judged ? unjudged(machine, phase, phase.judged) : stay(machine);
-    default:
+    // The ending is decided: a failed write, STOP, PAUSE, a poll or the agent's result change nothing.
+    case "recordFailed":
+    case "sentinel":
+    case "control":
+    case "tick":
+    case "agentResult":
       return stay(machine);
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }

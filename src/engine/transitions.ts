@@ -1,4 +1,5 @@
 // Transitions several phases share: ending the run, applying a new plan, the limits, going on to the next boundary.
+import { limitEnding, stopEnding } from "../control/limit-rules.js";
 import { describeTask, type Task } from "../judge/tasks.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
@@ -63,7 +64,7 @@ function onDesired(machine: Machine, input: Input & { type: "desired" }, onStop:
 
 /** STOPPED for a STOP file; null to go on. */
 function stopOf(input: Input & { type: "sentinel" }): Ending | null {
-  return input.stop ? { reason: "STOPPED", detail: input.stopNow ? "stop --now requested" : "STOP file present" } : null;
+  return stopEnding(input, { stop: "STOP file present", now: "stop --now requested" });
 }
 
 /** How `active: false` in state.md ends a run. */
@@ -72,17 +73,8 @@ const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: fal
 /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
 export function limitReached(machine: Machine, nowMs: number): Ending | null {
   const { iteration, costUsd, startedAtMs } = machine.tally;
-  const max = machine.plan.maxIterations;
-  if (max > 0 && iteration >= max) return { reason: "MAX_ITERATIONS", detail: `reached max_iterations ${max}` };
   const { maxRuntimeMs, maxCostUsd } = machine.config;
-  const elapsed = nowMs - startedAtMs;
-  if (maxRuntimeMs !== null && elapsed >= maxRuntimeMs) {
-    return { reason: "RUNTIME_EXCEEDED", detail: `ran ${Math.round(elapsed / 1000)}s, limit ${Math.round(maxRuntimeMs / 1000)}s` };
-  }
-  if (maxCostUsd !== null && costUsd >= maxCostUsd) {
-    return { reason: "BUDGET_EXCEEDED", detail: `spent $${costUsd.toFixed(4)} (CLI estimate), limit $${maxCostUsd}` };
-  }
-  return null;
+  return limitEnding({ maxIterations: machine.plan.maxIterations, maxRuntimeMs, maxCostUsd }, { iterations: iteration, elapsedMs: nowMs - startedAtMs, costUsd });
 }
 
 /** On to the next boundary, after recording `entries`; the world is looked at afresh there. */
@@ -106,8 +98,18 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
       const stop = stopOf(input);
       return stop ? end(machine, stop, onStop) : null;
     }
-    default:
+    // The phase's own business.
+    case "control":
+    case "tick":
+    case "agentResult":
+    case "agentExited":
+    case "limitHit":
+    case "checked":
       return null;
+    default: {
+      const unreachable: never = input;
+      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 

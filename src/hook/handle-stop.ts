@@ -9,6 +9,7 @@
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
 import { readSentinels } from "../control/control-files.js";
+import { limitEnding, stopEnding } from "../control/limit-rules.js";
 import { buildPrompt } from "../run/build-prompt.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { Ending } from "../run/finish-run.js";
@@ -81,7 +82,8 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     patchHookLoop(files.loop, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
-  if (readSentinels(record.paths).stop) return end(files, record, deps, { reason: "STOPPED", detail: "STOP file (ralph stop)" });
+  const stopped = stopEnding(readSentinels(record.paths), { stop: "STOP file (ralph stop)", now: "STOP file (ralph stop --now)" });
+  if (stopped) return end(files, record, deps, stopped);
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
   return evaluateAndContinue(input, deps, files, loop, record, since);
@@ -118,7 +120,7 @@ async function evaluateAndContinue(
   closeQuestion(record, iteration);
   const cap = blockCap(deps.env);
   const blocks = blocksThisTurn(record.paths.dir, input.stopHookActive);
-  const maxReached = loop.maxIterations > 0 && iteration >= loop.maxIterations;
+  const maxReached = limitEnding({ maxIterations: loop.maxIterations, maxRuntimeMs: null, maxCostUsd: null }, { iterations: iteration, elapsedMs: 0, costUsd: 0 });
   const asked = !verdict.done && !maxReached ? findAsk(lastMessage ?? "", loop.prompt) : null;
   const question = asked?.found ? asked.question : null;
   const pause = !verdict.done && !maxReached && question === null && cap !== null && blocks >= cap;
@@ -146,7 +148,7 @@ async function evaluateAndContinue(
     const checks = verdict.verdicts.length > 0 ? "all checks passed" : "";
     return end(files, record, deps, { reason: "DONE", detail: [found, checks].filter(Boolean).join(", ") });
   }
-  if (maxReached) return end(files, record, deps, { reason: "MAX_ITERATIONS", detail: `max_iterations (${loop.maxIterations}) reached` });
+  if (maxReached) return end(files, record, deps, maxReached);
 
   // Checks may have taken minutes: a cancel or an edit made meanwhile wins over this decision.
   const fresh = readHookLoop(files.loop);

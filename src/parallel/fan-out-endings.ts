@@ -1,26 +1,21 @@
 // The reasons a `--parallel` parent ends, and how it reads the ending of one of its children.
 import type { RunSettings } from "../config/run-options.js";
 import type { SentinelState } from "../control/control-files.js";
+import { limitEnding as limitWhen, stopEnding as stopWhen } from "../control/limit-rules.js";
 import { EXIT_REASONS, type ExitReason } from "../exit/exit-reasons.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit } from "./fan-out-io.js";
 
-/** STOPPED when the parent's STOP file asks for it. */
+/** STOPPED when the parent's STOP file asks for it (the rule every run follows). */
 export function stopEnding(sentinels: SentinelState): Ending | null {
-  if (!sentinels.stop) return null;
-  return { reason: "STOPPED", detail: sentinels.stopNow ? "stop --now: every child's agent ended" : "STOP file: no new children; each child stops at its next boundary" };
+  return stopWhen(sentinels, { stop: "STOP file: no new children; each child stops at its next boundary", now: "stop --now: every child's agent ended" });
 }
 
-/** The parent's own limits: spend over all its children, and its runtime. */
+/** The parent's own limits, by the same rules as any run: spend over all its children, and its runtime. */
 export function limitEnding(settings: Pick<RunSettings, "maxCostUsd" | "maxRuntimeMs">, spentUsd: number, elapsedMs: number): Ending | null {
-  if (settings.maxCostUsd !== null && spentUsd >= settings.maxCostUsd) {
-    return { reason: "BUDGET_EXCEEDED", detail: `the children spent $${spentUsd.toFixed(4)} of the $${settings.maxCostUsd} budget` };
-  }
-  if (settings.maxRuntimeMs !== null && elapsedMs >= settings.maxRuntimeMs) {
-    return { reason: "RUNTIME_EXCEEDED", detail: `ran ${Math.round(elapsedMs / 1000)}s of the ${Math.round(settings.maxRuntimeMs / 1000)}s allowed` };
-  }
-  return null;
+  // Its max_iterations caps each child, not the parent.
+  return limitWhen({ maxIterations: 0, maxRuntimeMs: settings.maxRuntimeMs, maxCostUsd: settings.maxCostUsd }, { iterations: 0, elapsedMs, costUsd: spentUsd });
 }
 
 /** How a child ended: from its status.json, else (it never started: a usage error) from its exit and stderr. */

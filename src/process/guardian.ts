@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TreeMarker } from "./inventory.js";
+import { findOnPath } from "./supervision.js";
 
 /** The handle on a started guardian. */
 export interface Guardian {
@@ -18,6 +19,14 @@ export const DISPOSE_MESSAGE = "dispose\n";
 const mainPath = fileURLToPath(new URL("./guardian-main.js", import.meta.url));
 
 /**
+ * While the runner lives, the guardian only waits on its pipe: a few lines of Perl (about 5 MB, where an
+ * idle Node is 40 MB) wait for it. When the pipe closes without the dispose message, the waiter becomes
+ * the Node guardian in place (exec: same pid, same session, the pipe already at its end), which then ends
+ * the tree as it always did. SIGUSR1 is ignored as Node's guardian ignores it (and stays so across exec).
+ */
+const WAITER = `$SIG{USR1} = "IGNORE"; my ($got, $buf) = ("", ""); while (sysread(STDIN, $buf, 4096)) { $got = substr($got . $buf, -64) } exit 0 if index($got, "${DISPOSE_MESSAGE.trim()}\\n") >= 0; exec { $ARGV[0] } @ARGV; exit 1;`;
+
+/**
  * Starts the guardian: a detached process (its own session, so a group kill of the
  * runner spares it) holding a pipe from the runner. When the pipe closes without
  * the dispose message, the runner is gone and the guardian ends the marked tree, and the
@@ -28,9 +37,12 @@ export function startGuardian(marker: TreeMarker, graceMs: number, cgroupDirs: s
   // The guardian must not carry the marker itself, or ending the tree would end it.
   const env = { ...process.env };
   delete env[marker.key];
+  const guardian = [process.execPath, mainPath, marker.key, marker.value, String(graceMs), ...cgroupDirs];
+  const perl = findOnPath("perl", env.PATH ?? "");
+  const [program, ...args] = perl === null ? guardian : [perl, "-e", WAITER, ...guardian];
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [mainPath, marker.key, marker.value, String(graceMs), ...cgroupDirs], {
+    child = spawn(program as string, args, {
       cwd: "/",
       env,
       stdio: ["pipe", "ignore", "ignore"],

@@ -56,10 +56,7 @@ export type ReaperResult =
   | { kind: "exited"; exitCode: number }
   | { kind: "unavailable"; message: string };
 
-/** Whether this process is PID 1 (of a container or PID namespace) on Linux, where orphans must be reaped. */
-export function isContainerInit(pid: number = process.pid, platform: NodeJS.Platform = process.platform): boolean {
-  return pid === 1 && platform === "linux";
-}
+export { isContainerInit } from "./container-init.js";
 
 /**
  * Runs `command` (program and arguments) under the reaper, forwarding SIGINT,

@@ -10,49 +10,52 @@ const FALLBACK_MS = 100;
 /** At most this much is read per wake-up, so one huge append cannot stall the server. */
 const CHUNK = 4 * 1024 * 1024;
 
-/** A running tail; `close` stops it. */
+/** A running tail; `close` stops it, `poke` reads again at once (e.g. when a held reader is ready again). */
 export interface Tail {
   close(): void;
+  poke(): void;
 }
 
-/** Complete lines of `file` from byte `from` on; `onLines` gets them with the offset just past the last one. */
-export function tailLines(file: string, from: number, onLines: (lines: string[], end: number) => void): Tail {
+/**
+ * Complete lines of `file` from byte `from` on; `onLines` gets them with the offset just past the last one.
+ * One chunk is read per turn of the event loop, so a huge append never holds up other work, and nothing is
+ * read while `held()` says the reader is still busy with what it got.
+ */
+export function tailLines(file: string, from: number, onLines: (lines: string[], end: number) => void, held: () => boolean = () => false): Tail {
   let offset = from;
   let watcher: FSWatcher | null = null;
   let closed = false;
+  let again: NodeJS.Immediate | null = null;
   const drain = () => {
-    if (closed) return;
-    for (;;) {
-      // The same rules as the runner's: never through a link, never blocking on a FIFO (a file an agent
-      // planted is not shown), regular files only.
-      let fd: number;
-      try {
-        fd = openRegular(file, constants.O_RDONLY);
-      } catch {
-        return;
-      }
-      let read: number;
-      let buffer: Buffer;
-      try {
-        const size = fstatSync(fd).size;
-        if (size < offset) offset = 0; // replaced or truncated: start over
-        if (size === offset) return;
-        buffer = Buffer.alloc(Math.min(size - offset, CHUNK));
-        read = readSync(fd, buffer, 0, buffer.length, offset);
-      } finally {
-        closeSync(fd);
-      }
-      const end = buffer.subarray(0, read).lastIndexOf(0x0a);
-      if (end < 0 && read === CHUNK) {
-        offset += read; // no reader wants a 4 MB line: skip it
-        continue;
-      }
-      if (end < 0) return; // a line still being written: wait for its newline
+    if (closed || again !== null || held()) return;
+    // The same rules as the runner's: never through a link, never blocking on a FIFO (a file an agent
+    // planted is not shown), regular files only.
+    let fd: number;
+    try {
+      fd = openRegular(file, constants.O_RDONLY);
+    } catch {
+      return;
+    }
+    let read: number;
+    let buffer: Buffer;
+    try {
+      const size = fstatSync(fd).size;
+      if (size < offset) offset = 0; // replaced or truncated: start over
+      if (size === offset) return;
+      buffer = Buffer.alloc(Math.min(size - offset, CHUNK));
+      read = readSync(fd, buffer, 0, buffer.length, offset);
+    } finally {
+      closeSync(fd);
+    }
+    const end = buffer.subarray(0, read).lastIndexOf(0x0a);
+    if (end < 0 && read < CHUNK) return; // a line still being written: wait for its newline
+    if (end < 0) offset += read; // no reader wants a 4 MB line: skip it
+    else {
       const text = buffer.subarray(0, end).toString("utf8");
       offset += end + 1;
       onLines(text.split("\n"), offset);
-      if (read < CHUNK) return;
     }
+    if (read === CHUNK) again = setImmediate(() => ((again = null), drain()));
   };
   const startWatch = () => {
     try {
@@ -82,7 +85,9 @@ export function tailLines(file: string, from: number, onLines: (lines: string[],
     close() {
       closed = true;
       clearInterval(timer);
+      if (again) clearImmediate(again);
       watcher?.close();
     },
+    poke: drain,
   };
 }

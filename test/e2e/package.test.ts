@@ -39,6 +39,8 @@ describe("the package", () => {
       symlinkSync(join(root, "node_modules", name), target);
     }
     const bin = join(packageDir, pkg.bin.ralph as string);
+    // npm links the bin as it is: the bundled entry must keep its #! line to run as a command.
+    assert.match(readFileSync(bin, "utf8"), /^#!\/usr\/bin\/env node\n/);
     const version = execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8" }).trim();
     assert.match(version, /^\d+\.\d+\.\d+/);
     const cwd = project();

@@ -2,9 +2,10 @@
 import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findOnPath } from "../../src/process/supervision.js";
 import { FIXTURES, isRunning, killCarriers, liveCarriers, newMarker, waitForLine, waitUntil } from "../fixtures/tree-harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-guardian-"));
@@ -48,6 +49,8 @@ describe("guardian", () => {
     const tree = [ready.root as number, ...(ready.pids ?? [])];
     assert.equal(liveCarriers(marker, tree).length, 12, "the agent tree is running");
     assert.ok(isRunning(ready.guardian));
+    // While the runner lives the guardian only waits: a small Perl process, Node only once it has work.
+    if (findOnPath("perl")) assert.equal(readFileSync(`/proc/${ready.guardian}/comm`, "utf8").trim(), "perl");
     child.kill("SIGKILL");
     await exited;
     const killedAt = performance.now();

@@ -8,6 +8,8 @@ const [, , projectKey, runId] = location.pathname.split("/").map(decodeURICompon
 const base = `/api/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(runId)}`;
 const $ = (id) => document.getElementById(id);
 let iterations = new Iterations();
+/** Every charted event received, in the run's order: events from before the snapshot arrive after it. */
+let charted = [];
 let row = null;
 document.title = `ralph ${runId}`;
 $("run-id").textContent = runId;
@@ -76,8 +78,9 @@ const logLine = (text) => el("div", { class: "line" }, text);
 
 listen(`${base}/stream`, {
   snapshot(data) {
+    charted = [...data.events];
     iterations = new Iterations();
-    data.events.forEach((event) => iterations.add(event));
+    charted.forEach((event) => iterations.add(event));
     $("output").replaceChildren();
     $("log").replaceChildren();
     appendLines($("output"), data.output.map(outputLine));
@@ -86,9 +89,17 @@ listen(`${base}/stream`, {
     showRow(data.row);
   },
   append(data) {
+    charted.push(...data.events);
     data.events.forEach((event) => iterations.add(event));
     if (data.events.length) redrawIterations();
     appendLines($("output"), data.output.map(outputLine));
+  },
+  earlier(data) {
+    // The snapshot is the end of the run's files; the charted events before it follow once read.
+    charted = [...data.events, ...charted];
+    iterations = new Iterations();
+    charted.forEach((event) => iterations.add(event));
+    redrawIterations();
   },
   log(data) {
     appendLines($("log"), data.lines.map(logLine));

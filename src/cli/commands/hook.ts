@@ -6,9 +6,7 @@ import { Command, CommanderError, Option } from "commander";
 import { parseCount, parseText } from "../../util/parse-value.js";
 import { blockCap } from "../../hook/block-cap.js";
 import { cancelHookLoop } from "../../hook/cancel-loop.js";
-import { handleStop, recordHookFailure, type StopDecision } from "../../hook/handle-stop.js";
 import { hookFiles, projectDirFrom, type HookFiles } from "../../hook/hook-files.js";
-import { parseStopHookInput } from "../../hook/hook-input.js";
 import { startSummary } from "../../hook/hook-messages.js";
 import type { HookClock } from "../../hook/hook-run.js";
 import { installStopHook, removeStopHook } from "../../hook/install-hook.js";
@@ -18,6 +16,7 @@ import { shellCommandLine, splitShellWords } from "../../util/shell-words.js";
 import { writeSlashCommands } from "../../hook/slash-commands.js";
 import { activeLoopProblem, startHookLoop } from "../../hook/start-loop.js";
 import { UsageError } from "../usage-error.js";
+import { hookHandleCommand } from "./hook-handle.js";
 
 const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
 const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
@@ -143,34 +142,6 @@ export async function hookCancelCommand(projectDir: string): Promise<number> {
   return 0;
 }
 
-function renderDecision(decision: StopDecision): string {
-  if (decision.kind === "block") return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
-  return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
-}
-
-/** `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop. */
-export async function hookHandleCommand(): Promise<number> {
-  if (process.stdin.isTTY) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
-  let projectDir = projectDirFrom(process.env, process.cwd());
-  try {
-    const parsed = parseStopHookInput(await readAll(process.stdin, 10_000));
-    if (!parsed.ok) throw new Error(parsed.message);
-    projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
-    process.stdout.write(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
-  } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
-    let runId: string | null = null;
-    try {
-      runId = recordHookFailure(projectDir, message, clock);
-    } catch {
-      // Nothing more can be recorded; the line below still tells the user.
-    }
-    const ended = runId ? `; the loop ended (FAILED, run ${runId})` : "";
-    process.stderr.write(`ralph hook handle: ${message}${ended}\n`);
-    process.stdout.write(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
-  }
-  return 0;
-}
 
 /** `ralph hook install [--commands]`. */
 export async function hookInstallCommand(projectDir: string, commands: boolean): Promise<number> {

@@ -1,6 +1,5 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
-import { closeSync, constants, existsSync, fstatSync, readSync } from "node:fs";
-import { openRegular } from "../../store/regular-file.js";
+import { CHUNK_BYTES, completeEnd, linesBackward, openLog } from "../../store/file-lines.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
@@ -42,7 +41,7 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
 }
 
 /** The status report of one run (RUN, the single active run, or the latest run). */
-export function statusReport(projectDir: string, given: string | undefined, now: Date): RunStatusReport {
+export async function statusReport(projectDir: string, given: string | undefined, now: Date): Promise<RunStatusReport> {
   const id = pickRun(projectDir, given, "show", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, now);
@@ -66,13 +65,13 @@ export function statusReport(projectDir: string, given: string | undefined, now:
     resources: status?.resources ?? null,
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
     children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
-    recent_events: recentEvents(paths.events, 5),
+    recent_events: await recentEvents(paths.events, 5),
   };
 }
 
 /** `ralph status [RUN] [--json]`. */
 export async function statusCommand(projectDir: string, given: string | undefined, json: boolean): Promise<number> {
-  const report = statusReport(projectDir, given, new Date());
+  const report = await statusReport(projectDir, given, new Date());
   if (json) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
@@ -109,34 +108,35 @@ function nextLine(report: RunStatusReport): string[] {
   return step ? [`next       ${step}`] : [];
 }
 
-function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
-  if (!existsSync(file)) return [];
-  let fd: number;
-  try {
-    fd = openRegular(file, constants.O_RDONLY);
-  } catch {
-    return [];
-  }
-  const size = fstatSync(fd).size;
-  const length = Math.min(size, 64 * 1024);
-  const buffer = Buffer.alloc(length);
-  try {
-    readSync(fd, buffer, 0, length, size - length);
-  } finally {
-    closeSync(fd);
-  }
-  const lines = buffer.toString("utf8").split("\n");
-  if (size > length) lines.shift(); // the first line was cut by the 64 KB window
+/** Bytes of events.jsonl read back from its end for the recent events, at most: a file of nothing but agent output costs no more. */
+const RECENT_BUDGET = 16 * 1024 * 1024;
+
+async function recentEvents(file: string, count: number): Promise<Array<Record<string, unknown>>> {
+  const handle = await openLog(file);
+  if (!handle) return [];
   const events: Array<Record<string, unknown>> = [];
-  for (const line of lines) {
-    try {
-      const event = JSON.parse(line) as Record<string, unknown>;
-      if (event && typeof event === "object" && event.type !== "agent_event") events.push(event);
-    } catch {
-      // A line someone else wrote or cut short says nothing about the run's state.
+  try {
+    const end = await completeEnd(handle);
+    let read = 0;
+    for await (const lines of linesBackward(handle, end)) {
+      read += CHUNK_BYTES;
+      for (const { text: line } of lines) {
+        // Agent output is most of the file and says nothing about the run's state: not even parsed.
+        if (line.includes('"type":"agent_event"')) continue;
+        try {
+          const event = JSON.parse(line) as Record<string, unknown>;
+          if (event && typeof event === "object" && event.type !== "agent_event") events.push(event);
+        } catch {
+          // A line someone else wrote or cut short says nothing about the run's state.
+        }
+        if (events.length === count) break;
+      }
+      if (events.length >= count || read >= RECENT_BUDGET) break;
     }
+  } finally {
+    await handle.close();
   }
-  return events.slice(-count);
+  return events.reverse();
 }
 
 /** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */

@@ -1,0 +1,45 @@
+// `ralph hook handle`, the Stop hook itself: a file of its own, so that Claude Code's call at every stop
+// loads only what deciding that stop needs.
+import { hostname } from "node:os";
+import { existsSync } from "node:fs";
+import type { StopDecision } from "../../hook/handle-stop.js";
+import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
+import { parseStopHookInput } from "../../hook/hook-input.js";
+import type { HookClock } from "../../hook/hook-run.js";
+import { readAll } from "../../hook/read-all.js";
+import { UsageError } from "../usage-error.js";
+
+const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
+
+function renderDecision(decision: StopDecision): string {
+  if (decision.kind === "block") return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
+  return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
+}
+
+/** `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop. */
+export async function hookHandleCommand(): Promise<number> {
+  if (process.stdin.isTTY) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
+  let projectDir = projectDirFrom(process.env, process.cwd());
+  try {
+    const parsed = parseStopHookInput(await readAll(process.stdin, 10_000));
+    if (!parsed.ok) throw new Error(parsed.message);
+    projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
+    // No loop file, nothing to decide (handleStop's own first answer): the loop's modules stay unloaded.
+    if (!existsSync(hookFiles(projectDir).loop)) return 0;
+    const { handleStop } = await import("../../hook/handle-stop.js");
+    process.stdout.write(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
+    let runId: string | null = null;
+    try {
+      const { recordHookFailure } = await import("../../hook/handle-stop.js");
+      runId = recordHookFailure(projectDir, message, clock);
+    } catch {
+      // Nothing more can be recorded; the line below still tells the user.
+    }
+    const ended = runId ? `; the loop ended (FAILED, run ${runId})` : "";
+    process.stderr.write(`ralph hook handle: ${message}${ended}\n`);
+    process.stdout.write(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
+  }
+  return 0;
+}
