@@ -16,6 +16,22 @@ const AUTH_PATTERNS: RegExp[] = [
   /credit balance (is )?too low/i,
 ];
 
+// An account that cannot pay: no wait clears it, whatever word for a limit the message also uses.
+const BILLING_PATTERNS: RegExp[] = [
+  /credit balance (is )?too low/i,
+  /\binsufficient[_ ]quota\b/i,
+  /\binsufficient[_ ](credits?|funds|balance)\b/i,
+  /\bbilling[_ ]error\b/i,
+  /\bpayment required\b/i,
+  /\bout of credits\b/i,
+  /\bquota exceeded\. check your plan and billing details\b/i,
+];
+
+/** Whether a message reports a billing failure: no credit or quota left to pay for calls (never a limit to wait out). */
+export function isBillingFailure(text: string): boolean {
+  return BILLING_PATTERNS.some((pattern) => pattern.test(text));
+}
+
 // "Context limit reached" and "nesting limit reached" are not provider limits: the kinds are listed.
 const LIMIT_PATTERNS: RegExp[] = [
   /usage limit/i,

@@ -39,6 +39,12 @@ export interface RunSettings {
   maxRuntimeMs: number | null;
   maxFailures: number;
   stallLimit: number;
+  /** The same failure (check output or agent error) this many iterations in a row ends the run FAILED; 0 = off. */
+  sameFailureLimit: number;
+  /** A billing error (no credit left): end the run FAILED, or wait as for a usage limit. */
+  onBillingError: "fail" | "wait";
+  /** Check the agent binary, the work directory and the checks' programs before iteration 1. */
+  preflight: "on" | "off";
   onLimit: "wait" | "stop";
   /** What an agent's `<ask>` does: wait for a person's answer, or only log it. */
   onAsk: "wait" | "continue";
@@ -126,7 +132,10 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("maxCostUsd", "--max-cost", nullable(parseUsd), null),
   spec("maxRuntimeMs", "--max-runtime", nullable(parsePositiveDuration), null),
   spec("maxFailures", "--max-failures", parseCount, 3),
-  spec("stallLimit", "--stall-limit", parseCount, 0),
+  spec("stallLimit", "--stall-limit", parseCount, 3),
+  spec("sameFailureLimit", "--same-failure-limit", parseCount, 3),
+  spec("onBillingError", "--on-billing-error", parseChoice(["fail", "wait"] as const), "fail"),
+  spec("preflight", "--preflight", parseChoice(["on", "off"] as const), "on"),
   spec("onLimit", "--on-limit", parseChoice(["wait", "stop"] as const), "wait"),
   spec("onAsk", "--on-ask", parseChoice(["wait", "continue"] as const), "wait"),
   spec("live", "--live", parseBoolean, false),

@@ -11,6 +11,7 @@ import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
 import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
+import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
 import { InputQueue } from "./input-queue.js";
 import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
@@ -48,6 +49,8 @@ export class Driver {
       config: {
         maxFailures: settings.maxFailures,
         stallLimit: settings.stallLimit,
+        sameFailureLimit: settings.sameFailureLimit,
+        onBillingError: settings.onBillingError,
         onLimit: settings.onLimit,
         onAsk: settings.onAsk,
         maxRuntimeMs: settings.maxRuntimeMs,
@@ -157,6 +160,8 @@ export class Driver {
       const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, firstLook.signal);
       signals.interrupted.removeEventListener("abort", onInterrupt);
       this.firstLook = null;
+      // The guard is on by default: where it cannot work (no git) the run says so once, here.
+      if (!fingerprint.ok && !firstLook.signal.aborted) record.log(`stall detection needs git, so it is off here: ${fingerprint.message}`);
       this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
     }
   }
@@ -215,6 +220,9 @@ export class Driver {
       case "runChecks":
         this.runChecks(effect);
         return;
+      case "reopenTasks":
+        this.reopen(effect.tasks);
+        return;
       case "clearAnswer":
         clearAnswer(record.paths);
         return;
@@ -256,9 +264,21 @@ export class Driver {
     const run = await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
       if (this.checks === commit) this.checks = null;
     });
-    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome) : null;
+    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
-    else this.push({ type: "agentExited", run });
+    else {
+      // The task list as the agent left it: a task it marked done counts only once the checks pass.
+      const tasksFile = this.tasksFile();
+      this.push({ type: "agentExited", run, tasks: tasksFile ? io.readTasks(tasksFile) : null });
+    }
+  }
+
+  /** Marks tasks not done again; a file that cannot be changed is logged (the next look reads what it holds). */
+  private reopen(tasks: Task[]): void {
+    const file = this.tasksFile();
+    if (!file) return;
+    const reopened = this.io.reopenTasks(file, tasks.map((task) => task.id));
+    if (!reopened.ok) this.record.log(`could not reopen ${tasks.map((task) => task.id).join(", ")}: ${this.machine.plan.tasks ?? file} ${reopened.message}`);
   }
 
   /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */

@@ -5,6 +5,7 @@ import type { InterruptSignal } from "../exit/exit-reasons.js";
 import { checkCriteria, type CriteriaContext, type Criterion, type CriterionVerdict } from "../judge/criteria.js";
 import { takeFingerprint, type Fingerprint } from "../judge/progress-fingerprint.js";
 import { loadTasks, type TaskListResult } from "../judge/tasks.js";
+import { reopenTasks, type ReopenResult } from "../judge/reopen-tasks.js";
 import type { RunHost } from "../run/new-status.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { TreeMarker } from "../process/inventory.js";
@@ -47,6 +48,8 @@ export interface EngineIo {
   readSentinels: (paths: RunPaths) => SentinelState;
   watchControl: (paths: RunPaths, onChange: () => void) => { close(): void };
   readTasks: (file: string) => TaskListResult;
+  /** Marks tasks not done again in a task list, changing only their flags. */
+  reopenTasks: (file: string, ids: readonly string[]) => ReopenResult;
   // git and shell
   /** Commits an iteration's changes on the run's branch (`--commit iteration`); the CLI words a failure. */
   commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null; signal?: AbortSignal }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
@@ -75,6 +78,7 @@ export function realIo(
     readSentinels,
     watchControl,
     readTasks: loadTasks,
+    reopenTasks,
     fingerprint: takeFingerprint,
     checkCriteria,
     now: () => new Date(),

@@ -1,5 +1,6 @@
 // Pure facts about one finished agent run: whether it failed, what it spent, and how it is reported.
 import type { AgentOutcome, LimitInfo } from "../agents/types.js";
+import { isBillingFailure } from "../agents/limit-detect.js";
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { CriterionVerdict } from "../judge/criteria.js";
 import type { IterationReport } from "../run/iteration-record.js";
@@ -16,8 +17,10 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     sessionId: previous.sessionId ?? null,
     failures: 0,
     stalled: 0,
+    repeat: null,
     limitsInARow: 0,
     limitedUntil: {},
+    gatesOk: null,
     failingChecks: "",
     fingerprint: null,
     task: null,
@@ -70,8 +73,16 @@ export function checksSkipped(configured: number, ran: number, failure: string |
   return claim && !claim.found ? "promise_not_claimed" : undefined;
 }
 
-/** The provider usage limit an outcome reports, if any. */
-export function limitOf(outcome: AgentOutcome): LimitInfo | null {
+/** The billing error an agent run reports (credit balance too low, insufficient quota), or null. */
+export function billingError(run: FinishedRun): string | null {
+  const { error, limit } = run.outcome;
+  for (const text of [error?.message, limit?.message]) if (text && isBillingFailure(text)) return text;
+  return null;
+}
+
+/** The provider usage limit an outcome reports, if any; a billing error is none unless `onBilling` is "wait". */
+export function limitOf(outcome: AgentOutcome, onBilling: "fail" | "wait" = "wait"): LimitInfo | null {
+  if (onBilling === "fail" && [outcome.error?.message, outcome.limit?.message].some((text) => text && isBillingFailure(text))) return null;
   return outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
 }
 

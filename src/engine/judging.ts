@@ -2,14 +2,17 @@
 import { findAsk } from "../judge/ask.js";
 import { failingContext } from "../judge/criteria.js";
 import { isComplete, weighClaim, type ClaimInput } from "../judge/judge-completion.js";
-import { describeChange } from "../judge/progress-fingerprint.js";
+import { describeChange, type Fingerprint } from "../judge/progress-fingerprint.js";
+import type { TaskListResult } from "../judge/tasks.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
-import { agentReport, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
+import { agentReport, billingError, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, tellOnce, to } from "./transitions.js";
+import { failureKey, guardEnd, nextRepeat } from "./guards.js";
+import { gateMarks, gatesOf, gatesPassed, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -27,17 +30,23 @@ function missingEntries(attempt: Attempt, message: string): RecordEntry[] {
   return [{ kind: "progress", block: [["iteration", attempt.iteration], ["result", "agent_missing"], ["error", message]] }];
 }
 
-/** running → judging (the checks to run), or ended when the agent could not start. */
-export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun): Step {
+/**
+ * running → judging (the checks to run), or ended when the agent could not start. A task the agent marked
+ * done brings the checks that gate it, promise or not.
+ */
+export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun, tasksAfter: TaskListResult | null = null): Step {
   if (run.kind === "missing") {
     return end(machine, { reason: "FAILED", detail: `agent could not be started: ${run.message}`, agentMissing: attempt.agent }, missingEntries(attempt, run.message));
   }
   const failure = failureOf(run);
-  const { claim, toCheck } = weighClaim(claimInput(machine, attempt, run, failure));
+  const input = claimInput(machine, attempt, run, failure);
+  const { claim, toCheck } = weighClaim(input);
+  const marked = newlyMarked(machine.tasks, tasksAfter);
+  const criteria = toCheck.length === 0 && marked.length > 0 && input.mayCheck ? gatesOf(machine.plan.completionCriteria) : toCheck;
   const tally = { ...machine.tally, limitsInARow: 0 };
   return {
-    machine: to(machine, { id: "judging", attempt, run, claim, failure }, { tally }),
-    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria: toCheck, fingerprint: machine.config.stallLimit > 0 && !failure }],
+    machine: to(machine, { id: "judging", attempt, run, claim, failure, marked, tasksAfter }, { tally }),
+    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria, fingerprint: machine.config.stallLimit > 0 && !failure }],
   };
 }
 
@@ -75,10 +84,16 @@ export function limitHit(machine: Machine, attempt: Attempt, input: Input & { ty
 export function settle(machine: Machine, phase: Phase & { id: "judging" }, input: Input & { type: "checked" }): Step {
   const { attempt, run, claim, failure } = phase;
   const { verdicts } = input;
-  const done = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  const gate = gateMarks(machine, phase, verdicts);
+  const open = openTasks(gate.tasks, machine.config.onlyTask);
+  const complete = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  // A task list is a criterion: nothing is done while a task is open.
+  const done = complete && open.length === 0;
   const criteriaPass = verdicts.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
-  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  const gates = gatesOf(machine.plan.completionCriteria);
+  const gatesRan = gates.length > 0 && verdicts.filter((verdict) => verdict.type !== "tasks_done").length >= gates.length;
+  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";
@@ -88,7 +103,7 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
-  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained }))];
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
   let settled = to(machine, machine.phase, { tally });
   const stray = machine.plan.completionPromise === null && !failure ? strayPromise(run.outcome.finalMessage) : null;
   if (stray !== null) {
@@ -96,12 +111,20 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     settled = told.machine;
     entries.push(...told.entries);
   }
+  const billing = machine.config.onBillingError === "fail" ? billingError(run) : null;
+  if (billing) {
+    const detail = `billing error: ${billing}`;
+    const why = `${detail}; waiting or retrying cannot fix this: add credit or change the plan, then ralph continue (--on-billing-error wait treats it as a usage limit)`;
+    return withReopen(guardEnd(settled, "billing", { reason: "FAILED", detail }, entries, why), gate.reopened);
+  }
   const fatal = failure ? fatalError(run) : null;
-  if (fatal) return end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries);
+  if (fatal) return withReopen(end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries), gate.reopened);
   if (failure) {
     entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
-    if (failures >= machine.config.maxFailures) return end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries);
-    return goOn(settled, entries);
+    const repeated = sameFailure(settled, entries);
+    if (repeated) return withReopen(repeated, gate.reopened);
+    if (failures >= machine.config.maxFailures) return withReopen(end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries), gate.reopened);
+    return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context || tally.failingChecks } }), entries), gate.reopened);
   }
   if (ask && !ask.found && ask.reason !== "absent") entries.push(...logs(`an <ask> in the final message was not taken as a question: ${ask.detail}`));
   if (ask?.found && !waits) {
@@ -113,22 +136,39 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     const promise = machine.plan.completionPromise;
     return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
   }
-  const failingChecks = claim?.found && !criteriaPass ? failingContext(verdicts) : "";
-  if (failingChecks) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
+  const repeated = sameFailure(settled, entries);
+  if (repeated) return withReopen(repeated, gate.reopened);
+  if (complete && open.length > 0) entries.push(...logs(openTasksLine(open, machine.plan.tasks ?? "the task list", claim?.found === true)));
+  const failingChecks = gate.context || (claim?.found && !criteriaPass ? failingContext(verdicts) : "");
+  if (failingChecks && !gate.context) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
   tally = { ...tally, failingChecks };
-  if (ask?.found && waits) return askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint);
-  const limit = machine.config.stallLimit;
-  const now = input.fingerprint;
-  if (limit === 0 || now === null) return goOn(to(settled, settled.phase, { tally }), entries);
+  if (ask?.found && waits) return withReopen(askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint), gate.reopened);
+  return withReopen(afterProgress(to(settled, settled.phase, { tally }), attempt, input.fingerprint, entries), gate.reopened);
+}
+
+/** FAILED when the same failure came `--same-failure-limit` iterations in a row, else null. */
+function sameFailure(settled: Machine, entries: RecordEntry[]): Step | null {
+  const { repeat } = settled.tally;
+  const limit = settled.config.sameFailureLimit;
+  if (!repeat || limit === 0 || repeat.count < limit) return null;
+  const detail = `the same failure ${repeat.count} times in a row: ${repeat.what}`;
+  return guardEnd(settled, "same_failure", { reason: "FAILED", detail }, entries, `${detail}; another iteration would not change it (--same-failure-limit ${limit}; 0 turns this guard off)`);
+}
+
+/** Stall detection: the progress fingerprint after the iteration against the one before; STALLED or on. */
+function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | null, entries: RecordEntry[]): Step {
+  const limit = settled.config.stallLimit;
+  if (limit === 0 || now === null) return goOn(settled, entries);
   if (!now.ok) {
-    const told = tellOnce(settled, "stall-off", `stall detection needs git, so it is off for this run: ${now.message.replace(/ \(stall detection needs git\)$/, "")}`);
+    // Said once, not after every iteration: the guard is on by default, also where there is no git.
+    const told = tellOnce(settled, "stall-off", `stall detection needs git, so it is off here: ${now.message.replace(/ \(stall detection needs git\)$/, "")}`);
     entries.push(...told.entries);
-    return goOn(to(told.machine, settled.phase, { tally }), entries);
+    return goOn(to(told.machine, settled.phase, { tally: { ...settled.tally, fingerprint: now } }), entries);
   }
-  const before = tally.fingerprint;
+  const before = settled.tally.fingerprint;
   const change = before ? describeChange(before, now) : "first fingerprint";
-  const stalled = change === null ? tally.stalled + 1 : 0;
-  tally = { ...tally, fingerprint: now, stalled };
+  const stalled = change === null ? settled.tally.stalled + 1 : 0;
+  const tally = { ...settled.tally, fingerprint: now, stalled };
   entries.push(
     ...logs(
       change === null
@@ -137,7 +177,10 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
     ),
   );
   const next = to(settled, settled.phase, { tally });
-  if (stalled >= limit) return end(next, { reason: "STALLED", detail: `${stalled} consecutive iterations without a change to the git tree, HEAD or task list` }, entries);
+  if (stalled >= limit) {
+    const detail = `${stalled} consecutive iterations without a change to the git tree, HEAD or task list`;
+    return guardEnd(next, "stalled", { reason: "STALLED", detail }, entries, `${detail}; the run ends STALLED (--stall-limit ${limit}; 0 turns this guard off)`);
+  }
   return goOn(next, entries);
 }
 

@@ -5,7 +5,7 @@ import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { Criterion, CriterionVerdict } from "../judge/criteria.js";
 import type { Fingerprint } from "../judge/progress-fingerprint.js";
-import type { TaskListResult } from "../judge/tasks.js";
+import type { Task, TaskListResult } from "../judge/tasks.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
@@ -52,8 +52,11 @@ export type Phase =
   | { id: "boundary" }
   | { id: "paused" }
   | { id: "running"; attempt: Attempt; resultSeen: boolean }
-  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null }
+  /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
+  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null }
   | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
+  /** Every task is marked done: the checks run before NO_WORK (`ending`: a signal or stop --now came meanwhile). */
+  | { id: "verifying"; ending: Ending | null }
   /** The agent asked a person a question (the Tally's `question`): no iteration until it is answered. */
   | { id: "needsHuman" }
   | { id: "ending"; ending: Ending; attempt: Attempt; judged: FinishedRun | null }
@@ -71,10 +74,14 @@ export interface Tally {
   failures: number;
   /** Consecutive iterations without progress. */
   stalled: number;
+  /** The last iteration's failure and how many iterations in a row had the same one. */
+  repeat: Repeat | null;
   /** Consecutive usage-limit hits (for the fallback wait when no reset time is given). */
   limitsInARow: number;
   /** Until when each agent that hit a usage limit is left out (epoch ms). */
   limitedUntil: Partial<Record<AgentName, number>>;
+  /** Whether the checks that gate tasks passed on the tree the last iteration left (null: not run since). */
+  gatesOk: boolean | null;
   /** Failing-check context carried into the next prompt. */
   failingChecks: string;
   /** The project's progress fingerprint after the last iteration (stall detection). */
@@ -91,6 +98,13 @@ export interface Tally {
   lastAction: string;
 }
 
+/** One failure as it repeats: what it was, in words, and how many iterations in a row had it. */
+export interface Repeat {
+  key: string;
+  what: string;
+  count: number;
+}
+
 /** A question the agent asked in its final message. */
 export interface Question {
   text: string;
@@ -102,6 +116,10 @@ export interface Question {
 export interface EngineConfig {
   maxFailures: number;
   stallLimit: number;
+  /** The same failure this many iterations in a row ends the run FAILED (0: never). */
+  sameFailureLimit: number;
+  /** A billing error ends the run (fail) or is waited out like a usage limit (wait). */
+  onBillingError: "fail" | "wait";
   onLimit: "wait" | "stop";
   /** What an `<ask>` does: wait for a person, or only log the question and go on. */
   onAsk: "wait" | "continue";
@@ -145,7 +163,8 @@ export type Input =
   | { type: "control" }
   | { type: "tick"; nowMs: number }
   | { type: "agentResult" }
-  | { type: "agentExited"; run: AgentRun }
+  /** `tasks`: the task list as the agent left it (null without one). */
+  | { type: "agentExited"; run: AgentRun; tasks?: TaskListResult | null }
   | { type: "limitHit"; run: FinishedRun; limit: LimitInfo; nowMs: number }
   | { type: "checked"; verdicts: CriterionVerdict[]; fingerprint: Fingerprint | null };
 
@@ -158,6 +177,8 @@ export type Effect =
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
   | { kind: "sleep"; untilMs: number }
+  /** Mark these tasks not done again in the task list: the checks failed on the tree that marked them. */
+  | { kind: "reopenTasks"; tasks: Task[] }
   /** Remove the ANSWER file: its answer is in the machine now (or the iteration that carries it has started). */
   | { kind: "clearAnswer" };
 

@@ -37,6 +37,7 @@ function activityOf(phase: Phase): RunActivity {
     case "boundary":
     case "running":
     case "judging":
+    case "verifying":
       return "running";
     case "paused":
       return "paused";

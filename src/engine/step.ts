@@ -18,6 +18,8 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   boundary -- every task marked done, checks gate them --> [verifying] -- they pass: NO_WORK --> [ended]
+//   verifying -- a check fails --> [boundary] (an iteration with no task, the output in its prompt)
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
 //   needsHuman -- signal, failed write, STOP, stop --now, active: false --> [ended] (the question stays open)
 //   needsHuman -- with --task: that task marked done --> [ended] (DONE; the question is dropped unanswered)
@@ -29,10 +31,13 @@
 // the iteration is recorded as interrupted, never judged), from anywhere else straight to ended.
 import { describeTask, firstIncomplete } from "../judge/tasks.js";
 import { buildPrompt } from "../run/build-prompt.js";
+import { taskForPrompt } from "../run/task-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
+import { noWorkLeft, whileVerifying } from "./verifying.js";
+import { gatesOf } from "./task-gate.js";
 import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
 
 /** The next machine and the effects to perform, for one input. */
@@ -49,6 +54,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileJudging(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
+    case "verifying":
+      return whileVerifying(machine, phase, input);
     case "needsHuman":
       return whileNeedsHuman(machine, input);
     case "ending":
@@ -103,18 +110,21 @@ function startIteration(machine: Machine, nowMs: number): Step {
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
   let task: string | null = null;
+  let taskText: string | null = null;
   if (list) {
     if (!list.ok) return end(machine, { reason: "FAILED", detail: `task list ${list.file}: ${list.message}` });
     if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
     const next = mine ?? firstIncomplete(list.tasks);
-    if (!next) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
-    task = describeTask(next);
+    // Every task marked done: NO_WORK once the checks pass; while they fail, iterations without a task.
+    if (!next && machine.tally.gatesOk !== false) return noWorkLeft(machine);
+    task = next ? describeTask(next) : null;
+    taskText = next ? taskForPrompt(next, file, list.format, gatesOf(machine.plan.completionCriteria).length > 0) : null;
   }
   const iteration = machine.tally.iteration + 1;
   const { question, answer } = machine.tally;
   const answered = question && answer !== null ? { question: question.text, answer } : null;
   const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
-  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task, failingChecks: machine.tally.failingChecks, answered }) };
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task: taskText, failingChecks: machine.tally.failingChecks, answered }) };
   // The prompt carries the answer from here on: the question is closed.
   const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
@@ -177,7 +187,7 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
     case "agentResult":
       return stay(to(machine, { ...phase, resultSeen: true }));
     case "agentExited":
-      return agentExited(machine, phase.attempt, input.run);
+      return agentExited(machine, phase.attempt, input.run, input.tasks ?? null);
     case "limitHit":
       return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
     // No timer runs and no check is under way while the agent works.

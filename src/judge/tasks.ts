@@ -12,6 +12,12 @@ export interface Task {
   priority?: number;
   /** Checklists only: the 1-based line the item is on. */
   line?: number;
+  /** prd.json: the story's `description`. */
+  description?: string;
+  /** prd.json: the story's `acceptanceCriteria`, one entry each. */
+  acceptance?: string[];
+  /** prd.json: the story's `notes`; a checklist: the item's indented lines below it. */
+  notes?: string;
 }
 
 /** Which kind of file the tasks came from. */
@@ -101,11 +107,21 @@ function parsePrd(text: string, file: string): TaskListResult {
     if (priority !== undefined && !(typeof priority === "number" && Number.isFinite(priority))) {
       return fail(`${where} (${String(id)}) has a "priority" that is not a number`);
     }
-    const task: Task = { id: String(id), title: title.trim(), done: story["passes"] === true };
+    const task: Task = { id: String(id), title: title.trim(), done: story["passes"] === true, ...storyText(story) };
     if (priority !== undefined) task.priority = priority;
     tasks.push(task);
   }
   return { ok: true, format: "prd", tasks };
+}
+
+/** The story's own words for the agent: description, acceptance criteria and notes, where it has them. */
+function storyText(story: Record<string, unknown>): Pick<Task, "description" | "acceptance" | "notes"> {
+  const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+  const listed = story["acceptanceCriteria"];
+  const acceptance = Array.isArray(listed) ? listed.map((entry) => (typeof entry === "string" ? entry.trim() : JSON.stringify(entry))).filter((entry) => entry !== "") : text(listed) ? [text(listed) as string] : [];
+  const notes = Array.isArray(story["notes"]) ? story["notes"].filter((entry) => typeof entry === "string").join("\n").trim() || undefined : text(story["notes"]);
+  const description = text(story["description"]);
+  return { ...(description ? { description } : {}), ...(acceptance.length > 0 ? { acceptance } : {}), ...(notes ? { notes } : {}) };
 }
 
 const ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+\[([ xX])\](?:\s+(.*))?$/;
@@ -119,7 +135,8 @@ function parseChecklist(text: string, file: string): TaskListResult {
   let items = 0;
   let excludedLevel: number | null = null;
   let fence: string | null = null;
-  for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
+  const lines = text.split(/\r\n|\r|\n/);
+  for (const [index, line] of lines.entries()) {
     const fenceMatch = FENCE.exec(line);
     if (fence !== null) {
       // A fence closes on a line of only the same character, at least as many as opened it.
@@ -142,10 +159,33 @@ function parseChecklist(text: string, file: string): TaskListResult {
     if (!item) continue;
     items += 1;
     if (excludedLevel !== null) continue;
-    tasks.push({ id: String(index + 1), title: (item[2] ?? "").trim(), done: item[1] !== " ", line: index + 1 });
+    const notes = indentedBelow(lines, index);
+    tasks.push({ id: String(index + 1), title: (item[2] ?? "").trim(), done: item[1] !== " ", line: index + 1, ...(notes ? { notes } : {}) });
   }
   if (items === 0) return { ok: false, file, message: "has no checklist items (lines like `- [ ] task` or `- [x] done`)" };
   return { ok: true, format: "checklist", tasks };
+}
+
+/** The lines indented deeper than item `at`, up to the next item or a line as shallow as it; common indent removed. */
+function indentedBelow(lines: readonly string[], at: number): string {
+  const depth = indentOf(lines[at] ?? "");
+  const body: string[] = [];
+  for (let index = at + 1; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    if (line.trim() === "") {
+      body.push("");
+      continue;
+    }
+    if (indentOf(line) <= depth || ITEM.test(line)) break;
+    body.push(line);
+  }
+  while (body.at(-1) === "") body.pop();
+  const common = Math.min(...body.filter((line) => line !== "").map(indentOf));
+  return body.map((line) => line.slice(common)).join("\n");
+}
+
+function indentOf(line: string): number {
+  return line.length - line.replace(/^[ \t]+/, "").length;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -81,6 +81,15 @@ const BODIES = {
     reason: z.string(),
   },
   criteria_checked: { iteration: int, criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() },
+  guard_fired: {
+    guard: z.enum(["stalled", "same_failure", "billing"]).describe("which guard: no progress, the same failure again, a billing error"),
+    detail: z.string().describe("the run's ending, naming what fired it"),
+  },
+  tasks_reopened: {
+    iteration: int,
+    tasks: z.array(z.string()).describe("ids of the tasks the agent marked done that were marked open again"),
+    reason: z.string().describe("why the marks did not count (a check failed, or the iteration failed)"),
+  },
   agent_lingered: { iteration: int, agent: z.string(), linger_ms: int.describe("the --linger in force") },
   sandbox_denied: { iteration: int, host: z.string().describe("the host the sandboxed agent tried to reach"), port: int },
   notification_failed: {

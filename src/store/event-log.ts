@@ -73,6 +73,10 @@ export type EventBody =
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "control_refused"; iteration: number; file: string; reason: string }
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
+  /** A guard ended the run (no progress, the same failure again, a billing error); `detail` says why. */
+  | { type: "guard_fired"; guard: "stalled" | "same_failure" | "billing"; detail: string }
+  /** Tasks the agent marked done, marked open again because the checks did not pass on that tree. */
+  | { type: "tasks_reopened"; iteration: number; tasks: string[]; reason: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
   | { type: "sandbox_denied"; iteration: number; host: string; port: number }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }

@@ -26,14 +26,14 @@ test("a non-UTF-8 --prompt-file reaches the agent unchanged, in every iteration 
   assert.deepEqual(received, expected);
 });
 
-test("{{task}} is filled in around non-UTF-8 bytes without touching them", async () => {
+test("{{task}} is filled in (the whole task) around non-UTF-8 bytes without touching them", async () => {
   const dir = project();
   writeFileSync(join(dir, "TASKS.md"), "- [ ] Tâche\n");
   writeFileSync(join(dir, "prompt.bin"), Buffer.concat([NOT_UTF8, Buffer.from("do {{task}}!"), NOT_UTF8]));
   const recordFile = join(dir, "received.bin");
   const result = await runRalph(["run", "-n", "1", "--tasks", "TASKS.md", "-p", "prompt.bin", ...fakeAgent("--record", recordFile)], dir);
   assert.equal(result.code, 3, result.stderr);
-  assert.deepEqual(readFileSync(recordFile), Buffer.concat([NOT_UTF8, Buffer.from("do line 1: Tâche!"), NOT_UTF8, Buffer.from([0])]));
+  assert.deepEqual(readFileSync(recordFile), Buffer.concat([NOT_UTF8, Buffer.from('do line 1: Tâche\n\nThe task list is TASKS.md. When this task is done, tick its box on line 1 there ("- [ ]" becomes "- [x]"), and change nothing else in that file.!'), NOT_UTF8, Buffer.from([0])]));
 });
 
 test("a FIFO, /dev/zero or an oversized file as prompt file is a usage error at once, with nothing created", async () => {

@@ -73,9 +73,10 @@ describe("ralph run", () => {
     assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
   });
 
-  test("a missing agent binary ends the run with FAILED, exit 1, and the marker", async () => {
+  test("a missing agent binary ends the run with FAILED, exit 1, and the marker (with the preflight off)", async () => {
     const dir = project();
-    const result = await runRalph(["run", "go", "--", join(dir, "no-such-agent")], dir);
+    // The preflight refuses this run before it starts (preflight.test.ts); without it the run records the failure.
+    const result = await runRalph(["run", "--preflight", "off", "go", "--", join(dir, "no-such-agent")], dir);
     assert.equal(result.code, 1, result.stderr);
     const runDir = onlyRunDir(dir);
     assert.deepEqual(completionMarker(runDir), ["completion_reason=FAILED", "promise=COMPLETE"]);

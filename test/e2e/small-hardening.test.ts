@@ -34,7 +34,9 @@ test("a read-only project is a usage error, not an internal error", async (t) =>
   try {
     // Known-false control: the project really is read-only.
     assert.throws(() => writeFileSync(join(dir, "probe"), ""), /EROFS/);
-    assertOneLineUsageError(await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir), /^ralph: cannot create .*\.ralph\/runs \(EROFS\): the project must be writable/);
+    // The preflight says so before anything is tried; without it, creating the run directory does.
+    assertOneLineUsageError(await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir), /^ralph: preflight: the work directory .* is not writable/);
+    assertOneLineUsageError(await runRalph(["run", "-n", "1", "--preflight", "off", "go", ...fakeAgent()], dir), /^ralph: cannot create .*\.ralph\/runs \(EROFS\): the project must be writable/);
   } finally {
     execFileSync("umount", [dir]);
   }

@@ -46,8 +46,9 @@ async function threeIterations(criteria: boolean) {
     written.push(pick(this.status));
   };
   try {
+    // The same check fails three times: the same-failure guard is off here, so the run reaches its cap.
     const thePlan = plan({ maxIterations: 3, completionPromise: null, completionCriteria: criteria ? [{ type: "command", check: "npm test" }] : [] });
-    const result = await runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command" }, plan: thePlan, previous: null }, world.io);
+    const result = await runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command", sameFailureLimit: 0 }, plan: thePlan, previous: null }, world.io);
     return { result, written, duringAgent, duringChecks };
   } finally {
     RunRecord.prototype.update = update;

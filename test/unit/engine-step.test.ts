@@ -18,6 +18,8 @@ const judging = (run = finished("<promise>DONE</promise>"), failure: string | nu
   run,
   claim: { found: true, reason: "found" },
   failure,
+  marked: [],
+  tasksAfter: null,
 });
 const waiting: Phase = { id: "waitingLimit", iteration: 2, resumeAtMs: 10_000 };
 const needsHuman: Phase = { id: "needsHuman" };
@@ -29,6 +31,8 @@ const unclaimed = (message: string, failure: string | null = null, prompt = ATTE
   run: finished(message),
   claim: { found: false, reason: "absent" },
   failure,
+  marked: [],
+  tasksAfter: null,
 });
 const NOTHING_CHECKED: Input = { type: "checked", verdicts: [], fingerprint: null };
 const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: ATTEMPT, judged: null };
@@ -45,6 +49,8 @@ const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
   ],
 });
 const SIGINT: Input = { type: "signal", signal: "SIGINT" };
+const ALL_DONE: Machine["tasks"] = { ok: true, format: "checklist", tasks: [{ id: "1", title: "a", done: true, line: 1 }] };
+const verifying: Phase = { id: "verifying", ending: null };
 
 const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
 const entries = (result: Step): RecordEntry[] => result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
@@ -184,12 +190,50 @@ const CASES: Case[] = [
     reason: "FAILED",
   },
   {
-    name: "boundary + clear with every task done → ended NO_WORK",
-    from: machine(boundary, { tasks: { ok: true, format: "checklist", tasks: [{ id: "1", title: "a", done: true, line: 1 }] } }),
+    name: "boundary + clear with every task done, the checks passed on this tree → ended NO_WORK",
+    from: machine(boundary, { tasks: ALL_DONE }, { gatesOk: true }),
     input: clear(),
     phase: "ended",
     effects: [],
     reason: "NO_WORK",
+  },
+  {
+    name: "boundary + clear with every task done, the checks not run since → verifying: the checks run first",
+    from: machine(boundary, { tasks: ALL_DONE }),
+    input: clear(),
+    phase: "verifying",
+    effects: ["record", "runChecks"],
+  },
+  {
+    name: "boundary + clear with every task done, the checks failing → running with no task, the output in the prompt",
+    from: machine(boundary, { tasks: ALL_DONE }, { gatesOk: false, failingChecks: "npm test failed" }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+    check: (result) => {
+      assert.equal(result.machine.tally.task, null);
+      assert.match(result.effects.find((effect) => effect.kind === "spawn")?.attempt.prompt.toString() ?? "", /npm test failed/);
+    },
+  },
+  { name: "verifying + the checks pass → ended NO_WORK", from: machine(verifying), input: { type: "checked", verdicts: [verdict(true)], fingerprint: null }, phase: "ended", effects: ["record"], reason: "NO_WORK" },
+  {
+    name: "verifying + a check fails → boundary, the failure carried into the next prompt",
+    from: machine(verifying),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.equal(result.machine.tally.gatesOk, false);
+      assert.match(result.machine.tally.failingChecks, /marked done, but the checks fail/);
+    },
+  },
+  {
+    name: "verifying + signal → the checks are ended, then ended INTERRUPTED",
+    from: machine(verifying),
+    input: SIGINT,
+    phase: "verifying",
+    effects: ["endTree"],
+    check: (result) => assert.equal(endingOf(step(result.machine, NOTHING_CHECKED))?.reason, "INTERRUPTED"),
   },
   {
     name: "boundary + clear → running: iteration_started, then spawn with the task and failing checks in the prompt",
@@ -367,6 +411,34 @@ const CASES: Case[] = [
       assert.match(result.machine.tally.failingChecks, /1 failing/);
       assert.deepEqual([result.machine.tally.calls, result.machine.tally.costUsd], [2, 0.35]);
     },
+  },
+  {
+    name: "judging + a task marked done and a check failing → reopened before the next look, the promise does not end the run",
+    from: machine({ ...(judging() as Phase & { id: "judging" }), marked: [{ id: "US-1", title: "first", done: true, priority: 1 }], tasksAfter: { ok: true, format: "prd", tasks: [{ id: "US-1", title: "first", done: true, priority: 1 }] } }, { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) }),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "reopenTasks", "look"],
+    check: (result) => {
+      assert.deepEqual(eventTypes(result).filter((type) => type === "tasks_reopened"), ["tasks_reopened"]);
+      assert.match(result.machine.tally.failingChecks, /You marked this task done in prd\.json: US-1: first\. A check failed on that tree, so it was reopened/);
+      assert.match(result.machine.tally.failingChecks, /1 failing/);
+    },
+  },
+  {
+    name: "judging + the last task marked done, checks passing, the promise → ended DONE, nothing reopened",
+    from: machine({ ...(judging() as Phase & { id: "judging" }), marked: [{ id: "US-1", title: "first", done: true, priority: 1 }], tasksAfter: { ok: true, format: "prd", tasks: [{ id: "US-1", title: "first", done: true, priority: 1 }, { id: "US-2", title: "second", done: true, priority: 2 }] } }, { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "DONE",
+  },
+  {
+    name: "judging + the promise and passing checks with a task open → boundary: on to the next task",
+    from: machine(judging(), { tasks: TWO_TASKS(false), plan: plan({ tasks: "prd.json" }) }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.ok(logLines(result).some((line) => /the promise was found, but 2 task\(s\) in prd\.json are still open; moving on to the next: US-1: first/.test(line))),
   },
   {
     name: "judging + a failed iteration below --max-failures → boundary, failures counted",
@@ -651,7 +723,7 @@ describe("step: every transition", () => {
 
   test("the table covers every phase as a starting point", () => {
     const covered = new Set(CASES.map((c) => c.from.phase.id));
-    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "running", "waitingLimit"]);
+    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "running", "verifying", "waitingLimit"]);
   });
 
   test("step is pure: the machine it was given is not changed", () => {

@@ -15,6 +15,7 @@ import type { Plan } from "../../store/plan-file.js";
 import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
 import { startRun } from "../start-run.js";
+import { preflight } from "../preflight.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
 import { childRun, resolveRun } from "../child-settings.js";
@@ -144,6 +145,8 @@ export async function runCommand(words: string[], command: Command, trailing: st
     process.stderr.write(`ralph: warning: the prompt is still ralph init's template (${settings.promptFile ?? "PROMPT.md"}): write the task into it first, or the agent gets no task\n`);
   }
   const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
+  // Before anything is created: what would make iteration 1 fail at once is a usage error that says how to fix it.
+  preflight(settings, plan, projectDir, process.env);
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
   // A run named after its task (--task-index) is named like one given --name: runs on other tasks may go beside it.

@@ -1,0 +1,78 @@
+// The preflight before iteration 1: the agent's program is there, the work directory is writable, and the
+// checks' programs are found. A failure is a usage error that says how to fix it; nothing has been created yet.
+import { accessSync, constants } from "node:fs";
+import { tmpdir } from "node:os";
+import { resolve } from "node:path";
+import { adapterFor } from "../agents/adapters.js";
+import type { AgentName } from "../agents/types.js";
+import type { RunSettings } from "../config/run-options.js";
+import type { Plan } from "../store/plan-file.js";
+import { findOnPath } from "../process/supervision.js";
+import { UsageError } from "./usage-error.js";
+
+const INSTALL: Record<AgentName, string> = {
+  claude: "npm install -g @anthropic-ai/claude-code, or name it with RALPH_CLAUDE_BIN",
+  codex: "npm install -g @openai/codex, or name it with RALPH_CODEX_BIN",
+  gemini: "npm install -g @google/gemini-cli, or name it with RALPH_GEMINI_BIN",
+  opencode: "npm install -g opencode-ai, or name it with RALPH_OPENCODE_BIN",
+  demo: "",
+  command: "check the command given with --agent-cmd or after --",
+};
+
+// Words a shell runs itself: a check starting with one of them names no program to look for.
+const SHELL_WORDS = new Set(["!", "{", "(", "[", "[[", ":", ".", "true", "false", "test", "echo", "printf", "exit", "cd", "set", "export", "unset", "source", "eval", "exec", "command", "type", "read", "if", "for", "while", "until", "case", "time", "env"]);
+
+/** Throws a UsageError naming the first thing that would make iteration 1 fail at once, and how to fix it. */
+export function preflight(settings: RunSettings, plan: Plan, projectDir: string, env: NodeJS.ProcessEnv): void {
+  if (settings.preflight === "off" || settings.dryRun) return;
+  const off = "(--preflight off skips these checks)";
+  for (const agent of [settings.agent, ...settings.fallbackAgents]) {
+    const program = agentProgram(agent, settings, projectDir, env);
+    if (program === null || found(resolve(projectDir, program), env, program)) continue;
+    const demo = agent === "demo" ? "" : "; or try ralph with --agent demo, which needs no CLI";
+    throw new UsageError(`preflight: the ${agent} agent's program ${program} was not found; install it (${INSTALL[agent]})${demo} ${off}`);
+  }
+  try {
+    accessSync(projectDir, constants.W_OK);
+  } catch {
+    throw new UsageError(`preflight: the work directory ${projectDir} is not writable, so the agent could change nothing there; fix its permissions or run ralph elsewhere ${off}`);
+  }
+  for (const criterion of plan.completionCriteria) {
+    if (criterion.type === "file_exists" || criterion.type === "no_files" || criterion.type === "tasks_done") continue;
+    const program = firstProgram(criterion.check);
+    if (program === null || found(program, env)) continue;
+    throw new UsageError(`preflight: check ${JSON.stringify(criterion.check)} runs ${program}, which is not on PATH; install it or change the check ${off}`);
+  }
+}
+
+/** The program the agent's invocation starts, or null for the built-in demo agent. */
+function agentProgram(agent: AgentName, settings: RunSettings, projectDir: string, env: NodeJS.ProcessEnv): string | null {
+  if (agent === "demo") return null;
+  const { argv } = adapterFor(agent).invocation({
+    prompt: "",
+    cwd: projectDir,
+    env,
+    scratchDir: tmpdir(),
+    ...(settings.agentCmd ? { commandArgv: settings.agentCmd } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
+  });
+  return argv[0] ?? null;
+}
+
+/** Whether `program` (a path, or a name `given` bare, looked up on PATH) can be run. */
+function found(program: string, env: NodeJS.ProcessEnv, given = program): boolean {
+  if (!given.includes("/")) return findOnPath(given, env.PATH ?? "") !== null;
+  try {
+    accessSync(program, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The program a simple check command line starts with, or null when the shell decides (a builtin, a path, syntax). */
+function firstProgram(check: string): string | null {
+  const word = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*)(?=\s|$|;|\|)/.exec(check)?.[1];
+  if (!word || SHELL_WORDS.has(word)) return null;
+  return word;
+}

@@ -1,0 +1,37 @@
+// The guards that make an unattended run safe to leave: the same failure over and over ends it, and each guard
+// that fires says so in one line and one event.
+import type { CriterionVerdict } from "../judge/criteria.js";
+import type { Ending } from "../run/finish-run.js";
+import type { RecordEntry } from "../run/run-record.js";
+import type { Machine, Repeat, Step } from "./phase.js";
+import { end } from "./transitions.js";
+
+/** The guards that can end a run. */
+export type GuardName = "stalled" | "same_failure" | "billing";
+
+/** The failure of an iteration, in words: the agent's error, else the failing checks with their output; null when none. */
+export function failureKey(failure: string | null, verdicts: readonly CriterionVerdict[]): { key: string; what: string } | null {
+  if (failure) return { key: `agent\0${failure}`, what: `the agent failed: ${failure}` };
+  const failed = verdicts.filter((verdict) => !verdict.passed && verdict.skipped !== true);
+  if (failed.length === 0) return null;
+  const key = failed.map((verdict) => `${verdict.type}\0${verdict.check}\0${verdict.detail}\0${verdict.outputTail}`).join("\0\0");
+  const what = failed.map((verdict) => `check ${verdict.type === "command" ? "" : `${verdict.type} `}\`${verdict.check}\` ${verdict.detail}${lastLine(verdict.outputTail)}`).join("; ");
+  return { key: `checks\0${key}`, what };
+}
+
+/** The repeat count after an iteration whose failure is `now` (null: it did not fail). */
+export function nextRepeat(before: Repeat | null, now: { key: string; what: string } | null): Repeat | null {
+  if (!now) return null;
+  return before?.key === now.key ? { ...before, count: before.count + 1 } : { ...now, count: 1 };
+}
+
+/** The run ends by guard `guard`: its one-line explanation is logged and published before the ending. */
+export function guardEnd(machine: Machine, guard: GuardName, ending: Ending, entries: RecordEntry[], why: string): Step {
+  entries.push({ kind: "log", line: `guard ${guard}: ${why}` }, { kind: "event", body: { type: "guard_fired", guard, detail: ending.detail } });
+  return end(machine, ending, entries);
+}
+
+function lastLine(output: string): string {
+  const line = output.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
+  return line === "" ? "" : ` (${line.length > 120 ? `${line.slice(0, 119)}…` : line})`;
+}
