@@ -17,6 +17,7 @@ import { InputQueue } from "./input-queue.js";
 import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
+import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
 export class Driver {
@@ -161,8 +162,9 @@ export class Driver {
       signals.interrupted.removeEventListener("abort", onInterrupt);
       this.firstLook = null;
       // The guard is on by default: where it cannot work (no git) the run says so once, here.
-      if (!fingerprint.ok && !firstLook.signal.aborted) record.log(`stall detection needs git, so it is off here: ${fingerprint.message}`);
-      this.machine = { ...this.machine, tally: { ...this.machine.tally, fingerprint } };
+      const told = !fingerprint.ok && !firstLook.signal.aborted ? tellOnce(this.machine, STALL_OFF, stallOffNote(fingerprint.message)) : { machine: this.machine, entries: [] };
+      for (const entry of told.entries) if (entry.kind === "log") record.log(entry.line);
+      this.machine = { ...told.machine, tally: { ...told.machine.tally, fingerprint } };
     }
   }
 

@@ -10,7 +10,7 @@ import { agentReport, billingError, checksSkipped, failureOf, fallbackWaitMs, fa
 import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
-import { end, goOn, logs, tellOnce, to } from "./transitions.js";
+import { end, goOn, logs, STALL_OFF, stallOffNote, tellOnce, to } from "./transitions.js";
 import { failureKey, guardEnd, nextRepeat } from "./guards.js";
 import { gateMarks, gatesOf, gatesPassed, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
@@ -161,7 +161,7 @@ function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | nu
   if (limit === 0 || now === null) return goOn(settled, entries);
   if (!now.ok) {
     // Said once, not after every iteration: the guard is on by default, also where there is no git.
-    const told = tellOnce(settled, "stall-off", `stall detection needs git, so it is off here: ${now.message.replace(/ \(stall detection needs git\)$/, "")}`);
+    const told = tellOnce(settled, STALL_OFF, stallOffNote(now.message));
     entries.push(...told.entries);
     return goOn(to(told.machine, settled.phase, { tally: { ...settled.tally, fingerprint: now } }), entries);
   }

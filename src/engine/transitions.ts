@@ -26,6 +26,14 @@ export function tellOnce(machine: Machine, key: string, line: string): { machine
   return { machine: { ...machine, toldOnce: [...machine.toldOnce, key] }, entries: logs(line) };
 }
 
+/** The tellOnce key of the note that stall detection is off (no git). */
+export const STALL_OFF = "stall-off";
+
+/** The one note that stall detection is off, from the fingerprint's message (which names git's absence itself). */
+export function stallOffNote(message: string): string {
+  return `stall detection needs git, so it is off here: ${message.replace(/ \(stall detection needs git\)$/, "")}`;
+}
+
 /** The run ends with `ending`, after recording `entries`. */
 export function end(machine: Machine, ending: Ending, entries: RecordEntry[] = []): Step {
   return { machine: to(machine, { id: "ended", ending }), effects: entries.length > 0 ? [{ kind: "record", entries }] : [] };

@@ -5,6 +5,8 @@
 export interface StoryFlag {
   id: string;
   passes: { start: number; end: number } | null;
+  /** Offset of the story's closing `}`. */
+  close: number;
 }
 
 /** The stories' ids and `passes` ranges, or null when the text is not a JSON object with a `userStories` list. */
@@ -57,13 +59,14 @@ class Reader {
     const found: StoryFlag[] = [];
     this.items(() => {
       if (this.text[this.at] !== "{") return this.value();
-      const story: StoryFlag = { id: "", passes: null };
+      const story: StoryFlag = { id: "", passes: null, close: -1 };
       this.members((key) => {
         const start = this.at;
         this.value();
         if (key === "passes") story.passes = { start, end: this.at };
         if (key === "id") story.id = String(JSON.parse(this.text.slice(start, this.at)));
       });
+      story.close = this.at - 1;
       found.push(story);
     });
     return found;

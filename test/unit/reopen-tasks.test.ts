@@ -41,5 +41,5 @@ test("a task that is already open, or a broken file: nothing written", () => {
 test("locateStoryFlags: null for text that is not an object with userStories", () => {
   assert.equal(locateStoryFlags("[1, 2]"), null);
   assert.equal(locateStoryFlags('{"stories": []}'), null);
-  assert.deepEqual(locateStoryFlags('{"userStories": [{"id": 1}]}'), [{ id: "1", passes: null }]);
+  assert.deepEqual(locateStoryFlags('{"userStories": [{"id": 1}]}'), [{ id: "1", passes: null, close: 25 }]);
 });
