@@ -1,37 +1,25 @@
 // Reopens tasks in a task list file: `passes: false` in a prd.json, `[ ]` on a checklist line. Only the flag
 // or the checkbox changes; every other byte of the file stays as it was.
-import { realpathSync, statSync } from "node:fs";
-import { writeFileAtomic } from "../store/atomic-write.js";
-import { readRegular } from "../store/regular-file.js";
 import { locateStoryFlags } from "./story-flags.js";
 import { parseTasks } from "./tasks.js";
+import { rewriteTaskFile } from "./rewrite-task-file.js";
 
 /** The outcome of reopening: the ids reopened (those marked done), or why the file could not be changed. */
 export type ReopenResult = { ok: true; reopened: string[] } | { ok: false; message: string };
 
 /** Marks tasks `ids` not done in `file`, replacing it atomically (keeping its mode). */
 export function reopenTasks(file: string, ids: readonly string[]): ReopenResult {
-  let real: string;
-  let text: string;
-  try {
-    real = realpathSync(file);
-    text = readRegular(real).toString("utf8");
-  } catch (error) {
-    return { ok: false, message: `cannot be read: ${(error as Error).message}` };
-  }
-  const parsed = parseTasks(text, file);
-  if (!parsed.ok) return { ok: false, message: parsed.message };
-  const wanted = new Set(ids);
-  const reopened = parsed.tasks.filter((task) => task.done && wanted.has(task.id)).map((task) => task.id);
-  if (reopened.length === 0) return { ok: true, reopened };
-  const updated = parsed.format === "prd" ? reopenStories(text, new Set(reopened)) : reopenLines(text, parsed.tasks.filter((task) => reopened.includes(task.id)).map((task) => task.line ?? 0));
-  if (updated === null) return { ok: false, message: "could not be changed in place" };
-  try {
-    writeFileAtomic(real, updated, statSync(real).mode & 0o777);
-  } catch (error) {
-    return { ok: false, message: `cannot be written: ${(error as Error).message}` };
-  }
-  return { ok: true, reopened };
+  const result = rewriteTaskFile(file, (text) => {
+    const parsed = parseTasks(text, file);
+    if (!parsed.ok) return { ok: false, message: parsed.message };
+    const wanted = new Set(ids);
+    const reopened = parsed.tasks.filter((task) => task.done && wanted.has(task.id)).map((task) => task.id);
+    if (reopened.length === 0) return { ok: true, text: null, value: reopened };
+    const updated = parsed.format === "prd" ? reopenStories(text, new Set(reopened)) : reopenLines(text, parsed.tasks.filter((task) => reopened.includes(task.id)).map((task) => task.line ?? 0));
+    if (updated === null) return { ok: false, message: "could not be changed in place" };
+    return { ok: true, text: updated, value: reopened };
+  });
+  return result.ok ? { ok: true, reopened: result.value } : result;
 }
 
 function reopenStories(text: string, ids: Set<string>): string | null {
