@@ -22,7 +22,12 @@ export interface Walls {
   readDeny: string[];
   /** A unix socket to bind into the sandbox at the same path (the network proxy), or null. */
   socket: string | null;
+  /** What must stay runnable (ralph's own files, the agent's program): read-only again where a private directory would hide it. */
+  programs: string[];
 }
+
+/** The directories the sandbox replaces with empty private ones. */
+const PRIVATE_DIRS = ["/tmp", "/var/tmp", "/run"];
 
 /** `~/x` and relative paths made absolute (relative to the project). */
 export function expandPath(path: string, home: string, base: string): string {
@@ -102,6 +107,10 @@ function worktreeGitDirs(workDir: string): string[] {
 /** bubblewrap's options (everything before `--`) for these walls. */
 export function bwrapOptions(walls: Walls): string[] {
   const options = [...SANDBOX_BASE_OPTIONS];
+  for (const path of walls.programs) {
+    const target = real(path);
+    if (target !== null && PRIVATE_DIRS.some((dir) => target.startsWith(`${dir}/`))) options.push("--ro-bind", target, target);
+  }
   const work = real(walls.workDir) ?? walls.workDir;
   options.push("--bind", work, work);
   for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {

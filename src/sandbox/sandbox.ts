@@ -1,4 +1,6 @@
 // One run's sandbox: the walls (bubblewrap), the way out (the egress proxy), and the environment that passes.
+import { isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { AgentName } from "../agents/types.js";
 import { findOnPath } from "../process/supervision.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
@@ -11,6 +13,8 @@ import type { SandboxProbe } from "./sandbox-probe.js";
 
 /** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them). */
 const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX"];
+/** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
+const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
 
 /** What the engine asks of a sandbox: wrapping a command, and hearing about refused connections. */
@@ -115,6 +119,7 @@ export class Sandbox implements SandboxIo {
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
+      programs: [RALPH_ROOT, ...(isAbsolute(argv[0] ?? "") ? [argv[0] as string] : [])],
     };
     return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
   }
