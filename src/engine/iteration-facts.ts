@@ -22,6 +22,8 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     limitedUntil: {},
     gatesOk: null,
     failingChecks: "",
+    reviewFindings: "",
+    review: null,
     fingerprint: null,
     task: null,
     resources: null,

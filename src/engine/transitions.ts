@@ -119,6 +119,7 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return null;
     default: {
       const unreachable: never = input;
