@@ -48,15 +48,7 @@ export interface Attempt {
 }
 
 /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
-export interface JudgingPhase {
-  id: "judging";
-  attempt: Attempt;
-  run: FinishedRun;
-  claim: ClaimVerdict | null;
-  failure: string | null;
-  marked: Task[];
-  tasksAfter: TaskListResult | null;
-}
+export type JudgingPhase = { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null };
 
 /** One reviewer's answer, as the driver gives it back. */
 export interface ReviewResult {

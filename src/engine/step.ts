@@ -18,6 +18,8 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   judging -- the rest would end it DONE, reviews configured --> [reviewing] -- approved: DONE --> [ended]
+//   reviewing -- changes, no verdict --> [boundary] (the findings in the next prompt); a signal, stop --now --> [ending]
 //   boundary -- every task marked done, checks gate them --> [verifying] -- they pass: NO_WORK --> [ended]
 //   verifying -- a check fails --> [boundary] (an iteration with no task, the output in its prompt)
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
