@@ -68,7 +68,7 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null },
         io.now().getTime(),
       ),
     };

@@ -70,6 +70,20 @@ describe("type: review", () => {
     assert.match(logs.stdout, /review asks for changes: fixture reviewer/);
   });
 
+  test("with a task list: the last task ticked but the review asks for changes: not NO_WORK; an iteration without a task gets the findings", async () => {
+    const state = outside();
+    const repo = reviewRepo("changes,approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] Add the work file\n");
+    const prompts = join(state, "prompts");
+    const tick = ["--", "sh", "-c", `cat >> '${prompts}'; printf '\\0' >> '${prompts}'; sed -i 's/- \\[ \\]/- [x]/' TASKS.md; echo "line $RALPH_ITERATION" >> work.txt; echo ticked`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    const started = readEvents(runDir(repo)).filter((event) => event.type === "iteration_started");
+    assert.deepEqual(started.map((event) => event.task === null), [false, true]);
+    assert.match(readFileSync(prompts, "utf8").split("\u0000")[1] ?? "", /FINDING-1/);
+  });
+
   test("control: a reviewer that always asks for changes never lets the run end DONE", async () => {
     const state = outside();
     const repo = reviewRepo("changes", state);
