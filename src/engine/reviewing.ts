@@ -7,6 +7,8 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { Input, JudgingPhase, Machine, ReviewResult, Step, Tally } from "./phase.js";
 import { logs, to } from "./transitions.js";
 
+export { reviewOpen } from "./transitions.js";
+
 /** The review criteria among `criteria`. */
 export function reviewsOf(criteria: readonly Criterion[]): Criterion[] {
   return criteria.filter((criterion) => criterion.type === "review");
@@ -103,11 +105,6 @@ export function withReviewSpend(tally: Tally, reviews: readonly ReviewResult[]):
     }),
     tally,
   );
-}
-
-/** Whether the run's last review did not approve while reviews are configured: the run cannot end NO_WORK then. */
-export function reviewOpen(machine: Machine): boolean {
-  return machine.tally.review !== null && machine.tally.review.verdict !== "approve" && reviewsOf(machine.plan.completionCriteria).length > 0;
 }
 
 /** The tally's record of the last review. */

@@ -84,6 +84,17 @@ describe("type: review", () => {
     assert.match(readFileSync(prompts, "utf8").split("\u0000")[1] ?? "", /FINDING-1/);
   });
 
+  test("with --task: the task marked done while the review asks for changes does not end the run DONE", async () => {
+    const state = outside();
+    const repo = reviewRepo("changes,approve", state);
+    writeFileSync(join(repo, "prd.json"), `${JSON.stringify({ userStories: [{ id: "US-1", title: "work file", passes: false }, { id: "US-2", title: "other", passes: false }] }, null, 2)}\n`);
+    const mark = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/"passes": false/s//"passes": true/' prd.json; echo "line $RALPH_ITERATION" >> work.txt; echo marked`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "prd.json", "--task", "US-1", "work", ...mark], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[1, "changes"], [2, "approve"]]);
+  });
+
   test("control: a reviewer that always asks for changes never lets the run end DONE", async () => {
     const state = outside();
     const repo = reviewRepo("changes", state);
