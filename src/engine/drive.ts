@@ -331,7 +331,10 @@ export class Driver {
   private review(effect: Effect & { kind: "review" }): void {
     const controller = new AbortController();
     this.checks = controller;
-    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd: this.machine.tally.costUsd, trees: this.trees, signal: controller.signal };
+    // What the judged iteration's agent spent is not in the tally yet: the reviewers' budget is what is left after it.
+    const { phase } = this.machine;
+    const spentUsd = this.machine.tally.costUsd + (phase.id === "reviewing" ? (phase.judging.run.outcome.costUsd ?? 0) : 0);
+    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd, trees: this.trees, signal: controller.signal };
     runReviews(effect, context).then(
       (reviews) => {
         if (this.checks === controller) this.checks = null;

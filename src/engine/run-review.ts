@@ -67,6 +67,8 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const sandboxed = io.sandbox !== undefined;
   const prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed });
   const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
+  // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
+  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
   try {

@@ -147,6 +147,22 @@ describe("type: review", () => {
     assert.deepEqual(reviews(repo).map((event) => event.cost_usd), [0.01, 0.01]);
   });
 
+  test("a reviewer is not started once the agent's iteration spent the budget", async () => {
+    const state = outside();
+    const repo = tempRepo();
+    writeFileSync(join(repo, "ralph.yaml"), "completion_criteria:\n  - type: review\n    agent: claude\n");
+    // Agent and reviewer are the fake Claude Code ($0.01 a call); the agent claims the promise.
+    const env = { ...fakeClaudeEnv(state, "--promise", "DONE"), GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" };
+    const result = await runRalph(["run", "--name", "r", "--agent", "claude", "-n", "3", "--max-cost", "0.005", "--completion-promise", "DONE", "work"], repo, env);
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const status = readStatus(runDir(repo));
+    assert.equal(status.exit_reason, "BUDGET_EXCEEDED");
+    assert.equal(status.cost_usd, 0.01);
+    const [review] = reviews(repo);
+    assert.equal(review?.verdict, "none");
+    assert.match(String(review?.reason), /not run: the budget \(--max-cost \$0\.005\) is spent/);
+  });
+
   test("a bad review criterion is one usage line, exit 2, and no run", async () => {
     for (const [yaml, message] of [
       ["  - type: review\n    agent: nobody\n", /completion criterion 1 \(review\) needs "agent": one of claude, codex, gemini, opencode, demo, command, got "nobody"/],
