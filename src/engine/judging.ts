@@ -113,7 +113,7 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
     promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
-  const entries = [...reviewEntries(attempt.iteration, reviews), ...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...reviewEntries(attempt.iteration, reviews), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
   let settled = to(machine, machine.phase, { tally });
   const stray = machine.plan.completionPromise === null && !failure ? strayPromise(run.outcome.finalMessage) : null;
   if (stray !== null) {

@@ -734,7 +734,7 @@ const CASES: Case[] = [
     reason: "DONE",
     check: (result) => {
       assert.ok(Math.abs(result.machine.tally.costUsd - (0.1 + 0.25 + 0.05)) < 1e-9);
-      assert.deepEqual(eventTypes(result).slice(0, 2), ["review_verdict", "criteria_checked"]);
+      assert.deepEqual(eventTypes(result).slice(0, 3), ["criteria_checked", "criteria_checked", "review_verdict"]);
       assert.equal(statusOf(result.machine).review?.verdict, "approve");
     },
   },
