@@ -95,9 +95,11 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   if (reviewed === null && awaitsReview(judged, claim, checked, open.length)) return startReview(machine, phase, input);
   const reviews = reviewed ?? [];
   const verdicts = [...checked, ...reviewVerdicts(reviews)];
-  const complete = isComplete(judged, claim, verdicts) && (reviewsOf(machine.plan.completionCriteria).length === 0 || reviews.length > 0);
+  const reviewing = reviewsOf(machine.plan.completionCriteria).length > 0;
+  // Before any review ran (a task is open), complete is what the rest says; DONE needs the reviews too.
+  const complete = reviewing && reviews.length === 0 ? awaitsReview(judged, claim, checked, 0) : isComplete(judged, claim, verdicts);
   // A task list is a criterion: nothing is done while a task is open.
-  const done = complete && open.length === 0;
+  const done = complete && open.length === 0 && (!reviewing || reviews.length > 0);
   const criteriaPass = checked.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);
@@ -110,7 +112,7 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : waits ? "asked" : "continue";
   const criteria = machine.plan.completionCriteria;
   const explained = {
-    promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
+    promiseIgnored: promiseIgnored(claim, failure, verdicts.every((verdict) => verdict.passed)),
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
   const entries = [...verdictEntries(attempt.iteration, verdicts), ...reviewEntries(attempt.iteration, reviews), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];

@@ -724,6 +724,14 @@ const CASES: Case[] = [
       assert.deepEqual(review?.kind === "review" ? review.criteria.map((c) => c.check) : [], ["codex"]);
     },
   },
+  {
+    name: "judging + promise and checks pass, tasks open, a review configured → boundary: on to the next task, no review yet",
+    from: machine(judging(), { plan: { ...REVIEWED, tasks: "prd.json" }, tasks: TWO_TASKS(false) }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.ok(logLines(result).some((line) => line.startsWith("the promise was found, but 2 task(s) in prd.json are still open")), logLines(result).join("\n")),
+  },
   { name: "judging + a check fails, a review configured → boundary without a review", from: machine(judging(), { plan: REVIEWED }), input: { type: "checked", verdicts: [verdict(false)], fingerprint: null }, phase: "boundary", effects: ["record", "look"] },
   {
     name: "reviewing + approve → ended DONE, the reviewer's spend counted",
