@@ -31,6 +31,11 @@ export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "pl
     const shown = settings.notifyTargets.map((target) => `${describeTarget(target, redactor)} (${target.events.join(", ")})`);
     lines.push(`notifications: ${shown.join("; ")}`);
   }
+  const reviewers = state.completionCriteria.filter((criterion) => criterion.review).map((criterion) => criterion.check);
+  if (reviewers.length > 0) {
+    const walls = settings.sandbox.mode === "off" ? "told the tree is read-only (a change it makes voids its verdict)" : "read-only";
+    lines.push(`review: ${reviewers.join(", ")} must approve before the run ends DONE; each reviewer runs ${walls}, on the task and the iteration's diff`);
+  }
   if (!state.completionPromise && state.completionCriteria.length === 0 && !state.tasks) {
     lines.push("no completion promise, check or task list: the run ends only at its cap, a stop or a failure");
   }
