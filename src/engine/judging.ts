@@ -123,6 +123,12 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
     settled = told.machine;
     entries.push(...told.entries);
   }
+  const unseen = reviews.find((review) => review.note !== undefined)?.note;
+  if (unseen !== undefined) {
+    const told = tellOnce(settled, "review-unseen", unseen);
+    settled = told.machine;
+    entries.push(...told.entries);
+  }
   const billing = machine.config.onBillingError === "fail" ? billingError(run) : null;
   if (billing) {
     const detail = `billing error: ${billing}`;

@@ -77,7 +77,6 @@ export function reviewEntries(iteration: number, reviews: readonly ReviewResult[
       body: { type: "review_verdict", iteration, reviewer: review.criterion.check, agent: review.agent, verdict: review.verdict, reason: review.reason, findings: review.findings, cost_usd: review.costUsd, duration_ms: review.durationMs },
     },
     ...logs(`review by ${review.criterion.check}: ${review.verdict === "none" ? `not approved (${review.reason ?? "no verdict"})` : review.verdict}${review.costUsd !== null ? ` ($${review.costUsd.toFixed(4)})` : ""}`),
-    ...(review.note ? logs(review.note) : []),
   ]);
 }
 

@@ -130,7 +130,8 @@ async function treeChange(before: Awaited<ReturnType<EngineIo["fingerprint"]>>, 
   const after = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
   if (!before.ok || !after.ok) {
     if (io.sandbox !== undefined) return {};
-    return { note: `ralph cannot see whether the reviewer changed the work tree (${before.ok ? "" : before.message}${!before.ok && !after.ok ? "" : after.ok ? "" : after.message}); in a --sandbox run the tree is read-only for it` };
+    const why = !before.ok ? before.message : !after.ok ? after.message : "";
+    return { note: `ralph cannot see whether a reviewer changes the work tree here (${why}); in a --sandbox run the tree is read-only for it` };
   }
   const change = describeChange(before, after);
   if (change === null) return {};

@@ -132,6 +132,18 @@ describe("type: review", () => {
     assert.match(String(review?.reason), /the reviewer changed the work tree \(working tree changed: reviewer-was-here\.txt\)/);
   });
 
+  test("without git: the reviewer is told there is no diff, and the run says once that a change by it cannot be seen", async () => {
+    const state = outside();
+    const dir = outside();
+    const command = [process.execPath, REVIEWER, "--answers", "changes,changes,approve", "--state", state];
+    writeFileSync(join(dir, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    command: ${JSON.stringify(command)}\n`);
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--completion-promise", "DONE", "work", ...worker(join(state, "prompts"))], dir, cleanEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(readFileSync(join(state, "review-1.txt"), "utf8"), /\(no diff: no git snapshot of .*not a git repository/);
+    const log = readFileSync(join(dir, ".ralph", "runs", "r", "run.log"), "utf8");
+    assert.equal((log.match(/ralph cannot see whether a reviewer changes the work tree here/g) ?? []).length, 1, log);
+  });
+
   test("the reviewer's spend counts toward --max-cost and the run's cost", async () => {
     const state = outside();
     const repo = tempRepo();
