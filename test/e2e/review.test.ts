@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { cleanEnv, fakeClaudeEnv, RALPH, readEvents, readStatus, runRalph } from "../helpers/cli.js";
+import { cleanEnv, fakeClaudeEnv, processAlive, RALPH, readEvents, readStatus, runRalph } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -120,6 +120,17 @@ describe("type: review", () => {
       assert.match(result.stdout, /review not approved: fixture reviewer gave no verdict that counts/);
     });
   }
+
+  test("a reviewer past its timeout is ended with its tree, and that is no approval", async () => {
+    const state = outside();
+    const repo = reviewRepo("hang", state, "    timeout: 1s\n");
+    const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...worker(join(state, "prompts"))], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const [review] = reviews(repo);
+    assert.equal(review?.verdict, "none");
+    assert.match(String(review?.reason), /the reviewer failed: timed out/);
+    assert.equal(processAlive(Number(readFileSync(join(state, "hang.pid"), "utf8"))), false, "the hung reviewer was ended");
+  });
 
   test("outside a sandbox, a reviewer that writes in the tree gives no verdict that counts, and the run says so", async () => {
     const state = outside();
