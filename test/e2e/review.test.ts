@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
-import { cleanEnv, fakeClaudeEnv, processAlive, RALPH, readEvents, readStatus, runRalph } from "../helpers/cli.js";
+import { cleanEnv, fakeClaudeEnv, finishWithin, processAlive, RALPH, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -130,6 +130,19 @@ describe("type: review", () => {
     assert.equal(review?.verdict, "none");
     assert.match(String(review?.reason), /the reviewer failed: timed out/);
     assert.equal(processAlive(Number(readFileSync(join(state, "hang.pid"), "utf8"))), false, "the hung reviewer was ended");
+  });
+
+  test("Ctrl-C while the reviewer runs ends it and the run (INTERRUPTED), the iteration recorded unjudged", async () => {
+    const state = outside();
+    const repo = reviewRepo("hang", state);
+    const started = startRalph(["run", "--name", "r", "-n", "2", "--completion-promise", "DONE", "work", ...worker(join(state, "prompts"))], repo, gitEnv());
+    await waitForFile(join(state, "hang.pid"));
+    started.child.kill("SIGINT");
+    const result = await finishWithin(started, 20_000);
+    assert.equal(result.signal, "SIGINT", result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "INTERRUPTED");
+    assert.equal(processAlive(Number(readFileSync(join(state, "hang.pid"), "utf8"))), false, "the reviewer was ended");
+    assert.deepEqual(readEvents(runDir(repo)).filter((event) => event.type === "iteration_ended").map((event) => event.result), ["interrupted"]);
   });
 
   test("outside a sandbox, a reviewer that writes in the tree gives no verdict that counts, and the run says so", async () => {
