@@ -37,6 +37,7 @@ import { taskForPrompt } from "../run/task-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
 import { reviewOpen } from "./reviewing.js";
+import { whileReviewing } from "./while-reviewing.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
 import { noWorkLeft, whileVerifying } from "./verifying.js";
@@ -235,40 +236,6 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
     case "agentExited":
     case "limitHit":
     case "reviewed":
-      return stay(machine);
-    default: {
-      const unreachable: never = input;
-      throw new Error(`unknown input ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-/** The reviewers run: their answers settle the iteration; a signal, a failed write or stop --now ends them, unjudged. */
-function whileReviewing(machine: Machine, phase: Phase & { id: "reviewing" }, input: Input): Step {
-  const { attempt, run } = phase.judging;
-  switch (input.type) {
-    case "signal":
-      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt, judged: run }), effects: [{ kind: "endTree", why: "interrupted" }] };
-    case "recordFailed":
-      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt, judged: run }), effects: [{ kind: "endTree", why: "write_failed" }] };
-    case "desired":
-      return onTrustedPlan(machine, input);
-    case "reviewed":
-      return settle(machine, phase.judging, phase.checked, input.reviews);
-    case "control":
-      return { machine, effects: [{ kind: "look", what: "sentinels" }] };
-    case "sentinel":
-      if (!input.stopNow) return stay(machine);
-      return {
-        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the review" }, attempt, judged: run }),
-        effects: [{ kind: "endTree", why: "stop_now" }],
-      };
-    // The agent and the checks are over; no timer runs while reviewing.
-    case "tick":
-    case "agentResult":
-    case "agentExited":
-    case "limitHit":
-    case "checked":
       return stay(machine);
     default: {
       const unreachable: never = input;
