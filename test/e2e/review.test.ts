@@ -199,6 +199,18 @@ describe("type: review", () => {
     assert.match(String(review?.reason), /not run: the budget \(--max-cost \$0\.005\) is spent/);
   });
 
+  test("the demo agent reviews too, offline: --agent demo with a demo reviewer ends DONE, both spends counted", async () => {
+    const repo = tempRepo();
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] Add a README section\n");
+    writeFileSync(join(repo, "ralph.yaml"), "completion_criteria:\n  - type: review\n    agent: demo\n");
+    const result = await runRalph(["run", "--name", "r", "--agent", "demo", "-n", "2", "--tasks", "TASKS.md", "work"], repo, gitEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const [review] = reviews(repo);
+    assert.equal(review?.verdict, "approve");
+    assert.match(String(review?.findings), /read the iteration's diff \([1-9]\d* added lines?\)/);
+    assert.ok(Math.abs(Number(readStatus(runDir(repo)).cost_usd) - (0.0123 + 0.0042)) < 1e-9);
+  });
+
   test("a bad review criterion is one usage line, exit 2, and no run", async () => {
     for (const [yaml, message] of [
       ["  - type: review\n    agent: nobody\n", /completion criterion 1 \(review\) needs "agent": one of claude, codex, gemini, opencode, demo, command, got "nobody"/],
