@@ -28,7 +28,11 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
-  /** The work tree after the last iteration (or at the start) and after the one just judged: what a reviewer's diff spans. */
+  /**
+   * The work tree when the run started and after the iteration just judged: what a reviewer's diff spans. The
+   * start stays put: a review runs only once the rest would end the run DONE, so work done in iterations that
+   * were never reviewed (earlier tasks, an iteration without a claim) is in the diff too.
+   */
   private trees: { from: TreeSnapshot | null; to: TreeSnapshot | null } = { from: null, to: null };
   /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
   private firstLook: AbortController | null = null;
@@ -157,7 +161,7 @@ export class Driver {
       failed.addEventListener("abort", onFailed, { once: true });
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
-    if (this.reviewed()) this.trees = { from: null, to: await snapshotTree(workDirOf(options), io.env, signals.interrupted) };
+    if (this.reviewed()) this.trees = { from: await snapshotTree(workDirOf(options), io.env, signals.interrupted), to: null };
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
       const onInterrupt = (): void => firstLook.abort();
@@ -353,13 +357,13 @@ export class Driver {
       effect.criteria.length > 0
         ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    // With reviews, the tree the iteration left is kept: the next review's diff starts from it.
+    // With reviews, the tree the iteration left is kept: a review's diff ends there.
     const snapshot = this.reviewed() ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal)) : Promise.resolve(null);
     const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint, snapshot]).then(
       ([checked, taken, tree]) => {
         this.checks = null;
-        if (tree) this.trees = { from: this.trees.to, to: tree };
+        if (tree) this.trees = { ...this.trees, to: tree };
         this.push({ type: "checked", verdicts: checked, fingerprint: taken });
       },
       (error: unknown) => this.fail(error),

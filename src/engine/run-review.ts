@@ -1,5 +1,5 @@
 // Runs the reviewers of one iteration: each a fresh agent process, supervised like the agent (in a --sandbox
-// run, inside the sandbox with the work tree read-only), given the task and the iteration's diff, and judged
+// run, inside the sandbox with the work tree read-only), given the task and the run's diff so far, and judged
 // by the strict verdict judge. A reviewer that changed the tree gives no verdict that counts.
 import { agentEnvironment } from "../agents/env-scrub.js";
 import { describeChange } from "../judge/progress-fingerprint.js";
@@ -16,7 +16,7 @@ import { failureOf } from "./iteration-facts.js";
 import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 
-/** The most of the iteration's diff a reviewer is given in its prompt. */
+/** The most of the run's diff a reviewer is given in its prompt. */
 const DIFF_CAP_BYTES = 200 * 1024;
 
 /** What the reviews of one iteration need from the driver. */
@@ -28,7 +28,7 @@ export interface ReviewContext {
   tasksFile: string | null;
   /** The run's spend so far (for agents that take a budget). */
   spentUsd: number;
-  /** The work tree before the iteration and after it (null: no snapshot was taken). */
+  /** The work tree when the run started and after the iteration (null: no snapshot was taken). */
   trees: { from: TreeSnapshot | null; to: TreeSnapshot | null };
   /** Aborting ends the reviewer under way; the reviews after it are not run. */
   signal: AbortSignal;
@@ -50,10 +50,10 @@ export async function runReviews(what: { iteration: number; task: string; criter
 
 async function iterationDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
   const { from, to } = context.trees;
-  if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree before the iteration" };
+  if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree when the run started" };
   const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
   if (!diff.ok) return { missing: diff.message };
-  return diff.text.trim() === "" ? { missing: "the iteration changed no file" } : { text: diff.text, truncated: diff.truncated };
+  return diff.text.trim() === "" ? { missing: "the run changed no file" } : { text: diff.text, truncated: diff.truncated };
 }
 
 async function reviewOnce(criterion: Criterion, index: number, what: { iteration: number; task: string; diff: ReviewPromptParts["diff"] }, context: ReviewContext): Promise<ReviewResult> {

@@ -1,11 +1,11 @@
-// What a reviewer is given: its rules (read-only, how to answer), the task, the iteration's diff, and the
+// What a reviewer is given: its rules (read-only, how to answer), the task, the run's diff so far, and the
 // person's own instructions. It reaches the reviewer on stdin or as one argv word, never through a shell.
 
 /** The parts of one review's prompt. */
 export interface ReviewPromptParts {
   /** The run's prompt as the worker got it this iteration (with its current task). */
   task: string;
-  /** The iteration's diff (git diff of the work tree before → after it), or why there is none. */
+  /** The run's diff so far (git diff of the work tree when the run started → after the iteration), or why there is none. */
   diff: { text: string; truncated: boolean } | { missing: string };
   /** The person's extra instructions (`prompt:` of the criterion). */
   instructions: string | null;
@@ -32,7 +32,9 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
     parts.task.replace(/\n+$/, ""),
     fence,
     "",
-    "## The diff of the iteration",
+    "## The diff of the run so far",
+    "",
+    "Every change since the run started, not only this iteration's: none of it is approved yet.",
     "",
     diff,
     ...(parts.instructions?.trim() ? ["", "## Review instructions", "", parts.instructions.trim()] : []),

@@ -54,11 +54,10 @@ describe("type: review", () => {
     const [first, second] = readFileSync(prompts, "utf8").split("\u0000");
     assert.doesNotMatch(first ?? "", /FINDING-1/);
     assert.match(second ?? "", /## Review of your last iteration[\s\S]*asked for changes[\s\S]*FINDING-1: work\.txt needs a usage section/);
-    // The reviewer got the task and the iteration's diff (only that iteration's line), on stdin.
+    // The reviewer got the task and the run's diff, on stdin: nothing is approved yet, so iteration 1's line too.
     const asked = readFileSync(join(state, "review-2.txt"), "utf8");
     assert.match(asked, /write the work file/);
-    assert.match(asked, /\+line 2/);
-    assert.doesNotMatch(asked, /^\+line 1$/m);
+    assert.match(asked, /^\+line 1\n\+line 2$/m);
     assert.match(asked, /read-only/);
     // status, ralph status and the terminal say so.
     assert.deepEqual(readStatus(runDir(repo)).review, { iteration: 2, verdict: "approve", detail: "Review 2: the change does what the task asks." });
@@ -82,6 +81,21 @@ describe("type: review", () => {
     const started = readEvents(runDir(repo)).filter((event) => event.type === "iteration_started");
     assert.deepEqual(started.map((event) => event.task === null), [false, true]);
     assert.match(readFileSync(prompts, "utf8").split("\u0000")[1] ?? "", /FINDING-1/);
+  });
+
+  test("with a task list, the one review after the last task gets every task's change, not only the last iteration's", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+    // One task a iteration, no promise: the review runs once, after iteration 2 ticks the last task.
+    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[2, "approve"]]);
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+work of iteration 1$/m, "the first task's work reached the reviewer as a change");
+    assert.match(asked, /^\+work of iteration 2$/m);
+    assert.match(asked, /^\+- \[x\] First task$/m);
   });
 
   test("with --task: the task marked done while the review asks for changes does not end the run DONE", async () => {
