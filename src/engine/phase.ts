@@ -209,7 +209,7 @@ export type Effect =
   | { kind: "spawn"; attempt: Attempt }
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
-  /** Run the reviewers on the iteration's diff; `task` is the prompt the agent was given. */
+  /** Run the reviewers on the run's diff; `task` is the prompt the agent was given. */
   | { kind: "review"; iteration: number; task: string; criteria: Criterion[] }
   | { kind: "sleep"; untilMs: number }
   /** Mark these tasks not done again in the task list: the checks failed on the tree that marked them. */

@@ -77,6 +77,7 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
       cwd: workDir,
       env: io.env,
       scratchDir: record.paths.dir,
+      untrustedTree: true,
       ...(spec.model ? { model: spec.model } : {}),
       ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
       ...(spec.command ? { commandArgv: spec.command } : {}),
