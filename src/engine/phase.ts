@@ -114,7 +114,7 @@ export interface Tally {
   failingChecks: string;
   /** The reviewers' findings carried into the next prompt (empty when the last review approved or none ran). */
   reviewFindings: string;
-  /** The last review's verdict (null: none yet). While it is not an approval, the run does not end NO_WORK. */
+  /** The last review's verdict (null: none yet). Until one approves (once the run has worked), the run does not end NO_WORK. */
   review: LastReview | null;
   /** The project's progress fingerprint after the last iteration (stall detection). */
   fingerprint: Fingerprint | null;

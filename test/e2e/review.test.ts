@@ -98,6 +98,35 @@ describe("type: review", () => {
     assert.match(asked, /^\+- \[x\] First task$/m);
   });
 
+  for (const [name, flags, end] of [
+    ["every task ticked by an iteration that failed: not NO_WORK", [], "exit 1"],
+    ["the --task ticked by an iteration that failed: not DONE", ["--task", "1"], "exit 1"],
+    ["every task ticked without the promise, so no review ran: not NO_WORK", ["--completion-promise", "DONE"], "echo ticked"],
+  ] as const) {
+    test(`no review saw the work: ${name}`, async () => {
+      const state = outside();
+      const repo = reviewRepo("approve", state);
+      writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+      const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i 's/- \\[ \\]/- [x]/' TASKS.md; echo work >> work.txt; ${end}`];
+      const result = await runRalph(["run", "--name", "r", "-n", "2", "--tasks", "TASKS.md", ...flags, "work", ...tick], repo, gitEnv());
+      assert.equal(result.code, 3, result.stdout + result.stderr);
+      assert.equal(readStatus(runDir(repo)).exit_reason, "MAX_ITERATIONS");
+      assert.deepEqual(reviews(repo), []);
+    });
+  }
+
+  test("after an iteration that ticked every task and failed, the next one's claim is reviewed, the failed one's work in the diff", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n");
+    const work = ["--", "sh", "-c", `cat > /dev/null; sed -i 's/- \\[ \\]/- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; [ "$RALPH_ITERATION" = 1 ] && exit 1; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "--completion-promise", "DONE", "work", ...work], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[2, "approve"]]);
+    assert.match(readFileSync(join(state, "review-1.txt"), "utf8"), /^\+work of iteration 1$/m);
+  });
+
   test("with --task: the task marked done while the review asks for changes does not end the run DONE", async () => {
     const state = outside();
     const repo = reviewRepo("changes,approve", state);
