@@ -36,7 +36,7 @@ export interface ReviewContext {
 
 /** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
 export async function runReviews(what: { iteration: number; task: string; criteria: Criterion[] }, context: ReviewContext): Promise<ReviewResult[]> {
-  const diff = await iterationDiff(context);
+  const diff = await runDiff(context);
   const results: ReviewResult[] = [];
   let spent = context.spentUsd;
   for (const [index, criterion] of what.criteria.entries()) {
@@ -48,7 +48,7 @@ export async function runReviews(what: { iteration: number; task: string; criter
   return results;
 }
 
-async function iterationDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
+async function runDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
   const { from, to } = context.trees;
   if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree when the run started" };
   const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
