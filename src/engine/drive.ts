@@ -19,7 +19,7 @@ import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 import { reviewsOf } from "./reviewing.js";
 import { runReviews } from "./run-review.js";
-import { snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
+import { isTree, snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
@@ -72,7 +72,7 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null, reviewBase: previous?.review_base ?? null },
         io.now().getTime(),
       ),
     };
@@ -161,7 +161,7 @@ export class Driver {
       failed.addEventListener("abort", onFailed, { once: true });
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
-    if (this.reviewed()) this.trees = { from: await snapshotTree(workDirOf(options), io.env, signals.interrupted), to: null };
+    if (this.reviewed()) this.trees = { from: await this.reviewBase(signals.interrupted), to: null };
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
       const onInterrupt = (): void => firstLook.abort();
@@ -329,6 +329,16 @@ export class Driver {
   /** Whether the plan has review criteria (their diffs need snapshots of the tree). */
   private reviewed(): boolean {
     return reviewsOf(this.machine.plan.completionCriteria).length > 0;
+  }
+
+  /** The tree reviews diff against: the one a continued run started from (kept in status.json), else the tree now. */
+  private async reviewBase(signal: AbortSignal): Promise<TreeSnapshot> {
+    const workDir = workDirOf(this.options);
+    const kept = this.machine.tally.reviewBase;
+    if (kept !== null && (await isTree(workDir, this.io.env, kept))) return { ok: true, tree: kept };
+    const now = await snapshotTree(workDir, this.io.env, signal);
+    if (now.ok) this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
+    return now;
   }
 
   /** Runs the reviewers; aborting (a signal, stop --now) ends the one under way. */

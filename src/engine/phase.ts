@@ -116,6 +116,8 @@ export interface Tally {
   reviewFindings: string;
   /** The last review's verdict (null: none yet). Until one approves (once the run has worked), the run does not end NO_WORK. */
   review: LastReview | null;
+  /** The git tree of the work tree when the run first started (reviews diff against it); null: none taken. */
+  reviewBase: string | null;
   /** The project's progress fingerprint after the last iteration (stall detection). */
   fingerprint: Fingerprint | null;
   /** The task of the last iteration. */

@@ -71,6 +71,13 @@ export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string
   return { ok: true, text: text.replace(/\n$/, ""), truncated };
 }
 
+/** Whether `id` names a tree object of the repository at `cwd` (a tree id read back from a run's status). */
+export async function isTree(cwd: string, env: NodeJS.ProcessEnv, id: string): Promise<boolean> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return false;
+  const result = await runGitRaw(cwd, ["cat-file", "-t", id], { env });
+  return result.ok && result.stdout.toString("utf8").trim() === "tree";
+}
+
 /** The paths that differ between two trees (at most `limit` of them), or null when git cannot say. */
 export async function changedPaths(cwd: string, env: NodeJS.ProcessEnv, from: string, to: string, limit = 10): Promise<string[] | null> {
   const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to], { env });

@@ -98,6 +98,22 @@ describe("type: review", () => {
     assert.match(asked, /^\+- \[x\] First task$/m);
   });
 
+  test("ralph continue: the review's diff still starts where the run first started, so the first part's work is in it", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
+    const first = await runRalph(["run", "--name", "r", "-n", "1", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    assert.deepEqual(reviews(repo), [], "a task is open: no review yet");
+    const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());
+    assert.equal(continued.code, 0, continued.stdout + continued.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+work of iteration 1$/m, "the first part's work reached the reviewer as a change");
+    assert.match(asked, /^\+work of iteration 2$/m);
+  });
+
   for (const [name, flags, end] of [
     ["every task ticked by an iteration that failed: not NO_WORK", [], "exit 1"],
     ["the --task ticked by an iteration that failed: not DONE", ["--task", "1"], "exit 1"],
