@@ -114,6 +114,22 @@ describe("type: review", () => {
     assert.match(asked, /^\+work of iteration 2$/m);
   });
 
+  for (const flag of ["--skip-worktree", "--assume-unchanged"]) {
+    test(`a change to a file the agent flagged ${flag} in the repository's index is in the reviewer's diff`, async () => {
+      const state = outside();
+      const repo = reviewRepo("approve", state);
+      writeFileSync(join(repo, "app.txt"), "benign\n");
+      git(repo, "add", "app.txt");
+      git(repo, "commit", "-q", "-m", "app");
+      const hide = ["--", "sh", "-c", `cat > /dev/null; git update-index ${flag} app.txt; echo 'HIDDEN CHANGE' >> app.txt; echo seen > notes.txt; echo '<promise>DONE</promise>'`];
+      const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...hide], repo, gitEnv());
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+      assert.match(asked, /^\+seen$/m);
+      assert.match(asked, /^\+HIDDEN CHANGE$/m, "the flagged file's change reached the reviewer");
+    });
+  }
+
   for (const [name, flags, end] of [
     ["every task ticked by an iteration that failed: not NO_WORK", [], "exit 1"],
     ["the --task ticked by an iteration that failed: not DONE", ["--task", "1"], "exit 1"],
