@@ -37,6 +37,11 @@ export interface ReviewContext {
 /** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
 export async function runReviews(what: { iteration: number; task: string; criteria: Criterion[] }, context: ReviewContext): Promise<ReviewResult[]> {
   const diff = await runDiff(context);
+  // The run started in a repository that git can no longer read (an agent can break .git): the changes cannot be shown, so no reviewer runs.
+  if ("unseen" in diff) {
+    const reason = `not run: the run's changes cannot be seen (${diff.unseen}), and a review without them does not count`;
+    return what.criteria.map((criterion) => ({ criterion, agent: criterion.review?.agent ?? "command", verdict: "none", reason, findings: "", costUsd: null, tokens: null, durationMs: 0 }));
+  }
   const results: ReviewResult[] = [];
   let spent = context.spentUsd;
   for (const [index, criterion] of what.criteria.entries()) {
@@ -48,11 +53,13 @@ export async function runReviews(what: { iteration: number; task: string; criter
   return results;
 }
 
-async function runDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
+/** The run's diff, why there is none (no git from the start), or why it cannot be seen though the run started with git (`unseen`). */
+async function runDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"] | { unseen: string }> {
   const { from, to } = context.trees;
-  if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree when the run started" };
+  if (from?.ok && !to?.ok) return { unseen: to?.message ?? "no snapshot of the work tree after the iteration" };
+  if (!from?.ok || !to?.ok) return { missing: from && !from.ok ? from.message : "no snapshot of the work tree when the run started" };
   const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
-  if (!diff.ok) return { missing: diff.message };
+  if (!diff.ok) return { unseen: diff.message };
   return diff.text.trim() === "" ? { missing: "the run changed no file" } : { text: diff.text, truncated: diff.truncated };
 }
 

@@ -130,6 +130,19 @@ describe("type: review", () => {
     });
   }
 
+  test("an agent that breaks the repository (.git/HEAD) so no diff can be taken gets no review that counts: the reviewer is not run", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    const breakGit = ["--", "sh", "-c", `cat > /dev/null; echo 'HIDDEN CHANGE' > app.txt; echo garbage > .git/HEAD; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...breakGit], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "MAX_ITERATIONS");
+    const [review] = reviews(repo);
+    assert.equal(review?.verdict, "none");
+    assert.match(String(review?.reason), /not run: the run's changes cannot be seen \(no git snapshot/);
+    assert.equal(existsSync(join(state, "review-1.txt")), false, "no reviewer was started");
+  });
+
   for (const [name, flags, end] of [
     ["every task ticked by an iteration that failed: not NO_WORK", [], "exit 1"],
     ["the --task ticked by an iteration that failed: not DONE", ["--task", "1"], "exit 1"],
