@@ -1,5 +1,8 @@
 // Splits a byte stream into lines without holding more than one (capped) line in memory.
 
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+
 /** Calls `onLine` for every complete line; lines longer than `maxLineBytes` are cut (the rest is dropped). */
 export class LineSplitter {
   private pending: Buffer[] = [];
@@ -14,9 +17,13 @@ export class LineSplitter {
   /** Feeds a chunk of output. */
   push(chunk: Buffer): void {
     let start = 0;
-    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
-      this.append(chunk.subarray(start, newline));
-      this.emit();
+    for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+      // A line within one chunk is decoded from it directly: no copy, no Buffer per line.
+      if (this.pendingBytes === 0 && !this.overflowed) this.onLine(decode(chunk, start, Math.min(newline, start + this.maxLineBytes)));
+      else {
+        this.append(chunk.subarray(start, newline));
+        this.emit();
+      }
       start = newline + 1;
     }
     if (start < chunk.length) this.append(chunk.subarray(start));
@@ -38,10 +45,15 @@ export class LineSplitter {
   }
 
   private emit(): void {
-    const line = Buffer.concat(this.pending, this.pendingBytes).toString("utf8").replace(/\r$/, "");
+    const joined = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
     this.overflowed = false;
-    this.onLine(line);
+    this.onLine(decode(joined, 0, joined.length));
   }
+}
+
+/** Bytes `start`..`end` as UTF-8 text, without a final carriage return (a CRLF line's). */
+function decode(bytes: Buffer, start: number, end: number): string {
+  return bytes.toString("utf8", start, end > start && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
 }
