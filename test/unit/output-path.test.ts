@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import { LineSplitter } from "../../src/engine/line-splitter.js";
 import { TextTail } from "../../src/util/text-tail.js";
 import { commandAdapter } from "../../src/agents/command.js";
+import type { AgentEvent } from "../../src/agents/types.js";
+import { AgentEventBatcher, TEXT_LIMIT } from "../../src/store/agent-event-batcher.js";
 
 /** A small seeded generator, so that a failure can be replayed. */
 function random(seed: number): () => number {
@@ -92,5 +94,81 @@ describe("command agent's final message", () => {
     const { finalMessage } = parser.finish("", { code: 0, signal: null });
     assert.ok(plain.length > 1024 * 1024);
     assert.equal(finalMessage, plain.slice(-256 * 1024));
+  });
+});
+
+/** The batcher's contract written plainly: every event costed by its JSON, joined text and all. */
+function plainBatcher(emit: (event: AgentEvent) => void) {
+  let lines: string[] = [];
+  let length = 0;
+  let spent = 0;
+  let dropped = 0;
+  let output = 0;
+  const write = (event: AgentEvent) => {
+    const text = event.text;
+    const bounded = text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${text.slice(0, TEXT_LIMIT)}…` } : event;
+    const cost = Buffer.byteLength(JSON.stringify(bounded)) + 110;
+    if (spent + cost > Math.min(32 * 1024 * 1024, 64 * 1024 + 1.5 * output)) dropped += 1;
+    else {
+      spent += cost;
+      emit(bounded);
+    }
+  };
+  const flush = () => {
+    if (lines.length === 0) return;
+    const text = lines.join("\n");
+    lines = [];
+    length = 0;
+    write({ kind: "text", text });
+  };
+  return {
+    countOutput: (bytes: number) => (output += bytes),
+    push(event: AgentEvent) {
+      const text = event.text ?? "";
+      if (event.kind !== "text" || event.tool !== undefined || text.length > TEXT_LIMIT) {
+        flush();
+        write(event);
+        return;
+      }
+      if (length + text.length + 1 > TEXT_LIMIT) flush();
+      lines.push(text);
+      length += text.length + 1;
+    },
+    end() {
+      flush();
+      if (dropped > 0) emit({ kind: "other", text: `${dropped} output event(s) over the event log's budget left out; the full output is in iter-001.log` });
+    },
+  };
+}
+
+describe("AgentEventBatcher", () => {
+  test("writes and leaves out exactly the events the plain contract does, right at the budget's edge", () => {
+    const next = random(5);
+    const alphabet = ["a", " ", '"', "\\", "\u0001", "\n", "é", "😀", "\uD800", "\uFFFD", "x".repeat(40)];
+    const text = (most: number) => {
+      let out = "";
+      const length = Math.floor(next() * most);
+      while (out.length < length) out += alphabet[Math.floor(next() * alphabet.length)];
+      return out;
+    };
+    for (let round = 0; round < 5; round++) {
+      const got: AgentEvent[] = [];
+      const want: AgentEvent[] = [];
+      const batcher = new AgentEventBatcher((event) => got.push(event), (value) => value, "iter-001.log");
+      const plain = plainBatcher((event) => want.push(event));
+      for (let step = 0; step < 20_000; step++) {
+        const bytes = Math.floor(next() * 250);
+        batcher.countOutput(bytes);
+        plain.countOutput(bytes);
+        const roll = next();
+        const event: AgentEvent = roll < 0.05 ? { kind: "tool_use", tool: "Bash", text: text(100) } : roll < 0.07 ? { kind: "text", text: text(3 * TEXT_LIMIT) } : { kind: "text", text: text(400) };
+        batcher.push(event);
+        plain.push(event);
+      }
+      batcher.end();
+      plain.end();
+      assert.ok(want.length > 1000 && /left out/.test(want.at(-1)?.text ?? ""), "the run reaches the budget");
+      assert.deepEqual(got, want, `round ${round}`);
+    }
   });
 });
