@@ -31,8 +31,14 @@ import { openIntegration } from "./integration-place.js";
 import { commitForEngine, commitPolicy, openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
 import { Sandbox } from "../sandbox/sandbox.js";
+import type { AgentName } from "../agents/types.js";
 
 export type { StartRunInput } from "./start-run-input.js";
+
+/** The agents of the plan's review criteria. */
+function reviewAgents(plan: StartRunInput["plan"]): AgentName[] {
+  return plan.completionCriteria.flatMap((criterion) => (criterion.review ? [criterion.review.agent] : []));
+}
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
 function makeRunDirs(projectDir: string): void {
@@ -140,7 +146,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
   let sandbox: Sandbox | null = null;
   try {
-    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir, reviewers: reviewAgents(input.plan) });
   } catch (error) {
     releaseAll();
     throw error;
@@ -181,6 +187,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
         host: { pid: process.pid, pidStart, hostname: holder.hostname },
         spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
         ...(sandbox ? { sandbox, spawnOwn: (options) => supervision.spawn(options) } : {}),
+        // A reviewer sees the work tree read-only: in the sandbox, mounted so.
+        spawnReviewer: (options, agent) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped), { readOnly: true, agent }) : supervision.spawn(options)),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
