@@ -64,6 +64,8 @@ export interface ReviewResult {
   durationMs: number;
   /** What the run says once about this review (e.g. that without git a changed tree cannot be seen). */
   note?: string;
+  /** False when no reviewer process was started (no budget left, no diff to show, it could not start): no agent call. */
+  ran?: false;
 }
 
 /** The last review of a run, as status.json shows it. */

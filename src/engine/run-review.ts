@@ -16,6 +16,9 @@ import { failureOf } from "./iteration-facts.js";
 import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 
+/** What a review that started no reviewer process adds to its answer (it is not an agent call). */
+const NOT_RUN = { ran: false } as const;
+
 /** The most of the run's diff a reviewer is given in its prompt. */
 const DIFF_CAP_BYTES = 200 * 1024;
 
@@ -40,7 +43,7 @@ export async function runReviews(what: { iteration: number; task: string; criter
   // The run started in a repository that git can no longer read (an agent can break .git): the changes cannot be shown, so no reviewer runs.
   if ("unseen" in diff) {
     const reason = `not run: the run's changes cannot be seen (${diff.unseen}), and a review without them does not count`;
-    return what.criteria.map((criterion) => ({ criterion, agent: criterion.review?.agent ?? "command", verdict: "none", reason, findings: "", costUsd: null, tokens: null, durationMs: 0 }));
+    return what.criteria.map((criterion) => ({ criterion, agent: criterion.review?.agent ?? "command", verdict: "none", reason, findings: "", costUsd: null, tokens: null, durationMs: 0, ...NOT_RUN }));
   }
   const results: ReviewResult[] = [];
   let spent = context.spentUsd;
@@ -69,13 +72,13 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const started = io.now().getTime();
   const base = { criterion, agent: spec?.agent ?? "command", findings: "", costUsd: null, tokens: null } as const;
   const none = (reason: string, extra: Partial<ReviewResult> = {}): ReviewResult => ({ ...base, verdict: "none", reason, durationMs: io.now().getTime() - started, ...extra });
-  if (!spec) return none("the criterion names no reviewer");
+  if (!spec) return none("the criterion names no reviewer", NOT_RUN);
   const workDir = workDirOf(options);
   const sandboxed = io.sandbox !== undefined;
   const prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed });
   const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
-  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`);
+  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
   try {
@@ -90,13 +93,13 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
       ...(spec.command ? { commandArgv: spec.command } : {}),
     });
   } catch (error) {
-    return none(`the reviewer cannot be started: ${(error as Error).message}`);
+    return none(`the reviewer cannot be started: ${(error as Error).message}`, NOT_RUN);
   }
   let log: IterationLog;
   try {
     log = new IterationLog(record.paths.reviewLog(what.iteration, index), record.redactor, record.guard);
   } catch (error) {
-    return none(`the review's log cannot be opened: ${(error as Error).message}`);
+    return none(`the review's log cannot be opened: ${(error as Error).message}`, NOT_RUN);
   }
   const before = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
   const handle = startAgent({
@@ -120,7 +123,7 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   if (context.signal.aborted) onAbort();
   context.signal.addEventListener("abort", onAbort, { once: true });
   const run = await handle.done.finally(() => context.signal.removeEventListener("abort", onAbort));
-  if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`);
+  if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`, NOT_RUN);
   const spend = { costUsd: run.outcome.costUsd ?? null, tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
   const changed = await treeChange(before, context, workDir);
   if (typeof changed === "string") return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });

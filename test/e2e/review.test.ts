@@ -141,6 +141,7 @@ describe("type: review", () => {
     assert.equal(review?.verdict, "none");
     assert.match(String(review?.reason), /not run: the run's changes cannot be seen \(no git snapshot/);
     assert.equal(existsSync(join(state, "review-1.txt")), false, "no reviewer was started");
+    assert.equal(readStatus(runDir(repo)).calls, 1, "the reviewer not started is no agent call");
   });
 
   for (const [name, flags, end] of [
@@ -282,6 +283,7 @@ describe("type: review", () => {
     const status = readStatus(runDir(repo));
     assert.equal(status.exit_reason, "BUDGET_EXCEEDED");
     assert.equal(status.cost_usd, 0.01);
+    assert.equal(status.calls, 1, "the reviewer not started is no agent call");
     const [review] = reviews(repo);
     assert.equal(review?.verdict, "none");
     assert.match(String(review?.reason), /not run: the budget \(--max-cost \$0\.005\) is spent/);
