@@ -6,6 +6,7 @@
 // two files in all. Everything else under dist/ stays tsc's output: the tests import it, and the guardian
 // and the demo agent are started from it as scripts of their own.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -41,6 +42,33 @@ function keepApart(map) {
     },
   };
 }
+
+// In an ES module, `import ... from "node:fs"` builds the module's whole namespace, whose getters load the
+// stream modules (twenty of Node's own, compiled at every start). The quick paths take Node's built-ins
+// through require() instead: each importing file gets a small module exporting just the names its import
+// line names (a name missed fails the build), so that no wrapper copies every export either.
+const load = createRequire(import.meta.url);
+const builtinsByRequire = {
+  name: "builtins-by-require",
+  setup(bundle) {
+    // One module per importing file and built-in ("node:fs from src/cli/main.ts"), whose require() is the banner's.
+    bundle.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === "builtin" ? { path: args.path, external: true } : { path: `${args.path} from ${relative(root, args.importer)}`, namespace: "builtin", sideEffects: false },
+    );
+    bundle.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+      const [builtin, importer] = args.path.split(" from ");
+      const names = new Set();
+      for (const [, list, id] of readFileSync(join(root, importer), "utf8").matchAll(/^import\s*\{([^}]*)\}\s*from\s*"(node:[^"]+)";/gm)) {
+        if (id !== builtin) continue;
+        for (const name of list.split(",").map((part) => part.trim().split(/\s+as\s+/)[0])) if (name && !name.startsWith("type ")) names.add(name);
+      }
+      // A getter (fs.promises, fs.ReadStream) would be run here, at start-up: the very cost avoided.
+      const getter = [...names].find((name) => Object.getOwnPropertyDescriptor(load(builtin), name)?.get);
+      if (getter) throw new Error(`${args.path}: ${getter} is a getter, which the quick paths cannot import`);
+      return { contents: `export const { ${[...names].join(", ")} } = require(${JSON.stringify(builtin)});`, loader: "js" };
+    });
+  },
+};
 
 const common = {
   outdir,
@@ -78,6 +106,7 @@ const quick = await build({
   splitting: false,
   plugins: [
     ownUrl,
+    builtinsByRequire,
     keepApart({
       "fast-start.ts": { "./main.js": "./full.js", "./quick-status.js": "./quick-status.js", "./quick-hook.js": "./quick-hook.js" },
       "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { readLedgerEntry, type LedgerEntry } from "./run-ledger.js";
+import { readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";

@@ -4,53 +4,14 @@
 // project: deleting the locks or status.json, editing settings.json or planting a run directory there
 // changes nothing here. (It runs as the same user, so it could write here too; `--sandbox` hides it.)
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, unlinkSync } from "node:fs";
-import { homedir, hostname } from "node:os";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, sep } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { canonical, entryFile, ledgerDir, parseEntry, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
 import type { RunnerAlive } from "./lock-file.js";
 
-/** The runner driving a run now. */
-export interface LedgerRunner {
-  pid: number;
-  pid_start: string | null;
-  hostname: string;
-  /** It holds the project lock (a run without --name). */
-  project_lock: boolean;
-}
-
-/** What the runner recorded about one run. */
-export interface LedgerEntry {
-  version: 1;
-  run_id: string;
-  run_dir: string;
-  created_at: string;
-  /** sha256 of settings.json as ralph last wrote it; null when the run has none (hook mode). */
-  settings_sha256: string | null;
-  /** sha256 of status.json as the last runner left it at its end; null while one runs, or after a crash. */
-  status_sha256: string | null;
-  runner: LedgerRunner | null;
-}
-
-/** The directory of the records (0700), from `env`. */
-export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
-  return join(base, "ralph", "runs");
-}
-
-/** A run directory's canonical path: its parent's with links resolved (the same before and after it exists). */
-function canonical(runDir: string): string {
-  const full = resolve(runDir);
-  try {
-    return join(realpathSync(dirname(full)), basename(full));
-  } catch {
-    return full;
-  }
-}
-
-function entryFile(runDir: string, env: NodeJS.ProcessEnv): string {
-  return join(ledgerDir(env), `${createHash("sha256").update(canonical(runDir)).digest("hex").slice(0, 40)}.json`);
-}
+export { ledgerDir, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
 
 /** sha256 (hex) of a file's bytes, or null when it cannot be read. */
 export function fileDigest(file: string): string | null {
@@ -61,30 +22,9 @@ export function fileDigest(file: string): string | null {
   }
 }
 
-function parseEntry(text: string): LedgerEntry | null {
-  try {
-    const value = JSON.parse(text) as LedgerEntry;
-    return value && value.version === 1 && typeof value.run_dir === "string" && typeof value.run_id === "string" ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The record of run directory `runDir`, or null when ralph did not create it (or the record is unreadable). */
-export function readLedgerEntry(runDir: string, env: NodeJS.ProcessEnv = process.env): LedgerEntry | null {
-  let text: string;
-  try {
-    text = readFileSync(entryFile(runDir, env), "utf8");
-  } catch {
-    return null;
-  }
-  const entry = parseEntry(text);
-  return entry && entry.run_dir === canonical(runDir) ? entry : null;
-}
-
 function writeEntry(entry: LedgerEntry, env: NodeJS.ProcessEnv): void {
   mkdirSync(ledgerDir(env), { recursive: true, mode: 0o700 });
-  writeFileAtomic(entryFile(entry.run_dir, env), `${JSON.stringify(entry)}\n`, 0o600, false);
+  writeFileAtomic(entryFile(canonical(entry.run_dir), env), `${JSON.stringify(entry)}\n`, 0o600, false);
 }
 
 /**

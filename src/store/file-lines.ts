@@ -1,13 +1,11 @@
 // Reading a run's append-only files (events.jsonl, run.log, iter-NNN.log) in bounded chunks, forwards or
 // backwards from the end: memory stays bounded by the chunk and the longest line kept, whatever the size,
 // and a line longer than the limit (or a file without newlines) is skipped, never gathered.
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { BackwardSplit, CHUNK_BYTES, EndSearch, MAX_LINE_BYTES, type PlacedLine } from "./backward-split.js";
 
-/** Bytes read per step. */
-export const CHUNK_BYTES = 256 * 1024;
-/** Lines longer than this are skipped: no event ralph writes comes near it. */
-export const MAX_LINE_BYTES = 1024 * 1024;
+export { CHUNK_BYTES, MAX_LINE_BYTES, type PlacedLine } from "./backward-split.js";
 
 const NEWLINE = 0x0a;
 
@@ -87,24 +85,13 @@ export class ForwardLines {
 
 /** Where the complete lines of an open file end: just past its last newline. */
 export async function completeEnd(handle: FileHandle): Promise<number> {
-  const { size } = await handle.stat();
-  const probe = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size));
-  // A last line still being written is not shown yet: the follower gives it once complete.
-  for (let pos = size; pos > 0; ) {
-    const length = Math.min(probe.length, pos);
-    pos -= length;
-    const { bytesRead } = await handle.read(probe, 0, length, pos);
-    const newline = probe.subarray(0, bytesRead).lastIndexOf(NEWLINE);
-    if (newline !== -1) return pos + newline + 1;
-    if (size - pos > MAX_LINE_BYTES) return pos; // an endless last line: followed from here, and skipped
+  const search = new EndSearch((await handle.stat()).size);
+  for (let length = search.step(); length > 0; length = search.step()) {
+    const { bytesRead } = await handle.read(search.probe, 0, length, search.pos);
+    const end = search.found(bytesRead);
+    if (end !== null) return end;
   }
   return 0;
-}
-
-/** A line read back from the end, with the byte offset it starts at. */
-export interface PlacedLine {
-  text: string;
-  start: number;
 }
 
 /**
@@ -113,35 +100,40 @@ export interface PlacedLine {
  * lines holding `unwanted` (looked for in the bytes, so they are never decoded).
  */
 export async function* linesBackward(handle: FileHandle, end: number, maxLine = MAX_LINE_BYTES, unwanted?: Buffer): AsyncGenerator<PlacedLine[]> {
-  let pos = end;
-  let tail: Buffer[] = [];
-  let tailLength = 0;
-  let skipping = false;
-  let first = true;
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  while (pos > 0) {
-    const length = Math.min(CHUNK_BYTES, pos);
-    pos -= length;
-    const { bytesRead } = await handle.read(buffer, 0, length, pos);
-    const data = buffer.subarray(0, bytesRead);
-    const lines: PlacedLine[] = [];
-    // The newline that ends the last line is not a line of its own.
-    let stop = first && data[data.length - 1] === NEWLINE ? data.length - 1 : data.length;
-    first = false;
-    const previous = () => (stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1);
-    for (let newline = previous(); newline !== -1; newline = previous()) {
-      const wanted = unwanted === undefined || (tailLength === 0 ? data.subarray(newline + 1, stop).indexOf(unwanted) === -1 : !Buffer.concat([data.subarray(newline + 1, stop), ...tail]).includes(unwanted));
-      if (!skipping && wanted) {
-        const text = tailLength === 0 ? data.toString("utf8", newline + 1, stop) : Buffer.concat([data.subarray(newline + 1, stop), ...tail]).toString("utf8");
-        lines.push({ text, start: pos + newline + 1 });
-      }
-      [tail, tailLength, skipping, stop] = [[], 0, false, newline];
-    }
-    if (stop > 0 && !skipping) {
-      if (tailLength + stop > maxLine) [tail, tailLength, skipping] = [[], 0, true];
-      else [tail, tailLength] = [[Buffer.from(data.subarray(0, stop)), ...tail], tailLength + stop];
-    }
-    if (pos === 0 && !skipping && (unwanted === undefined || !Buffer.concat(tail).includes(unwanted))) lines.push({ text: Buffer.concat(tail).toString("utf8"), start: 0 });
-    yield lines;
+  const split = new BackwardSplit(end, maxLine, unwanted);
+  for (let length = split.step(); length > 0; length = split.step()) {
+    const { bytesRead } = await handle.read(split.buffer, 0, length, split.pos);
+    yield split.lines(bytesRead);
   }
+}
+
+/** openLog without the event loop (for a command that reads and exits): a descriptor, or null. */
+export function openLogSync(file: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    return null;
+  }
+  return fd;
+}
+
+/** completeEnd on a descriptor, read synchronously. */
+export function completeEndSync(fd: number): number {
+  const search = new EndSearch(fstatSync(fd).size);
+  for (let length = search.step(); length > 0; length = search.step()) {
+    const end = search.found(readSync(fd, search.probe, 0, length, search.pos));
+    if (end !== null) return end;
+  }
+  return 0;
+}
+
+/** linesBackward on a descriptor, read synchronously. */
+export function* linesBackwardSync(fd: number, end: number, maxLine = MAX_LINE_BYTES, unwanted?: Buffer): Generator<PlacedLine[]> {
+  const split = new BackwardSplit(end, maxLine, unwanted);
+  for (let length = split.step(); length > 0; length = split.step()) yield split.lines(readSync(fd, split.buffer, 0, length, split.pos));
 }

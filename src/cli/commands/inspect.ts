@@ -1,16 +1,17 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
-import { CHUNK_BYTES, completeEnd, linesBackward, openLog } from "../../store/file-lines.js";
+import { CHUNK_BYTES, completeEndSync, linesBackwardSync, openLogSync } from "../../store/file-lines.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { listRuns, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { mebibytes } from "../../view/render-lines.js";
 import { pickRun } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
+import { writeOut } from "../write-out.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
@@ -71,7 +72,7 @@ export async function statusReport(projectDir: string, given: string | undefined
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
     review: status?.review ?? null,
     children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
-    recent_events: await recentEvents(paths.events, 5),
+    recent_events: recentEvents(paths.events, 5),
   };
 }
 
@@ -79,7 +80,7 @@ export async function statusReport(projectDir: string, given: string | undefined
 export async function statusCommand(projectDir: string, given: string | undefined, json: boolean): Promise<number> {
   const report = await statusReport(projectDir, given, new Date());
   if (json) {
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    writeOut(`${JSON.stringify(report)}\n`);
     return 0;
   }
   const lines = [
@@ -103,7 +104,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     "recent events:",
     ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
   ];
-  process.stdout.write(`${lines.map(visible).join("\n")}\n`);
+  writeOut(`${lines.map(visible).join("\n")}\n`);
   return 0;
 }
 
@@ -127,14 +128,15 @@ function nextLine(report: RunStatusReport): string[] {
 /** Bytes of events.jsonl read back from its end for the recent events, at most: a file of nothing but agent output costs no more. */
 const RECENT_BUDGET = 16 * 1024 * 1024;
 
-async function recentEvents(file: string, count: number): Promise<Array<Record<string, unknown>>> {
-  const handle = await openLog(file);
-  if (!handle) return [];
+// Read synchronously: the event loop has nothing else to do meanwhile, and it spares the call Node's
+// promise-based file module.
+function recentEvents(file: string, count: number): Array<Record<string, unknown>> {
+  const fd = openLogSync(file);
+  if (fd === null) return [];
   const events: Array<Record<string, unknown>> = [];
   try {
-    const end = await completeEnd(handle);
     let read = 0;
-    for await (const lines of linesBackward(handle, end)) {
+    for (const lines of linesBackwardSync(fd, completeEndSync(fd))) {
       read += CHUNK_BYTES;
       for (const { text: line } of lines) {
         // Agent output is most of the file and says nothing about the run's state: not even parsed.
@@ -150,7 +152,7 @@ async function recentEvents(file: string, count: number): Promise<Array<Record<s
       if (events.length >= count || read >= RECENT_BUDGET) break;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   return events.reverse();
 }

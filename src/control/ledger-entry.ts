@@ -1,0 +1,73 @@
+// Reading the runner's record of a run (run-ledger.ts describes the ledger and writes it), apart from the
+// writing side so that the read-only commands (`ralph status`, `ralph list`) load nothing they do not use:
+// the record's file name is a sha256 of a path, taken without Node's crypto (src/util/sha256.ts).
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { sha256Hex } from "../util/sha256.js";
+
+/** The runner driving a run now. */
+export interface LedgerRunner {
+  pid: number;
+  pid_start: string | null;
+  hostname: string;
+  /** It holds the project lock (a run without --name). */
+  project_lock: boolean;
+}
+
+/** What the runner recorded about one run. */
+export interface LedgerEntry {
+  version: 1;
+  run_id: string;
+  run_dir: string;
+  created_at: string;
+  /** sha256 of settings.json as ralph last wrote it; null when the run has none (hook mode). */
+  settings_sha256: string | null;
+  /** sha256 of status.json as the last runner left it at its end; null while one runs, or after a crash. */
+  status_sha256: string | null;
+  runner: LedgerRunner | null;
+}
+
+/** The directory of the records (0700), from `env`. */
+export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
+  return join(base, "ralph", "runs");
+}
+
+/** A run directory's canonical path: its parent's with links resolved (the same before and after it exists). */
+export function canonical(runDir: string): string {
+  const full = resolve(runDir);
+  try {
+    return join(realpathSync(dirname(full)), basename(full));
+  } catch {
+    return full;
+  }
+}
+
+/** The record's file for the run directory whose canonical path is `dir`. */
+export function entryFile(dir: string, env: NodeJS.ProcessEnv): string {
+  return join(ledgerDir(env), `${sha256Hex(dir).slice(0, 40)}.json`);
+}
+
+/** A record's text as a record, or null when it is not one. */
+export function parseEntry(text: string): LedgerEntry | null {
+  try {
+    const value = JSON.parse(text) as LedgerEntry;
+    return value && value.version === 1 && typeof value.run_dir === "string" && typeof value.run_id === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The record of run directory `runDir`, or null when ralph did not create it (or the record is unreadable). */
+export function readLedgerEntry(runDir: string, env: NodeJS.ProcessEnv = process.env): LedgerEntry | null {
+  const dir = canonical(runDir);
+  let text: string;
+  try {
+    text = readFileSync(entryFile(dir, env), "utf8");
+  } catch {
+    return null;
+  }
+  const entry = parseEntry(text);
+  return entry && entry.run_dir === dir ? entry : null;
+}
