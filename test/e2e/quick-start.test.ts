@@ -79,6 +79,50 @@ function tookLoopPath(seen: Seen): void {
   assert.ok(!seen.modules.includes("full.js"), seen.modules.join(" "));
 }
 
+/** A preload (CommonJS, so that it loads nothing of its own) writing the process's list of Node's own modules at exit. */
+const BUILTIN_LOG = `const { writeFileSync } = require("node:fs");
+process.on("exit", () => writeFileSync(process.env.BUILTIN_LOG, process.moduleLoadList.join("\\n")));
+`;
+
+/** The Node modules `node entry args` loaded in `cwd` (process.moduleLoadList, "NativeModule crypto" and so on). */
+function builtinsLoaded(entry: string, args: string[], cwd: string): Promise<string[]> {
+  const preload = join(dirname(cwd), `${basename(cwd)}-builtin-log.cjs`);
+  const log = join(dirname(cwd), `${basename(cwd)}-builtins-${++calls}`);
+  writeFileSync(preload, BUILTIN_LOG);
+  const child = spawn(process.execPath, ["--require", preload, entry, ...args], { cwd, env: { ...ENV, BUILTIN_LOG: log }, stdio: ["ignore", "ignore", "inherit"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        assert.equal(code, 0, `${entry} ${args.join(" ")}`);
+        resolve(readFileSync(log, "utf8").split("\n"));
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      } finally {
+        rmSync(log, { force: true });
+        rmSync(preload, { force: true });
+      }
+    }),
+  );
+}
+
+/** `node entry args` with its stdout a pipe nobody reads any more: its exit code and stderr. */
+function intoClosedPipe(entry: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [entry, ...args], { cwd, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+  // Closed before the child, still starting Node, can write a byte.
+  child.stdout.destroy();
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
+}
+
 describe("quick start paths answer as the full CLI does", () => {
   test("ralph status: no runs, ended runs by default and by id, --json, an unknown id, a broken run", async () => {
     const dir = project();
@@ -105,6 +149,29 @@ describe("quick start paths answer as the full CLI does", () => {
     writeFileSync(join(dir, ".ralph", "runs"), "not a directory");
     const seen = await sameAnswer(["status"], dir);
     assert.notEqual(seen.code, 0);
+  });
+
+  test("ralph status loads none of Node's crypto, stream or promise-based file modules; the full CLI's does load the last two", async () => {
+    const dir = project();
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "done", "x", "--", "true"], dir, ENV)).code, 3);
+    const heavy = ["NativeModule crypto", "NativeModule stream", "NativeModule fs/promises"];
+    for (const args of [["status"], ["status", "--json"], ["status", "done"]]) {
+      const quick = await builtinsLoaded(RALPH, args, dir);
+      assert.deepEqual(heavy.filter((name) => quick.includes(name)), [], `ralph ${args.join(" ")}`);
+    }
+    // Control: the probe sees these modules where they are loaded.
+    const full = await builtinsLoaded(FULL, ["status"], dir);
+    assert.deepEqual(heavy.filter((name) => full.includes(name)), ["NativeModule stream", "NativeModule fs/promises"]);
+  });
+
+  test("ralph status into a closed pipe ends quietly with exit code 0, as the full CLI does", async () => {
+    const dir = project();
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "done", "x", "--", "true"], dir, ENV)).code, 3);
+    for (const args of [["status"], ["status", "--json"]]) {
+      const full = await intoClosedPipe(FULL, args, dir);
+      assert.deepEqual(full, { code: 0, stderr: "" }, `full CLI: ralph ${args.join(" ")}`);
+      assert.deepEqual(await intoClosedPipe(RALPH, args, dir), full, `quick path: ralph ${args.join(" ")}`);
+    }
   });
 
   test("ralph hook handle: no loop file, input that is not JSON, and an active loop deciding a stop", async () => {

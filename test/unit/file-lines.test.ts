@@ -2,10 +2,10 @@
 // long to keep, a last line still being written.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHUNK_BYTES, completeEnd, ForwardLines, linesBackward, openLog } from "../../src/store/file-lines.js";
+import { CHUNK_BYTES, completeEnd, completeEndSync, ForwardLines, linesBackward, linesBackwardSync, openLog, openLogSync } from "../../src/store/file-lines.js";
 import { quickStart } from "../../src/cli/quick-start.js";
 
 function withFile(text: string, body: (file: string) => Promise<void>): Promise<void> {
@@ -34,6 +34,19 @@ async function backward(file: string, maxLine?: number): Promise<Array<{ text: s
   }
 }
 
+/** The same, read synchronously (as `ralph status` reads): it must give the very same lines. */
+function backwardSync(file: string, maxLine?: number): Array<{ text: string; start: number }> {
+  const fd = openLogSync(file);
+  assert.ok(fd !== null);
+  try {
+    const all = [];
+    for (const lines of linesBackwardSync(fd, completeEndSync(fd), maxLine)) all.push(...lines);
+    return all;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 // Lines of every length around the chunk size, so that edges fall inside lines and on newlines.
 const LINES = ["first", "a".repeat(CHUNK_BYTES - 3), "", "b".repeat(CHUNK_BYTES), "c".repeat(2 * CHUNK_BYTES + 7), "ünïcode ✓", "last"];
 
@@ -45,6 +58,7 @@ test("forwards and backwards give the same complete lines, with where each start
     let start = 0;
     const starts = LINES.map((line) => ((start += Buffer.byteLength(line) + 1), start - Buffer.byteLength(line) - 1));
     assert.deepEqual(back.map((line) => line.start), [...starts].reverse());
+    assert.deepEqual(backwardSync(file), back);
   });
 });
 
@@ -52,6 +66,7 @@ test("a line longer than the limit is skipped whole, forwards and backwards; the
   await withFile(`keep 1\n${"x".repeat(3 * CHUNK_BYTES)}\nkeep 2\n`, async (file) => {
     assert.deepEqual(await forward(file, CHUNK_BYTES), ["keep 1", "keep 2"]);
     assert.deepEqual((await backward(file, CHUNK_BYTES)).map((line) => line.text), ["keep 2", "keep 1"]);
+    assert.deepEqual(backwardSync(file, CHUNK_BYTES), await backward(file, CHUNK_BYTES));
   });
 });
 
