@@ -1,5 +1,5 @@
 // Ending a `--parallel` parent ends every child's agent tree: Ctrl-C on a terminal, SIGTERM, stop --now,
-// and SIGKILL of the parent (its children see the pipe from it close). Each child runs a tree with
+// and SIGKILL of the parent (its children are engines in its process: its guardian ends every tree). Each child runs a tree with
 // setsid'd, double-forked and TERM-ignoring processes; 0 survivors is asserted by tag.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -83,7 +83,7 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await nothingLeft(repo, tag, procs, "STOPPED");
   });
 
-  test("SIGKILL of the parent: the children see its pipe close and end their trees (0 survivors within grace + 1 s)", async () => {
+  test("SIGKILL of the parent: its guardian ends every child's tree (0 survivors within grace + 1 s)", async () => {
     const { repo, tag } = treeRepo();
     const parent = cleanup.ralph(ARGS(tag), repo, env());
     const procs = await bothTreesUp(repo, tag);
@@ -92,9 +92,13 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await parent.done;
     await pollUntil(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
     assert.ok(performance.now() - killedAt < 2000 + 1000 + 1500, "gone within grace + 1 s (and scheduling slack)");
-    for (const child of ["x-1", "x-2"]) assert.equal(readStatus(runDir(repo, child)).exit_reason, "INTERRUPTED");
-    // The parent itself could record nothing: it was killed.
-    assert.equal(readStatus(runDir(repo, "x")).exit_reason, null);
+    // The parent and its children (engines in its process) could record nothing: they were killed. Their
+    // runner is gone, so none of them counts as running.
+    for (const id of ["x", "x-1", "x-2"]) {
+      assert.equal(readStatus(runDir(repo, id)).exit_reason, null);
+      const shown = JSON.parse((await runRalph(["status", "--json", id], repo, env())).stdout) as { state: string };
+      assert.equal(shown.state, "stale", id);
+    }
     assert.equal(runnerProc(runDir(repo, "x")).pid, parent.child.pid);
   });
 });
