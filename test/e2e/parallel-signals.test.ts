@@ -20,6 +20,16 @@ function treeRepo(): { repo: string; tag: Tag } {
   return { repo: storiesRepo({ "agent/.keep": "" }), tag: cleanup.tag() };
 }
 
+/** A process's state letter from /proc (T = stopped); "" when it is gone. */
+function stateOf(proc: Proc): string {
+  try {
+    const stat = readFileSync(`/proc/${proc.pid}/stat`, "latin1");
+    return procRunning(proc) ? stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) : "";
+  } catch {
+    return "";
+  }
+}
+
 const ARGS = (tag: Tag) => ["run", "--tasks", "prd.json", "--parallel", "2", "--name", "x", "-n", "0", "--grace", "2s", "work", ...agentCommand(tag, "agent", "--tree", "mixed")];
 const runDir = (repo: string, id: string) => join(repo, ".ralph", "runs", id);
 
@@ -58,6 +68,26 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     assert.doesNotMatch(output, /AFTER/);
     await nothingLeft(repo, tag, procs, "INTERRUPTED");
     assert.deepEqual([readStatus(runDir(repo, "x")).exit_reason, readStatus(runDir(repo, "x")).exit_code], ["INTERRUPTED", 130]);
+  });
+
+  test("Ctrl-Z in an interactive shell stops every child's tree with the parent; fg continues them all", async () => {
+    const { repo, tag } = treeRepo();
+    const shell = spawnPty("bash", ["--norc", "--noprofile", "-i"], { cwd: repo, env: { ...(env() as Record<string, string>), PS1: "$ ", HISTFILE: "/dev/null" }, cols: 200, rows: 50, name: "xterm" });
+    cleanup.pid(identify(shell.pid));
+    const words = [process.execPath, RALPH, ...ARGS(tag)].map((word) => `'${word.replace(/'/g, "'\\''")}'`);
+    shell.write(`${words.join(" ")}\r`);
+    const procs = await bothTreesUp(repo, tag);
+    const parent = runnerProc(runDir(repo, "x"));
+    const trees = procs.filter((proc) => proc.pid !== parent.pid);
+    assert.ok(trees.every((proc) => stateOf(proc) !== "T"), "known-false control: nothing is stopped before Ctrl-Z");
+    shell.write("\x1a");
+    await pollUntil(() => stateOf(parent) === "T", "the parent to stop", 10_000);
+    await pollUntil(() => trees.every((proc) => stateOf(proc) === "T"), `every process of both trees to stop (${trees.map(stateOf).join("")})`, 10_000);
+    shell.write("fg\r");
+    await pollUntil(() => stateOf(parent) !== "T" && trees.every((proc) => !["T", ""].includes(stateOf(proc))), "the parent and both trees to go on", 10_000);
+    shell.write("\x03");
+    await nothingLeft(repo, tag, procs, "INTERRUPTED");
+    shell.write("exit\r");
   });
 
   test("SIGTERM to the parent alone: it passes it on, dies of it (143), 0 survivors", async () => {
