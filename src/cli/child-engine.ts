@@ -6,6 +6,7 @@ import { markEndedIfNot } from "../run/finish-run.js";
 import type { LockHolder } from "../control/lock-file.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Supervision } from "../process/supervision.js";
+import type { Guardian } from "../process/guardian.js";
 import type { SpawnAgentOptions } from "../process/spawn-agent.js";
 import type { RunHost } from "../run/new-status.js";
 import type { ChildExit, ChildHandle, ChildStart } from "../parallel/fan-out-io.js";
@@ -23,6 +24,8 @@ export interface ChildHost {
   marker: TreeMarker;
   host: RunHost;
   env: NodeJS.ProcessEnv;
+  /** The parent's guardian: told of each child's progress file, it marks the children it finds unended INTERRUPTED when the parent dies. */
+  guardian: Pick<Guardian, "markOnDeath" | "unmark">;
   /** Run just before the parent's process is forced out (a second signal): each running child marks itself INTERRUPTED. */
   onForcedExit: Set<() => void>;
 }
@@ -58,6 +61,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
   const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);
+  shared.guardian.markOnDeath(opened.paths.progress);
   const { sandbox } = opened;
   // Every agent of the child carries the parent's marker too (the child's own is set by the engine).
   const marked = (options: SpawnAgentOptions): SpawnAgentOptions => ({ ...options, env: { ...options.env, [shared.marker.key]: shared.marker.value } });
@@ -79,6 +83,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
     return result.reason === "INTERRUPTED" && result.signal ? { code: null, signal: result.signal, stderr: "" } : { code: result.exitCode, signal: null, stderr: "" };
   } finally {
     shared.onForcedExit.delete(forced);
+    shared.guardian.unmark(opened.paths.progress);
     await sandbox?.close();
     opened.release();
   }

@@ -54,16 +54,14 @@ export async function startRun(input: StartRunInput): Promise<number> {
 
   const host = { pid: process.pid, pidStart, hostname: holder.hostname };
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
-  const engines: ChildHost | null =
-    input.settings.parallel !== null && !childProcesses(process.env)
-      ? { supervision, host, env: process.env, marker: { key: "RALPH_FAN_OUT", value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` }, onForcedExit: new Set() }
-      : null;
+  const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: "RALPH_FAN_OUT", value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
+  const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
+  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env: process.env, marker: fanMarker, guardian, onForcedExit: new Set() } : null;
   const signals = watchSignals(() => {
     markEndedIfNot(paths.progress, "INTERRUPTED");
     for (const mark of engines?.onForcedExit ?? []) mark();
   });
-  const guardian = engines ? startGuardian(engines.marker, input.settings.graceMs, supervision.guardianArgs()) : null;
-  const jobControl = engines ? watchJobControl(engines.marker) : null;
+  const jobControl = fanMarker ? watchJobControl(fanMarker) : null;
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
   const out = process.stdout;
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);

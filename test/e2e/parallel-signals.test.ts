@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn as spawnPty } from "@lydell/node-pty";
-import { RALPH, cleanEnv, readStatus, runRalph } from "../helpers/cli.js";
+import { RALPH, cleanEnv, completionMarker, readStatus, runRalph } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { agentCommand, identify, pollUntil, procRunning, runnerProc, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
@@ -113,7 +113,7 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await nothingLeft(repo, tag, procs, "STOPPED");
   });
 
-  test("SIGKILL of the parent: its guardian ends every child's tree (0 survivors within grace + 1 s)", async () => {
+  test("SIGKILL of the parent: its guardian ends every child's tree (0 survivors within grace + 1 s) and marks the children INTERRUPTED", async () => {
     const { repo, tag } = treeRepo();
     const parent = cleanup.ralph(ARGS(tag), repo, env());
     const procs = await bothTreesUp(repo, tag);
@@ -122,13 +122,15 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await parent.done;
     await pollUntil(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
     assert.ok(performance.now() - killedAt < 2000 + 1000 + 1500, "gone within grace + 1 s (and scheduling slack)");
-    // The parent and its children (engines in its process) could record nothing: they were killed. Their
-    // runner is gone, so none of them counts as running.
-    for (const id of ["x", "x-1", "x-2"]) {
+    // The parent and its children (engines in its process) could record nothing themselves: they were killed.
+    // The guardian marked each child it was told of INTERRUPTED (its completion marker); the parent, as any
+    // SIGKILLed run, is stale.
+    for (const [id, state] of [["x", "stale"], ["x-1", "INTERRUPTED"], ["x-2", "INTERRUPTED"]] as const) {
       assert.equal(readStatus(runDir(repo, id)).exit_reason, null);
       const shown = JSON.parse((await runRalph(["status", "--json", id], repo, env())).stdout) as { state: string };
-      assert.equal(shown.state, "stale", id);
+      assert.equal(shown.state, state, id);
     }
+    assert.deepEqual(completionMarker(runDir(repo, "x-1")), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
     assert.equal(runnerProc(runDir(repo, "x")).pid, parent.child.pid);
   });
 });
