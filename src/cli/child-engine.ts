@@ -58,6 +58,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
   const { supervision, host } = shared;
   const holder: LockHolder = { pid: host.pid, pid_start: host.pidStart, hostname: host.hostname, run_id: start.childId, acquired_at: new Date().toISOString() };
   const notes = [`supervision: ${supervision.mode} (${supervision.report.why}), shared with the parent run ${parentId}'s process`];
+  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);
