@@ -100,9 +100,10 @@ export async function startRun(input: StartRunInput): Promise<number> {
         commitIteration: commitForEngine,
       }),
     );
-  } finally {
     // Every child engine has ended (the fan-out waits for them): nothing is left for the guardian to guard.
+    // Not on a throw: children may still run then, and the guardian ends their trees once this process is gone.
     guardian?.dispose();
+  } finally {
     jobControl?.dispose();
     stopWatchingParent();
     listener.close();
