@@ -79,6 +79,8 @@ async function main(): Promise<void> {
   emit({ type: "system", subtype: "init", session_id: sessionId, model: "demo", tools: ["Write"] });
   await sleep(stepDelayMs);
 
+  // Started as a reviewer (a `type: review` criterion): it reads the diff, changes nothing, and approves.
+  if (process.env.RALPH_REVIEW === "1") return review(prompt, sessionId);
   const tasksFile = process.env.RALPH_DEMO_TASKS;
   const named = namedTask(prompt);
   const tasks = tasksFile ? (tasksFile.endsWith(".json") ? openPrd(tasksFile, named) : openChecklist(tasksFile, named)) : null;
@@ -111,6 +113,23 @@ async function main(): Promise<void> {
     // A pretend spend, for trying --max-cost with --agent demo; `ralph demo` (RALPH_DEMO_FREE=1) shows none.
     ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: 0.0123 }),
     usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  });
+}
+
+/** The demo reviewer's answer: the diff's size, then the verdict as the last line. */
+function review(prompt: string, sessionId: string): void {
+  const added = (prompt.match(/^\+(?!\+\+ )/gm) ?? []).length;
+  const finalText = `The demo reviewer read the iteration's diff (${added} added line${added === 1 ? "" : "s"}) and found nothing to change.\n<verdict>approve</verdict>`;
+  emit({ type: "assistant", message: { content: [{ type: "text", text: finalText }] }, session_id: sessionId });
+  emit({
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: finalText,
+    session_id: sessionId,
+    num_turns: 1,
+    ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: 0.0042 }),
+    usage: { input_tokens: 900, output_tokens: 60, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   });
 }
 

@@ -76,6 +76,8 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
         host,
         spawnAgent: (options) => (sandbox ? sandbox.spawn(marked(options), (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(marked(options))),
         ...(sandbox ? { sandbox, spawnOwn: (options: SpawnAgentOptions) => supervision.spawn(marked(options)) } : {}),
+        // A reviewer sees the work tree read-only: in the sandbox, mounted so.
+        spawnReviewer: (options, agent) => (sandbox ? sandbox.spawn(marked(options), (wrapped) => supervision.spawn(wrapped), { readOnly: true, agent }) : supervision.spawn(marked(options))),
         supervision: supervision.mode,
         commitIteration: commitForEngine,
       }),

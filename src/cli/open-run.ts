@@ -19,6 +19,7 @@ import { openIntegration } from "./integration-place.js";
 import { openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
 import { Sandbox } from "../sandbox/sandbox.js";
+import type { AgentName } from "../agents/types.js";
 
 /** A run ready for its loop; `release()` gives back its locks and closes its record (never twice). */
 export interface OpenedRun {
@@ -36,6 +37,11 @@ export interface Opener {
   supervision: SupervisionMode;
   notes: string[];
   warn?: (line: string) => void;
+}
+
+/** The agents of the plan's review criteria. */
+function reviewAgents(plan: StartRunInput["plan"]): AgentName[] {
+  return plan.completionCriteria.flatMap((criterion) => (criterion.review ? [criterion.review.agent] : []));
 }
 
 /** Creates `.ralph/runs` (0700); a project where it cannot be created is a usage error, not a crash. */
@@ -131,7 +137,7 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
   const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
   let sandbox: Sandbox | null;
   try {
-    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir });
+    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir, reviewers: reviewAgents(input.plan) });
   } catch (error) {
     release();
     throw error;

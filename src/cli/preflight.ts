@@ -38,6 +38,12 @@ export function preflight(settings: RunSettings, plan: Plan, projectDir: string,
     throw new UsageError(`preflight: the work directory ${projectDir} is not writable, so the agent could change nothing there; fix its permissions or run ralph elsewhere ${off}`);
   }
   for (const criterion of plan.completionCriteria) {
+    if (criterion.review) {
+      const { agent, command } = criterion.review;
+      const program = agentProgram(agent, { agentCmd: command, model: null }, projectDir, env);
+      if (program === null || found(resolve(projectDir, program), env, program)) continue;
+      throw new UsageError(`preflight: the reviewer ${JSON.stringify(criterion.check)} runs ${program}, which was not found; ${agent === "command" ? "check the review's command" : `install it (${INSTALL[agent]})`} or change the review criterion in ralph.yaml ${off}`);
+    }
     if (criterion.type === "file_exists" || criterion.type === "no_files" || criterion.type === "tasks_done") continue;
     const program = firstProgram(criterion.check);
     if (program === null || found(program, env)) continue;
@@ -46,7 +52,7 @@ export function preflight(settings: RunSettings, plan: Plan, projectDir: string,
 }
 
 /** The program the agent's invocation starts, or null for the built-in demo agent. */
-function agentProgram(agent: AgentName, settings: RunSettings, projectDir: string, env: NodeJS.ProcessEnv): string | null {
+function agentProgram(agent: AgentName, settings: Pick<RunSettings, "agentCmd" | "model">, projectDir: string, env: NodeJS.ProcessEnv): string | null {
   if (agent === "demo") return null;
   const { argv } = adapterFor(agent).invocation({
     prompt: "",

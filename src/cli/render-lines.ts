@@ -8,6 +8,7 @@ import {
   iterationSegments,
   liveSegments,
   promiseIgnoredSegments,
+  reviewSegments,
   type Segment,
   type Tone,
 } from "../view/render-lines.js";
@@ -42,5 +43,7 @@ export const promiseIgnoredLine = (event: RunEvent): string | null => painted(pr
 export const checksSkippedLine = (event: RunEvent): string | null => painted(checksSkippedSegments(event));
 /** One completion check's verdict. */
 export const criterionLine = (event: RunEvent): string => paint(criterionSegments(event));
+/** One reviewer's verdict. */
+export const reviewLine = (event: RunEvent): string => paint(reviewSegments(event));
 /** An agent event as --live shows it, or null for events that show nothing. */
 export const liveLine = (event: RunEvent): string | null => painted(liveSegments(event));

@@ -7,7 +7,7 @@ import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
-import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -116,8 +116,11 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
         case "agent_event":
           return onAgentEvent(event);
         case "criteria_checked":
-          // Shown after the iteration's own line, which is only known once the iteration is recorded.
-          criteria.push(criterionLine(event));
+          // Shown after the iteration's own line, which is only known once the iteration is recorded; a review by its review_verdict.
+          if (event.criterion !== "review") criteria.push(criterionLine(event));
+          return;
+        case "review_verdict":
+          criteria.push(reviewLine(event));
           return;
         case "iteration_ended": {
           running = null;
@@ -147,7 +150,7 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
     log(line: string) {
       if (mode.json) return;
       // The ending is in the summary; check verdicts come from their events, after the iteration line.
-      if (line.startsWith("===") || line.startsWith("run ended:") || /^check (passed|FAILED):/.test(line)) return;
+      if (line.startsWith("===") || line.startsWith("run ended:") || /^(check (passed|FAILED)|review by .*?):/.test(line)) return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
       if (line === "paused") return; // said by the paused event, with how to go on
       if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event

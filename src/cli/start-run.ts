@@ -94,6 +94,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
         host,
         spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
         ...(sandbox ? { sandbox, spawnOwn: (options) => supervision.spawn(options) } : {}),
+        // A reviewer sees the work tree read-only: in the sandbox, mounted so.
+        spawnReviewer: (options, agent) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped), { readOnly: true, agent }) : supervision.spawn(options)),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,

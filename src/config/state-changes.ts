@@ -50,9 +50,11 @@ export function parseStateChanges(words: readonly string[]): { ok: true; changes
   return { ok: true, changes };
 }
 
-/** `state` with `changes` applied. */
+/** `state` with `changes` applied; `check=` replaces the checks, and the reviews (set in ralph.yaml) stay. */
 export function applyStateChanges(state: Plan, changes: StateChanges): Plan {
-  return { ...state, ...changes };
+  if (changes.completionCriteria === undefined) return { ...state, ...changes };
+  const reviews = state.completionCriteria.filter((criterion) => criterion.type === "review");
+  return { ...state, ...changes, completionCriteria: [...changes.completionCriteria, ...reviews] };
 }
 
 /** The changes as `key=value` text for logs. */

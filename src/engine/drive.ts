@@ -17,6 +17,9 @@ import { InputQueue } from "./input-queue.js";
 import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
+import { reviewsOf } from "./reviewing.js";
+import { runReviews } from "./run-review.js";
+import { snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
@@ -25,6 +28,8 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
+  /** The work tree after the last iteration (or at the start) and after the one just judged: what a reviewer's diff spans. */
+  private trees: { from: TreeSnapshot | null; to: TreeSnapshot | null } = { from: null, to: null };
   /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
   private firstLook: AbortController | null = null;
   private readonly cancels: Array<() => void> = [];
@@ -63,7 +68,7 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null },
         io.now().getTime(),
       ),
     };
@@ -152,6 +157,7 @@ export class Driver {
       failed.addEventListener("abort", onFailed, { once: true });
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
+    if (this.reviewed()) this.trees = { from: null, to: await snapshotTree(workDirOf(options), io.env, signals.interrupted) };
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
       const onInterrupt = (): void => firstLook.abort();
@@ -221,6 +227,9 @@ export class Driver {
         return;
       case "runChecks":
         this.runChecks(effect);
+        return;
+      case "review":
+        this.review(effect);
         return;
       case "reopenTasks":
         this.reopen(effect.tasks);
@@ -313,6 +322,28 @@ export class Driver {
     this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
   }
 
+  /** Whether the plan has review criteria (their diffs need snapshots of the tree). */
+  private reviewed(): boolean {
+    return reviewsOf(this.machine.plan.completionCriteria).length > 0;
+  }
+
+  /** Runs the reviewers; aborting (a signal, stop --now) ends the one under way. */
+  private review(effect: Effect & { kind: "review" }): void {
+    const controller = new AbortController();
+    this.checks = controller;
+    // What the judged iteration's agent spent is not in the tally yet: the reviewers' budget is what is left after it.
+    const { phase } = this.machine;
+    const spentUsd = this.machine.tally.costUsd + (phase.id === "reviewing" ? (phase.judging.run.outcome.costUsd ?? 0) : 0);
+    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd, trees: this.trees, signal: controller.signal };
+    runReviews(effect, context).then(
+      (reviews) => {
+        if (this.checks === controller) this.checks = null;
+        this.push({ type: "reviewed", reviews });
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
   private runChecks(effect: Effect & { kind: "runChecks" }): void {
     const { io, options } = this;
     const controller = new AbortController();
@@ -322,10 +353,13 @@ export class Driver {
       effect.criteria.length > 0
         ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
+    // With reviews, the tree the iteration left is kept: the next review's diff starts from it.
+    const snapshot = this.reviewed() ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal)) : Promise.resolve(null);
     const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
-    Promise.all([verdicts, fingerprint]).then(
-      ([checked, taken]) => {
+    Promise.all([verdicts, fingerprint, snapshot]).then(
+      ([checked, taken, tree]) => {
         this.checks = null;
+        if (tree) this.trees = { from: this.trees.to, to: tree };
         this.push({ type: "checked", verdicts: checked, fingerprint: taken });
       },
       (error: unknown) => this.fail(error),

@@ -36,6 +36,8 @@ export interface EngineIo {
   supervision?: SupervisionMode;
   /** Starts a watchdog that ends the agent tree if the runner dies; returns its disposer. */
   startGuardian?: (marker: TreeMarker, graceMs: number) => { dispose(): void };
+  /** Starts a reviewer (`type: review`): supervised like spawnAgent; in a sandbox, with the work tree read-only. spawnAgent when absent. */
+  spawnReviewer?: (options: SpawnAgentOptions, agent: AgentName) => Promise<SpawnResult>;
   /** Starts the person's own commands (notifications): supervised like spawnAgent, never sandboxed; spawnAgent when absent. */
   spawnOwn?: (options: SpawnAgentOptions) => Promise<SpawnResult>;
   /** The run's sandbox (--sandbox): agents and check commands run inside it. */
@@ -68,7 +70,7 @@ export interface EngineIo {
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
 ): EngineIo {
   return {
     adapterFor,

@@ -7,12 +7,13 @@ import type { TaskListResult } from "../judge/tasks.js";
 import { iterationEntries, verdictEntries } from "../run/iteration-record.js";
 import type { RecordEntry } from "../run/run-record.js";
 import { agentReport, billingError, checksSkipped, failureOf, fallbackWaitMs, fatalError, promiseIgnored, withResources, withSpend } from "./iteration-facts.js";
-import type { AgentRun, Attempt, FinishedRun, Input, Machine, Phase, Step } from "./phase.js";
+import type { AgentRun, Attempt, FinishedRun, Input, JudgingPhase, Machine, Phase, ReviewResult, Step } from "./phase.js";
+import { awaitsReview, lastReview, reviewContext, reviewEntries, reviewsOf, reviewVerdicts, startReview, withoutReviews, withReviewSpend } from "./reviewing.js";
 import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, STALL_OFF, stallOffNote, tellOnce, to } from "./transitions.js";
 import { failureKey, guardEnd, nextRepeat } from "./guards.js";
-import { gateMarks, gatesOf, gatesPassed, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
+import { gateMarks, gatesOf, gatesPassed, isGate, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -42,7 +43,8 @@ export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun, t
   const input = claimInput(machine, attempt, run, failure);
   const { claim, toCheck } = weighClaim(input);
   const marked = newlyMarked(machine.tasks, tasksAfter);
-  const criteria = toCheck.length === 0 && marked.length > 0 && input.mayCheck ? gatesOf(machine.plan.completionCriteria) : toCheck;
+  // The reviews are not checks: they run after them, once the rest would end the run DONE (settle).
+  const criteria = withoutReviews(toCheck.length === 0 && marked.length > 0 && input.mayCheck ? gatesOf(machine.plan.completionCriteria) : toCheck);
   const tally = { ...machine.tally, limitsInARow: 0 };
   return {
     machine: to(machine, { id: "judging", attempt, run, claim, failure, marked, tasksAfter }, { tally }),
@@ -80,34 +82,50 @@ export function limitHit(machine: Machine, attempt: Attempt, input: Input & { ty
   };
 }
 
-/** Records the judged iteration and decides: DONE, FAILED, STALLED, or another round. */
-export function settle(machine: Machine, phase: Phase & { id: "judging" }, input: Input & { type: "checked" }): Step {
+/**
+ * Records the judged iteration and decides: DONE, FAILED, STALLED, or another round. When the rest would end
+ * the run DONE and reviews are configured, the reviewers run first (`reviewed` is then their answers).
+ */
+export function settle(machine: Machine, phase: JudgingPhase, input: Input & { type: "checked" }, reviewed: ReviewResult[] | null = null): Step {
   const { attempt, run, claim, failure } = phase;
-  const { verdicts } = input;
-  const gate = gateMarks(machine, phase, verdicts);
+  const checked = input.verdicts;
+  const gate = gateMarks(machine, phase, checked);
   const open = openTasks(gate.tasks, machine.config.onlyTask);
-  const complete = isComplete(claimInput(machine, attempt, run, failure), claim, verdicts);
+  const judged = claimInput(machine, attempt, run, failure);
+  if (reviewed === null && awaitsReview(judged, claim, checked, open.length)) return startReview(machine, phase, input);
+  const reviews = reviewed ?? [];
+  const verdicts = [...checked, ...reviewVerdicts(reviews)];
+  const reviewing = reviewsOf(machine.plan.completionCriteria).length > 0;
+  // Before any review ran (a task is open), complete is what the rest says; DONE needs the reviews too.
+  const complete = reviewing && reviews.length === 0 ? awaitsReview(judged, claim, checked, 0) : isComplete(judged, claim, verdicts);
   // A task list is a criterion: nothing is done while a task is open.
-  const done = complete && open.length === 0;
-  const criteriaPass = verdicts.every((verdict) => verdict.passed);
+  const done = complete && open.length === 0 && (!reviewing || reviews.length > 0);
+  const criteriaPass = checked.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);
-  const gatesRan = gates.length > 0 && verdicts.filter((verdict) => verdict.type !== "tasks_done").length >= gates.length;
-  let tally = { ...withResources(withSpend(machine.tally, run.outcome), run), failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  const gatesRan = gates.length > 0 && verdicts.filter((verdict) => isGate(verdict.type)).length >= gates.length;
+  const reviewState = reviews.length > 0 ? { review: lastReview(attempt.iteration, reviews), reviewFindings: done ? "" : reviewContext(reviews) } : { reviewFindings: "" };
+  let tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), ...reviewState, failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";
   const result = failure ? (run.endedBy === "timeout" ? "timeout" : "failed") : done ? "done" : waits ? "asked" : "continue";
   const criteria = machine.plan.completionCriteria;
   const explained = {
-    promiseIgnored: promiseIgnored(claim, failure, criteriaPass),
+    promiseIgnored: promiseIgnored(claim, failure, verdicts.every((verdict) => verdict.passed)),
     checksSkipped: checksSkipped(criteria.length, verdicts.length, failure, machine.config.dryRun, claim),
   };
-  const entries = [...verdictEntries(attempt.iteration, verdicts), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
+  const entries = [...verdictEntries(attempt.iteration, verdicts), ...reviewEntries(attempt.iteration, reviews), ...iterationEntries(agentReport(attempt, run, tally, result, { claim, verdicts, error: failure, ...explained })), ...gate.entries];
   let settled = to(machine, machine.phase, { tally });
   const stray = machine.plan.completionPromise === null && !failure ? strayPromise(run.outcome.finalMessage) : null;
   if (stray !== null) {
     const told = tellOnce(settled, "stray-promise", `the final message holds <promise>${stray}</promise>, but this run has no completion promise, so it ends nothing; to make it count: ralph set completion_promise=${JSON.stringify(stray)}`);
+    settled = told.machine;
+    entries.push(...told.entries);
+  }
+  const unseen = reviews.find((review) => review.note !== undefined)?.note;
+  if (unseen !== undefined) {
+    const told = tellOnce(settled, "review-unseen", unseen);
     settled = told.machine;
     entries.push(...told.entries);
   }
@@ -134,12 +152,14 @@ export function settle(machine: Machine, phase: Phase & { id: "judging" }, input
   if (done) {
     entries.push(...logs(criteria.length > 0 ? "LOOP_COMPLETE: all criteria met." : "LOOP_COMPLETE: the promise was found (no completion criteria are set)."));
     const promise = machine.plan.completionPromise;
-    return end(settled, { reason: "DONE", detail: promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed" }, entries);
+    const approved = reviews.length > 0 ? `; ${reviews.map((review) => review.criterion.check).join(", ")} approved` : "";
+    return end(settled, { reason: "DONE", detail: `${promise ? `promise <promise>${promise}</promise> found${criteria.length ? " and criteria passed" : ""}` : "all criteria passed"}${approved}` }, entries);
   }
   const repeated = sameFailure(settled, entries);
   if (repeated) return withReopen(repeated, gate.reopened);
   if (complete && open.length > 0) entries.push(...logs(openTasksLine(open, machine.plan.tasks ?? "the task list", claim?.found === true)));
-  const failingChecks = gate.context || (claim?.found && !criteriaPass ? failingContext(verdicts) : "");
+  const failingChecks = gate.context || (claim?.found && !criteriaPass ? failingContext(checked) : "");
+  if (reviews.some((review) => review.verdict !== "approve")) entries.push(...logs("the review did not approve: the run goes on, with its findings in the next prompt"));
   if (failingChecks && !gate.context) entries.push(...logs("promise claimed but a completion check failed; its output goes into the next prompt"));
   tally = { ...tally, failingChecks };
   if (ask?.found && waits) return withReopen(askPerson(settled, attempt.iteration, ask.question, tally, entries, input.fingerprint), gate.reopened);
@@ -185,12 +205,12 @@ function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | nu
 }
 
 /** ending → ended: the iteration is recorded with its spend, never judged. */
-export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run: AgentRun): Step {
+export function unjudged(machine: Machine, phase: Phase & { id: "ending" }, run: AgentRun, reviews: readonly ReviewResult[] = []): Step {
   const { attempt, ending } = phase;
   if (run.kind === "missing") {
     return end(machine, ending, missingEntries(attempt, run.message));
   }
-  const tally = { ...withResources(withSpend(machine.tally, run.outcome), run), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
+  const tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), lastAction: `iteration ${attempt.iteration} ended: ${ending.detail}` };
   const result = ending.reason === "INTERRUPTED" ? "interrupted" : "stopped";
   const entries = iterationEntries(agentReport(attempt, run, tally, result, { claim: null, verdicts: [], error: failureOf(run) }));
   return end(to(machine, phase, { tally }), ending, entries);

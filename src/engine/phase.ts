@@ -1,6 +1,6 @@
 // The engine's vocabulary: the phases a run goes through, the inputs that move it, and the effects it asks for.
 // `step` (step.ts) is the only code that turns one into the next; the driver (drive.ts) performs the effects.
-import type { AgentName, AgentOutcome, LimitInfo } from "../agents/types.js";
+import type { AgentName, AgentOutcome, LimitInfo, TokenUsage } from "../agents/types.js";
 import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { ClaimVerdict } from "../judge/claim.js";
 import type { Criterion, CriterionVerdict } from "../judge/criteria.js";
@@ -47,13 +47,41 @@ export interface Attempt {
   prompt: Buffer;
 }
 
+/** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
+export type JudgingPhase = { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null };
+
+/** One reviewer's answer, as the driver gives it back. */
+export interface ReviewResult {
+  /** The review criterion (its `check` is the reviewer's label). */
+  criterion: Criterion;
+  agent: AgentName;
+  /** `none`: no verdict that counts (no tag, a crash, a timeout, a changed tree); `reason` says why. */
+  verdict: "approve" | "changes" | "none";
+  reason: string | null;
+  findings: string;
+  costUsd: number | null;
+  tokens: TokenUsage | null;
+  durationMs: number;
+  /** What the run says once about this review (e.g. that without git a changed tree cannot be seen). */
+  note?: string;
+}
+
+/** The last review of a run, as status.json shows it. */
+export interface LastReview {
+  iteration: number;
+  verdict: ReviewResult["verdict"];
+  /** Why it is not an approval, or the first line of the findings. */
+  detail: string;
+}
+
 /** Where a run is. Each phase carries only its own data; the counters are in the Tally. */
 export type Phase =
   | { id: "boundary" }
   | { id: "paused" }
   | { id: "running"; attempt: Attempt; resultSeen: boolean }
-  /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
-  | { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null }
+  | JudgingPhase
+  /** The other criteria would end the run DONE: the reviewers run on the judged iteration and its checks' verdicts. */
+  | { id: "reviewing"; judging: JudgingPhase; checked: Input & { type: "checked" } }
   | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
   /** Every task is marked done: the checks run before NO_WORK (`ending`: a signal or stop --now came meanwhile). */
   | { id: "verifying"; ending: Ending | null }
@@ -84,6 +112,10 @@ export interface Tally {
   gatesOk: boolean | null;
   /** Failing-check context carried into the next prompt. */
   failingChecks: string;
+  /** The reviewers' findings carried into the next prompt (empty when the last review approved or none ran). */
+  reviewFindings: string;
+  /** The last review's verdict (null: none yet). While it is not an approval, the run does not end NO_WORK. */
+  review: LastReview | null;
   /** The project's progress fingerprint after the last iteration (stall detection). */
   fingerprint: Fingerprint | null;
   /** The task of the last iteration. */
@@ -166,7 +198,8 @@ export type Input =
   /** `tasks`: the task list as the agent left it (null without one). */
   | { type: "agentExited"; run: AgentRun; tasks?: TaskListResult | null }
   | { type: "limitHit"; run: FinishedRun; limit: LimitInfo; nowMs: number }
-  | { type: "checked"; verdicts: CriterionVerdict[]; fingerprint: Fingerprint | null };
+  | { type: "checked"; verdicts: CriterionVerdict[]; fingerprint: Fingerprint | null }
+  | { type: "reviewed"; reviews: ReviewResult[] };
 
 /** What step asks the driver to do, in order. */
 export type Effect =
@@ -176,6 +209,8 @@ export type Effect =
   | { kind: "spawn"; attempt: Attempt }
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
+  /** Run the reviewers on the iteration's diff; `task` is the prompt the agent was given. */
+  | { kind: "review"; iteration: number; task: string; criteria: Criterion[] }
   | { kind: "sleep"; untilMs: number }
   /** Mark these tasks not done again in the task list: the checks failed on the tree that marked them. */
   | { kind: "reopenTasks"; tasks: Task[] }

@@ -59,6 +59,7 @@ export function whileNeedsHuman(machine: Machine, input: Input): Step {
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;

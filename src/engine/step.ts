@@ -18,6 +18,8 @@
 //   boundary, paused, waitingLimit -- signal, failed write, STOP, active: false, a limit, no task left --> [ended]
 //   boundary -- with --task: that task marked done (DONE, before STOP and limits) or gone from the list (FAILED) --> [ended]
 //   judging -- DONE, FAILED (consecutive failures), STALLED --> [ended]
+//   judging -- the rest would end it DONE, reviews configured --> [reviewing] -- approved: DONE --> [ended]
+//   reviewing -- changes, no verdict --> [boundary] (the findings in the next prompt); a signal, stop --now --> [ending]
 //   boundary -- every task marked done, checks gate them --> [verifying] -- they pass: NO_WORK --> [ended]
 //   verifying -- a check fails --> [boundary] (an iteration with no task, the output in its prompt)
 //   judging -- <ask>QUESTION</ask> (--on-ask wait) --> [needsHuman] -- answered (ANSWER file) --> [boundary]
@@ -34,6 +36,8 @@ import { buildPrompt } from "../run/build-prompt.js";
 import { taskForPrompt } from "../run/task-prompt.js";
 import { pickAgent } from "./agent-choice.js";
 import { agentExited, limitHit, settle, unjudged } from "./judging.js";
+import { reviewOpen } from "./reviewing.js";
+import { whileReviewing } from "./while-reviewing.js";
 import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
 import { noWorkLeft, whileVerifying } from "./verifying.js";
@@ -52,6 +56,8 @@ export function step(machine: Machine, input: Input): Step {
       return whileRunning(machine, phase, input);
     case "judging":
       return whileJudging(machine, phase, input);
+    case "reviewing":
+      return whileReviewing(machine, phase, input);
     case "waitingLimit":
       return whileWaiting(machine, phase, input);
     case "verifying":
@@ -93,6 +99,7 @@ function atBoundary(machine: Machine, input: Input): Step {
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;
@@ -116,7 +123,8 @@ function startIteration(machine: Machine, nowMs: number): Step {
     if (only && !mine) return end(machine, { reason: "FAILED", detail: `task ${only} is not in ${file}` });
     const next = mine ?? firstIncomplete(list.tasks);
     // Every task marked done: NO_WORK once the checks pass; while they fail, iterations without a task.
-    if (!next && machine.tally.gatesOk !== false) return noWorkLeft(machine);
+    // A review that did not approve keeps the run going too: its findings are the work left.
+    if (!next && machine.tally.gatesOk !== false && !reviewOpen(machine)) return noWorkLeft(machine);
     task = next ? describeTask(next) : null;
     taskText = next ? taskForPrompt(next, file, list.format, gatesOf(machine.plan.completionCriteria).length > 0) : null;
   }
@@ -124,7 +132,7 @@ function startIteration(machine: Machine, nowMs: number): Step {
   const { question, answer } = machine.tally;
   const answered = question && answer !== null ? { question: question.text, answer } : null;
   const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
-  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task: taskText, failingChecks: machine.tally.failingChecks, answered }) };
+  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task: taskText, failingChecks: machine.tally.failingChecks, reviewFindings: machine.tally.reviewFindings, answered }) };
   // The prompt carries the answer from here on: the question is closed.
   const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
   return {
@@ -160,6 +168,7 @@ function whilePaused(machine: Machine, input: Input): Step {
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;
@@ -190,9 +199,10 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
       return agentExited(machine, phase.attempt, input.run, input.tasks ?? null);
     case "limitHit":
       return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
-    // No timer runs and no check is under way while the agent works.
+    // No timer runs and no check or review is under way while the agent works.
     case "tick":
     case "checked":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;
@@ -220,11 +230,12 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
         machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the checks" }, attempt: phase.attempt, judged: phase.run }),
         effects: [{ kind: "endTree", why: "stop_now" }],
       };
-    // The agent has already exited, and no timer runs while judging.
+    // The agent has already exited, and no timer runs while judging; no review runs yet.
     case "tick":
     case "agentResult":
     case "agentExited":
     case "limitHit":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;
@@ -258,6 +269,7 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return stay(machine);
     default: {
       const unreachable: never = input;
@@ -281,6 +293,8 @@ function whileEnding(machine: Machine, phase: Phase & { id: "ending" }, input: I
       return unjudged(machine, phase, input.run);
     case "checked":
       return phase.judged ? unjudged(machine, phase, phase.judged) : stay(machine);
+    case "reviewed":
+      return phase.judged ? unjudged(machine, phase, phase.judged, input.reviews) : stay(machine);
     // The ending is decided: a failed write, STOP, PAUSE, a poll or the agent's result change nothing.
     case "recordFailed":
     case "sentinel":

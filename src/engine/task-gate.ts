@@ -49,9 +49,14 @@ export function withReopen(step: Step, reopened: Task[]): Step {
   return { ...step, effects };
 }
 
-/** The criteria a task mark must pass: every criterion but `tasks_done`, which the marks satisfy themselves. */
+/** The criteria a task mark must pass: every criterion but `tasks_done`, which the marks satisfy themselves, and the reviews (which judge the finished run). */
 export function gatesOf(criteria: readonly Criterion[]): Criterion[] {
-  return criteria.filter((criterion) => criterion.type !== "tasks_done");
+  return criteria.filter((criterion) => isGate(criterion.type));
+}
+
+/** Whether a criterion of this type gates task marks. */
+export function isGate(type: string): boolean {
+  return type !== "tasks_done" && type !== "review";
 }
 
 /** The tasks done in `after` that were not done in `before` (matched by id in a prd.json, by text in a checklist). */
@@ -75,7 +80,7 @@ function keysOf(tasks: readonly Task[]): string[] {
 
 /** Whether the gates passed: a verdict for each, all passing. */
 export function gatesPassed(gates: readonly Criterion[], verdicts: readonly CriterionVerdict[]): boolean {
-  const ran = verdicts.filter((verdict) => verdict.type !== "tasks_done");
+  const ran = verdicts.filter((verdict) => isGate(verdict.type));
   return ran.length >= gates.length && ran.every((verdict) => verdict.passed);
 }
 

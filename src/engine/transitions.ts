@@ -119,6 +119,7 @@ export function betweenIterations(machine: Machine, input: Input, onStop: Record
     case "agentExited":
     case "limitHit":
     case "checked":
+    case "reviewed":
       return null;
     default: {
       const unreachable: never = input;
@@ -139,8 +140,14 @@ export function onlyTask(machine: Machine): Task | undefined {
  */
 export function taskFinished(machine: Machine): Ending | null {
   const mine = onlyTask(machine);
-  if (!mine?.done) return null;
+  // A review that did not approve the iteration that marked it keeps the task's work open.
+  if (!mine?.done || reviewOpen(machine)) return null;
   const file = machine.plan.tasks ?? "the task list";
   if (machine.config.onlyTaskByIndex && machine.tally.iteration === 0) return { reason: "NO_WORK", detail: `task ${describeTask(mine)} was already done in ${file}` };
   return { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${file}` };
+}
+
+/** Whether the run's last review did not approve while reviews are configured: the run cannot end NO_WORK, nor a --task run DONE by its mark. */
+export function reviewOpen(machine: Machine): boolean {
+  return machine.tally.review !== null && machine.tally.review.verdict !== "approve" && machine.plan.completionCriteria.some((criterion) => criterion.type === "review");
 }

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { parseFrontMatter, renderFrontMatter } from "../store/front-matter.js";
-import { planRules, wholeNumber, type PlanRules } from "../store/plan-fields.js";
+import { criterionFields, planRules, wholeNumber, type PlanRules } from "../store/plan-fields.js";
 
 /** The loop's state; the user may edit the file at any time (e.g. `active: false`, a higher `max_iterations`). */
 export interface HookLoop extends PlanRules {
@@ -79,7 +79,7 @@ export function renderHookLoop(state: HookLoop): string {
     session_id: state.sessionId,
     max_iterations: state.maxIterations,
     completion_promise: state.completionPromise,
-    completion_criteria: state.completionCriteria.map((criterion) => ({ type: criterion.type, check: criterion.check })),
+    completion_criteria: state.completionCriteria.map(criterionFields),
     started_at: state.startedAt,
     run_id: state.runId,
   };

@@ -86,6 +86,9 @@ async function checkOne(criterion: Criterion, context: CriteriaContext): Promise
       return checkNoFiles(check, context);
     case "tasks_done":
       return checkTasksDone(check, context);
+    case "review":
+      // A reviewer is an agent: `ralph run` runs it once the other criteria pass (src/engine/reviewing.ts).
+      return { passed: false, detail: "not run: a review runs only in ralph run, after the other criteria pass", outputTail: "" };
     default:
       return checkCommand(check, context);
   }

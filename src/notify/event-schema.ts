@@ -85,6 +85,16 @@ const BODIES = {
     guard: z.enum(["stalled", "same_failure", "billing"]).describe("which guard: no progress, the same failure again, a billing error"),
     detail: z.string().describe("the run's ending, naming what fired it"),
   },
+  review_verdict: {
+    iteration: int,
+    reviewer: z.string().describe("the review criterion's label (its agent, model or command)"),
+    agent: z.string(),
+    verdict: z.enum(["approve", "changes", "none"]).describe("none: no verdict that counts, which is not an approval"),
+    reason: z.string().nullable().describe("why the answer is no verdict (no tag, a crash, a timeout, a changed tree), else null"),
+    findings: z.string().describe("the reviewer's findings (its answer before the verdict tag), as the next prompt carries them"),
+    cost_usd: z.number().nullable(),
+    duration_ms: z.number(),
+  },
   tasks_reopened: {
     iteration: int,
     tasks: z.array(z.string()).describe("ids of the tasks the agent marked done that were marked open again"),

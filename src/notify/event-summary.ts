@@ -27,6 +27,10 @@ export function eventSummary(event: NotifyEvent): string {
       return clip(`${run} needs a person${detail(event.question)}`, MAX_SUMMARY);
     case "agent_lingered":
       return clip(`${run}: the agent did not exit after its result and was ended`, MAX_SUMMARY);
+    case "review_verdict": {
+      const verdict = event.verdict === "approve" ? "approved" : event.verdict === "changes" ? "changes asked for" : `no verdict${detail(event.reason)}`;
+      return clip(`${run}: review of iteration ${typeof event.iteration === "number" ? event.iteration : "?"} by ${text(event.reviewer) ?? "a reviewer"}: ${verdict}`, MAX_SUMMARY);
+    }
     case "iteration_ended":
       return clip(`${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`, MAX_SUMMARY);
     default:

@@ -9,6 +9,7 @@ export const NOTIFY_EVENT_NAMES = [
   "resumed",
   "waiting_limit",
   "criteria_checked",
+  "review_verdict",
   "state_change_rejected",
   "state_set",
   "control_refused",

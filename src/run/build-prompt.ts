@@ -7,6 +7,8 @@ export interface PromptParts {
   prompt: Buffer;
   task: string | null;
   failingChecks: string;
+  /** The findings of a review that did not approve the last iteration. */
+  reviewFindings?: string;
   /** The question the agent asked last iteration and the person's answer to it. */
   answered?: { question: string; answer: string } | null;
 }
@@ -24,6 +26,9 @@ export function buildPrompt(parts: PromptParts): Buffer {
   }
   if (parts.failingChecks !== "") {
     bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`)]);
+  }
+  if (parts.reviewFindings) {
+    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Review of your last iteration\n\n${parts.reviewFindings}\n\nAddress these findings before you claim the work is done again.\n`)]);
   }
   if (parts.answered) {
     const { question, answer } = parts.answered;

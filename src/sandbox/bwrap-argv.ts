@@ -22,6 +22,8 @@ export interface Walls {
   readDeny: string[];
   /** A unix socket to bind into the sandbox at the same path (the network proxy), or null. */
   socket: string | null;
+  /** A reviewer's view: the work directory is mounted read-only (and no extra writable path inside it). */
+  readOnlyWork?: boolean;
   /** What must stay runnable (ralph's own files, the agent's program): read-only again where a private directory would hide it. */
   programs: string[];
 }
@@ -112,10 +114,11 @@ export function bwrapOptions(walls: Walls): string[] {
     if (target !== null && PRIVATE_DIRS.some((dir) => target.startsWith(`${dir}/`))) options.push("--ro-bind", target, target);
   }
   const work = real(walls.workDir) ?? walls.workDir;
-  options.push("--bind", work, work);
+  const bind = walls.readOnlyWork === true ? "--ro-bind" : "--bind";
+  options.push(bind, work, work);
   for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {
     const target = real(expandPath(path, walls.home, walls.projectDir));
-    if (target !== null) options.push("--bind", target, target);
+    if (target !== null && !(walls.readOnlyWork === true && (target === work || target.startsWith(`${work}/`)))) options.push("--bind", target, target);
   }
   for (const path of walls.agentState.readOnly) {
     const target = real(path);
@@ -129,7 +132,7 @@ export function bwrapOptions(walls: Walls): string[] {
   for (const path of readOnly) options.push("--ro-bind", path, path);
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
-    options.push("--bind", work, work);
+    options.push(bind, work, work);
     for (const path of gitProtected(work)) options.push("--ro-bind", path, path);
   }
   for (const path of walls.readDeny) options.push(...hide(expandPath(path, walls.home, walls.projectDir)));

@@ -19,10 +19,16 @@ const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy
 
 /** What the engine asks of a sandbox: wrapping a command, and hearing about refused connections. */
 export interface SandboxIo {
-  /** The argv and environment that run `argv` inside the sandbox. */
-  wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+  /** The argv and environment that run `argv` inside the sandbox (`view`: a reviewer's read-only one). */
+  wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv };
   /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
   watchDenied(report: (denied: Denied) => void): () => void;
+}
+
+/** How a reviewer is walled in: the work tree read-only, and its own agent's state writable. */
+export interface ReviewerView {
+  readOnly: true;
+  agent: AgentName;
 }
 
 /** The API host each agent talks to, from its base-URL variable or its default. */
@@ -86,8 +92,10 @@ export class Sandbox implements SandboxIo {
   ) {}
 
   /** Opens the sandbox (starting its proxy when hosts are allowed). */
-  static async open(probe: Extract<SandboxProbe, { ok: true }>, settings: SandboxSettings, input: { agent: AgentName; env: NodeJS.ProcessEnv; projectDir: string; workDir: string }): Promise<Sandbox> {
-    const sandbox = new Sandbox(probe, settings, input, allowedHosts(settings, input.agent, input.env));
+  static async open(probe: Extract<SandboxProbe, { ok: true }>, settings: SandboxSettings, input: { agent: AgentName; env: NodeJS.ProcessEnv; projectDir: string; workDir: string; reviewers?: readonly AgentName[] }): Promise<Sandbox> {
+    // The reviewers' API hosts get out too: each agent talks to its own provider.
+    const hosts = [input.agent, ...(input.reviewers ?? [])].flatMap((agent) => allowedHosts(settings, agent, input.env));
+    const sandbox = new Sandbox(probe, settings, input, [...new Set(hosts)]);
     if (sandbox.hosts.length > 0) sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
     return sandbox;
   }
@@ -109,13 +117,14 @@ export class Sandbox implements SandboxIo {
     return inside;
   }
 
-  wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
+  wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv } {
     const home = homeOf(env);
     const walls = {
       projectDir: this.dirs.projectDir,
       workDir: this.dirs.workDir,
       home,
-      agentState: agentState(this.dirs.agent, home),
+      agentState: agentState(view?.agent ?? this.dirs.agent, home),
+      readOnlyWork: view?.readOnly === true,
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
@@ -130,11 +139,11 @@ export class Sandbox implements SandboxIo {
   }
 
   /** Starts an agent inside the sandbox with `spawn` (the supervision's); a program not on PATH is reported as such. */
-  spawn(options: SpawnAgentOptions, spawn: (options: SpawnAgentOptions) => Promise<SpawnResult>): Promise<SpawnResult> {
+  spawn(options: SpawnAgentOptions, spawn: (options: SpawnAgentOptions) => Promise<SpawnResult>, view?: ReviewerView): Promise<SpawnResult> {
     const program = options.argv[0] ?? "";
     const found = program.includes("/") ? program : findOnPath(program, options.env.PATH ?? "");
     if (found === null) return Promise.resolve({ ok: false, error: "not_found", message: `command not found: ${program}` });
-    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env);
+    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env, view);
     return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
   }
 

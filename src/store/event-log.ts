@@ -75,6 +75,11 @@ export type EventBody =
   | { type: "criteria_checked"; iteration: number; criterion: string; check: string; passed: boolean; detail: string }
   /** A guard ended the run (no progress, the same failure again, a billing error); `detail` says why. */
   | { type: "guard_fired"; guard: "stalled" | "same_failure" | "billing"; detail: string }
+  /**
+   * A reviewer (`type: review` criterion) judged an iteration: `none` when its answer held no verdict that
+   * counts (`reason` says why: no tag, a crash, a timeout, a changed tree); `findings` go into the next prompt.
+   */
+  | { type: "review_verdict"; iteration: number; reviewer: string; agent: string; verdict: "approve" | "changes" | "none"; reason: string | null; findings: string; cost_usd: number | null; duration_ms: number }
   /** Tasks the agent marked done, marked open again because the checks did not pass on that tree. */
   | { type: "tasks_reopened"; iteration: number; tasks: string[]; reason: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }

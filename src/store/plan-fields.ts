@@ -1,10 +1,19 @@
 // The fields state.md and the in-session loop's file share: the cap, the promise and the completion criteria.
 import { parseCount } from "../util/parse-value.js";
+import { parseReviewFields, reviewFields, type ReviewSpec } from "./review-fields.js";
 
 /** One completion criterion; an unknown `type` is a label for a `command` check. */
 export interface Criterion {
   type: string;
+  /** The command, path or glob; for a review, a label naming the reviewer. */
   check: string;
+  /** Set on `type: review`: how the reviewer runs. */
+  review?: ReviewSpec;
+}
+
+/** A criterion as state.md writes it: `{type, check}`, and a review's own keys. */
+export function criterionFields(criterion: Criterion): Record<string, unknown> {
+  return criterion.review ? reviewFields(criterion.review, criterion.check) : { type: criterion.type, check: criterion.check };
 }
 
 /** The completion rules and cap of a loop, as both files hold them. */
@@ -57,6 +66,12 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
     const { type: rawType = "command", check } = entry as Record<string, unknown>;
     if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
     const type = rawType.trim();
+    if (type === "review") {
+      const review = parseReviewFields(entry as Record<string, unknown>, where);
+      if (!review.ok) return review;
+      criteria.push({ type, check: review.label, review: review.review });
+      continue;
+    }
     // tasks_done may leave its check empty: it then means the run's own task list.
     if (type === "tasks_done" && (check === undefined || check === null)) {
       criteria.push({ type, check: "" });

@@ -1,7 +1,7 @@
 // state.md: the run's plan, owned by the user; written once, re-read at every iteration boundary.
 import { writeFileAtomic } from "./atomic-write.js";
 import { parseFrontMatter, renderFrontMatter } from "./front-matter.js";
-import { planRules, type PlanRules } from "./plan-fields.js";
+import { criterionFields, planRules, type PlanRules } from "./plan-fields.js";
 import { readRegular, RunFileError } from "./regular-file.js";
 
 /** The fields of state.md and its prompt. */
@@ -21,7 +21,7 @@ export function renderPlan(plan: Plan): Buffer {
     active: plan.active,
     max_iterations: plan.maxIterations,
     completion_promise: plan.completionPromise,
-    completion_criteria: plan.completionCriteria,
+    completion_criteria: plan.completionCriteria.map(criterionFields),
     tasks: plan.tasks,
   };
   return Buffer.concat([Buffer.from(renderFrontMatter({ fields, body: "" })), plan.prompt]);

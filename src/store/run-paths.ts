@@ -17,6 +17,8 @@ export interface RunPaths {
   /** A person's answer to the run's open question (`ralph answer`), until the runner takes it. */
   answer: string;
   iterationLog: (iteration: number) => string;
+  /** The output of review `index` (from 1) of an iteration. */
+  reviewLog: (iteration: number, index: number) => string;
 }
 
 /** The directory holding every run of a project. */
@@ -45,6 +47,7 @@ export function runPaths(projectDir: string, runId: string): RunPaths {
     stop: join(dir, "STOP"),
     answer: join(dir, "ANSWER"),
     iterationLog: (iteration) => join(dir, `iter-${String(iteration).padStart(3, "0")}.log`),
+    reviewLog: (iteration, index) => join(dir, `review-${String(iteration).padStart(3, "0")}-${index}.log`),
   };
 }
 

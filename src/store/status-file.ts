@@ -59,6 +59,8 @@ export interface RunStatus {
   question?: string | null;
   /** A person's answer to `question`, until the next iteration's prompt carries both. */
   answer?: string | null;
+  /** The last review (`type: review` criterion): its iteration, verdict, and why it did not approve or its first finding. */
+  review?: { iteration: number; verdict: "approve" | "changes" | "none"; detail: string } | null;
 }
 
 /** Replaces status.json with `status`. */

@@ -112,6 +112,20 @@ export function criterionSegments(event: RunEvent): Segment[] {
   return [seg("error", `  check FAILED: ${what}${detail}`)];
 }
 
+/** A reviewer's verdict (`review_verdict`): approved, changes asked for with the first finding, or no verdict and why. */
+export function reviewSegments(event: RunEvent): Segment[] {
+  const who = String(event.reviewer);
+  const first = typeof event.findings === "string" ? (event.findings.split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 200) ?? "") : "";
+  switch (event.verdict) {
+    case "approve":
+      return [seg("done", `  review approved: ${who}`)];
+    case "changes":
+      return [seg("warn", `  review asks for changes: ${who}${first ? ` (${first})` : ""}`)];
+    default:
+      return [seg("error", `  review not approved: ${who} gave no verdict that counts (${String(event.reason ?? "no verdict").slice(0, 200)})`)];
+  }
+}
+
 /** The agent's message, tool call, tool result, retry or error as --live shows it; null for what it does not show. */
 export function liveSegments(event: RunEvent): Segment[] | null {
   const text = typeof event.text === "string" ? event.text : "";
@@ -195,8 +209,11 @@ export function createLineRenderer(maxIterations: number): LineRenderer {
           return line ? splitLines(line) : [];
         }
         case "criteria_checked":
-          // Shown after the iteration's own line, which is only known once the iteration is recorded.
-          criteria.push(criterionSegments(event));
+          // Shown after the iteration's own line, which is only known once the iteration is recorded; a review by its review_verdict.
+          if (event.criterion !== "review") criteria.push(criterionSegments(event));
+          return [];
+        case "review_verdict":
+          criteria.push(reviewSegments(event));
           return [];
         case "iteration_ended": {
           if (typeof event.cost_usd === "number" || spend !== null) spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;

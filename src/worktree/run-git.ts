@@ -20,6 +20,8 @@ export interface GitOptions {
   onStdout?: (chunk: Buffer) => void;
   /** Never take optional locks (read-only commands that must not race an agent's own git). */
   noOptionalLocks?: boolean;
+  /** An index of ralph's own (a snapshot of the work tree), never the repository's. */
+  indexFile?: string;
 }
 
 /** The default limit of one git command. */
@@ -50,7 +52,8 @@ export type GitSessionRun = (args: readonly string[], onStdout?: (chunk: Buffer)
  * configuration cannot change in between.
  */
 export async function gitSession(cwd: string, options: Omit<GitOptions, "onStdout"> = {}): Promise<GitSessionRun> {
-  const env = inertEnv(options.env ?? process.env, options.noOptionalLocks === true);
+  const inert = inertEnv(options.env ?? process.env, options.noOptionalLocks === true);
+  const env = options.indexFile ? { ...inert, GIT_INDEX_FILE: options.indexFile } : inert;
   const limits = { signal: options.signal, timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
   const listed = await spawnGit(cwd, [...inertConfigArgs(), "config", "-z", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."], env, limits);
   if (!listed.ok && limits.signal?.aborted) return () => Promise.resolve(listed);

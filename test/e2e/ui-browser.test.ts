@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { agentCommand, pollUntil, procRunning, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
@@ -330,6 +331,29 @@ describe("the dashboard's look, in chromium", () => {
     assert.match(shown, /working on it/);
     assert.doesNotMatch(shown, /iteration 2/);
     await screenshot(p, "run-page-ended");
+    await p.close();
+  });
+
+  test("a review's verdict is on the timeline and in the iterations table", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const repo = tempRepo();
+    const { files } = cleanup.project("ralph-ui-review-");
+    const reviewer = [process.execPath, fileURLToPath(new URL("../fixtures/review-agent.js", import.meta.url)), "--answers", "changes,approve", "--state", files];
+    writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: fixture reviewer\n    command: ${JSON.stringify(reviewer)}\n`);
+    const worker = ["--", "sh", "-c", `cat > /dev/null; echo "line $RALPH_ITERATION" >> work.txt; echo '<promise>DONE</promise>'`];
+    const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
+    const result = await runRalph(["run", "--name", "rv", "-n", "3", "--completion-promise", "DONE", "go", ...worker], repo, env);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const ui = await startUi(cleanup, [repo], repo);
+    const p = await page();
+    await p.goto(ui.url.replace("/?", "/run/0/rv?"));
+    const first = p.locator('#iterations tr[data-iteration="1"] td[data-review]');
+    await first.waitFor({ timeout: 10_000 });
+    assert.equal(await first.getAttribute("data-review"), "changes");
+    assert.match((await first.textContent()) ?? "", /review changes \(fixture reviewer\): FINDING-1: work\.txt needs a usage section/);
+    assert.equal(await p.locator('#iterations tr[data-iteration="2"] td[data-review]').getAttribute("data-review"), "approve");
+    assert.equal(await p.locator('#timeline rect[data-iteration="1"]').getAttribute("data-review"), "changes");
+    assert.match((await p.locator('#timeline rect[data-iteration="2"] title').textContent()) ?? "", /review approve \(fixture reviewer\)/);
     await p.close();
   });
 

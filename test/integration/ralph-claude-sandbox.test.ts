@@ -3,11 +3,11 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTurn, textTurn, writeTurn } from "../fixtures/fake-anthropic.js";
 import { RalphClaudeLab } from "../fixtures/ralph-claude-lab.js";
-import { cleanEnv, RALPH, readEvents, readStatus } from "../helpers/cli.js";
+import { cleanEnv, finishWithin, RALPH, readEvents, readStatus, startRalph } from "../helpers/cli.js";
 
 const lab = new RalphClaudeLab();
 after(() => lab.cleanup());
@@ -40,5 +40,22 @@ describe("ralph run --sandbox --agent claude with the real Claude Code CLI", { t
     assert.match(result.stdout, /sandbox: bubblewrap .*network only to 127\.0\.0\.1:\d+/);
     assert.match(result.stdout, /credentials: claude gets ANTHROPIC_API_KEY: metered API billing/);
     assert.deepEqual(readEvents(c.runDir).filter((event) => event.type === "sandbox_denied"), []);
+  });
+});
+
+describe("a Claude Code reviewer in a --sandbox run", { timeout: 120_000, skip: sandboxMissing() ?? false }, () => {
+  test("it reaches its API through the sandbox, cannot write the tree (its Bash tool gets a read-only file system), and its approval counts", async () => {
+    const c = await lab.newCase(() => [bashTurn("echo x > reviewer-was-here.txt"), textTurn("The change is right.\n<verdict>approve</verdict>")]);
+    writeFileSync(join(c.projectDir, "ralph.yaml"), "completion_criteria:\n  - type: review\n    agent: claude\n");
+    // The agent is a plain command (it has no API host of its own): only the reviewer's host is let through.
+    const worker = ["--", "sh", "-c", "cat > /dev/null; echo work > work.txt; echo '<promise>DONE</promise>'"];
+    const started = startRalph(["run", "--sandbox", "--name", c.runId, "-n", "1", "--completion-promise", "DONE", "work", ...worker], c.projectDir, c.env);
+    const result = await finishWithin(started, 60_000);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(existsSync(join(c.projectDir, "reviewer-was-here.txt")), false);
+    assert.equal(readFileSync(join(c.projectDir, "work.txt"), "utf8"), "work\n");
+    assert.match(JSON.stringify(c.fake.mainRequests()[1]?.body ?? ""), /Read-only file system/);
+    assert.deepEqual(readEvents(c.runDir).filter((event) => event.type === "review_verdict").map((event) => event.verdict), ["approve"]);
+    assert.match(result.stdout, /sandbox: bubblewrap .*network only to 127\.0\.0\.1:\d+/);
   });
 });

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { step } from "../../src/engine/step.js";
 import { statusOf } from "../../src/engine/status-of.js";
-import type { Effect, Input, Machine, Phase, Step } from "../../src/engine/phase.js";
+import type { Effect, Input, JudgingPhase, Machine, Phase, ReviewResult, Step } from "../../src/engine/phase.js";
+import type { Criterion } from "../../src/judge/criteria.js";
 import type { RecordEntry } from "../../src/run/run-record.js";
 import { ATTEMPT, finished, machine, plan, verdict } from "../fixtures/engine-machine.js";
 
@@ -51,6 +52,10 @@ const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
 const SIGINT: Input = { type: "signal", signal: "SIGINT" };
 const ALL_DONE: Machine["tasks"] = { ok: true, format: "checklist", tasks: [{ id: "1", title: "a", done: true, line: 1 }] };
 const verifying: Phase = { id: "verifying", ending: null };
+const REVIEW: Criterion = { type: "review", check: "codex", review: { agent: "codex", model: null, prompt: null, command: null, timeoutMs: 60_000 } };
+const REVIEWED = plan({ completionCriteria: [{ type: "command", check: "npm test" }, REVIEW] });
+const reviewing: Phase = { id: "reviewing", judging: judging() as JudgingPhase, checked: { type: "checked", verdicts: [verdict(true)], fingerprint: null } };
+const reviewed = (verdict: ReviewResult["verdict"]): ReviewResult => ({ criterion: REVIEW, agent: "codex", verdict, reason: verdict === "none" ? "no tag" : null, findings: verdict === "changes" ? "README.md: add usage" : "", costUsd: 0.05, tokens: { input: 1, output: 1 }, durationMs: 10 });
 
 const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
 const entries = (result: Step): RecordEntry[] => result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
@@ -706,6 +711,84 @@ const CASES: Case[] = [
     },
   },
 
+  // reviewing (a `type: review` criterion)
+  {
+    name: "judging + promise and checks pass, a review configured → reviewing: the reviewer runs, nothing is recorded as done yet",
+    from: machine(judging(), { plan: REVIEWED }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "reviewing",
+    effects: ["record", "review"],
+    check: (result) => {
+      assert.ok(!eventTypes(result).includes("iteration_ended"));
+      const review = result.effects.find((effect) => effect.kind === "review");
+      assert.deepEqual(review?.kind === "review" ? review.criteria.map((c) => c.check) : [], ["codex"]);
+    },
+  },
+  {
+    name: "judging + promise and checks pass, tasks open, a review configured → boundary: on to the next task, no review yet",
+    from: machine(judging(), { plan: { ...REVIEWED, tasks: "prd.json" }, tasks: TWO_TASKS(false) }),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.ok(logLines(result).some((line) => line.startsWith("the promise was found, but 2 task(s) in prd.json are still open")), logLines(result).join("\n")),
+  },
+  { name: "judging + a check fails, a review configured → boundary without a review", from: machine(judging(), { plan: REVIEWED }), input: { type: "checked", verdicts: [verdict(false)], fingerprint: null }, phase: "boundary", effects: ["record", "look"] },
+  {
+    name: "reviewing + approve → ended DONE, the reviewer's spend counted",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: { type: "reviewed", reviews: [reviewed("approve")] },
+    phase: "ended",
+    effects: ["record"],
+    reason: "DONE",
+    check: (result) => {
+      assert.ok(Math.abs(result.machine.tally.costUsd - (0.1 + 0.25 + 0.05)) < 1e-9);
+      assert.deepEqual(eventTypes(result).slice(0, 3), ["criteria_checked", "criteria_checked", "review_verdict"]);
+      assert.equal(statusOf(result.machine).review?.verdict, "approve");
+    },
+  },
+  {
+    name: "reviewing + changes → boundary, the findings kept for the next prompt",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: { type: "reviewed", reviews: [reviewed("changes")] },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.match(result.machine.tally.reviewFindings, /asked for changes[\s\S]*README\.md: add usage/);
+      assert.equal(statusOf(result.machine).review?.verdict, "changes");
+    },
+  },
+  {
+    name: "reviewing + no verdict → boundary, not approved",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: { type: "reviewed", reviews: [{ ...reviewed("none"), reason: "the reviewer failed: timed out" }] },
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => assert.match(result.machine.tally.reviewFindings, /did not approve: the reviewer failed: timed out/),
+  },
+  { name: "reviewing + signal → ending: the reviewer is ended, the iteration recorded unjudged", from: machine(reviewing, { plan: REVIEWED }), input: SIGINT, phase: "ending", effects: ["endTree"], reason: "INTERRUPTED" },
+  { name: "reviewing + stop --now → ending STOPPED", from: machine(reviewing, { plan: REVIEWED }), input: sentinel({ stopNow: true }), phase: "ending", effects: ["endTree"], reason: "STOPPED" },
+  { name: "reviewing + STOP → stays (the review finishes first)", from: machine(reviewing, { plan: REVIEWED }), input: sentinel({ stop: true }), phase: "reviewing", effects: [] },
+  {
+    name: "ending (judged) + reviewed → ended, the reviewer's spend counted",
+    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: finished("<promise>DONE</promise>") }, { plan: REVIEWED }),
+    input: { type: "reviewed", reviews: [reviewed("none")] },
+    phase: "ended",
+    effects: ["record"],
+    reason: "INTERRUPTED",
+    check: (result) => assert.ok(Math.abs(result.machine.tally.costUsd - 0.4) < 1e-9),
+  },
+  {
+    name: "boundary + every task done, but the last review asked for changes → running, not NO_WORK",
+    from: machine(boundary, { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } }, { review: { iteration: 1, verdict: "changes", detail: "x" }, reviewFindings: "fix it" }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+    check: (result) => {
+      const spawn = result.effects.find((effect) => effect.kind === "spawn");
+      assert.match(spawn?.kind === "spawn" ? spawn.attempt.prompt.toString("utf8") : "", /## Review of your last iteration\n\nfix it/);
+    },
+  },
+
   // ended
   { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
 ];
@@ -723,7 +806,7 @@ describe("step: every transition", () => {
 
   test("the table covers every phase as a starting point", () => {
     const covered = new Set(CASES.map((c) => c.from.phase.id));
-    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "running", "verifying", "waitingLimit"]);
+    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "reviewing", "running", "verifying", "waitingLimit"]);
   });
 
   test("step is pure: the machine it was given is not changed", () => {

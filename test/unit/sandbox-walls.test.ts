@@ -2,7 +2,7 @@
 // replaces with a private one (a clone or an install under /tmp).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bwrapOptions } from "../../src/sandbox/bwrap-argv.js";
@@ -28,4 +28,18 @@ test("a program under the private /tmp is bound back read-only after /tmp is rep
   // Known-false control: /usr/bin is already visible through the read-only root, so it is not bound again.
   assert.ok(!binds.includes("/usr/bin"));
   assert.deepEqual(readOnlyBinds(bwrapOptions(walls([]))).filter((path) => path.startsWith(dir)), []);
+});
+
+test("a reviewer's walls mount the work directory read-only, and no write_allow path inside it writable", () => {
+  const base = walls([]);
+  const work = realpathSync(base.workDir);
+  const inside = join(work, "cache");
+  mkdirSync(inside);
+  const binds = (options: string[]) => options.flatMap((option, index) => (option === "--bind" ? [options[index + 1] as string] : []));
+  const agent = bwrapOptions({ ...base, writeAllow: [inside] });
+  const reviewer = bwrapOptions({ ...base, writeAllow: [inside], readOnlyWork: true });
+  // Control: the agent's own walls bind both writable.
+  assert.deepEqual(binds(agent), [work, inside]);
+  assert.deepEqual(binds(reviewer), []);
+  assert.ok(readOnlyBinds(reviewer).includes(work));
 });

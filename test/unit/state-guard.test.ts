@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseStateChanges } from "../../src/config/state-changes.js";
+import { applyStateChanges, parseStateChanges } from "../../src/config/state-changes.js";
 import { renderPlan, type Plan } from "../../src/store/plan-file.js";
 import { StateGuard, tightenOnly } from "../../src/store/state-guard.js";
 
@@ -85,6 +85,15 @@ describe("parseStateChanges", () => {
       },
     });
     assert.deepEqual(parseStateChanges(["check="]), { ok: true, changes: { completionCriteria: [] } });
+  });
+
+  test("check= replaces the checks; a review criterion (from ralph.yaml) stays", () => {
+    const review = { type: "review", check: "codex", review: { agent: "codex" as const, model: null, prompt: null, command: null, timeoutMs: 600_000 } };
+    const state = { active: true, maxIterations: 3, completionPromise: null, completionCriteria: [{ type: "command", check: "old" }, review], tasks: null, prompt: Buffer.from("x") };
+    const parsed = parseStateChanges(["check=npm test"]);
+    assert.ok(parsed.ok);
+    assert.deepEqual(applyStateChanges(state, parsed.changes).completionCriteria, [{ type: "command", check: "npm test" }, review]);
+    assert.deepEqual(applyStateChanges(state, { maxIterations: 4 }).completionCriteria, state.completionCriteria);
   });
 
   test("refuses unknown keys, bad values and words without '='", () => {

@@ -45,7 +45,7 @@ export function timelineChart(iterations, describe) {
   iterations.forEach((it, index) => {
     const height = Math.max(2, ((it.durationMs ?? 0) / max) * plotHeight);
     const x = PAD.left + index * step + step * 0.1;
-    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: `bar outcome-${it.outcome ?? "running"}`, "data-iteration": it.iteration });
+    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: `bar outcome-${it.outcome ?? "running"}`, "data-iteration": it.iteration, ...(it.reviews?.length ? { "data-review": it.reviews.at(-1).verdict } : {}) });
     bar.append(svg("title", {}, describe(it)));
     root.append(bar);
     if (iterations.length <= 40) root.append(svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, String(it.iteration)));

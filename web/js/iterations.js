@@ -15,7 +15,7 @@ export class Iterations {
   }
 
   at(number) {
-    if (!this.byNumber.has(number)) this.byNumber.set(number, { iteration: number, outcome: "running", criteria: [] });
+    if (!this.byNumber.has(number)) this.byNumber.set(number, { iteration: number, outcome: "running", criteria: [], reviews: [] });
     return this.byNumber.get(number);
   }
 
@@ -41,7 +41,11 @@ export class Iterations {
         });
         break;
       case "criteria_checked":
-        if (n !== null) this.at(n).criteria.push({ name: event.check ?? event.criterion, passed: event.passed === true });
+        // A review is shown by its review_verdict, which says more than pass or fail.
+        if (n !== null && event.criterion !== "review") this.at(n).criteria.push({ name: event.check ?? event.criterion, passed: event.passed === true });
+        break;
+      case "review_verdict":
+        if (n !== null) this.at(n).reviews.push({ reviewer: String(event.reviewer ?? "review"), verdict: String(event.verdict ?? "none"), reason: event.reason ?? null, findings: String(event.findings ?? "") });
         break;
       case "needs_human":
         this.question = typeof event.question === "string" ? event.question : "(the agent asked a question)";
@@ -69,7 +73,18 @@ export function describeIteration(it) {
   if (it.durationMs != null) parts.push(`${(it.durationMs / 1000).toFixed(1)}s`);
   if (it.costUsd != null) parts.push(money(it.costUsd));
   if (it.criteria.length) parts.push(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", "));
+  for (const review of it.reviews) parts.push(reviewText(review));
   if (Number.isFinite(it.cpuSeconds)) parts.push(`CPU ${it.cpuSeconds.toFixed(1)}s`);
   if (it.memoryBytes != null) parts.push(`memory ${mebibytes(it.memoryBytes)}`);
   return parts.join(" · ");
+}
+
+/** One review as the timeline and the table show it: `review approve`, `review changes: first finding`, `review: no verdict (why)`. */
+export function reviewText(review) {
+  if (review.verdict === "approve") return `review approve (${review.reviewer})`;
+  if (review.verdict === "changes") {
+    const first = review.findings.split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
+    return `review changes (${review.reviewer})${first ? `: ${first.slice(0, 160)}` : ""}`;
+  }
+  return `review: no verdict (${review.reason ?? "none"})`;
 }

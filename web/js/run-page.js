@@ -2,7 +2,7 @@
 // output as --live prints it, and the run log.
 import { ageText, el, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
 import { spendChart, timelineChart } from "./charts.js";
-import { describeIteration, Iterations, mebibytes } from "./iterations.js";
+import { describeIteration, Iterations, mebibytes, reviewText } from "./iterations.js";
 import { outputByIteration } from "./iteration-output.js";
 
 const KEEP_LINES = 2000;
@@ -105,7 +105,7 @@ function redrawIterations() {
         cell(it.durationMs != null ? `${(it.durationMs / 1000).toFixed(1)}s` : "…", { class: "duration" }),
         el("td", { class: `outcome-${it.outcome}` }, it.outcome + (it.error ? ` (${it.error})` : "")),
         cell(it.costUsd != null ? money(it.costUsd) : "-", { class: "cost" }),
-        cell(it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`).join(", ") || "-"),
+        cell([...it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`), ...it.reviews.map(reviewText)].join(", ") || "-", it.reviews.length ? { "data-review": it.reviews.at(-1).verdict } : {}),
         cell(Number.isFinite(it.cpuSeconds) ? `${it.cpuSeconds.toFixed(1)}s` : "-", { class: "cpu" }),
         cell(it.memoryBytes != null ? mebibytes(it.memoryBytes) : "-", { class: "memory" }),
       ),

@@ -69,6 +69,7 @@ export async function statusReport(projectDir: string, given: string | undefined
     supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
     resources: status?.resources ?? null,
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
+    review: status?.review ?? null,
     children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
     recent_events: await recentEvents(paths.events, 5),
   };
@@ -96,6 +97,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
     ...(report.question !== null ? [`question   ${report.question}`] : []),
+    ...(report.review ? [`review     iteration ${report.review.verdict === "none" ? `${report.review.iteration}: not approved` : `${report.review.iteration}: ${report.review.verdict}`}${report.review.detail ? ` (${report.review.detail})` : ""}`] : []),
     ...nextLine(report),
     ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes === null ? "?" : mebibytes(report.resources.peak_memory_bytes)}, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
     "recent events:",

@@ -1,0 +1,143 @@
+// Runs the reviewers of one iteration: each a fresh agent process, supervised like the agent (in a --sandbox
+// run, inside the sandbox with the work tree read-only), given the task and the iteration's diff, and judged
+// by the strict verdict judge. A reviewer that changed the tree gives no verdict that counts.
+import { agentEnvironment } from "../agents/env-scrub.js";
+import { describeChange } from "../judge/progress-fingerprint.js";
+import { judgeReview } from "../judge/review-verdict.js";
+import type { Criterion } from "../judge/criteria.js";
+import type { TreeMarker } from "../process/inventory.js";
+import { reviewPrompt, type ReviewPromptParts } from "../run/review-prompt.js";
+import type { RunRecord } from "../run/run-record.js";
+import { IterationLog } from "../store/iteration-log.js";
+import { changedPaths, snapshotTree, treeDiff, type TreeSnapshot } from "../worktree/tree-snapshot.js";
+import type { EngineIo } from "./engine-io.js";
+import { workDirOf, type EngineOptions } from "./engine-options.js";
+import { failureOf } from "./iteration-facts.js";
+import type { ReviewResult } from "./phase.js";
+import { startAgent } from "./run-agent.js";
+
+/** The most of the iteration's diff a reviewer is given in its prompt. */
+const DIFF_CAP_BYTES = 200 * 1024;
+
+/** What the reviews of one iteration need from the driver. */
+export interface ReviewContext {
+  options: EngineOptions;
+  io: EngineIo;
+  record: RunRecord;
+  marker: TreeMarker;
+  tasksFile: string | null;
+  /** The run's spend so far (for agents that take a budget). */
+  spentUsd: number;
+  /** The work tree before the iteration and after it (null: no snapshot was taken). */
+  trees: { from: TreeSnapshot | null; to: TreeSnapshot | null };
+  /** Aborting ends the reviewer under way; the reviews after it are not run. */
+  signal: AbortSignal;
+}
+
+/** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
+export async function runReviews(what: { iteration: number; task: string; criteria: Criterion[] }, context: ReviewContext): Promise<ReviewResult[]> {
+  const diff = await iterationDiff(context);
+  const results: ReviewResult[] = [];
+  let spent = context.spentUsd;
+  for (const [index, criterion] of what.criteria.entries()) {
+    if (context.signal.aborted) break;
+    const result = await reviewOnce(criterion, index + 1, { iteration: what.iteration, task: what.task, diff }, { ...context, spentUsd: spent });
+    spent += result.costUsd ?? 0;
+    results.push(result);
+  }
+  return results;
+}
+
+async function iterationDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
+  const { from, to } = context.trees;
+  if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree before the iteration" };
+  const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
+  if (!diff.ok) return { missing: diff.message };
+  return diff.text.trim() === "" ? { missing: "the iteration changed no file" } : { text: diff.text, truncated: diff.truncated };
+}
+
+async function reviewOnce(criterion: Criterion, index: number, what: { iteration: number; task: string; diff: ReviewPromptParts["diff"] }, context: ReviewContext): Promise<ReviewResult> {
+  const spec = criterion.review;
+  const { io, options, record } = context;
+  const started = io.now().getTime();
+  const base = { criterion, agent: spec?.agent ?? "command", findings: "", costUsd: null, tokens: null } as const;
+  const none = (reason: string, extra: Partial<ReviewResult> = {}): ReviewResult => ({ ...base, verdict: "none", reason, durationMs: io.now().getTime() - started, ...extra });
+  if (!spec) return none("the criterion names no reviewer");
+  const workDir = workDirOf(options);
+  const sandboxed = io.sandbox !== undefined;
+  const prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed });
+  const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
+  // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
+  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`);
+  const adapter = io.adapterFor(spec.agent);
+  let invocation;
+  try {
+    invocation = adapter.invocation({
+      prompt,
+      cwd: workDir,
+      env: io.env,
+      scratchDir: record.paths.dir,
+      ...(spec.model ? { model: spec.model } : {}),
+      ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
+      ...(spec.command ? { commandArgv: spec.command } : {}),
+    });
+  } catch (error) {
+    return none(`the reviewer cannot be started: ${(error as Error).message}`);
+  }
+  let log: IterationLog;
+  try {
+    log = new IterationLog(record.paths.reviewLog(what.iteration, index), record.redactor, record.guard);
+  } catch (error) {
+    return none(`the review's log cannot be opened: ${(error as Error).message}`);
+  }
+  const before = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
+  const handle = startAgent({
+    adapter,
+    invocation,
+    prompt,
+    cwd: workDir,
+    env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: options.runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(what.iteration), RALPH_REVIEW: "1" }),
+    marker: context.marker,
+    log,
+    timeoutMs: spec.timeoutMs,
+    idleTimeoutMs: null,
+    lingerMs: options.settings.lingerMs,
+    graceMs: options.settings.graceMs,
+    urgent: io.signals.urgent,
+    onEvent: () => undefined,
+    spawnAgent: (options) => (io.spawnReviewer ? io.spawnReviewer(options, spec.agent) : io.spawnAgent(options)),
+    now: () => io.now().getTime(),
+  });
+  const onAbort = (): void => handle.end("interrupted");
+  if (context.signal.aborted) onAbort();
+  context.signal.addEventListener("abort", onAbort, { once: true });
+  const run = await handle.done.finally(() => context.signal.removeEventListener("abort", onAbort));
+  if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`);
+  const spend = { costUsd: run.outcome.costUsd ?? null, tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
+  const changed = await treeChange(before, context, workDir);
+  if (typeof changed === "string") return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });
+  const failure = run.endedBy === "interrupted" ? "it was ended: the run is stopping" : failureOf(run);
+  if (failure) return none(`the reviewer failed: ${failure}`, { ...spend, ...changed });
+  const verdict = judgeReview(run.outcome.finalMessage ?? "", prompt);
+  return verdict.verdict === "none"
+    ? { ...base, ...spend, ...changed, verdict: "none", reason: verdict.reason, findings: verdict.findings }
+    : { ...base, ...spend, ...changed, verdict: verdict.verdict, reason: null, findings: verdict.findings };
+}
+
+/** Why the reviewer's verdict does not count because it changed the tree (a string), else a note for the run (or nothing). */
+async function treeChange(before: Awaited<ReturnType<EngineIo["fingerprint"]>>, context: ReviewContext, workDir: string): Promise<string | { note?: string }> {
+  const { io } = context;
+  const after = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
+  if (!before.ok || !after.ok) {
+    if (io.sandbox !== undefined) return {};
+    const why = !before.ok ? before.message : !after.ok ? after.message : "";
+    return { note: `ralph cannot see whether a reviewer changes the work tree here (${why}); in a --sandbox run the tree is read-only for it` };
+  }
+  const change = describeChange(before, after);
+  if (change === null) return {};
+  const to = context.trees.to;
+  const now = to?.ok ? await snapshotTree(workDir, io.env, context.signal) : null;
+  const paths = to?.ok && now?.ok ? await changedPaths(workDir, io.env, to.tree, now.tree) : null;
+  const named = paths && paths.length > 0 ? `: ${paths.join(", ")}` : "";
+  return `the reviewer changed the work tree (${change}${named}), which a review must not do; its verdict does not count`;
+}

@@ -1,0 +1,57 @@
+// What a reviewer is given: its rules (read-only, how to answer), the task, the iteration's diff, and the
+// person's own instructions. It reaches the reviewer on stdin or as one argv word, never through a shell.
+
+/** The parts of one review's prompt. */
+export interface ReviewPromptParts {
+  /** The run's prompt as the worker got it this iteration (with its current task). */
+  task: string;
+  /** The iteration's diff (git diff of the work tree before → after it), or why there is none. */
+  diff: { text: string; truncated: boolean } | { missing: string };
+  /** The person's extra instructions (`prompt:` of the criterion). */
+  instructions: string | null;
+  iteration: number;
+  /** Whether the reviewer runs in a sandbox with the tree mounted read-only. */
+  sandboxed: boolean;
+}
+
+/** The reviewer's prompt. */
+export function reviewPrompt(parts: ReviewPromptParts): string {
+  const walls = parts.sandboxed
+    ? "The work tree is mounted read-only for you: you cannot change it."
+    : "You have a read-only view of the work tree: do not create, change or delete any file, and do not commit. A review that changes the tree does not count.";
+  const diff = "missing" in parts.diff ? `(no diff: ${parts.diff.missing})` : `\`\`\`diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n\`\`\``;
+  const fence = "~".repeat(Math.max(3, longestRun(parts.task, "~") + 1));
+  return [
+    `You are reviewing the work of another coding agent, done in iteration ${parts.iteration} of an automated loop, before it is accepted as finished.`,
+    walls,
+    "Judge whether the task is really done and done well: read the diff and, where you need to, the files and tests in the current directory.",
+    "",
+    "## The task the agent was given",
+    "",
+    fence,
+    parts.task.replace(/\n+$/, ""),
+    fence,
+    "",
+    "## The diff of the iteration",
+    "",
+    diff,
+    ...(parts.instructions?.trim() ? ["", "## Review instructions", "", parts.instructions.trim()] : []),
+    "",
+    "## How to answer",
+    "",
+    "Write your findings first: what is wrong or missing, each with the file and what to change, so the agent can act on them.",
+    "Then end your answer with a last line that holds only the verdict tag: the approve tag when the task is done and correct, the changes tag when anything must change.",
+    "The tags are <verdict>approve</verdict> and <verdict>changes</verdict>. Nothing may follow the tag; a tag anywhere else does not count.",
+    "",
+  ].join("\n");
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let current = 0;
+  for (const ch of text) {
+    current = ch === char ? current + 1 : 0;
+    longest = Math.max(longest, current);
+  }
+  return longest;
+}

@@ -1,0 +1,79 @@
+// Snapshots of the work tree as git tree objects, taken through an index of ralph's own (the repository's
+// index, HEAD and refs are never touched), and the diff between two of them: what one iteration changed.
+import { copyFileSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gitSession, runGitRaw } from "./run-git.js";
+
+/** A snapshot: the tree object of the work tree's files (tracked and untracked, not ignored), or why there is none. */
+export type TreeSnapshot = { ok: true; tree: string } | { ok: false; message: string };
+
+// Everything in the work tree but ralph's own run files, wherever a .ralph directory is.
+const PATHSPEC = ["--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
+
+/** Writes the work tree containing `cwd` as a tree object; aborting `signal` ends the git command under way. */
+export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<TreeSnapshot> {
+  let scratch: string;
+  try {
+    scratch = mkdtempSync(join(tmpdir(), "ralph-snapshot-"));
+  } catch (error) {
+    return { ok: false, message: `no scratch directory for a snapshot of ${cwd}: ${(error as NodeJS.ErrnoException).code ?? "error"}` };
+  }
+  const index = join(scratch, "index");
+  try {
+    const plain = await gitSession(cwd, { env, signal, noOptionalLocks: true });
+    const where = await plain(["rev-parse", "--git-path", "index"]);
+    if (!where.ok) return { ok: false, message: `no git snapshot of ${cwd}: ${where.stderr.split("\n")[0] || where.code}` };
+    // The repository's index, copied, makes git re-read only the files that changed since it was written.
+    const own = resolve(cwd, where.stdout.toString("utf8").trim());
+    let copied = false;
+    try {
+      if (lstatSync(own).isFile()) {
+        copyFileSync(own, index);
+        copied = true;
+      }
+    } catch {
+      // No index yet (a fresh repository): the snapshot starts from HEAD, or from nothing.
+    }
+    const git = await gitSession(cwd, { env, signal, indexFile: index });
+    if (!copied) await git(["read-tree", "HEAD"]);
+    const added = await git(["add", "-A", ...PATHSPEC]);
+    if (!added.ok) return { ok: false, message: `git add (into ralph's own index) failed in ${cwd}: ${added.stderr.split("\n")[0] || added.code}` };
+    const tree = await git(["write-tree"]);
+    if (!tree.ok) return { ok: false, message: `git write-tree failed in ${cwd}: ${tree.stderr.split("\n")[0] || tree.code}` };
+    return { ok: true, tree: tree.stdout.toString("utf8").trim() };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The diff from tree `from` to tree `to` (a stat, then the patch), cut after `capBytes`. */
+export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string, to: string, capBytes: number, signal?: AbortSignal): Promise<{ ok: true; text: string; truncated: boolean } | { ok: false; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const enough = new AbortController();
+  const onAbort = (): void => enough.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch", from, to], {
+    env,
+    signal: enough.signal,
+    onStdout: (chunk) => {
+      if (size >= capBytes) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= capBytes) enough.abort();
+    },
+  });
+  signal?.removeEventListener("abort", onAbort);
+  const truncated = size >= capBytes;
+  if (!result.ok && !truncated) return { ok: false, message: `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}` };
+  const text = Buffer.concat(chunks).subarray(0, capBytes).toString("utf8");
+  return { ok: true, text: text.replace(/\n$/, ""), truncated };
+}
+
+/** The paths that differ between two trees (at most `limit` of them), or null when git cannot say. */
+export async function changedPaths(cwd: string, env: NodeJS.ProcessEnv, from: string, to: string, limit = 10): Promise<string[] | null> {
+  const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to], { env });
+  if (!result.ok) return null;
+  return result.stdout.toString("utf8").split("\0").filter((path) => path !== "").slice(0, limit);
+}
