@@ -12,11 +12,12 @@ const MB = 200;
 const TARGET_RATIO = 1.2;
 /** A run still going after this long is stopped (SIGTERM) and its output shape is not measured again. */
 const CAP_MS = 30_000;
-/** Output shapes: Claude Code stream-json through the claude adapter, and raw bytes through the command agent. */
+/** Output shapes: Claude Code stream-json through the claude adapter, and raw bytes through the command agent (also on stderr). */
 const MODES = [
   { mode: "json", label: "stream-json lines (claude adapter)" },
   { mode: "raw", label: "raw random bytes (command agent)" },
   { mode: "flat", label: "one unterminated line (command agent)" },
+  { mode: "stderr", label: "raw random bytes on stderr (command agent)" },
 ] as const;
 
 type Mode = (typeof MODES)[number]["mode"];

@@ -1,7 +1,10 @@
 // After tsc: replaces dist/src/cli/main.js with one bundled file (its dependencies included) whose commands
 // are chunks loaded only when run, so that start-up reads and compiles one file instead of dozens.
-// Everything else under dist/ stays tsc's output: the tests import it, and the guardian and the demo agent
-// are started from it as scripts of their own.
+// Beside it: full.js, the whole CLI without the quick paths (what main.js falls back to; tests compare the
+// two), hook-stop.js (deciding a stop with a loop active), and the quick paths' own files, quick-status.js
+// and quick-hook.js, each one module with everything it needs, so that `ralph status` and the Stop hook load
+// two files in all. Everything else under dist/ stays tsc's output: the tests import it, and the guardian
+// and the demo agent are started from it as scripts of their own.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,26 +29,64 @@ const ownUrl = {
   },
 };
 
-for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(join(outdir, name));
-const result = await build({
-  entryPoints: [{ in: join(root, "src", "cli", "fast-start.ts"), out: "main" }],
+/** Leaves the imports named in `map` (importer's file name → specifier → the file imported at run time) unbundled. */
+function keepApart(map) {
+  return {
+    name: "keep-apart",
+    setup(bundle) {
+      bundle.onResolve({ filter: /^\./ }, (args) => {
+        const path = map[args.importer.split(sep).pop()]?.[args.path];
+        return path === undefined ? undefined : { path, external: true };
+      });
+    },
+  };
+}
+
+const common = {
   outdir,
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
-  chunkNames: "chunk-[hash]",
   legalComments: "none",
   logLevel: "warning",
-  plugins: [ownUrl],
   metafile: true,
   // Dependencies written as CommonJS call require(): give the bundle one.
   banner: { js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);' },
+};
+
+for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(join(outdir, name));
+const result = await build({
+  ...common,
+  entryPoints: [
+    { in: join(root, "src", "cli", "main.ts"), out: "full" },
+    { in: join(root, "src", "hook", "handle-stop.ts"), out: "hook-stop" },
+  ],
+  splitting: true,
+  chunkNames: "chunk-[hash]",
+  plugins: [ownUrl],
+});
+// The entry and its quick paths, one self-contained file each (no chunks shared with the rest): each module
+// costs Node a resolve, a read and a compile of its own.
+const quick = await build({
+  ...common,
+  entryPoints: [
+    { in: join(root, "src", "cli", "fast-start.ts"), out: "main" },
+    { in: join(root, "src", "cli", "quick-status.ts"), out: "quick-status" },
+    { in: join(root, "src", "cli", "quick-hook.ts"), out: "quick-hook" },
+  ],
+  splitting: false,
+  plugins: [
+    ownUrl,
+    keepApart({
+      "fast-start.ts": { "./main.js": "./full.js", "./quick-status.js": "./quick-status.js", "./quick-hook.js": "./quick-hook.js" },
+      "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },
+    }),
+  ],
 });
 // The banner goes before everything, the entry's #! line included: put that line back first.
 const entry = join(outdir, "main.js");
 const text = readFileSync(entry, "utf8");
 if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text}`);
-// BUNDLE_META=file writes esbuild's metafile: which module landed in which chunk, and what each imports.
-if (process.env.BUNDLE_META) (await import("node:fs")).writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile));
+// BUNDLE_META=file writes esbuild's metafiles: which module landed in which file, and what each imports.
+if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify({ full: result.metafile, quick: quick.metafile }));

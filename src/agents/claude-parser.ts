@@ -2,6 +2,7 @@
 import { detectLimit, isAuthFailure, isConfigFailure, parseResetTime } from "./limit-detect.js";
 import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord } from "./json-fields.js";
 import { clip } from "../util/clip.js";
+import { TextTail } from "../util/text-tail.js";
 import type { AgentErrorKind, AgentEvent, AgentOutcome, LimitInfo, OutputParser, TokenUsage } from "./types.js";
 
 const TOOL_RESULT_LIMIT = 300;
@@ -62,7 +63,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
   const stray = new StrayLines(TOOL_RESULT_LIMIT);
   let sessionId: string | undefined;
   let result: Json | null = null;
-  let finalText = "";
+  // Held in a ring (no string kept per line) of twice the limit, cut back to the limit as before.
+  const finalText = new TextTail(2 * FINAL_TEXT_LIMIT + 1);
   let lastSynthetic = false;
   let assistantError: string | undefined;
   let lastRetry: { status: number | undefined; error: string } | null = null;
@@ -105,9 +107,10 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       if (block?.type === "text" && typeof block.text === "string" && block.text !== "") {
         events.push({ kind: synthetic ? "error" : "text", text: block.text });
         if (topLevel) {
-          finalText = finalText ? `${finalText}\n${block.text}` : block.text;
+          if (finalText.length > 0) finalText.append("\n");
+          finalText.append(block.text);
           // Bounded, and cut only now and then so each line stays cheap: the end of the text is what matters.
-          if (finalText.length > 2 * FINAL_TEXT_LIMIT) finalText = finalText.slice(-FINAL_TEXT_LIMIT);
+          if (finalText.length > 2 * FINAL_TEXT_LIMIT) finalText.keep(FINAL_TEXT_LIMIT);
         }
       } else if (block?.type === "tool_use" && typeof block.name === "string") {
         if (typeof block.id === "string") toolNames.set(block.id, block.name);
@@ -132,7 +135,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
 
   function onUser(line: Json): AgentEvent[] {
     const content = asRecord(line.message)?.content;
-    if (line.parent_tool_use_id === undefined || line.parent_tool_use_id === null) finalText = "";
+    if (line.parent_tool_use_id === undefined || line.parent_tool_use_id === null) finalText.clear();
     if (!Array.isArray(content)) return [{ kind: "other", text: clip(flattenContent(content), TOOL_RESULT_LIMIT) }];
     return content.map(asRecord).flatMap((block): AgentEvent[] => {
       if (block?.type === "tool_result") {
@@ -205,7 +208,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     if (!line) return null;
     if (line.is_error !== true && typeof line.result === "string") return line.result;
     // An error result (e.g. error_max_budget_usd) after a finished answer carries no `result`: the answer is still final.
-    if (line.stop_reason === "end_turn" && !lastSynthetic && finalText) return finalText;
+    if (line.stop_reason === "end_turn" && !lastSynthetic && finalText.length > 0) return finalText.text();
     return null;
   }
 

@@ -26,6 +26,8 @@ export function claudeArgv(input: InvocationInput, bin: string): string[] {
     // A user who sets a permission mode in --agent-args gets that instead.
     ...permissionFlags("claude", input.agentArgs ?? []),
     ...(input.model ? ["--model", input.model] : []),
+    // The project's .claude/settings*.json are the agent's to write: hooks and env (an API server) in them are not the reviewer's.
+    ...(input.untrustedTree ? ["--setting-sources", "user"] : []),
     ...budgetFlag(input.remainingBudgetUsd),
     ...(input.agentArgs ?? []),
   ];

@@ -1,29 +1,22 @@
 // The `command` agent: any argv; the prompt arrives on stdin and the final message is its stdout.
+import { TextTail } from "../util/text-tail.js";
 import type { AgentAdapter, AgentEvent, OutputParser } from "./types.js";
 
 /** Keeps at most this much of a command's stdout as its final message. */
 const FINAL_MESSAGE_LIMIT = 256 * 1024;
 
 function createCommandParser(): OutputParser {
-  // Lines are collected and only joined and cut when twice the limit has piled up, so each line costs O(1).
-  let lines: string[] = [];
-  let length = 0;
-  const compact = () => {
-    const joined = lines.join("");
-    lines = [joined.length > FINAL_MESSAGE_LIMIT ? joined.slice(-FINAL_MESSAGE_LIMIT) : joined];
-    length = (lines[0] as string).length;
-  };
+  // The end of stdout, each line followed by its newline; each line costs O(its length), in fixed memory.
+  const tail = new TextTail(FINAL_MESSAGE_LIMIT);
   return {
     line(text: string): AgentEvent[] {
-      lines.push(`${text}\n`);
-      length += text.length + 1;
-      if (length > 2 * FINAL_MESSAGE_LIMIT) compact();
+      tail.append(text);
+      tail.append("\n");
       return [{ kind: "text", text }];
     },
     finish(_stderrTail, exit) {
-      compact();
       // A plain command has no result record: its exit status says whether its output is a result.
-      return { finalMessage: lines[0] ?? "", sawResult: exit.code === 0 };
+      return { finalMessage: tail.text(), sawResult: exit.code === 0 };
     },
   };
 }

@@ -76,6 +76,8 @@ export interface InvocationInput {
   tasksFile?: string;
   /** Extra arguments for the agent CLI (--agent-args), passed as they are. */
   agentArgs?: string[];
+  /** The work tree was written by another agent (a reviewer runs there): the CLI takes no settings or hooks from it. */
+  untrustedTree?: boolean;
 }
 
 /** The process to start for one iteration. The prompt never goes through a shell. */

@@ -23,18 +23,16 @@ async function start(argv: string[]): Promise<void> {
     case "hook-handle": {
       // Its one refusal (a terminal on stdin) is worded by the full CLI.
       if (process.stdin.isTTY) return full();
-      const { hookHandleCommand } = await import("./commands/hook-handle.js");
-      process.exitCode = await hookHandleCommand();
+      const { quickHook } = await import("./quick-hook.js");
+      process.exitCode = await quickHook();
       return;
     }
     case "status": {
-      const [{ statusCommand }, { findProject }] = await Promise.all([import("./commands/inspect.js"), import("./find-project.js")]);
-      try {
-        process.exitCode = await statusCommand(findProject(process.cwd()), quick.run, quick.json);
-      } catch {
-        // status only reads: the full CLI runs it again and words the failure as every command's.
-        return full();
-      }
+      const { quickStatus } = await import("./quick-status.js");
+      const code = await quickStatus(quick.run, quick.json);
+      // status only reads: on a failure the full CLI runs it again and words it as every command's.
+      if (code === null) return full();
+      process.exitCode = code;
       return;
     }
     case "full":

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The ralph command: parses argv, runs one subcommand, and turns its outcome into an exit code.
 import "./no-inspector.js";
+import "./small-young-generation.js";
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { Command, CommanderError } from "commander";

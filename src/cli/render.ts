@@ -86,9 +86,10 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       if (event.kind === "retry") running.retries += 1;
       if (event.kind === "error") running.apiErrors += 1;
     }
-    const line = liveLine(event);
     // Retries and errors are news even without --live: a retry storm must show as it happens.
-    if (line !== null && (mode.live || event.kind === "retry" || event.kind === "error")) print(line);
+    // (Made only when shown: every output line of the agent passes here.)
+    const line = mode.live || event.kind === "retry" || event.kind === "error" ? liveLine(event) : null;
+    if (line !== null) print(line);
     else draw();
   }
 

@@ -33,7 +33,7 @@ export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "pl
   }
   const reviewers = state.completionCriteria.filter((criterion) => criterion.review).map((criterion) => criterion.check);
   if (reviewers.length > 0) {
-    lines.push(`review: ${reviewers.join(", ")} must approve before the run ends DONE; a reviewer sees the task and the iteration's diff, the tree read-only (mounted so in a sandbox; elsewhere a change it makes voids its verdict)`);
+    lines.push(`review: ${reviewers.join(", ")} must approve before the run ends DONE; a reviewer sees the task and the run's diff, the tree read-only (mounted so in a sandbox; elsewhere a change it makes voids its verdict)`);
   }
   if (!state.completionPromise && state.completionCriteria.length === 0 && !state.tasks) {
     lines.push("no completion promise, check or task list: the run ends only at its cap, a stop or a failure");

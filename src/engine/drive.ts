@@ -19,7 +19,7 @@ import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 import { reviewsOf } from "./reviewing.js";
 import { runReviews } from "./run-review.js";
-import { snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
+import { isTree, snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
@@ -28,7 +28,11 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
-  /** The work tree after the last iteration (or at the start) and after the one just judged: what a reviewer's diff spans. */
+  /**
+   * The work tree when the run started and after the iteration just judged: what a reviewer's diff spans. The
+   * start stays put: a review runs only once the rest would end the run DONE, so work done in iterations that
+   * were never reviewed (earlier tasks, an iteration without a claim) is in the diff too.
+   */
   private trees: { from: TreeSnapshot | null; to: TreeSnapshot | null } = { from: null, to: null };
   /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
   private firstLook: AbortController | null = null;
@@ -68,7 +72,7 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null, reviewBase: previous?.review_base ?? null },
         io.now().getTime(),
       ),
     };
@@ -157,7 +161,7 @@ export class Driver {
       failed.addEventListener("abort", onFailed, { once: true });
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
-    if (this.reviewed()) this.trees = { from: null, to: await snapshotTree(workDirOf(options), io.env, signals.interrupted) };
+    if (this.reviewed()) this.trees = { from: await this.reviewBase(signals.interrupted), to: null };
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
       const onInterrupt = (): void => firstLook.abort();
@@ -327,6 +331,16 @@ export class Driver {
     return reviewsOf(this.machine.plan.completionCriteria).length > 0;
   }
 
+  /** The tree reviews diff against: the one a continued run started from (kept in status.json), else the tree now. */
+  private async reviewBase(signal: AbortSignal): Promise<TreeSnapshot> {
+    const workDir = workDirOf(this.options);
+    const kept = this.machine.tally.reviewBase;
+    if (kept !== null && (await isTree(workDir, this.io.env, kept))) return { ok: true, tree: kept };
+    const now = await snapshotTree(workDir, this.io.env, signal);
+    if (now.ok) this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
+    return now;
+  }
+
   /** Runs the reviewers; aborting (a signal, stop --now) ends the one under way. */
   private review(effect: Effect & { kind: "review" }): void {
     const controller = new AbortController();
@@ -353,13 +367,13 @@ export class Driver {
       effect.criteria.length > 0
         ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
         : Promise.resolve([]);
-    // With reviews, the tree the iteration left is kept: the next review's diff starts from it.
+    // With reviews, the tree the iteration left is kept: a review's diff ends there.
     const snapshot = this.reviewed() ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal)) : Promise.resolve(null);
     const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
     Promise.all([verdicts, fingerprint, snapshot]).then(
       ([checked, taken, tree]) => {
         this.checks = null;
-        if (tree) this.trees = { from: this.trees.to, to: tree };
+        if (tree) this.trees = { ...this.trees, to: tree };
         this.push({ type: "checked", verdicts: checked, fingerprint: taken });
       },
       (error: unknown) => this.fail(error),

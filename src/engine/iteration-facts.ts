@@ -8,7 +8,7 @@ import type { IterationResult } from "../store/event-log.js";
 import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
 /** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
-export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId" | "question" | "answer" | "review">>, startedAtMs: number): Tally {
+export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId" | "question" | "answer" | "review" | "reviewBase">>, startedAtMs: number): Tally {
   return {
     iteration: previous.iteration ?? 0,
     calls: previous.calls ?? 0,
@@ -24,6 +24,7 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     failingChecks: "",
     reviewFindings: "",
     review: previous.review ?? null,
+    reviewBase: previous.reviewBase ?? null,
     fingerprint: null,
     task: null,
     resources: null,

@@ -95,11 +95,12 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   if (reviewed === null && awaitsReview(judged, claim, checked, open.length)) return startReview(machine, phase, input);
   const reviews = reviewed ?? [];
   const verdicts = [...checked, ...reviewVerdicts(reviews)];
-  const reviewing = reviewsOf(machine.plan.completionCriteria).length > 0;
+  const wanted = reviewsOf(machine.plan.completionCriteria).length;
+  const reviewing = wanted > 0;
   // Before any review ran (a task is open), complete is what the rest says; DONE needs the reviews too.
   const complete = reviewing && reviews.length === 0 ? awaitsReview(judged, claim, checked, 0) : isComplete(judged, claim, verdicts);
-  // A task list is a criterion: nothing is done while a task is open.
-  const done = complete && open.length === 0 && (!reviewing || reviews.length > 0);
+  // A task list is a criterion: nothing is done while a task is open. Every reviewer must have answered.
+  const done = complete && open.length === 0 && reviews.length >= wanted;
   const criteriaPass = checked.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);

@@ -64,6 +64,8 @@ export interface ReviewResult {
   durationMs: number;
   /** What the run says once about this review (e.g. that without git a changed tree cannot be seen). */
   note?: string;
+  /** False when no reviewer process was started (no budget left, no diff to show, it could not start): no agent call. */
+  ran?: false;
 }
 
 /** The last review of a run, as status.json shows it. */
@@ -114,8 +116,10 @@ export interface Tally {
   failingChecks: string;
   /** The reviewers' findings carried into the next prompt (empty when the last review approved or none ran). */
   reviewFindings: string;
-  /** The last review's verdict (null: none yet). While it is not an approval, the run does not end NO_WORK. */
+  /** The last review's verdict (null: none yet). Until one approves (once the run has worked), the run does not end NO_WORK. */
   review: LastReview | null;
+  /** The git tree of the work tree when the run first started (reviews diff against it); null: none taken. */
+  reviewBase: string | null;
   /** The project's progress fingerprint after the last iteration (stall detection). */
   fingerprint: Fingerprint | null;
   /** The task of the last iteration. */
@@ -209,7 +213,7 @@ export type Effect =
   | { kind: "spawn"; attempt: Attempt }
   | { kind: "endTree"; why: EndedBy }
   | { kind: "runChecks"; iteration: number; criteria: Criterion[]; fingerprint: boolean }
-  /** Run the reviewers on the iteration's diff; `task` is the prompt the agent was given. */
+  /** Run the reviewers on the run's diff; `task` is the prompt the agent was given. */
   | { kind: "review"; iteration: number; task: string; criteria: Criterion[] }
   | { kind: "sleep"; untilMs: number }
   /** Mark these tasks not done again in the task list: the checks failed on the tree that marked them. */

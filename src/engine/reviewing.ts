@@ -93,12 +93,12 @@ export function reviewContext(reviews: readonly ReviewResult[]): string {
     .join("\n\n");
 }
 
-/** The tally once the reviewers' spend is added (each review is an agent call). */
+/** The tally once the reviewers' spend is added (each reviewer started is an agent call). */
 export function withReviewSpend(tally: Tally, reviews: readonly ReviewResult[]): Tally {
   return reviews.reduce(
     (sum, review) => ({
       ...sum,
-      calls: sum.calls + 1,
+      calls: sum.calls + (review.ran === false ? 0 : 1),
       costUsd: sum.costUsd + (review.costUsd ?? 0),
       tokens: { input: sum.tokens.input + (review.tokens?.input ?? 0), output: sum.tokens.output + (review.tokens?.output ?? 0) },
     }),

@@ -5,6 +5,7 @@ import type { EndTreeReport } from "../process/kill-tree.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { IterationLog } from "../store/iteration-log.js";
+import { TextTail } from "../util/text-tail.js";
 import { LineSplitter } from "./line-splitter.js";
 import type { AgentRun, EndedBy } from "./phase.js";
 
@@ -72,7 +73,8 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
   const agent = spawned.agent;
   const log = input.log;
   const parser = input.adapter.parser({ prompt: input.prompt });
-  let stderrTail = "";
+  // In a ring: a slice of the joined text would keep each chunk's whole text alive until the next one.
+  const stderrTail = new TextTail(STDERR_TAIL_BYTES);
   let endedBy: EndedBy | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
   let ending: Promise<EndTreeReport> | null = null;
@@ -132,7 +134,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     agent.stderr.on("data", (chunk: Buffer) => {
       armIdle();
       writeLog(agent.stderr, chunk);
-      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      stderrTail.append(chunk.toString("utf8"));
     });
     agent.stderr.on("end", resolve);
     agent.stderr.on("error", () => resolve());
@@ -153,7 +155,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
     await log.end();
-    const outcome = parser.finish(stderrTail, exit);
+    const outcome = parser.finish(stderrTail.text(), exit);
     const resources = agent.resources();
     return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources };
   } finally {

@@ -1,5 +1,5 @@
 // Runs the reviewers of one iteration: each a fresh agent process, supervised like the agent (in a --sandbox
-// run, inside the sandbox with the work tree read-only), given the task and the iteration's diff, and judged
+// run, inside the sandbox with the work tree read-only), given the task and the run's diff so far, and judged
 // by the strict verdict judge. A reviewer that changed the tree gives no verdict that counts.
 import { agentEnvironment } from "../agents/env-scrub.js";
 import { describeChange } from "../judge/progress-fingerprint.js";
@@ -16,7 +16,10 @@ import { failureOf } from "./iteration-facts.js";
 import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 
-/** The most of the iteration's diff a reviewer is given in its prompt. */
+/** What a review that started no reviewer process adds to its answer (it is not an agent call). */
+const NOT_RUN = { ran: false } as const;
+
+/** The most of the run's diff a reviewer is given in its prompt. */
 const DIFF_CAP_BYTES = 200 * 1024;
 
 /** What the reviews of one iteration need from the driver. */
@@ -28,7 +31,7 @@ export interface ReviewContext {
   tasksFile: string | null;
   /** The run's spend so far (for agents that take a budget). */
   spentUsd: number;
-  /** The work tree before the iteration and after it (null: no snapshot was taken). */
+  /** The work tree when the run started and after the iteration (null: no snapshot was taken). */
   trees: { from: TreeSnapshot | null; to: TreeSnapshot | null };
   /** Aborting ends the reviewer under way; the reviews after it are not run. */
   signal: AbortSignal;
@@ -36,7 +39,12 @@ export interface ReviewContext {
 
 /** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
 export async function runReviews(what: { iteration: number; task: string; criteria: Criterion[] }, context: ReviewContext): Promise<ReviewResult[]> {
-  const diff = await iterationDiff(context);
+  const diff = await runDiff(context);
+  // The run started in a repository that git can no longer read (an agent can break .git): the changes cannot be shown, so no reviewer runs.
+  if ("unseen" in diff) {
+    const reason = `not run: the run's changes cannot be seen (${diff.unseen}), and a review without them does not count`;
+    return what.criteria.map((criterion) => ({ criterion, agent: criterion.review?.agent ?? "command", verdict: "none", reason, findings: "", costUsd: null, tokens: null, durationMs: 0, ...NOT_RUN }));
+  }
   const results: ReviewResult[] = [];
   let spent = context.spentUsd;
   for (const [index, criterion] of what.criteria.entries()) {
@@ -48,12 +56,14 @@ export async function runReviews(what: { iteration: number; task: string; criter
   return results;
 }
 
-async function iterationDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"]> {
+/** The run's diff, why there is none (no git from the start), or why it cannot be seen though the run started with git (`unseen`). */
+async function runDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"] | { unseen: string }> {
   const { from, to } = context.trees;
-  if (!from?.ok || !to?.ok) return { missing: (to && !to.ok ? to.message : from && !from.ok ? from.message : null) ?? "no snapshot of the work tree before the iteration" };
+  if (from?.ok && !to?.ok) return { unseen: to?.message ?? "no snapshot of the work tree after the iteration" };
+  if (!from?.ok || !to?.ok) return { missing: from && !from.ok ? from.message : "no snapshot of the work tree when the run started" };
   const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
-  if (!diff.ok) return { missing: diff.message };
-  return diff.text.trim() === "" ? { missing: "the iteration changed no file" } : { text: diff.text, truncated: diff.truncated };
+  if (!diff.ok) return { unseen: diff.message };
+  return diff.text.trim() === "" ? { missing: "the run changed no file" } : { text: diff.text, truncated: diff.truncated };
 }
 
 async function reviewOnce(criterion: Criterion, index: number, what: { iteration: number; task: string; diff: ReviewPromptParts["diff"] }, context: ReviewContext): Promise<ReviewResult> {
@@ -62,13 +72,13 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const started = io.now().getTime();
   const base = { criterion, agent: spec?.agent ?? "command", findings: "", costUsd: null, tokens: null } as const;
   const none = (reason: string, extra: Partial<ReviewResult> = {}): ReviewResult => ({ ...base, verdict: "none", reason, durationMs: io.now().getTime() - started, ...extra });
-  if (!spec) return none("the criterion names no reviewer");
+  if (!spec) return none("the criterion names no reviewer", NOT_RUN);
   const workDir = workDirOf(options);
   const sandboxed = io.sandbox !== undefined;
   const prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed });
   const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
-  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`);
+  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
   try {
@@ -77,18 +87,19 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
       cwd: workDir,
       env: io.env,
       scratchDir: record.paths.dir,
+      untrustedTree: true,
       ...(spec.model ? { model: spec.model } : {}),
       ...(remaining !== undefined ? { remainingBudgetUsd: remaining } : {}),
       ...(spec.command ? { commandArgv: spec.command } : {}),
     });
   } catch (error) {
-    return none(`the reviewer cannot be started: ${(error as Error).message}`);
+    return none(`the reviewer cannot be started: ${(error as Error).message}`, NOT_RUN);
   }
   let log: IterationLog;
   try {
     log = new IterationLog(record.paths.reviewLog(what.iteration, index), record.redactor, record.guard);
   } catch (error) {
-    return none(`the review's log cannot be opened: ${(error as Error).message}`);
+    return none(`the review's log cannot be opened: ${(error as Error).message}`, NOT_RUN);
   }
   const before = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
   const handle = startAgent({
@@ -112,7 +123,7 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   if (context.signal.aborted) onAbort();
   context.signal.addEventListener("abort", onAbort, { once: true });
   const run = await handle.done.finally(() => context.signal.removeEventListener("abort", onAbort));
-  if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`);
+  if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`, NOT_RUN);
   const spend = { costUsd: run.outcome.costUsd ?? null, tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
   const changed = await treeChange(before, context, workDir);
   if (typeof changed === "string") return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });

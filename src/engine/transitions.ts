@@ -147,7 +147,13 @@ export function taskFinished(machine: Machine): Ending | null {
   return { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${file}` };
 }
 
-/** Whether the run's last review did not approve while reviews are configured: the run cannot end NO_WORK, nor a --task run DONE by its mark. */
+/**
+ * Whether reviews are configured and none approved the run's work: the run cannot end NO_WORK, nor a --task run
+ * DONE by its mark. Work done with no review at all (the tasks marked by an iteration that failed, or that made
+ * no claim) is not approved either; only a run that has not worked yet (iteration 0) has nothing to review.
+ */
 export function reviewOpen(machine: Machine): boolean {
-  return machine.tally.review !== null && machine.tally.review.verdict !== "approve" && machine.plan.completionCriteria.some((criterion) => criterion.type === "review");
+  if (!machine.plan.completionCriteria.some((criterion) => criterion.type === "review")) return false;
+  const { review, iteration } = machine.tally;
+  return review === null ? iteration > 0 : review.verdict !== "approve";
 }

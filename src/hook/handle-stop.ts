@@ -8,6 +8,7 @@
 //     otherwise → iteration + 1, block with the prompt
 // Every ending goes through endHookLoop (active: false, then finishRun and its completion marker).
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { readSentinels } from "../control/control-files.js";
 import { limitEnding, stopEnding } from "../control/limit-rules.js";
 import { buildPrompt } from "../run/build-prompt.js";
@@ -84,6 +85,10 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
   }
   const stopped = stopEnding(readSentinels(record.paths), { stop: "STOP file (ralph stop)", now: "STOP file (ralph stop --now)" });
   if (stopped) return end(files, record, deps, stopped);
+  // Only `ralph run` starts a reviewer: here a review criterion could never pass, and every block would be wasted.
+  if (loop.completionCriteria.some((criterion) => criterion.type === "review")) {
+    return end(files, record, deps, { reason: "FAILED", detail: `a type: review criterion is in ${basename(files.loop)}, but only ralph run starts a reviewer; remove it there, or use ralph run` });
+  }
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
   return evaluateAndContinue(input, deps, files, loop, record, since);

@@ -2,25 +2,25 @@
 import type { Readable } from "node:stream";
 
 /** The stream's whole content as UTF-8; rejects (and stops reading) when it has not ended within `timeoutMs`. */
-export async function readAll(stream: Readable, timeoutMs: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  const reading = (async () => {
-    for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  })();
-  // Once timed out, the destroyed stream makes `reading` reject; nobody waits for it any more.
-  reading.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+export function readAll(stream: Readable, timeoutMs: number): Promise<string> {
+  // Plain events rather than `for await`: the Stop hook runs at every stop, and the async iterator is
+  // machinery Node builds on first use.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer | string) => chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    const settle = (error: Error | null) => {
+      clearTimeout(timer);
+      stream.off("data", onData).off("end", onEnd).off("error", settle).off("close", onClose);
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const onEnd = () => settle(null);
+    const onClose = () => settle(new Error("the input closed before its end"));
+    const timer = setTimeout(() => {
       // An open stdin would keep the process alive after the answer: stop reading it.
       stream.destroy();
-      reject(new Error(`no end of input on stdin within ${timeoutMs / 1000} s`));
+      settle(new Error(`no end of input on stdin within ${timeoutMs / 1000} s`));
     }, timeoutMs);
+    stream.on("data", onData).once("end", onEnd).once("error", settle).once("close", onClose);
   });
-  try {
-    await Promise.race([reading, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }

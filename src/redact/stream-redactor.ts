@@ -9,12 +9,14 @@ import { findSecrets, replaceRanges } from "./secrets.js";
 const MIN_HOLD = 512;
 /** A run of output this long with no safe place to cut is redacted and released as it is. */
 const MAX_PENDING = 256 * 1024;
+const NOTHING = Buffer.alloc(0);
 
 /** Redacts one stream chunk by chunk; `push` returns what may be written now, `end` the rest. */
 export class StreamRedactor {
   private readonly values: string[];
   private readonly hold: number;
-  private pending = "";
+  /** The bytes kept back, copied: a slice of a chunk's text would keep the whole text alive. */
+  private held: Buffer = NOTHING;
 
   constructor(values: readonly string[]) {
     this.values = values.map((value) => Buffer.from(value, "utf8").toString("latin1"));
@@ -23,23 +25,37 @@ export class StreamRedactor {
 
   /** Takes a chunk; returns the redacted bytes that can no longer be part of an unseen secret. */
   push(chunk: Buffer): Buffer {
-    this.pending += chunk.toString("latin1");
-    if (this.pending.length <= this.hold) return Buffer.alloc(0);
-    const ranges = findSecrets(this.pending, this.values);
-    let cut = this.pending.length - this.hold;
+    const out = this.pushText(chunk);
+    return out === "" ? NOTHING : Buffer.from(out, "latin1");
+  }
+
+  /** As `push`, with the bytes as latin1 text (one character per byte), for a writer that copies them. */
+  pushText(chunk: Buffer): string {
+    const text = this.held.length === 0 ? chunk.toString("latin1") : this.held.toString("latin1") + chunk.toString("latin1");
+    if (text.length <= this.hold) return this.keep(text, "");
+    const ranges = findSecrets(text, this.values);
+    let cut = text.length - this.hold;
     // Never cut through a secret: keep all of it for the next look.
     for (const [start, end] of ranges) if (start < cut && end > cut) cut = start;
-    if (cut === 0 && this.pending.length < MAX_PENDING) return Buffer.alloc(0);
-    if (cut === 0) cut = this.pending.length;
-    const out = replaceRanges(this.pending.slice(0, cut), ranges.filter(([, end]) => end <= cut));
-    this.pending = this.pending.slice(cut);
-    return Buffer.from(out, "latin1");
+    if (cut === 0 && text.length < MAX_PENDING) return this.keep(text, "");
+    if (cut === 0) cut = text.length;
+    return this.keep(text.slice(cut), replaceRanges(text.slice(0, cut), ranges.filter(([, end]) => end <= cut)));
   }
 
   /** The rest, redacted. */
   end(): Buffer {
-    const out = replaceRanges(this.pending, findSecrets(this.pending, this.values));
-    this.pending = "";
-    return Buffer.from(out, "latin1");
+    return Buffer.from(this.endText(), "latin1");
+  }
+
+  /** As `end`, as latin1 text. */
+  endText(): string {
+    const text = this.held.toString("latin1");
+    this.held = NOTHING;
+    return replaceRanges(text, findSecrets(text, this.values));
+  }
+
+  private keep(rest: string, out: string): string {
+    this.held = rest === "" ? NOTHING : Buffer.from(rest, "latin1");
+    return out;
   }
 }

@@ -1,11 +1,11 @@
-// What a reviewer is given: its rules (read-only, how to answer), the task, the iteration's diff, and the
+// What a reviewer is given: its rules (read-only, how to answer), the task, the run's diff so far, and the
 // person's own instructions. It reaches the reviewer on stdin or as one argv word, never through a shell.
 
 /** The parts of one review's prompt. */
 export interface ReviewPromptParts {
   /** The run's prompt as the worker got it this iteration (with its current task). */
   task: string;
-  /** The iteration's diff (git diff of the work tree before → after it), or why there is none. */
+  /** The run's diff so far (git diff of the work tree when the run started → after the iteration), or why there is none. */
   diff: { text: string; truncated: boolean } | { missing: string };
   /** The person's extra instructions (`prompt:` of the criterion). */
   instructions: string | null;
@@ -19,7 +19,9 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
   const walls = parts.sandboxed
     ? "The work tree is mounted read-only for you: you cannot change it."
     : "You have a read-only view of the work tree: do not create, change or delete any file, and do not commit. A review that changes the tree does not count.";
-  const diff = "missing" in parts.diff ? `(no diff: ${parts.diff.missing})` : `\`\`\`diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n\`\`\``;
+  // The diff is the agent's text: its fence is longer than any run of backticks in it, so no line of it closes the fence.
+  const ticks = "missing" in parts.diff ? "" : "`".repeat(Math.max(3, longestRun(parts.diff.text, "`") + 1));
+  const diff = "missing" in parts.diff ? `(no diff: ${parts.diff.missing})` : `${ticks}diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n${ticks}`;
   const fence = "~".repeat(Math.max(3, longestRun(parts.task, "~") + 1));
   return [
     `You are reviewing the work of another coding agent, done in iteration ${parts.iteration} of an automated loop, before it is accepted as finished.`,
@@ -32,7 +34,9 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
     parts.task.replace(/\n+$/, ""),
     fence,
     "",
-    "## The diff of the iteration",
+    "## The diff of the run so far",
+    "",
+    "Every change since the run started, not only this iteration's: none of it is approved yet.",
     "",
     diff,
     ...(parts.instructions?.trim() ? ["", "## Review instructions", "", parts.instructions.trim()] : []),

@@ -16,11 +16,15 @@ const BUDGET_CAP = 32 * 1024 * 1024;
 const FLUSH_MS = 100;
 /** Bytes of the event envelope (v, ts, run, type, iteration) added to each event's own fields. */
 const ENVELOPE_BYTES = 110;
+/** `{"kind":"text","text":""}`: a text event's JSON besides its text. */
+const TEXT_EVENT_BYTES = 25;
 
 /** Batches one iteration's agent events; `emit` writes one. */
 export class AgentEventBatcher {
   private lines: string[] = [];
   private length = 0;
+  /** The lines' UTF-8 bytes, each with its newline: their JSON takes at least this much. */
+  private bytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private outputBytes = 0;
   private spent = 0;
@@ -49,6 +53,7 @@ export class AgentEventBatcher {
     if (this.length + text.length + 1 > TEXT_LIMIT) this.flush();
     this.lines.push(text);
     this.length += text.length + 1;
+    this.bytes += Buffer.byteLength(text) + 1;
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
   }
 
@@ -57,10 +62,14 @@ export class AgentEventBatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.lines.length === 0) return;
-    const text = this.lines.join("\n");
+    // Past the budget, the text is not even joined: its JSON would be at least this long.
+    const over = this.certainlyOver(this.bytes - 1 + TEXT_EVENT_BYTES);
+    const text = over ? "" : this.lines.join("\n");
     this.lines = [];
     this.length = 0;
-    this.write({ kind: "text", text });
+    this.bytes = 0;
+    if (over) this.dropped += 1;
+    else this.write({ kind: "text", text });
   }
 
   /** Flushes, and says how many events were left out (the iteration is over). */
@@ -73,14 +82,27 @@ export class AgentEventBatcher {
 
   private write(event: AgentEvent): void {
     const text = event.text;
+    // JSON escapes only lengthen a text: an event whose text alone is past the budget is not written out.
+    if (text !== undefined && text.length <= TEXT_LIMIT && this.certainlyOver(Buffer.byteLength(text))) {
+      this.dropped += 1;
+      return;
+    }
     const bounded = text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${this.redact(text).slice(0, TEXT_LIMIT)}…` } : event;
     const cost = Buffer.byteLength(JSON.stringify(bounded)) + ENVELOPE_BYTES;
-    const budget = Math.min(BUDGET_CAP, BUDGET_FLOOR + BUDGET_FACTOR * this.outputBytes);
-    if (this.spent + cost > budget) {
+    if (this.spent + cost > this.budget()) {
       this.dropped += 1;
       return;
     }
     this.spent += cost;
     this.emit(bounded);
+  }
+
+  private budget(): number {
+    return Math.min(BUDGET_CAP, BUDGET_FLOOR + BUDGET_FACTOR * this.outputBytes);
+  }
+
+  /** Whether an event whose JSON takes at least `bytes` would be over the budget (written as it is, it would). */
+  private certainlyOver(bytes: number): boolean {
+    return this.spent + bytes + ENVELOPE_BYTES > this.budget();
   }
 }

@@ -1,53 +1,48 @@
 // iter-NNN.log: the agent's raw output, redacted on the way in, written without holding it in memory.
-import { createWriteStream, type WriteStream } from "node:fs";
 import type { Redactor } from "../redact/redactor.js";
 import type { StreamRedactor } from "../redact/stream-redactor.js";
 import type { WriteGuard } from "./write-guard.js";
+import { FileAppender } from "./file-appender.js";
 import { openAppend } from "./regular-file.js";
 
 /** One iteration's output log; a failed write is reported to the guard and the rest is dropped. */
 export class IterationLog {
-  private readonly log: WriteStream;
+  private readonly file: FileAppender;
   private readonly redactors = new Map<NodeJS.ReadableStream, StreamRedactor>();
-  private failed = false;
+  private readonly paused = new Set<NodeJS.ReadableStream>();
 
+  /** `file`: the log's path, or a descriptor opened for appending. */
   constructor(
-    file: string,
+    file: string | number,
     private readonly redactor: Redactor,
     guard: WriteGuard,
   ) {
     // Opened now, before the agent starts: a planted link or FIFO fails the iteration with nothing running.
-    this.log = createWriteStream("", { fd: openAppend(file) });
-    this.log.on("error", (error: NodeJS.ErrnoException) => {
-      // The log is a copy: a failed write (disk full) must neither crash the runner nor stall the agent.
-      this.failed = true;
-      guard.fail(error);
-      for (const source of this.redactors.keys()) source.resume();
-    });
+    // The log is a copy: a failed write (disk full) must neither crash the runner nor stall the agent.
+    const fd = typeof file === "number" ? file : openAppend(file);
+    this.file = new FileAppender(fd, (error) => guard.fail(error), () => this.resume());
   }
 
   /**
    * Writes a chunk of `source`. A fast agent must not fill memory with writes waiting for the disk:
-   * `source` is paused until the log has drained (the agent then blocks on its own writes).
+   * `source` is paused until the log has caught up (the agent then blocks on its own writes).
    */
   write(source: NodeJS.ReadableStream, chunk: Buffer): void {
-    if (this.failed) return;
     let redactor = this.redactors.get(source);
     if (!redactor) this.redactors.set(source, (redactor = this.redactor.stream()));
-    const out = redactor.push(chunk);
-    if (out.length === 0 || this.log.write(out)) return;
+    if (this.file.write(redactor.pushText(chunk)) || this.paused.has(source)) return;
+    this.paused.add(source);
     source.pause();
-    this.log.once("drain", () => source.resume());
   }
 
   /** Writes what the redactors held back and closes the file. */
   end(): Promise<void> {
-    if (!this.failed) for (const redactor of this.redactors.values()) this.log.write(redactor.end());
-    // 'close' follows both a finished and a failed stream.
-    return new Promise<void>((resolve) => {
-      if (this.log.closed) return resolve();
-      this.log.once("close", () => resolve());
-      this.log.end();
-    });
+    for (const redactor of this.redactors.values()) this.file.write(redactor.endText());
+    return this.file.end();
+  }
+
+  private resume(): void {
+    for (const source of this.paused) source.resume();
+    this.paused.clear();
   }
 }

@@ -3,13 +3,27 @@
 import { copyFileSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { gitSession, runGitRaw } from "./run-git.js";
+import { gitSession, runGitRaw, type GitSessionRun } from "./run-git.js";
 
 /** A snapshot: the tree object of the work tree's files (tracked and untracked, not ignored), or why there is none. */
 export type TreeSnapshot = { ok: true; tree: string } | { ok: false; message: string };
 
 // Everything in the work tree but ralph's own run files, wherever a .ralph directory is.
 const PATHSPEC = ["--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
+
+// What the repository's config could make git trust instead of the files: stat data without ctime or inode,
+// an untracked cache, sparse patterns. The files themselves decide.
+const TRUST_NOTHING = ["-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.untrackedCache=false", "-c", "core.sparseCheckout=false"];
+
+/** Whether an entry of the index is flagged skip-worktree (`S`) or assume-unchanged (a lower-case tag), or git cannot say. */
+async function flagged(git: GitSessionRun): Promise<boolean> {
+  const listed = await git(["ls-files", "-v", "-z"]);
+  if (!listed.ok) return true;
+  return listed.stdout
+    .toString("utf8")
+    .split("\0")
+    .some((entry) => entry.startsWith("S ") || /^[a-z] /.test(entry));
+}
 
 /** Writes the work tree containing `cwd` as a tree object; aborting `signal` ends the git command under way. */
 export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<TreeSnapshot> {
@@ -36,8 +50,13 @@ export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?:
       // No index yet (a fresh repository): the snapshot starts from HEAD, or from nothing.
     }
     const git = await gitSession(cwd, { env, signal, indexFile: index });
-    if (!copied) await git(["read-tree", "HEAD"]);
-    const added = await git(["add", "-A", ...PATHSPEC]);
+    // The copy is the agent's: an entry it flagged skip-worktree or assume-unchanged would hide that file's change.
+    if (copied && (await flagged(git))) {
+      rmSync(index, { force: true });
+      copied = false;
+    }
+    if (!copied) await git([...TRUST_NOTHING, "read-tree", "HEAD"]);
+    const added = await git([...TRUST_NOTHING, "add", "-A", ...PATHSPEC]);
     if (!added.ok) return { ok: false, message: `git add (into ralph's own index) failed in ${cwd}: ${added.stderr.split("\n")[0] || added.code}` };
     const tree = await git(["write-tree"]);
     if (!tree.ok) return { ok: false, message: `git write-tree failed in ${cwd}: ${tree.stderr.split("\n")[0] || tree.code}` };
@@ -69,6 +88,13 @@ export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string
   if (!result.ok && !truncated) return { ok: false, message: `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}` };
   const text = Buffer.concat(chunks).subarray(0, capBytes).toString("utf8");
   return { ok: true, text: text.replace(/\n$/, ""), truncated };
+}
+
+/** Whether `id` names a tree object of the repository at `cwd` (a tree id read back from a run's status). */
+export async function isTree(cwd: string, env: NodeJS.ProcessEnv, id: string): Promise<boolean> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return false;
+  const result = await runGitRaw(cwd, ["cat-file", "-t", id], { env });
+  return result.ok && result.stdout.toString("utf8").trim() === "tree";
 }
 
 /** The paths that differ between two trees (at most `limit` of them), or null when git cannot say. */

@@ -54,11 +54,10 @@ describe("type: review", () => {
     const [first, second] = readFileSync(prompts, "utf8").split("\u0000");
     assert.doesNotMatch(first ?? "", /FINDING-1/);
     assert.match(second ?? "", /## Review of your last iteration[\s\S]*asked for changes[\s\S]*FINDING-1: work\.txt needs a usage section/);
-    // The reviewer got the task and the iteration's diff (only that iteration's line), on stdin.
+    // The reviewer got the task and the run's diff, on stdin: nothing is approved yet, so iteration 1's line too.
     const asked = readFileSync(join(state, "review-2.txt"), "utf8");
     assert.match(asked, /write the work file/);
-    assert.match(asked, /\+line 2/);
-    assert.doesNotMatch(asked, /^\+line 1$/m);
+    assert.match(asked, /^\+line 1\n\+line 2$/m);
     assert.match(asked, /read-only/);
     // status, ralph status and the terminal say so.
     assert.deepEqual(readStatus(runDir(repo)).review, { iteration: 2, verdict: "approve", detail: "Review 2: the change does what the task asks." });
@@ -82,6 +81,96 @@ describe("type: review", () => {
     const started = readEvents(runDir(repo)).filter((event) => event.type === "iteration_started");
     assert.deepEqual(started.map((event) => event.task === null), [false, true]);
     assert.match(readFileSync(prompts, "utf8").split("\u0000")[1] ?? "", /FINDING-1/);
+  });
+
+  test("with a task list, the one review after the last task gets every task's change, not only the last iteration's", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+    // One task a iteration, no promise: the review runs once, after iteration 2 ticks the last task.
+    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[2, "approve"]]);
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+work of iteration 1$/m, "the first task's work reached the reviewer as a change");
+    assert.match(asked, /^\+work of iteration 2$/m);
+    assert.match(asked, /^\+- \[x\] First task$/m);
+  });
+
+  test("ralph continue: the review's diff still starts where the run first started, so the first part's work is in it", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
+    const first = await runRalph(["run", "--name", "r", "-n", "1", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    assert.deepEqual(reviews(repo), [], "a task is open: no review yet");
+    const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());
+    assert.equal(continued.code, 0, continued.stdout + continued.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+work of iteration 1$/m, "the first part's work reached the reviewer as a change");
+    assert.match(asked, /^\+work of iteration 2$/m);
+  });
+
+  for (const flag of ["--skip-worktree", "--assume-unchanged"]) {
+    test(`a change to a file the agent flagged ${flag} in the repository's index is in the reviewer's diff`, async () => {
+      const state = outside();
+      const repo = reviewRepo("approve", state);
+      writeFileSync(join(repo, "app.txt"), "benign\n");
+      git(repo, "add", "app.txt");
+      git(repo, "commit", "-q", "-m", "app");
+      const hide = ["--", "sh", "-c", `cat > /dev/null; git update-index ${flag} app.txt; echo 'HIDDEN CHANGE' >> app.txt; echo seen > notes.txt; echo '<promise>DONE</promise>'`];
+      const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...hide], repo, gitEnv());
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+      assert.match(asked, /^\+seen$/m);
+      assert.match(asked, /^\+HIDDEN CHANGE$/m, "the flagged file's change reached the reviewer");
+    });
+  }
+
+  test("an agent that breaks the repository (.git/HEAD) so no diff can be taken gets no review that counts: the reviewer is not run", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    const breakGit = ["--", "sh", "-c", `cat > /dev/null; echo 'HIDDEN CHANGE' > app.txt; echo garbage > .git/HEAD; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...breakGit], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "MAX_ITERATIONS");
+    const [review] = reviews(repo);
+    assert.equal(review?.verdict, "none");
+    assert.match(String(review?.reason), /not run: the run's changes cannot be seen \(no git snapshot/);
+    assert.equal(existsSync(join(state, "review-1.txt")), false, "no reviewer was started");
+    assert.equal(readStatus(runDir(repo)).calls, 1, "the reviewer not started is no agent call");
+  });
+
+  for (const [name, flags, end] of [
+    ["every task ticked by an iteration that failed: not NO_WORK", [], "exit 1"],
+    ["the --task ticked by an iteration that failed: not DONE", ["--task", "1"], "exit 1"],
+    ["every task ticked without the promise, so no review ran: not NO_WORK", ["--completion-promise", "DONE"], "echo ticked"],
+  ] as const) {
+    test(`no review saw the work: ${name}`, async () => {
+      const state = outside();
+      const repo = reviewRepo("approve", state);
+      writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+      const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i 's/- \\[ \\]/- [x]/' TASKS.md; echo work >> work.txt; ${end}`];
+      const result = await runRalph(["run", "--name", "r", "-n", "2", "--tasks", "TASKS.md", ...flags, "work", ...tick], repo, gitEnv());
+      assert.equal(result.code, 3, result.stdout + result.stderr);
+      assert.equal(readStatus(runDir(repo)).exit_reason, "MAX_ITERATIONS");
+      assert.deepEqual(reviews(repo), []);
+    });
+  }
+
+  test("after an iteration that ticked every task and failed, the next one's claim is reviewed, the failed one's work in the diff", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n");
+    const work = ["--", "sh", "-c", `cat > /dev/null; sed -i 's/- \\[ \\]/- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; [ "$RALPH_ITERATION" = 1 ] && exit 1; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "--completion-promise", "DONE", "work", ...work], repo, gitEnv());
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo)).exit_reason, "DONE");
+    assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[2, "approve"]]);
+    assert.match(readFileSync(join(state, "review-1.txt"), "utf8"), /^\+work of iteration 1$/m);
   });
 
   test("with --task: the task marked done while the review asks for changes does not end the run DONE", async () => {
@@ -194,6 +283,7 @@ describe("type: review", () => {
     const status = readStatus(runDir(repo));
     assert.equal(status.exit_reason, "BUDGET_EXCEEDED");
     assert.equal(status.cost_usd, 0.01);
+    assert.equal(status.calls, 1, "the reviewer not started is no agent call");
     const [review] = reviews(repo);
     assert.equal(review?.verdict, "none");
     assert.match(String(review?.reason), /not run: the budget \(--max-cost \$0\.005\) is spent/);

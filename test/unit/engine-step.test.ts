@@ -789,6 +789,22 @@ const CASES: Case[] = [
     },
   },
 
+  {
+    name: "boundary + every task done by an iteration no review saw (failed, no claim) → running, not NO_WORK",
+    from: machine(boundary, { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } }, { iteration: 1, review: null }),
+    input: clear(),
+    phase: "running",
+    effects: ["record", "spawn"],
+  },
+  { name: "boundary + every task done before any iteration, a review configured → ended NO_WORK (nothing to review)", from: machine(boundary, { tasks: ALL_DONE, plan: { ...plan({ completionCriteria: [REVIEW] }), tasks: "TASKS.md" } }, { iteration: 0, review: null }), input: clear(), phase: "ended", effects: [], reason: "NO_WORK" },
+  {
+    name: "reviewing + approve from one of two reviewers (the other never answered) → boundary, not DONE",
+    from: machine(reviewing, { plan: plan({ completionCriteria: [REVIEW, { ...REVIEW, check: "second" }] }) }),
+    input: { type: "reviewed", reviews: [reviewed("approve")] },
+    phase: "boundary",
+    effects: ["record", "look"],
+  },
+
   // ended
   { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
 ];

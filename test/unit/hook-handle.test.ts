@@ -221,6 +221,15 @@ describe("hook handle", () => {
     assert.deepEqual(marker(dir, runId), ["completion_reason=FAILED", "promise=COMPLETE"]);
   });
 
+  test("a review criterion written into the loop file ends the loop FAILED at the next stop, saying why, instead of blocking in vain", async () => {
+    const dir = project();
+    const runId = await start(dir, { maxIterations: 0, criteria: [{ type: "review", check: "claude", review: { agent: "claude", model: null, prompt: null, command: null, timeoutMs: 60_000 } }] });
+    const decision = await handleStop(input({ lastAssistantMessage: "working" }), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /FAILED.*a type: review criterion is in ralph-loop\.local\.md, but only ralph run starts a reviewer/);
+    assert.deepEqual(marker(dir, runId), ["completion_reason=FAILED", "promise=COMPLETE"]);
+  });
+
   test("a STOP file in the run directory (ralph stop) ends the loop STOPPED", async () => {
     const dir = project();
     const runId = await start(dir);

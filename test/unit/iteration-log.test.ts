@@ -1,7 +1,8 @@
 // iter-NNN.log: what the agent printed reaches the file (redacted), and end() leaves no descriptor open.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -29,5 +30,60 @@ describe("IterationLog", { skip: process.platform === "linux" ? false : "counts 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // A disk that takes writes slowly: the log is a FIFO that this test empties 16 KB at a time, while a real
+  // process prints 16 MB as fast as it can. What the runner holds (read from the agent, not yet written)
+  // must stay bounded: the agent's stdout is paused instead. The control runs the same with pause() undone.
+  const TOTAL = 16 * 1024 * 1024;
+  const BOUND = 1024 * 1024;
+
+  async function heldWhileSlowDisk(honourPause: boolean): Promise<{ mostHeld: number; written: number }> {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-slow-log-"));
+    const fifo = join(dir, "slow-disk");
+    execFileSync("mkfifo", [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const log = new IterationLog(openSync(fifo, constants.O_WRONLY), new Redactor({}), new WriteGuard());
+    const agent = spawn(process.execPath, ["-e", `const b = Buffer.alloc(1 << 20, 120); for (let i = 0; i < ${TOTAL >> 20}; i++) require("fs").writeSync(1, b);`], { stdio: ["ignore", "pipe", "inherit"] });
+    const source = agent.stdout;
+    if (!honourPause) source.pause = () => source;
+    let received = 0;
+    let written = 0;
+    let mostHeld = 0;
+    let ended = false;
+    source.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      mostHeld = Math.max(mostHeld, received - written);
+      log.write(source, chunk);
+    });
+    source.once("end", () => void log.end().then(() => (ended = true)));
+    const kill = setTimeout(() => agent.kill("SIGKILL"), 60_000);
+    const step = Buffer.alloc(16 * 1024);
+    try {
+      // Each turn of the event loop empties at most 16 KB of the FIFO: the agent prints faster than that.
+      while (!ended || written < received) {
+        try {
+          written += readSync(reader, step, 0, step.length, null);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      clearTimeout(kill);
+      closeSync(reader);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return { mostHeld, written };
+  }
+
+  test("a slow disk pauses the agent's output instead of holding it in memory (real pipe, real FIFO)", async () => {
+    const slow = await heldWhileSlowDisk(true);
+    assert.equal(slow.written, TOTAL, "every byte reaches the log");
+    assert.ok(slow.mostHeld <= BOUND, `held at most ${slow.mostHeld} bytes (bound ${BOUND})`);
+    // Control: the same agent and disk with the pause ignored piles the output up in the runner.
+    const control = await heldWhileSlowDisk(false);
+    assert.equal(control.written, TOTAL);
+    assert.ok(control.mostHeld > 4 * BOUND, `without the pause, ${control.mostHeld} bytes were held`);
   });
 });

@@ -1,0 +1,127 @@
+// The built CLI answers `ralph status` and `ralph hook handle` from files of their own (quick-status.js,
+// quick-hook.js) instead of the command tree: each answer must be the full CLI's (full.js), byte for byte.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { RALPH, cleanEnv, runRalph, tempProjects } from "../helpers/cli.js";
+
+const FULL = join(dirname(RALPH), "full.js");
+const MODULE_LOG = fileURLToPath(new URL("../fixtures/module-log.js", import.meta.url));
+// No session id leaks in from a Claude Code session the tests may run under.
+const ENV = Object.fromEntries(Object.entries(cleanEnv()).filter(([name]) => !name.startsWith("CLAUDE")));
+const project = tempProjects("ralph-quick-start-");
+
+/** What one call did, and which of ralph's files it loaded. */
+interface Seen {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  modules: string[];
+}
+
+let calls = 0;
+
+/** Runs `node entry args` in `cwd` with `stdin` piped in; records the ralph modules it loaded. */
+function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
+  const log = join(dirname(cwd), `${basename(cwd)}-modules-${++calls}`);
+  const child = spawn(process.execPath, ["--import", MODULE_LOG, entry, ...args], { cwd, env: { ...ENV, MODULE_LOG: log }, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  child.stdin.end(stdin);
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      let modules: string[] = [];
+      try {
+        modules = readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url));
+      } catch {
+        // Nothing loaded through the hook.
+      }
+      rmSync(log, { force: true });
+      resolve({ code, stdout, stderr, modules });
+    }),
+  );
+}
+
+/** The run's age is the one figure that moves between two calls. */
+function steady(text: string): string {
+  return text.replace(/"age_seconds":\d+/g, '"age_seconds":0');
+}
+
+/** `ralph ARGS` through the quick path and through the full CLI: same exit code, stdout and stderr. */
+async function sameAnswer(args: string[], cwd: string, stdin: (cwd: string) => string = () => "", quickCwd = cwd): Promise<Seen> {
+  const quick = await call(RALPH, args, quickCwd, stdin(quickCwd));
+  const full = await call(FULL, args, cwd, stdin(cwd));
+  assert.ok(full.modules.includes("full.js"), `the full CLI ran for ${args.join(" ")}`);
+  const where = (text: string, dir: string) => steady(text).replaceAll(dir, "<project>");
+  assert.deepEqual(
+    { code: quick.code, stdout: where(quick.stdout, quickCwd), stderr: where(quick.stderr, quickCwd) },
+    { code: full.code, stdout: where(full.stdout, cwd), stderr: where(full.stderr, cwd) },
+    `ralph ${args.join(" ")}: the quick path's answer is the full CLI's`,
+  );
+  return quick;
+}
+
+/** Asserts the quick answer came from main.js and `file` alone (no command tree, no chunks). */
+function tookQuickPath(seen: Seen, file: string): void {
+  assert.deepEqual(seen.modules, ["main.js", file]);
+}
+
+/** Asserts the quick hook went on to the loop's own entry (hook-stop.js and its chunks), never to the command tree. */
+function tookLoopPath(seen: Seen): void {
+  assert.deepEqual(seen.modules.slice(0, 3), ["main.js", "quick-hook.js", "hook-stop.js"]);
+  assert.ok(!seen.modules.includes("full.js"), seen.modules.join(" "));
+}
+
+describe("quick start paths answer as the full CLI does", () => {
+  test("ralph status: no runs, ended runs by default and by id, --json, an unknown id, a broken run", async () => {
+    const dir = project();
+    tookQuickPath(await sameAnswer(["status"], dir), "quick-status.js");
+    await sameAnswer(["status", "--json"], dir);
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "first", "x", "--", "true"], dir, ENV)).code, 3);
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "second", "x", "--", "false"], dir, ENV)).code, 3);
+    const latest = await sameAnswer(["status"], dir);
+    tookQuickPath(latest, "quick-status.js");
+    assert.match(latest.stdout, /^run {8}second /);
+    for (const args of [["status", "--json"], ["status", "first"], ["status", "first", "--json"], ["status", "--json", "second"], ["status", "nosuch"], ["status", "nosuch", "--json"]]) {
+      tookQuickPath(await sameAnswer(args, dir), "quick-status.js");
+    }
+    // A run directory whose status.json is not JSON, and one that is a file.
+    mkdirSync(join(dir, ".ralph", "runs", "broken"));
+    writeFileSync(join(dir, ".ralph", "runs", "broken", "status.json"), "{ not json");
+    writeFileSync(join(dir, ".ralph", "runs", "plain"), "x");
+    for (const args of [["status", "broken"], ["status", "broken", "--json"], ["status", "plain"], ["status"]]) await sameAnswer(args, dir);
+  });
+
+  test("ralph status where reading the runs fails: the quick path hands over to the full CLI's wording", async () => {
+    const dir = project();
+    mkdirSync(join(dir, ".ralph"));
+    writeFileSync(join(dir, ".ralph", "runs"), "not a directory");
+    const seen = await sameAnswer(["status"], dir);
+    assert.notEqual(seen.code, 0);
+  });
+
+  test("ralph hook handle: no loop file, input that is not JSON, and an active loop deciding a stop", async () => {
+    const dir = project();
+    const input = (cwd: string) => JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
+    const idle = await sameAnswer(["hook", "handle"], dir, input);
+    tookQuickPath(idle, "quick-hook.js");
+    assert.deepEqual([idle.code, idle.stdout], [0, ""]);
+    // A failure is recorded in the loop's run (if any) by the loop's own code.
+    tookLoopPath(await sameAnswer(["hook", "handle"], dir, () => "this is not json"));
+    assert.equal((await runRalph(["hook", "start", "Do", "it", "-n", "2"], dir, ENV)).code, 0);
+    // Each answer moves the loop on: both paths get the same loop, in two copies of the project.
+    const twin = `${dir}-twin`;
+    cpSync(dir, twin, { recursive: true });
+    after(() => rmSync(twin, { recursive: true, force: true }));
+    const stop = await sameAnswer(["hook", "handle"], dir, input, twin);
+    assert.match(stop.stdout, /"decision":"block"/);
+    tookLoopPath(stop);
+  });
+});
