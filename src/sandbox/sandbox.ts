@@ -11,8 +11,8 @@ import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
-/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them). */
-const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX"];
+/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them; the OpenCode one keeps a reviewer off the tree's configuration). */
+const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX", "OPENCODE_DISABLE_PROJECT_CONFIG"];
 /** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
 const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
