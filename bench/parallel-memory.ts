@@ -1,4 +1,5 @@
-// Memory per loop: the total RSS of ralph's own processes (parent, children, guardians; not the agents)
+// Memory per loop: the total RSS of ralph's own processes (the parent, with its children's engines in it, and
+// its guardian; before, a runner process and a guardian per child; never the agents or git)
 // of `ralph run --parallel 8` while its 8 agents sleep, against one idle `node -e "setInterval(…)"`.
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -100,7 +101,7 @@ export async function benchParallelMemory(runs: number, log: (line: string) => v
       ...(node ? { baseline: { label: "one idle node", value: node } } : {}),
       target: "≤ 3× one idle node",
       met: value && node ? value.median <= 3 * node.median : null,
-      note: `${counts.get(label) ?? "?"} processes: the parent, each child runner and its guardian`,
+      note: `${counts.get(label) ?? "?"} processes of ralph's own (agents and git not counted)`,
       command: `ralph run --tasks prd.json --parallel ${CHILDREN} -n 1 work -- sleep 30`,
     };
   });

@@ -3,6 +3,7 @@ import { createGeminiParser } from "./gemini-parser.js";
 import { binaryFrom } from "./json-fields.js";
 import { permissionFlags } from "./permission-mode.js";
 import type { AgentAdapter, InvocationInput } from "./types.js";
+import { userHomeOutside } from "./user-home.js";
 
 /** Environment variable naming the Gemini CLI binary to run (default `gemini` on PATH). */
 export const GEMINI_BIN_VARIABLE = "RALPH_GEMINI_BIN";
@@ -21,6 +22,8 @@ export function geminiArgv(input: InvocationInput, bin: string): string[] {
     // Headless runs in an untrusted folder exit at once (exit 55); the user chose this project by running the loop in it.
     "--skip-trust",
     ...(input.model ? ["--model", input.model] : []),
+    // A reviewer starts in HOME (untrustedCwd): the work tree is then a directory of its workspace, whose .env and settings it does not read.
+    ...(input.untrustedTree ? ["--include-directories", input.cwd] : []),
     ...(input.agentArgs ?? []),
   ];
 }
@@ -36,4 +39,8 @@ export const geminiAdapter: AgentAdapter = {
     return { argv: geminiArgv(input, bin), stdin: input.prompt, env: {} };
   },
   parser: createGeminiParser,
+  // Gemini CLI reads .gemini/settings.json in its directory and the first .env (or .gemini/.env) from there
+  // upward, before ~/.gemini/.env: started in the tree, a planted .env would name its API server. Started in
+  // HOME, it reads only the user's settings and env files.
+  untrustedCwd: ({ cwd, env }) => userHomeOutside(cwd, env),
 };

@@ -7,6 +7,9 @@ import type { AgentAdapter, InvocationInput } from "./types.js";
 /** Environment variable naming the OpenCode binary to run (default `opencode` on PATH). */
 export const OPENCODE_BIN_VARIABLE = "RALPH_OPENCODE_BIN";
 
+/** OpenCode's switch that skips the project's configuration (its opencode.json files, .opencode/ directories and instruction files). */
+export const OPENCODE_NO_PROJECT_CONFIG = "OPENCODE_DISABLE_PROJECT_CONFIG";
+
 /**
  * The argv of one OpenCode iteration. The prompt is not in it: `opencode run` without a message reads
  * it from stdin when stdin is not a terminal, so there is no argv length limit.
@@ -35,7 +38,9 @@ export const opencodeAdapter: AgentAdapter = {
     const bin = binaryFrom(input.env, OPENCODE_BIN_VARIABLE, "opencode");
     // OpenCode takes its directory from PWD, not from the working directory it was started in
     // (measured: with an inherited PWD its bash tool ran in the caller's directory).
-    return { argv: opencodeArgv(input, bin), stdin: input.prompt, env: { PWD: input.cwd } };
+    // A reviewer takes no opencode.json, .opencode/ or AGENTS.md from the tree the agent wrote: a provider's baseURL there would name the API server.
+    const untrusted: Record<string, string> = input.untrustedTree ? { [OPENCODE_NO_PROJECT_CONFIG]: "1" } : {};
+    return { argv: opencodeArgv(input, bin), stdin: input.prompt, env: { PWD: input.cwd, ...untrusted } };
   },
   parser: createOpencodeParser,
 };

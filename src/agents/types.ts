@@ -96,4 +96,9 @@ export interface AgentAdapter {
   politeSignals: NodeJS.Signals[];
   invocation(input: InvocationInput): Invocation;
   parser(input: { prompt: string }): OutputParser;
+  /**
+   * Where a reviewer of a tree another agent wrote starts, for a CLI that takes settings from the directory
+   * it starts in and those above it (the tree itself is then named in its arguments). Throws when there is none.
+   */
+  untrustedCwd?(input: { cwd: string; env: NodeJS.ProcessEnv }): string;
 }

@@ -1,5 +1,6 @@
-// The real world of a `--parallel` parent: each child is a `ralph run` process of its own, started with a
-// pipe on its stdin that closes when the parent dies, so a SIGKILLed parent still ends every child's tree.
+// The real world of a `--parallel` parent: each child is an engine inside the parent's process (child-engine.ts),
+// or with `RALPH_CHILD_RUNS=process` a `ralph run` process of its own, started with a pipe on its stdin that
+// closes when the parent dies. A resolve run is always a process of its own (they are rare).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,7 @@ import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
 import { checkCriteria, type Criterion } from "../judge/criteria.js";
+import { startChildEngine, type ChildHost } from "./child-engine.js";
 import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
@@ -59,12 +61,20 @@ export interface IntegrationPlace {
   checkTimeoutMs: number;
 }
 
-/** The fan-out's outside world, with what only the CLI knows passed in. */
-export function realFanOutIo(projectDir: string, parentId: string, place: IntegrationPlace, given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">): FanOutIo {
+/** The internal switch back to one `ralph run` process per child. */
+export const CHILD_RUNS_ENV = "RALPH_CHILD_RUNS";
+
+/** Whether children run as processes of their own (the switch) rather than as engines in the parent. */
+export function childProcesses(env: NodeJS.ProcessEnv): boolean {
+  return env[CHILD_RUNS_ENV] === "process";
+}
+
+/** The fan-out's outside world, with what only the CLI knows passed in; `engines` when children run in this process. */
+export function realFanOutIo(projectDir: string, parentId: string, place: IntegrationPlace, given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">, engines: ChildHost | null): FanOutIo {
   const { top } = place;
   return {
     ...given,
-    startChild: (start) => startChildRun(projectDir, parentId, start, given.env),
+    startChild: (start) => (engines ? startChildEngine(projectDir, parentId, start, engines) : startChildRun(projectDir, parentId, start, given.env)),
     startResolve(resolveId, prompt) {
       writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
       return spawnRun(projectDir, [MAIN, "run", `--parent=${parentId}`, "--resolve", `--name=${resolveId}`, "--watch-parent"], given.env);

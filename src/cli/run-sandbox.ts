@@ -7,13 +7,13 @@ import { probeSandbox, type SandboxProbe } from "../sandbox/sandbox-probe.js";
 import { UsageError } from "./usage-error.js";
 
 /** The probe when the run is sandboxed; null when it is not (off, or auto where no sandbox works: one warning line). */
-export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv): Extract<SandboxProbe, { ok: true }> | null {
+export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => void process.stderr.write(line)): Extract<SandboxProbe, { ok: true }> | null {
   const { mode } = settings.sandbox;
   if (mode === "off" || settings.dryRun) return null;
   const probe = probeSandbox(env);
   if (probe.ok) return probe;
   if (mode === "on") throw new UsageError(`--sandbox: ${probe.why}`);
-  process.stderr.write(`ralph: warning: sandbox: auto, but ${probe.why}; the agent runs without a sandbox\n`);
+  warn(`ralph: warning: sandbox: auto, but ${probe.why}; the agent runs without a sandbox\n`);
   return null;
 }
 

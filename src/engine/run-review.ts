@@ -75,13 +75,17 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   if (!spec) return none("the criterion names no reviewer", NOT_RUN);
   const workDir = workDirOf(options);
   const sandboxed = io.sandbox !== undefined;
-  const prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed });
   const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
   if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
+  let prompt;
+  let cwd;
   try {
+    // A CLI that reads settings from the directory it starts in starts outside the tree the agent wrote.
+    cwd = adapter.untrustedCwd?.({ cwd: workDir, env: io.env }) ?? workDir;
+    prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed, ...(cwd !== workDir ? { treeDir: workDir } : {}) });
     invocation = adapter.invocation({
       prompt,
       cwd: workDir,
@@ -106,7 +110,7 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
     adapter,
     invocation,
     prompt,
-    cwd: workDir,
+    cwd,
     env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: options.runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(what.iteration), RALPH_REVIEW: "1" }),
     marker: context.marker,
     log,

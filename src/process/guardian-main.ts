@@ -1,9 +1,11 @@
 // Entry point of the guardian process (see guardian.ts).
-// argv: MARKER_KEY MARKER_VALUE GRACE_MS [CGROUP_DIR [V1_COMPANION...]]. Reads stdin until it closes.
+// argv: MARKER_KEY MARKER_VALUE GRACE_MS [CGROUP_DIR [V1_COMPANION...]]. Reads stdin until it closes; the runs
+// to mark INTERRUPTED come from its lines, or from MARK_ENV when the Perl waiter read them (see guardian.ts).
 import { CgroupTree } from "./cgroup-tree.js";
 import { endCgroup } from "./end-cgroup.js";
 import { endTree } from "./kill-tree.js";
-import { DISPOSE_MESSAGE } from "./guardian.js";
+import { DISPOSE_MESSAGE, MARK_ENV, runsToMark } from "./guardian.js";
+import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
 import { ignoreDebugSignal } from "./debug-signal.js";
 
 ignoreDebugSignal();
@@ -13,10 +15,30 @@ const graceMs = Number(graceText);
 let received = "";
 let finished = false;
 
+/** Gives each run the runner left unended its completion marker: it was interrupted by the runner's death. */
+function markRuns(): void {
+  const runs = new Set([...(process.env[MARK_ENV] ?? "").split("\n").filter((line) => line !== ""), ...runsToMark(received.split("\n"))]);
+  for (const progress of runs) {
+    try {
+      if (!readCompletion(progress).ended) appendCompletionMarker(progress, "INTERRUPTED");
+    } catch {
+      // a run directory that is gone or not what it was: nothing to say there
+    }
+  }
+}
+
 async function onPipeClosed(): Promise<void> {
   if (finished) return;
   finished = true;
-  if (received.includes(DISPOSE_MESSAGE)) return;
+  if (received.split("\n").includes(DISPOSE_MESSAGE.trim())) return;
+  try {
+    await endTrees();
+  } finally {
+    markRuns();
+  }
+}
+
+async function endTrees(): Promise<void> {
   if (key === undefined || value === undefined || key === "" || value === "") return;
   // The runner died: its agent tree is now orphaned, found by its cgroup, else only by the marker.
   const options = {

@@ -11,10 +11,27 @@ export interface Guardian {
   pid: number | undefined;
   /** The runner is ending normally: the guardian exits quietly without touching anything. */
   dispose(): void;
+  /** Should the runner die, `progressFile`'s run (not ended by then) gets the INTERRUPTED completion marker. */
+  markOnDeath(progressFile: string): void;
+  /** That run has ended (or is no longer this runner's): forget it. */
+  unmark(progressFile: string): void;
 }
 
 /** The message that tells the guardian the runner is ending normally. */
 export const DISPOSE_MESSAGE = "dispose\n";
+
+/** How the waiter hands the runs to mark on to the Node guardian it becomes: their progress files, one a line. */
+export const MARK_ENV = "RALPH_GUARDIAN_MARK";
+
+/** The progress files still to mark after the pipe's `lines` (`mark PATH`, `unmark PATH`), in order. */
+export function runsToMark(lines: string[]): string[] {
+  const runs = new Set<string>();
+  for (const line of lines) {
+    if (line.startsWith("mark ")) runs.add(line.slice(5));
+    else if (line.startsWith("unmark ")) runs.delete(line.slice(7));
+  }
+  return [...runs];
+}
 
 const mainPath = fileURLToPath(new URL("./guardian-main.js", import.meta.url));
 
@@ -24,7 +41,13 @@ const mainPath = fileURLToPath(new URL("./guardian-main.js", import.meta.url));
  * the Node guardian in place (exec: same pid, same session, the pipe already at its end), which then ends
  * the tree as it always did. SIGUSR1 is ignored as Node's guardian ignores it (and stays so across exec).
  */
-const WAITER = `$SIG{USR1} = "IGNORE"; my ($got, $buf) = ("", ""); while (sysread(STDIN, $buf, 4096)) { $got = substr($got . $buf, -64) } exit 0 if index($got, "${DISPOSE_MESSAGE.trim()}\\n") >= 0; exec { $ARGV[0] } @ARGV; exit 1;`;
+const WAITER = `$SIG{USR1} = "IGNORE"; my ($rest, $buf, $done, %runs) = ("", "", 0);
+while (sysread(STDIN, $buf, 4096)) {
+  $rest .= $buf;
+  while ($rest =~ s/^([^\\n]*)\\n//) { my $line = $1; if ($line eq "${DISPOSE_MESSAGE.trim()}") { $done = 1 } elsif ($line =~ /^mark (.+)$/) { $runs{$1} = 1 } elsif ($line =~ /^unmark (.+)$/) { delete $runs{$1} } }
+  $rest = substr($rest, -65536);
+}
+exit 0 if $done; $ENV{${MARK_ENV}} = join("\\n", keys %runs); exec { $ARGV[0] } @ARGV; exit 1;`;
 
 /**
  * Starts the guardian: a detached process (its own session, so a group kill of the
@@ -49,7 +72,7 @@ export function startGuardian(marker: TreeMarker, graceMs: number, cgroupDirs: s
       detached: true,
     });
   } catch {
-    return { pid: undefined, dispose: () => undefined };
+    return { pid: undefined, dispose: () => undefined, markOnDeath: () => undefined, unmark: () => undefined };
   }
   child.on("error", () => undefined);
   child.stdin?.on("error", () => undefined);
@@ -57,6 +80,10 @@ export function startGuardian(marker: TreeMarker, graceMs: number, cgroupDirs: s
   // An idle pipe does not hold the event loop, but make sure it never does.
   (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   let disposed = false;
+  // A path with a newline cannot be said in a line (ralph's run directories never have one).
+  const say = (line: string) => {
+    if (!disposed && !line.slice(0, -1).includes("\n")) child.stdin?.write(line);
+  };
   return {
     pid: child.pid,
     dispose() {
@@ -64,5 +91,7 @@ export function startGuardian(marker: TreeMarker, graceMs: number, cgroupDirs: s
       disposed = true;
       child.stdin?.end(DISPOSE_MESSAGE);
     },
+    markOnDeath: (progressFile) => say(`mark ${progressFile}\n`),
+    unmark: (progressFile) => say(`unmark ${progressFile}\n`),
   };
 }

@@ -12,6 +12,8 @@ export interface ReviewPromptParts {
   iteration: number;
   /** Whether the reviewer runs in a sandbox with the tree mounted read-only. */
   sandboxed: boolean;
+  /** The work tree, when the reviewer starts elsewhere (so that it takes no settings from the tree). */
+  treeDir?: string;
 }
 
 /** The reviewer's prompt. */
@@ -26,7 +28,7 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
   return [
     `You are reviewing the work of another coding agent, done in iteration ${parts.iteration} of an automated loop, before it is accepted as finished.`,
     walls,
-    "Judge whether the task is really done and done well: read the diff and, where you need to, the files and tests in the current directory.",
+    `Judge whether the task is really done and done well: read the diff and, where you need to, the files and tests ${parts.treeDir === undefined ? "in the current directory" : `in the work tree at ${parts.treeDir} (not your current directory)`}.`,
     "",
     "## The task the agent was given",
     "",

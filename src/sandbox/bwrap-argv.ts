@@ -26,6 +26,8 @@ export interface Walls {
   readOnlyWork?: boolean;
   /** What must stay runnable (ralph's own files, the agent's program): read-only again where a private directory would hide it. */
   programs: string[];
+  /** Where the command starts, when not in the work directory. */
+  startDir?: string;
 }
 
 /** The directories the sandbox replaces with empty private ones. */
@@ -137,7 +139,7 @@ export function bwrapOptions(walls: Walls): string[] {
   }
   for (const path of walls.readDeny) options.push(...hide(expandPath(path, walls.home, walls.projectDir)));
   if (walls.socket !== null) options.push("--bind", walls.socket, walls.socket);
-  options.push("--chdir", work);
+  options.push("--chdir", walls.startDir ?? work);
   return options;
 }
 

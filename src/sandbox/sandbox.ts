@@ -11,8 +11,8 @@ import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
-/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them). */
-const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX"];
+/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them; the OpenCode one keeps a reviewer off the tree's configuration). */
+const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX", "OPENCODE_DISABLE_PROJECT_CONFIG"];
 /** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
 const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
@@ -29,6 +29,8 @@ export interface SandboxIo {
 export interface ReviewerView {
   readOnly: true;
   agent: AgentName;
+  /** Where the reviewer starts when not in the work tree (a CLI that reads settings from its directory starts in HOME). */
+  cwd?: string;
 }
 
 /** The API host each agent talks to, from its base-URL variable or its default. */
@@ -129,6 +131,7 @@ export class Sandbox implements SandboxIo {
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
       programs: [RALPH_ROOT, ...(isAbsolute(argv[0] ?? "") ? [argv[0] as string] : [])],
+      ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
     };
     return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
   }
@@ -143,7 +146,7 @@ export class Sandbox implements SandboxIo {
     const program = options.argv[0] ?? "";
     const found = program.includes("/") ? program : findOnPath(program, options.env.PATH ?? "");
     if (found === null) return Promise.resolve({ ok: false, error: "not_found", message: `command not found: ${program}` });
-    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env, view);
+    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env, view && options.cwd !== this.dirs.workDir ? { ...view, cwd: options.cwd } : view);
     return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
   }
 

@@ -1,12 +1,12 @@
 // Ending a `--parallel` parent ends every child's agent tree: Ctrl-C on a terminal, SIGTERM, stop --now,
-// and SIGKILL of the parent (its children see the pipe from it close). Each child runs a tree with
+// and SIGKILL of the parent (its children are engines in its process: its guardian ends every tree). Each child runs a tree with
 // setsid'd, double-forked and TERM-ignoring processes; 0 survivors is asserted by tag.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn as spawnPty } from "@lydell/node-pty";
-import { RALPH, cleanEnv, readStatus, runRalph } from "../helpers/cli.js";
+import { RALPH, cleanEnv, completionMarker, readStatus, runRalph } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { agentCommand, identify, pollUntil, procRunning, runnerProc, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
@@ -18,6 +18,16 @@ const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ??
 /** A repository with three pending stories and an `agent/` directory, where each child's tree agent writes its files. */
 function treeRepo(): { repo: string; tag: Tag } {
   return { repo: storiesRepo({ "agent/.keep": "" }), tag: cleanup.tag() };
+}
+
+/** A process's state letter from /proc (T = stopped); "" when it is gone. */
+function stateOf(proc: Proc): string {
+  try {
+    const stat = readFileSync(`/proc/${proc.pid}/stat`, "latin1");
+    return procRunning(proc) ? stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) : "";
+  } catch {
+    return "";
+  }
 }
 
 const ARGS = (tag: Tag) => ["run", "--tasks", "prd.json", "--parallel", "2", "--name", "x", "-n", "0", "--grace", "2s", "work", ...agentCommand(tag, "agent", "--tree", "mixed")];
@@ -60,6 +70,26 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     assert.deepEqual([readStatus(runDir(repo, "x")).exit_reason, readStatus(runDir(repo, "x")).exit_code], ["INTERRUPTED", 130]);
   });
 
+  test("Ctrl-Z in an interactive shell stops every child's tree with the parent; fg continues them all", async () => {
+    const { repo, tag } = treeRepo();
+    const shell = spawnPty("bash", ["--norc", "--noprofile", "-i"], { cwd: repo, env: { ...(env() as Record<string, string>), PS1: "$ ", HISTFILE: "/dev/null" }, cols: 200, rows: 50, name: "xterm" });
+    cleanup.pid(identify(shell.pid));
+    const words = [process.execPath, RALPH, ...ARGS(tag)].map((word) => `'${word.replace(/'/g, "'\\''")}'`);
+    shell.write(`${words.join(" ")}\r`);
+    const procs = await bothTreesUp(repo, tag);
+    const parent = runnerProc(runDir(repo, "x"));
+    const trees = procs.filter((proc) => proc.pid !== parent.pid);
+    assert.ok(trees.every((proc) => stateOf(proc) !== "T"), "known-false control: nothing is stopped before Ctrl-Z");
+    shell.write("\x1a");
+    await pollUntil(() => stateOf(parent) === "T", "the parent to stop", 10_000);
+    await pollUntil(() => trees.every((proc) => stateOf(proc) === "T"), `every process of both trees to stop (${trees.map(stateOf).join("")})`, 10_000);
+    shell.write("fg\r");
+    await pollUntil(() => stateOf(parent) !== "T" && trees.every((proc) => !["T", ""].includes(stateOf(proc))), "the parent and both trees to go on", 10_000);
+    shell.write("\x03");
+    await nothingLeft(repo, tag, procs, "INTERRUPTED");
+    shell.write("exit\r");
+  });
+
   test("SIGTERM to the parent alone: it passes it on, dies of it (143), 0 survivors", async () => {
     const { repo, tag } = treeRepo();
     const parent = cleanup.ralph(ARGS(tag), repo, env());
@@ -83,7 +113,7 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await nothingLeft(repo, tag, procs, "STOPPED");
   });
 
-  test("SIGKILL of the parent: the children see its pipe close and end their trees (0 survivors within grace + 1 s)", async () => {
+  test("SIGKILL of the parent: its guardian ends every child's tree (0 survivors within grace + 1 s) and marks the children INTERRUPTED", async () => {
     const { repo, tag } = treeRepo();
     const parent = cleanup.ralph(ARGS(tag), repo, env());
     const procs = await bothTreesUp(repo, tag);
@@ -92,9 +122,15 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     await parent.done;
     await pollUntil(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
     assert.ok(performance.now() - killedAt < 2000 + 1000 + 1500, "gone within grace + 1 s (and scheduling slack)");
-    for (const child of ["x-1", "x-2"]) assert.equal(readStatus(runDir(repo, child)).exit_reason, "INTERRUPTED");
-    // The parent itself could record nothing: it was killed.
-    assert.equal(readStatus(runDir(repo, "x")).exit_reason, null);
+    // The parent and its children (engines in its process) could record nothing themselves: they were killed.
+    // The guardian marked each child it was told of INTERRUPTED (its completion marker); the parent, as any
+    // SIGKILLed run, is stale.
+    for (const [id, state] of [["x", "stale"], ["x-1", "INTERRUPTED"], ["x-2", "INTERRUPTED"]] as const) {
+      assert.equal(readStatus(runDir(repo, id)).exit_reason, null);
+      const shown = JSON.parse((await runRalph(["status", "--json", id], repo, env())).stdout) as { state: string };
+      assert.equal(shown.state, state, id);
+    }
+    assert.deepEqual(completionMarker(runDir(repo, "x-1")), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
     assert.equal(runnerProc(runDir(repo, "x")).pid, parent.child.pid);
   });
 });

@@ -43,3 +43,11 @@ test("a reviewer's walls mount the work directory read-only, and no write_allow 
   assert.deepEqual(binds(reviewer), []);
   assert.ok(readOnlyBinds(reviewer).includes(work));
 });
+
+test("a reviewer that starts outside the work tree (in HOME) is started there inside the sandbox; the agent starts in the tree", () => {
+  const base = walls([]);
+  const work = realpathSync(base.workDir);
+  const chdir = (options: string[]) => options[options.lastIndexOf("--chdir") + 1];
+  assert.equal(chdir(bwrapOptions({ ...base, readOnlyWork: true })), work);
+  assert.equal(chdir(bwrapOptions({ ...base, readOnlyWork: true, startDir: "/home/someone" })), "/home/someone");
+});
