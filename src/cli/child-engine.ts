@@ -13,6 +13,7 @@ import type { ChildExit, ChildHandle, ChildStart } from "../parallel/fan-out-io.
 import { childSignals, type ChildSignals } from "../parallel/child-signals.js";
 import { childRun } from "./child-settings.js";
 import { openRun } from "./open-run.js";
+import { runSpawners } from "./run-spawners.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
 import { UsageError } from "./usage-error.js";
 
@@ -74,10 +75,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
         signals: signals.source,
         listener: SILENT,
         host,
-        spawnAgent: (options) => (sandbox ? sandbox.spawn(marked(options), (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(marked(options))),
-        ...(sandbox ? { sandbox, spawnOwn: (options: SpawnAgentOptions) => supervision.spawn(marked(options)) } : {}),
-        // A reviewer sees the work tree read-only: in the sandbox, mounted so.
-        spawnReviewer: (options, agent) => (sandbox ? sandbox.spawn(marked(options), (wrapped) => supervision.spawn(wrapped), { readOnly: true, agent }) : supervision.spawn(marked(options))),
+        ...runSpawners(supervision, sandbox, marked),
         supervision: supervision.mode,
         commitIteration: commitForEngine,
       }),

@@ -4,14 +4,15 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
 import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
-import { checkCriteria, type Criterion } from "../judge/criteria.js";
+import { checkCriteria } from "../judge/criteria.js";
+import type { IntegrationPlace } from "./integration-place.js";
+import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { startChildEngine, type ChildHost } from "./child-engine.js";
 import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 
@@ -25,11 +26,6 @@ function startChildRun(projectDir: string, parentId: string, start: ChildStart, 
   if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
   if (start.maxRuntimeMs !== null) args.push(`--max-runtime=${Math.max(1, Math.ceil(start.maxRuntimeMs / 1000))}s`);
   return spawnRun(projectDir, args, env);
-}
-
-/** The file a resolve run reads its prompt from: in the parent's run directory, written just before it starts. */
-export function resolvePromptFile(projectDir: string, parentId: string, resolveId: string): string {
-  return join(runPaths(projectDir, parentId).dir, `${resolveId}.prompt.md`);
 }
 
 /** Spawns `node args...` as a run whose stdin is a pipe from this process. */
@@ -50,15 +46,6 @@ function spawnRun(projectDir: string, args: string[], env: NodeJS.ProcessEnv): C
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
-}
-
-/** Where the parent integrates: its worktree's top, the directory checks run in, the task file from the top, the checks. */
-export interface IntegrationPlace {
-  top: string;
-  cwd: string;
-  tasksPath: string;
-  checks: Criterion[];
-  checkTimeoutMs: number;
 }
 
 /** The internal switch back to one `ralph run` process per child. */

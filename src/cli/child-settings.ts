@@ -5,7 +5,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { readPlanFile, type Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
 import { UsageError } from "./usage-error.js";
-import { resolvePromptFile } from "./child-runs.js";
+import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { fileDigest, ledgerDir, readLedgerEntry } from "../control/run-ledger.js";
 
 /**

@@ -9,9 +9,17 @@ import { runPaths } from "../store/run-paths.js";
 import { fileAt, headOf, resetTo } from "../worktree/integration-git.js";
 import { realPath } from "../worktree/worktree-location.js";
 import type { FanOutOptions } from "../parallel/fan-out.js";
-import type { IntegrationPlace } from "./child-runs.js";
 import type { WorkPlace } from "./run-worktree.js";
 import { UsageError } from "./usage-error.js";
+
+/** Where the parent integrates: its worktree's top, the directory checks run in, the task file from the top, the checks. */
+export interface IntegrationPlace {
+  top: string;
+  cwd: string;
+  tasksPath: string;
+  checks: Criterion[];
+  checkTimeoutMs: number;
+}
 
 /**
  * Opens the integration side of a parent run. Continuing, whatever a killed parent left half done there

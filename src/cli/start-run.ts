@@ -16,6 +16,7 @@ import { startLines } from "./start-lines.js";
 import type { StartRunInput } from "./start-run-input.js";
 import { UsageError } from "./usage-error.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
+import { runSpawners } from "./run-spawners.js";
 import { runFanOut } from "../parallel/fan-out.js";
 import { childProcesses, realFanOutIo } from "./child-runs.js";
 import type { ChildHost } from "./child-engine.js";
@@ -92,10 +93,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         signals,
         listener,
         host,
-        spawnAgent: (options) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped)) : supervision.spawn(options)),
-        ...(sandbox ? { sandbox, spawnOwn: (options) => supervision.spawn(options) } : {}),
-        // A reviewer sees the work tree read-only: in the sandbox, mounted so.
-        spawnReviewer: (options, agent) => (sandbox ? sandbox.spawn(options, (wrapped) => supervision.spawn(wrapped), { readOnly: true, agent }) : supervision.spawn(options)),
+        ...runSpawners(supervision, sandbox),
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,

@@ -5,7 +5,7 @@ import { CgroupTree } from "./cgroup-tree.js";
 import { endCgroup } from "./end-cgroup.js";
 import { endTree } from "./kill-tree.js";
 import { DISPOSE_MESSAGE, MARK_ENV, runsToMark } from "./guardian.js";
-import { appendCompletionMarker, readCompletion } from "../store/progress-log.js";
+import { markInterruptedIfUnended } from "../store/progress-log.js";
 import { ignoreDebugSignal } from "./debug-signal.js";
 
 ignoreDebugSignal();
@@ -20,7 +20,7 @@ function markRuns(): void {
   const runs = new Set([...(process.env[MARK_ENV] ?? "").split("\n").filter((line) => line !== ""), ...runsToMark(received.split("\n"))]);
   for (const progress of runs) {
     try {
-      if (!readCompletion(progress).ended) appendCompletionMarker(progress, "INTERRUPTED");
+      markInterruptedIfUnended(progress);
     } catch {
       // a run directory that is gone or not what it was: nothing to say there
     }
