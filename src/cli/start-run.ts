@@ -72,7 +72,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     const { parallel, tasks } = input.settings;
     result = parallel !== null && tasks !== null && integration
       ? await runFanOut(
-          { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options },
+          { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options, supervision: supervision.mode },
           realFanOutIo(input.projectDir, input.runId, integration.place, { env: process.env, signals, listener, host }, engines),
         )
       : await runEngine(

@@ -28,6 +28,8 @@ export interface FanOutOptions {
   notes?: string[];
   /** The parent's integration worktree: its top, branch, the task file's path from the top and its text at HEAD. */
   integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
+  /** How the parent's process supervises its children's agents. */
+  supervision: RunStatus["supervision"];
 }
 
 
@@ -57,6 +59,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     now: io.now(),
     state: "running",
     lastAction: "starting children",
+    supervision: options.supervision,
     maxIterations: 0,
     iteration: previous?.iteration,
     costUsd: previous?.cost_usd,

@@ -56,6 +56,8 @@ describe("ralph run --parallel", () => {
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(readStatus(runDir(repo, "p")).exit_reason, "NO_WORK");
+    // The parent supervises its children's agents: its status names the same mode as theirs.
+    assert.equal(readStatus(runDir(repo, "p")).supervision, readStatus(runDir(repo, "p-1")).supervision);
     assert.deepEqual(passes(repo, "p"), { "US-1": true, "US-2": true, "US-3": true }, result.stdout);
     const events = readEvents(runDir(repo, "p"));
     const started = events.filter((event) => event.type === "child_started");
