@@ -1,7 +1,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describeChange, takeFingerprint, type Fingerprint } from "../../src/judge/progress-fingerprint.js";
@@ -134,5 +134,33 @@ test("fingerprint: outside a git repository it reports that git is unavailable",
   } finally {
     if (saved === undefined) delete process.env["GIT_CEILING_DIRECTORIES"];
     else process.env["GIT_CEILING_DIRECTORIES"] = saved;
+  }
+});
+
+test("fingerprint: outside any repository no git process is started; with a .git above, git is asked", async () => {
+  // A git on PATH that only records that it ran (and fails, as git does outside a repository).
+  const bin = join(base, "counting-bin");
+  const calls = join(base, "git-calls");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$@" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`, { mode: 0o755 });
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}` };
+  delete env["GIT_DIR"];
+  delete env["GIT_WORK_TREE"];
+  const lines = (): number => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0);
+  const plain = join(tmpdir(), `ralph-no-repo-${process.pid}`);
+  mkdirSync(plain, { recursive: true });
+  try {
+    // Only meaningful where no directory above the temporary one is a repository.
+    if (existsSync(join(dirname(plain), ".git")) || existsSync("/.git")) return;
+    const outside = await takeFingerprint(plain, env);
+    assert.match(outside.ok ? "" : outside.message, /not in a git repository.*stall detection needs git/);
+    assert.equal(lines(), 0, "no git started outside any repository");
+    // Known-false control: the same directory with a .git in it does start (the counting) git.
+    mkdirSync(join(plain, ".git"));
+    const inside = await takeFingerprint(plain, env);
+    assert.equal(inside.ok, false);
+    assert.ok(lines() > 0, "git was asked once a .git exists");
+  } finally {
+    rmSync(plain, { recursive: true, force: true });
   }
 });
