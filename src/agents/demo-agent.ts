@@ -102,24 +102,18 @@ async function main(): Promise<void> {
       ? `Finished ${task.id}. Every task is done.\n<promise>${promise}</promise>`
       : `Finished ${task.id}; ${tasks ? tasks.remainingAfter : 3 - iteration} to go.`;
   }
-  emit({ type: "assistant", message: { content: [{ type: "text", text: finalText }] }, session_id: sessionId });
-  emit({
-    type: "result",
-    subtype: "success",
-    is_error: false,
-    result: finalText,
-    session_id: sessionId,
-    num_turns: 2,
-    // A pretend spend, for trying --max-cost with --agent demo; `ralph demo` (RALPH_DEMO_FREE=1) shows none.
-    ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: 0.0123 }),
-    usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-  });
+  answer(finalText, sessionId, { turns: 2, costUsd: 0.0123, inputTokens: 1200, outputTokens: 340 });
 }
 
 /** The demo reviewer's answer: the diff's size, then the verdict as the last line. */
 function review(prompt: string, sessionId: string): void {
   const added = (prompt.match(/^\+(?!\+\+ )/gm) ?? []).length;
   const finalText = `The demo reviewer read the iteration's diff (${added} added line${added === 1 ? "" : "s"}) and found nothing to change.\n<verdict>approve</verdict>`;
+  answer(finalText, sessionId, { turns: 1, costUsd: 0.0042, inputTokens: 900, outputTokens: 60 });
+}
+
+/** The final answer as Claude Code prints it: the assistant's text, then the result with its pretend spend. */
+function answer(finalText: string, sessionId: string, spend: { turns: number; costUsd: number; inputTokens: number; outputTokens: number }): void {
   emit({ type: "assistant", message: { content: [{ type: "text", text: finalText }] }, session_id: sessionId });
   emit({
     type: "result",
@@ -127,9 +121,10 @@ function review(prompt: string, sessionId: string): void {
     is_error: false,
     result: finalText,
     session_id: sessionId,
-    num_turns: 1,
-    ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: 0.0042 }),
-    usage: { input_tokens: 900, output_tokens: 60, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    num_turns: spend.turns,
+    // A pretend spend, for trying --max-cost with --agent demo; `ralph demo` (RALPH_DEMO_FREE=1) shows none.
+    ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: spend.costUsd }),
+    usage: { input_tokens: spend.inputTokens, output_tokens: spend.outputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   });
 }
 

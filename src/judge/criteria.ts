@@ -8,6 +8,7 @@ import type { SpawnTree } from "../process/run-supervised.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
 import { formatDuration } from "../util/parse-value.js";
+import { fenceFor } from "../util/fence-for.js";
 
 export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 
@@ -154,7 +155,7 @@ export function failingContext(verdicts: CriterionVerdict[], maxChars = 4000): s
     for (const verdict of withOutput) {
       let tail = verdict.outputTail.replace(/\s+$/, "");
       if (tail.length > share) tail = `…${tail.slice(tail.length - share + 1)}`;
-      const fence = "`".repeat(Math.max(3, longestRun(tail, "`") + 1));
+      const fence = fenceFor(tail, "`");
       text += `\n\nLast output of ${labelOf(verdict)}:\n${fence}\n${tail}\n${fence}`;
     }
   }
@@ -164,14 +165,4 @@ export function failingContext(verdicts: CriterionVerdict[], maxChars = 4000): s
 function labelOf(verdict: CriterionVerdict): string {
   if (verdict.type === "command") return `\`${verdict.check}\``;
   return verdict.check === "" ? verdict.type : `${verdict.type} \`${verdict.check}\``;
-}
-
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let current = 0;
-  for (const ch of text) {
-    current = ch === char ? current + 1 : 0;
-    longest = Math.max(longest, current);
-  }
-  return longest;
 }

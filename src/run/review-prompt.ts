@@ -1,5 +1,6 @@
 // What a reviewer is given: its rules (read-only, how to answer), the task, the run's diff so far, and the
 // person's own instructions. It reaches the reviewer on stdin or as one argv word, never through a shell.
+import { fenceFor } from "../util/fence-for.js";
 
 /** The parts of one review's prompt. */
 export interface ReviewPromptParts {
@@ -22,9 +23,9 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
     ? "The work tree is mounted read-only for you: you cannot change it."
     : "You have a read-only view of the work tree: do not create, change or delete any file, and do not commit. A review that changes the tree does not count.";
   // The diff is the agent's text: its fence is longer than any run of backticks in it, so no line of it closes the fence.
-  const ticks = "missing" in parts.diff ? "" : "`".repeat(Math.max(3, longestRun(parts.diff.text, "`") + 1));
+  const ticks = "missing" in parts.diff ? "" : fenceFor(parts.diff.text, "`");
   const diff = "missing" in parts.diff ? `(no diff: ${parts.diff.missing})` : `${ticks}diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n${ticks}`;
-  const fence = "~".repeat(Math.max(3, longestRun(parts.task, "~") + 1));
+  const fence = fenceFor(parts.task, "~");
   return [
     `You are reviewing the work of another coding agent, done in iteration ${parts.iteration} of an automated loop, before it is accepted as finished.`,
     walls,
@@ -50,14 +51,4 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
     "The tags are <verdict>approve</verdict> and <verdict>changes</verdict>. Nothing may follow the tag; a tag anywhere else does not count.",
     "",
   ].join("\n");
-}
-
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let current = 0;
-  for (const ch of text) {
-    current = ch === char ? current + 1 : 0;
-    longest = Math.max(longest, current);
-  }
-  return longest;
 }
