@@ -5,16 +5,15 @@ import { agentEnvironment } from "../agents/env-scrub.js";
 import { describeChange } from "../judge/progress-fingerprint.js";
 import { judgeReview } from "../judge/review-verdict.js";
 import type { Criterion } from "../judge/criteria.js";
-import type { TreeMarker } from "../process/inventory.js";
 import { reviewPrompt, type ReviewPromptParts } from "../run/review-prompt.js";
-import type { RunRecord } from "../run/run-record.js";
 import { IterationLog } from "../store/iteration-log.js";
 import { changedPaths, snapshotTree, treeDiff, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import type { EngineIo } from "./engine-io.js";
-import { workDirOf, type EngineOptions } from "./engine-options.js";
+import { workDirOf } from "./engine-options.js";
 import { failureOf } from "./iteration-facts.js";
 import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
+import type { AttemptContext } from "./start-attempt.js";
 
 /** What a review that started no reviewer process adds to its answer (it is not an agent call). */
 const NOT_RUN = { ran: false } as const;
@@ -23,14 +22,7 @@ const NOT_RUN = { ran: false } as const;
 const DIFF_CAP_BYTES = 200 * 1024;
 
 /** What the reviews of one iteration need from the driver. */
-export interface ReviewContext {
-  options: EngineOptions;
-  io: EngineIo;
-  record: RunRecord;
-  marker: TreeMarker;
-  tasksFile: string | null;
-  /** The run's spend so far (for agents that take a budget). */
-  spentUsd: number;
+export interface ReviewContext extends Omit<AttemptContext, "onResult"> {
   /** The work tree when the run started and after the iteration (null: no snapshot was taken). */
   trees: { from: TreeSnapshot | null; to: TreeSnapshot | null };
   /** Aborting ends the reviewer under way; the reviews after it are not run. */
