@@ -9,10 +9,10 @@ import type { Supervision } from "../process/supervision.js";
 import type { Guardian } from "../process/guardian.js";
 import type { SpawnAgentOptions } from "../process/spawn-agent.js";
 import type { RunHost } from "../run/new-status.js";
-import type { ChildExit, ChildHandle, ChildStart } from "../parallel/fan-out-io.js";
+import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildStart } from "../parallel/fan-out-io.js";
 import { childSignals, type ChildSignals } from "../parallel/child-signals.js";
 import { childRun } from "./child-settings.js";
-import { openRun } from "./open-run.js";
+import { openRun, type OpenedRun } from "./open-run.js";
 import { runSpawners } from "./run-spawners.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
 import { UsageError } from "./usage-error.js";
@@ -27,6 +27,8 @@ export interface ChildHost {
   env: NodeJS.ProcessEnv;
   /** The parent's guardian: told of each child's progress file, it marks the children it finds unended INTERRUPTED when the parent dies. */
   guardian: Pick<Guardian, "markOnDeath" | "unmark">;
+  /** The parent's sandbox probe, for the same settings (null: not sandboxed). */
+  sandboxProbe: OpenedRun["sandboxProbe"];
   /** Run just before the parent's process is forced out (a second signal): each running child marks itself INTERRUPTED. */
   onForcedExit: Set<() => void>;
 }
@@ -46,9 +48,10 @@ export function startChildEngine(projectDir: string, parentId: string, start: Ch
 
 /** The child's limits as `--max-cost` and `--max-runtime` (whole seconds) gave them to a child process. */
 function givenLimits(start: ChildStart): { maxCostUsd?: number; maxRuntimeMs?: number } {
+  const seconds = childRuntimeSeconds(start);
   return {
     ...(start.maxCostUsd !== null ? { maxCostUsd: start.maxCostUsd } : {}),
-    ...(start.maxRuntimeMs !== null ? { maxRuntimeMs: Math.max(1, Math.ceil(start.maxRuntimeMs / 1000)) * 1000 } : {}),
+    ...(seconds !== null ? { maxRuntimeMs: seconds * 1000 } : {}),
   };
 }
 
@@ -60,7 +63,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
   const holder: LockHolder = { pid: host.pid, pid_start: host.pidStart, hostname: host.hostname, run_id: start.childId, acquired_at: new Date().toISOString() };
   const notes = [`supervision: ${supervision.mode} (${supervision.report.why}), shared with the parent run ${parentId}'s process`];
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
-  const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined });
+  const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined, sandboxProbe: shared.sandboxProbe });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);
   shared.guardian.markOnDeath(opened.paths.progress);

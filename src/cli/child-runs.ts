@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import type { ChildExit, ChildHandle, ChildStart, FanOutIo } from "../parallel/fan-out-io.js";
+import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildStart, type FanOutIo } from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
@@ -24,7 +24,8 @@ function startChildRun(projectDir: string, parentId: string, start: ChildStart, 
   // `--flag=value`: a task id may start with "-", and must never be read as an option.
   const args = [MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
   if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
-  if (start.maxRuntimeMs !== null) args.push(`--max-runtime=${Math.max(1, Math.ceil(start.maxRuntimeMs / 1000))}s`);
+  const seconds = childRuntimeSeconds(start);
+  if (seconds !== null) args.push(`--max-runtime=${seconds}s`);
   return spawnRun(projectDir, args, env);
 }
 

@@ -28,6 +28,8 @@ export interface OpenedRun {
   worktree: { path: string; branch: string; base: string | null; baseBranch: string | null } | null;
   integration: Awaited<ReturnType<typeof openIntegration>> | null;
   sandbox: Sandbox | null;
+  /** What the sandbox probe found (null: the run is not sandboxed); a `--parallel` parent hands it to its children. */
+  sandboxProbe: RunSandboxProbe;
   release(): void;
 }
 
@@ -37,7 +39,11 @@ export interface Opener {
   supervision: SupervisionMode;
   notes: string[];
   warn?: (line: string) => void;
+  /** The probe already made for this run's settings (a child engine: its parent's); probed here when absent. */
+  sandboxProbe?: RunSandboxProbe;
 }
+
+type RunSandboxProbe = ReturnType<typeof probeRunSandbox>;
 
 /** The agents of the plan's review criteria. */
 function reviewAgents(plan: StartRunInput["plan"]): AgentName[] {
@@ -90,7 +96,8 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
   const releases: Array<() => void> = [];
   const release = () => releases.splice(0).reverse().forEach((step) => step());
   // Before anything is written: `--sandbox` where no sandbox can be built is a usage error.
-  const sandboxProbe = probeRunSandbox(input.settings, process.env, opener.warn);
+  // Probing runs bubblewrap synchronously: a child engine, in its parent's process, takes its parent's probe.
+  const sandboxProbe = opener.sandboxProbe !== undefined ? opener.sandboxProbe : probeRunSandbox(input.settings, process.env, opener.warn);
   let place: WorkPlace | null = null;
   let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
   try {
@@ -98,7 +105,8 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (problem) throw new UsageError(problem);
     place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
-    const excluded = await excludeRunFiles(input.projectDir);
+    // A child's parent has already made git ignore the project's .ralph/.
+    const excluded = input.settings.parent === null ? await excludeRunFiles(input.projectDir) : null;
     if (excluded) notes.push(`git now ignores .ralph/ here (added to ${relative(input.projectDir, excluded)}, which is never committed): run files stay out of git add`);
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
@@ -143,5 +151,5 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     throw error;
   }
   notes.push(...sandboxNotes(input.settings, sandbox, process.env));
-  return { paths, place, worktree, integration, sandbox, release };
+  return { paths, place, worktree, integration, sandbox, sandboxProbe, release };
 }

@@ -57,7 +57,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
   const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: "RALPH_FAN_OUT", value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
   const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
-  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env: process.env, marker: fanMarker, guardian, onForcedExit: new Set() } : null;
+  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env: process.env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set() } : null;
   const signals = watchSignals(() => {
     markEndedIfNot(paths.progress, "INTERRUPTED");
     for (const mark of engines?.onForcedExit ?? []) mark();

@@ -29,6 +29,11 @@ export function limitEnding(limits: Limits, used: Used): Ending | null {
   return null;
 }
 
+/** What is left of a `--max-cost` budget once `spentUsd` is spent (never below 0); null when there is no budget. */
+export function remainingBudgetUsd(maxCostUsd: number | null, spentUsd: number): number | null {
+  return maxCostUsd === null ? null : Math.max(0, maxCostUsd - spentUsd);
+}
+
 /** STOPPED when a STOP file is there; `what` says what stopping does in this mode (for a plain stop and for `now`). */
 export function stopEnding(sentinels: Pick<SentinelState, "stop" | "stopNow">, what: { stop: string; now: string }): Ending | null {
   if (!sentinels.stop) return null;

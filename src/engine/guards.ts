@@ -5,6 +5,7 @@ import type { Ending } from "../run/finish-run.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Machine, Repeat, Step } from "./phase.js";
 import { end } from "./transitions.js";
+import { clip } from "../util/clip.js";
 
 /** The guards that can end a run. */
 export type GuardName = "stalled" | "same_failure" | "billing";
@@ -33,5 +34,5 @@ export function guardEnd(machine: Machine, guard: GuardName, ending: Ending, ent
 
 function lastLine(output: string): string {
   const line = output.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
-  return line === "" ? "" : ` (${line.length > 120 ? `${line.slice(0, 119)}…` : line})`;
+  return line === "" ? "" : ` (${clip(line, 120)})`;
 }

@@ -78,14 +78,18 @@ export function checksSkipped(configured: number, ran: number, failure: string |
 
 /** The billing error an agent run reports (credit balance too low, insufficient quota), or null. */
 export function billingError(run: FinishedRun): string | null {
-  const { error, limit } = run.outcome;
-  for (const text of [error?.message, limit?.message]) if (text && isBillingFailure(text)) return text;
+  return billingText(run.outcome);
+}
+
+/** The outcome's error or limit message when it is a billing failure, or null. */
+function billingText(outcome: AgentOutcome): string | null {
+  for (const text of [outcome.error?.message, outcome.limit?.message]) if (text && isBillingFailure(text)) return text;
   return null;
 }
 
 /** The provider usage limit an outcome reports, if any; a billing error is none unless `onBilling` is "wait". */
 export function limitOf(outcome: AgentOutcome, onBilling: "fail" | "wait" = "wait"): LimitInfo | null {
-  if (onBilling === "fail" && [outcome.error?.message, outcome.limit?.message].some((text) => text && isBillingFailure(text))) return null;
+  if (onBilling === "fail" && billingText(outcome) !== null) return null;
   return outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
 }
 

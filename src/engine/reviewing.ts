@@ -6,6 +6,8 @@ import type { ClaimVerdict } from "../judge/claim.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { Input, JudgingPhase, Machine, ReviewResult, Step, Tally } from "./phase.js";
 import { logs, to } from "./transitions.js";
+import { fenceFor } from "../util/fence-for.js";
+import { clip } from "../util/clip.js";
 
 export { reviewOpen } from "./transitions.js";
 
@@ -87,7 +89,7 @@ export function reviewContext(reviews: readonly ReviewResult[]): string {
     .map((review) => {
       const head = review.verdict === "changes" ? `The reviewer (${review.criterion.check}) asked for changes.` : `The review (${review.criterion.check}) did not approve: ${review.reason ?? "no verdict"}.`;
       if (review.findings === "") return head;
-      const fence = "`".repeat(Math.max(3, (review.findings.match(/`+/g) ?? []).reduce((longest, run) => Math.max(longest, run.length + 1), 0)));
+      const fence = fenceFor(review.findings, "`");
       return `${head} Its findings:\n${fence}\n${review.findings}\n${fence}`;
     })
     .join("\n\n");
@@ -112,5 +114,5 @@ export function lastReview(iteration: number, reviews: readonly ReviewResult[]):
   const shown = open ?? reviews[0];
   if (shown === undefined) return null;
   const detail = shown.verdict === "none" ? (shown.reason ?? "no verdict") : (shown.findings.split("\n").find((line) => line.trim() !== "")?.trim() ?? "");
-  return { iteration, verdict: open ? open.verdict : "approve", detail: detail.length > 200 ? `${detail.slice(0, 199)}…` : detail };
+  return { iteration, verdict: open ? open.verdict : "approve", detail: clip(detail, 200) };
 }

@@ -14,6 +14,7 @@ import { failureOf } from "./iteration-facts.js";
 import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 import type { AttemptContext } from "./start-attempt.js";
+import { remainingBudgetUsd } from "../control/limit-rules.js";
 
 /** What a review that started no reviewer process adds to its answer (it is not an agent call). */
 const NOT_RUN = { ran: false } as const;
@@ -67,7 +68,7 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   if (!spec) return none("the criterion names no reviewer", NOT_RUN);
   const workDir = workDirOf(options);
   const sandboxed = io.sandbox !== undefined;
-  const remaining = options.settings.maxCostUsd === null ? undefined : Math.max(0, options.settings.maxCostUsd - context.spentUsd);
+  const remaining = remainingBudgetUsd(options.settings.maxCostUsd, context.spentUsd) ?? undefined;
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
   if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);

@@ -10,6 +10,7 @@ import { workDirOf, type EngineOptions } from "./engine-options.js";
 import type { EngineIo } from "./engine-io.js";
 import type { AgentRun, Attempt, EndedBy } from "./phase.js";
 import { startAgent, type AgentHandle } from "./run-agent.js";
+import { remainingBudgetUsd } from "../control/limit-rules.js";
 
 /** What starting an attempt needs from the driver. */
 export interface AttemptContext {
@@ -33,7 +34,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
   const adapter = io.adapterFor(attempt.agent);
   // The model, extra arguments and command line are the run's own agent's; a fallback runs with its defaults.
   const own = attempt.agent === settings.agent;
-  const remaining = settings.maxCostUsd === null ? undefined : Math.max(0, settings.maxCostUsd - context.spentUsd);
+  const remaining = remainingBudgetUsd(settings.maxCostUsd, context.spentUsd) ?? undefined;
   // Text for the adapters' argv and output parsers (lossy only there); the agent's stdin gets the bytes.
   const prompt = attempt.prompt.toString("utf8");
   const adapted = adapter.invocation({

@@ -9,6 +9,7 @@ import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
 import type { Criterion } from "../store/plan-fields.js";
 import { formatDuration } from "../util/parse-value.js";
 import { fenceFor } from "../util/fence-for.js";
+import { clip } from "../util/clip.js";
 
 export { parseCriteria, type Criterion } from "../store/plan-fields.js";
 
@@ -159,7 +160,7 @@ export function failingContext(verdicts: CriterionVerdict[], maxChars = 4000): s
       text += `\n\nLast output of ${labelOf(verdict)}:\n${fence}\n${tail}\n${fence}`;
     }
   }
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+  return clip(text, maxChars);
 }
 
 function labelOf(verdict: CriterionVerdict): string {

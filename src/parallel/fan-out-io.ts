@@ -30,6 +30,11 @@ export interface ChildStart {
   maxRuntimeMs: number | null;
 }
 
+/** A child's runtime limit in whole seconds (at least one), as `--max-runtime` gives it to a child run. */
+export function childRuntimeSeconds(start: ChildStart): number | null {
+  return start.maxRuntimeMs === null ? null : Math.max(1, Math.ceil(start.maxRuntimeMs / 1000));
+}
+
 /** The outside world of a fan-out. */
 export interface FanOutIo {
   startChild(start: ChildStart): ChildHandle;

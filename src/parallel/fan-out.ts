@@ -16,6 +16,7 @@ import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
 import { startNotifications } from "../engine/run-notifications.js";
+import { remainingBudgetUsd } from "../control/limit-rules.js";
 
 /** What to fan out. */
 export interface FanOutOptions {
@@ -171,7 +172,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const start = (task: Task) => {
     started += 1;
     const childId = `${runId}-${started}`;
-    const costLeft = settings.maxCostUsd === null ? null : Math.max(0, settings.maxCostUsd - spent());
+    const costLeft = remainingBudgetUsd(settings.maxCostUsd, spent());
     const timeLeft = settings.maxRuntimeMs === null ? null : Math.max(1000, settings.maxRuntimeMs - (io.now().getTime() - startedAt));
     const handle = io.startChild({ childId, taskId: task.id, maxCostUsd: costLeft, maxRuntimeMs: timeLeft });
     const child: Running = { task, handle, stopAsked: "none" };

@@ -2,6 +2,7 @@
 // which model, extra instructions, its command (for the `command` agent) and its time limit.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import { formatDuration, parseCommandWords, parsePositiveDuration } from "../util/parse-value.js";
+import { clip } from "../util/clip.js";
 
 /** How one review runs. */
 export interface ReviewSpec {
@@ -53,7 +54,7 @@ export function parseReviewFields(entry: Record<string, unknown>, where: string)
 /** The reviewer in a few words: `claude (model opus)`, `command node review.mjs`. */
 export function reviewLabel(review: ReviewSpec): string {
   const line = review.command?.join(" ") ?? "";
-  const who = review.command ? `command ${line.length > 40 ? `${line.slice(0, 39)}…` : line}` : review.agent;
+  const who = review.command ? `command ${clip(line, 40)}` : review.agent;
   return review.model ? `${who} (model ${review.model})` : who;
 }
 

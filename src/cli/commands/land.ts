@@ -1,7 +1,5 @@
 // `ralph land RUN`: delivers a run's branch only as asked: merged into the person's current branch, or pushed
 // to a remote (`--push REMOTE[:BRANCH]`), with a pull request (`--pr`, through gh). Nothing happens unasked.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import { spawn } from "node:child_process";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { summariseRun } from "../../control/list-runs.js";
@@ -11,26 +9,13 @@ import { mergeIntoCheckout, pushBranch, trackedChanges } from "../../worktree/la
 import { pickRun } from "../pick-run.js";
 import { renderReportMarkdown } from "../render-report.js";
 import { UsageError } from "../usage-error.js";
+import { findOnPath } from "../../process/supervision.js";
 
 /** What `ralph land` was asked to do. */
 export interface LandOptions {
   push?: string;
   pr?: boolean;
   force?: boolean;
-}
-
-/** `gh` on PATH, or null. */
-function findGh(env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    try {
-      accessSync(join(dir, "gh"), constants.X_OK);
-      return join(dir, "gh");
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }
 
 /** Runs gh with `args`, `body` on its stdin; resolves with its exit code and output. */
@@ -74,7 +59,7 @@ export async function landCommand(projectDir: string, given: string | undefined,
   if (options.push) {
     const { remote, destination } = parsePush(options.push, branch);
     const base = status.base_branch ?? report?.base_branch ?? null;
-    const gh = options.pr ? findGh(env) : null;
+    const gh = options.pr ? findOnPath("gh", env.PATH ?? "") : null;
     if (options.pr && !gh) throw new UsageError("--pr: gh is not installed (not found on PATH); push with --push alone and open the pull request yourself");
     if (options.pr && !base) throw new UsageError(`--pr: run ${id} started on a detached HEAD: no branch to open the pull request against`);
     const pushed = await pushBranch(projectDir, remote, branch, destination);
