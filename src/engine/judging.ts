@@ -13,7 +13,7 @@ import { chooseAfterLimit } from "./agent-choice.js";
 import { askPerson } from "./questions.js";
 import { end, goOn, logs, STALL_OFF, stallOffNote, tellOnce, to } from "./transitions.js";
 import { failureKey, guardEnd, nextRepeat } from "./guards.js";
-import { gateMarks, gatesOf, gatesPassed, isGate, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
+import { gateMarks, gatesOf, gatesVerdict, newlyMarked, openTasks, openTasksLine, withReopen } from "./task-gate.js";
 
 function claimInput(machine: Machine, attempt: Attempt, run: FinishedRun, failure: string | null): ClaimInput {
   return {
@@ -104,9 +104,8 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   const criteriaPass = checked.every((verdict) => verdict.passed);
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);
-  const gatesRan = gates.length > 0 && verdicts.filter((verdict) => isGate(verdict.type)).length >= gates.length;
   const reviewState = reviews.length > 0 ? { review: lastReview(attempt.iteration, reviews), reviewFindings: done ? "" : reviewContext(reviews) } : { reviewFindings: "" };
-  let tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), ...reviewState, failures, gatesOk: gatesRan ? gatesPassed(gates, verdicts) : null, repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  let tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), ...reviewState, failures, gatesOk: gatesVerdict(gates, verdicts), repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";

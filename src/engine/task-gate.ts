@@ -84,6 +84,12 @@ export function gatesPassed(gates: readonly Criterion[], verdicts: readonly Crit
   return ran.length >= gates.length && ran.every((verdict) => verdict.passed);
 }
 
+/** Whether the gates passed on this tree; null when there are none, or not every one ran. */
+export function gatesVerdict(gates: readonly Criterion[], verdicts: readonly CriterionVerdict[]): boolean | null {
+  const ran = verdicts.filter((verdict) => isGate(verdict.type)).length;
+  return gates.length === 0 || ran < gates.length ? null : gatesPassed(gates, verdicts);
+}
+
 /** The list with `reopened` marked not done. */
 export function withReopened(list: TaskListResult | null, reopened: readonly Task[]): TaskListResult | null {
   if (!list?.ok || reopened.length === 0) return list;
