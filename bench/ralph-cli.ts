@@ -7,17 +7,25 @@ import { fileURLToPath } from "node:url";
 import { nowMs } from "./stats.js";
 
 /** The built CLI entry point (BENCH_RALPH: another build's, to measure it with every suite). */
-export const RALPH = process.env.BENCH_RALPH ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+export const RALPH = process.env.BENCH_RALPH ?? fileURLToPath(new URL("../src/cli/main.cjs", import.meta.url));
 
 /** A compiled benchmark fixture under dist/bench/fixtures. */
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}.js`, import.meta.url));
 }
 
-/** Environment for ralph: no RALPH_* settings leak in from the caller. */
+/**
+ * Variables that make every Node process start slower on the machine that sets them, whatever it runs:
+ * NODE_EXTRA_CA_CERTS has Node parse a certificate bundle before any script (about 30 ms a start where it
+ * was measured, twice a plain `node -e 0`), a cost of that machine's, not of ralph's, that would hide
+ * ralph's own start-up in every ratio to `node -e 0`.
+ */
+const MACHINE_COSTS = new Set(["NODE_EXTRA_CA_CERTS"]);
+
+/** Environment for ralph: no RALPH_* settings leak in from the caller, nor the machine's start-up costs. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if ((!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") && !MACHINE_COSTS.has(key)) env[key] = value;
   return { ...env, ...extra };
 }
 

@@ -1,5 +1,5 @@
 // Start-up: `ralph --version`, `ralph status` and `ralph hook handle` (no loop active) against `node -e 0`,
-// interleaved round by round; with BENCH_BEFORE=<another build's dist/src/cli/main.js>, that build too.
+// interleaved round by round; with BENCH_BEFORE=<another build's entry, dist/src/cli/main.cjs or main.js>, that build too.
 import { spawn } from "node:child_process";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";

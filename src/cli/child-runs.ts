@@ -16,7 +16,7 @@ import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { startChildEngine, type ChildHost } from "./child-engine.js";
 import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const MAIN = fileURLToPath(new URL("./main.cjs", import.meta.url));
 const STDERR_KEPT = 4096;
 
 /** Starts child run `start.childId` of `parentId` as `ralph run --parent ... --task ... --watch-parent`. */

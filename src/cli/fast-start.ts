@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The built CLI's entry (scripts/bundle.mjs bundles it as dist/src/cli/main.js): the three calls that must
-// start at Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered
-// without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
+// The built CLI's entry, run as CommonJS (scripts/bundle.mjs bundles it as dist/src/cli/main.cjs): Node sets
+// up its ES module loader only for the first `import`, a cost of its own. The three calls that must start at
+// Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered from CommonJS
+// files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
+import { stdinIsTerminal } from "../hook/read-stdin.js";
 import { isContainerInit } from "../process/container-init.js";
 import { quickStart } from "./quick-start.js";
+import { writeOut } from "./write-out.js";
 
 async function full(): Promise<void> {
   await import("./main.js");
@@ -17,18 +20,21 @@ async function start(argv: string[]): Promise<void> {
   switch (quick.kind) {
     case "version": {
       const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-      process.stdout.write(`${pkg.version}\n`);
+      writeOut(`${pkg.version}\n`);
       return;
     }
     case "hook-handle": {
       // Its one refusal (a terminal on stdin) is worded by the full CLI.
-      if (process.stdin.isTTY) return full();
-      const { quickHook } = await import("./quick-hook.js");
+      if (stdinIsTerminal()) return full();
+      // The quick paths are CommonJS files of their own (the bundle maps these names to them).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { quickHook } = require("./quick-hook.js") as typeof import("./quick-hook.js");
       process.exitCode = await quickHook();
       return;
     }
     case "status": {
-      const { quickStatus } = await import("./quick-status.js");
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { quickStatus } = require("./quick-status.js") as typeof import("./quick-status.js");
       const code = await quickStatus(quick.run, quick.json);
       // status only reads: on a failure the full CLI runs it again and words it as every command's.
       if (code === null) return full();
@@ -44,4 +50,5 @@ async function start(argv: string[]): Promise<void> {
   }
 }
 
-await start(process.argv.slice(2));
+// A CommonJS file has no top-level await: a failure is thrown from the promise, as an awaited one would be.
+void start(process.argv.slice(2));

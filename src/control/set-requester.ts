@@ -8,7 +8,7 @@ import { isAlive, readEnvMarker, readProcess } from "../process/proc-table.js";
 import { commandLine, insideRunReason } from "./inside-run.js";
 import type { SetRequest } from "./set-request.js";
 
-const RALPH_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const RALPH_MAIN = fileURLToPath(new URL("../cli/main.cjs", import.meta.url));
 
 /** Why the request must not be applied to run `runId` (runner `runnerPid`, agent marker `marker`), or null to apply it. */
 export function setRequesterRefusal(request: SetRequest, runId: string, runnerPid: number, marker: { key: string; value: string }): string | null {

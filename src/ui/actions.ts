@@ -21,7 +21,7 @@ export interface ActionResult {
   message: string;
 }
 
-const RALPH_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const RALPH_MAIN = fileURLToPath(new URL("../cli/main.cjs", import.meta.url));
 const CONTINUE_WAIT_MS = 15_000;
 
 /** Whether `name` is an action the page may post. */

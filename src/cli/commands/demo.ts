@@ -21,7 +21,7 @@ const DEMO_PROMPT = `Implement the next user story of prd.json ({{task}}), then 
 When every story passes, print <promise>DONE</promise>.
 `;
 
-const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
+const MAIN_SCRIPT = fileURLToPath(new URL("../main.cjs", import.meta.url));
 
 /** How a person runs this ralph from a shell: `ralph`, or through npx when that is how it was started. */
 function ralphWord(env: NodeJS.ProcessEnv): string {

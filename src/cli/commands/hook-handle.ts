@@ -6,8 +6,9 @@ import type { StopDecision } from "../../hook/handle-stop.js";
 import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
 import { parseStopHookInput } from "../../hook/hook-input.js";
 import type { HookClock } from "../../hook/hook-run.js";
-import { readAll } from "../../hook/read-all.js";
+import { readStdin, stdinIsTerminal } from "../../hook/read-stdin.js";
 import { UsageError } from "../usage-error.js";
+import { writeOut } from "../write-out.js";
 
 const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
 
@@ -18,16 +19,16 @@ function renderDecision(decision: StopDecision): string {
 
 /** `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop. */
 export async function hookHandleCommand(): Promise<number> {
-  if (process.stdin.isTTY) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
+  if (stdinIsTerminal()) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
   let projectDir = projectDirFrom(process.env, process.cwd());
   try {
-    const parsed = parseStopHookInput(await readAll(process.stdin, 10_000));
+    const parsed = parseStopHookInput(await readStdin(10_000));
     if (!parsed.ok) throw new Error(parsed.message);
     projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
     // No loop file, nothing to decide (handleStop's own first answer): the loop's modules stay unloaded.
     if (!existsSync(hookFiles(projectDir).loop)) return 0;
     const { handleStop } = await import("../../hook/handle-stop.js");
-    process.stdout.write(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
+    writeOut(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
     let runId: string | null = null;
@@ -39,7 +40,7 @@ export async function hookHandleCommand(): Promise<number> {
     }
     const ended = runId ? `; the loop ended (FAILED, run ${runId})` : "";
     process.stderr.write(`ralph hook handle: ${message}${ended}\n`);
-    process.stdout.write(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
+    writeOut(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
   }
   return 0;
 }

@@ -19,7 +19,7 @@ import { UsageError } from "../usage-error.js";
 import { ralphOnPath } from "../ralph-on-path.js";
 import { hookHandleCommand } from "./hook-handle.js";
 
-const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
+const MAIN_SCRIPT = fileURLToPath(new URL("../main.cjs", import.meta.url));
 const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
 
 /** This ralph as a shell command: absolute node and script paths, so hooks work without ralph on PATH. */
