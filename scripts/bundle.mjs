@@ -5,6 +5,7 @@
 // quick-status.cjs and quick-hook.cjs, each one module with everything it needs, so that `ralph status` and
 // the Stop hook load two files in all, and main.js, which runs main.cjs. Everything else under dist/ stays tsc's output: the tests import it, and the guardian
 // and the demo agent are started from it as scripts of their own.
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -77,7 +78,7 @@ const quick = await build({
   plugins: [
     ownUrl,
     keepApart({
-      "fast-start.ts": { "./main.js": "./full.js", "./quick-status.js": "./quick-status.cjs", "./quick-hook.js": "./quick-hook.cjs" },
+      "fast-start.ts": { "./main.js": "./full.js", "./quick-hook.js": "./quick-hook.cjs" },
       "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },
     }),
   ],
@@ -86,6 +87,9 @@ const quick = await build({
 const entry = join(outdir, "main.cjs");
 const text = readFileSync(entry, "utf8");
 if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text.replace(/^#!.*\n/m, "")}`);
+// quick-status.cjs ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
+const status = join(outdir, "quick-status.cjs");
+writeFileSync(status, `${readFileSync(status, "utf8")}//# ralph-build ${randomBytes(8).toString("hex")}\n`);
 // main.js, where hook entries written by earlier versions point, runs the same entry.
 writeFileSync(
   join(outdir, "main.js"),

@@ -110,17 +110,22 @@ function runState(
 
 /** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
+  return listRunRecords(projectDir, alive, now).map((record) => record.summary);
+}
+
+/** listRuns, each summary with the status it was read from. */
+export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): Array<ReturnType<typeof summariseRun>> {
   const armed = armedHookRun(projectDir);
-  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary));
+  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
-function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
-  const started = (run: T) => (run.started_at ? Date.parse(run.started_at) : Number.NaN);
+function sortByStart<T extends { summary: { id: string; started_at: string | null } }>(runs: T[]): T[] {
+  const started = (run: T) => (run.summary.started_at ? Date.parse(run.summary.started_at) : Number.NaN);
   return [...runs].sort((a, b) => {
     const [x, y] = [started(a), started(b)];
     if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
     if (Number.isFinite(x) !== Number.isFinite(y)) return Number.isFinite(x) ? 1 : -1;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return a.summary.id < b.summary.id ? -1 : a.summary.id > b.summary.id ? 1 : 0;
   });
 }

@@ -9,7 +9,7 @@ import { nextStep } from "../next-step.js";
 import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { mebibytes } from "../../view/render-lines.js";
-import { pickRun } from "../pick-run.js";
+import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
 
@@ -48,9 +48,9 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
 
 /** The status report of one run (RUN, the single active run, or the latest run). */
 export async function statusReport(projectDir: string, given: string | undefined, now: Date): Promise<RunStatusReport> {
-  const id = pickRun(projectDir, given, "show", true);
+  const { id, record } = pickRunRecord(projectDir, given, "show", true);
   const paths = runPaths(projectDir, id);
-  const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, now);
+  const { summary, status } = record ?? summariseRun(projectDir, id, isRunnerAlive, now);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   const endedAt = status?.ended_at ? Date.parse(status.ended_at) : now.getTime();
   return {
