@@ -44,9 +44,10 @@ function keepApart(map) {
   };
 }
 
-// In the CommonJS quick files `require` is Node's own, so `createRequire(...)` is that require: importing
-// node:module for it would load Node's public module API, its ES module loader among it (about 1 ms).
-// Only createRequire is given: a quick file importing anything else from node:module fails the build.
+// In the CommonJS quick files `require` is Node's own, so `createRequire(...)` is that require (for Node's
+// built-ins, the only thing the sources load through it: a relative path would resolve from the quick file):
+// importing node:module for it would load Node's public module API, its ES module loader among it (about
+// 1 ms). Only createRequire is given: a quick file importing anything else from node:module fails the build.
 const ownRequire = {
   name: "own-require",
   setup(bundle) {

@@ -35,10 +35,12 @@ if (process.argv[2] === "--warm") {
     const project = join(scratch, "project");
     mkdirSync(project);
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, XDG_STATE_HOME: join(scratch, "state") };
-    const run = spawnSync(process.execPath, [join(cli, "main.cjs"), "run", "-n", "1", "--name", "warm", "--agent", "command", "warm", "--", "true"], { cwd: project, env, encoding: "utf8" });
+    // The agent is this node (a `true` found on npm's PATH could be any package's).
+    const agent = [process.execPath, "-e", "0"];
+    const run = spawnSync(process.execPath, [join(cli, "main.cjs"), "run", "-n", "1", "--name", "warm", "--agent", "command", "warm", "--", ...agent], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
     // Exit code 3: MAX_ITERATIONS, as asked.
     if (run.status !== 3) throw new Error(`a run for the cache to answer about: exit ${run.status ?? run.signal}: ${run.stderr.trim()}`);
-    const warm = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm"], { cwd: project, env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+    const warm = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm"], { cwd: project, env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: 60_000 });
     if (warm.status !== 0) throw new Error(warm.stderr.trim());
   } catch (error) {
     console.warn(`warning: no code cache for quick-status.cjs (ralph status starts slower): ${error instanceof Error ? error.message : String(error)}`);

@@ -52,5 +52,8 @@ async function start(argv: string[]): Promise<void> {
   }
 }
 
-// A CommonJS file has no top-level await: a failure is thrown from the promise, as an awaited one would be.
-void start(process.argv.slice(2));
+// An error none of the paths words is a bug of ralph's: said with exit code 1, as main.ts says it.
+start(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`ralph: internal error: ${String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -6,6 +6,9 @@ import { readAllBytes } from "./read-all.js";
 
 const CHUNK = 64 * 1024;
 
+/** readStdin's time limit passed: a read of stdin still waits, and keeps the process alive until the input ends. */
+export class StdinTimeout extends Error {}
+
 /** Whether standard input is a terminal (checked through `process.stdin` only for a character device). */
 export function stdinIsTerminal(): boolean {
   try {
@@ -17,9 +20,10 @@ export function stdinIsTerminal(): boolean {
 }
 
 /**
- * Standard input's whole content as UTF-8; rejects when it has not ended within `timeoutMs`. A read
- * already waiting for input cannot be taken back: after that rejection the process ends when the input
- * does (or its parent ends it). A descriptor another process made non-blocking is read as a stream.
+ * Standard input's whole content as UTF-8; rejects with a StdinTimeout when it has not ended within
+ * `timeoutMs`. A read already waiting for input cannot be taken back, not even by process.exit() (Node
+ * waits for its thread pool): after a StdinTimeout the process lives on until the input ends, unless its
+ * caller ends it. A descriptor another process made non-blocking is read as a stream.
  */
 export function readStdin(timeoutMs: number): Promise<string> {
   const started = Date.now();
@@ -32,16 +36,18 @@ export function readStdin(timeoutMs: number): Promise<string> {
       clearTimeout(timer);
       outcome();
     };
-    const timer = setTimeout(() => settle(() => reject(new Error(`no end of input on stdin within ${timeoutMs / 1000} s`))), timeoutMs);
+    const timer = setTimeout(() => settle(() => reject(new StdinTimeout(`no end of input on stdin within ${timeoutMs / 1000} s`))), timeoutMs);
+    const buffer = Buffer.allocUnsafe(CHUNK);
     const next = () =>
-      read(0, Buffer.allocUnsafe(CHUNK), 0, CHUNK, null, (error, bytes, buffer) => {
+      read(0, buffer, 0, CHUNK, null, (error, bytes) => {
+        if (settled) return;
         if (error?.code === "EAGAIN") {
           const rest = readAllBytes(process.stdin, Math.max(1, timeoutMs - (Date.now() - started)));
           settle(() => resolve(rest.then((bytes) => Buffer.concat([...chunks, bytes]).toString("utf8"))));
         } else if (error) settle(() => reject(error));
         else if (bytes === 0) settle(() => resolve(Buffer.concat(chunks).toString("utf8")));
-        else if (!settled) {
-          chunks.push(buffer.subarray(0, bytes));
+        else {
+          chunks.push(Buffer.from(buffer.subarray(0, bytes)));
           next();
         }
       });

@@ -13,6 +13,7 @@ import { inTerminal } from "../fixtures/terminal.js";
 import { cleanEnv } from "../helpers/cli.js";
 
 const CHILD = fileURLToPath(new URL("../fixtures/read-stdin-child.js", import.meta.url));
+const HOOK_CHILD = fileURLToPath(new URL("../fixtures/hook-handle-child.js", import.meta.url));
 const root = mkdtempSync(join(tmpdir(), "ralph-read-stdin-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -30,6 +31,8 @@ interface Child {
   /** The first line the child wrote to stdout (its answer), while it may still run. */
   answer: Promise<string>;
   running(): boolean;
+  /** The signal that ended the child, or "exit N". */
+  ended: Promise<string>;
   result: Promise<{ text?: string; error?: string }>;
   write(bytes: Buffer | string): void;
   end(): void;
@@ -38,7 +41,8 @@ interface Child {
 /** The child script with `stdin` as its standard input ("pipe": a socket this test writes to). */
 function child(stdin: "pipe" | number, env: Record<string, string> = {}, program: string[] = [process.execPath, CHILD]): Child {
   const proc = spawn(program[0] as string, program.slice(1), { env: cleanEnv(env), stdio: [stdin, "pipe", "pipe"] }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+  // SIGTERM: only the hook ending itself is a SIGKILL.
+  const timer = setTimeout(() => proc.kill("SIGTERM"), 20_000);
   let stdout = "";
   let stderr = "";
   // Decoded as a stream: a character split between two chunks stays whole.
@@ -57,7 +61,8 @@ function child(stdin: "pipe" | number, env: Record<string, string> = {}, program
       }
     }),
   );
-  return { ready, answer, running: () => proc.exitCode === null && proc.signalCode === null, result, write: (bytes) => proc.stdin?.write(bytes), end: () => proc.stdin?.end() };
+  const ended = new Promise<string>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? `exit ${code}`)));
+  return { ready, answer, ended, running: () => proc.exitCode === null && proc.signalCode === null, result, write: (bytes) => proc.stdin?.write(bytes), end: () => proc.stdin?.end() };
 }
 
 describe("readStdin", () => {
@@ -113,6 +118,17 @@ describe("readStdin", () => {
     assert.equal(reader.running(), true);
     reader.end();
     assert.deepEqual(await reader.result, { error: "no end of input on stdin within 0.2 s" });
+  });
+
+  test("the Stop hook, its input never ending, answers at the time limit and then ends itself", async () => {
+    const hook = child("pipe", { STDIN_TIMEOUT_MS: "200" }, [process.execPath, HOOK_CHILD]);
+    await hook.ready;
+    hook.write('{"session_id":');
+    assert.deepEqual(JSON.parse(await hook.answer), { systemMessage: "ralph: the Stop hook failed: no end of input on stdin within 0.2 s" });
+    // Its input still open (the test above shows a bare reader living on), the process is gone.
+    assert.equal(await hook.ended, "SIGKILL");
+    await assert.rejects(hook.result, /null !== 0|Expected values to be strictly equal/);
+    hook.end();
   });
 
   test("a terminal on stdin is one (ralph hook handle refuses it, exit code 2)", async () => {

@@ -6,7 +6,7 @@ import type { StopDecision } from "../../hook/handle-stop.js";
 import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
 import { parseStopHookInput } from "../../hook/hook-input.js";
 import type { HookClock } from "../../hook/hook-run.js";
-import { readStdin, stdinIsTerminal } from "../../hook/read-stdin.js";
+import { readStdin, StdinTimeout, stdinIsTerminal } from "../../hook/read-stdin.js";
 import { UsageError } from "../usage-error.js";
 import { writeOut } from "../write-out.js";
 
@@ -17,12 +17,17 @@ function renderDecision(decision: StopDecision): string {
   return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
 }
 
-/** `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop. */
-export async function hookHandleCommand(): Promise<number> {
+/**
+ * `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop.
+ * An input that has not ended within `stdinTimeoutMs` is answered as a failure, then the process ends
+ * itself (SIGKILL: its read of stdin would keep it alive, and Claude Code waits for it to exit).
+ */
+export async function hookHandleCommand(stdinTimeoutMs = 10_000): Promise<number> {
   if (stdinIsTerminal()) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
-  let projectDir = projectDirFrom(process.env, process.cwd());
+  let projectDir: string | null = null;
   try {
-    const parsed = parseStopHookInput(await readStdin(10_000));
+    projectDir = projectDirFrom(process.env, process.cwd());
+    const parsed = parseStopHookInput(await readStdin(stdinTimeoutMs));
     if (!parsed.ok) throw new Error(parsed.message);
     projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
     // No loop file, nothing to decide (handleStop's own first answer): the loop's modules stay unloaded.
@@ -34,13 +39,15 @@ export async function hookHandleCommand(): Promise<number> {
     let runId: string | null = null;
     try {
       const { recordHookFailure } = await import("../../hook/handle-stop.js");
-      runId = recordHookFailure(projectDir, message, clock);
+      if (projectDir !== null) runId = recordHookFailure(projectDir, message, clock);
     } catch {
       // Nothing more can be recorded; the line below still tells the user.
     }
     const ended = runId ? `; the loop ended (FAILED, run ${runId})` : "";
     process.stderr.write(`ralph hook handle: ${message}${ended}\n`);
     writeOut(`${JSON.stringify({ systemMessage: `ralph: the Stop hook failed: ${message}${ended}` })}\n`);
+    // Both lines are written (synchronously, to a pipe or a file): nothing is lost by ending here.
+    if (error instanceof StdinTimeout) process.kill(process.pid, "SIGKILL");
   }
   return 0;
 }
