@@ -2,6 +2,7 @@
 // must not have `ralph status` / `ralph list` show the ending it forged: its runner never ended the run.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { completionMarker, readStatus, runRalph, startRalph, tempProjects, waitUntil, type CliResult } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
@@ -81,4 +82,34 @@ test("a --parallel child's agent forging its ending then SIGKILLing the parent: 
   assert.deepEqual(completionMarker(child), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
   assert.deepEqual(await shownStates(repo, "x-1"), { status: "INTERRUPTED", list: "INTERRUPTED" });
   assert.deepEqual(await shownStates(repo, "x"), { status: "stale", list: "stale" });
+});
+
+test("an agent rewriting status.json to say the run ended DONE, its runner alive: status and list show it running, and stop reaches it", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  // Until `gate` exists, status.json says ended DONE (with the runner's own pid) every 20 ms.
+  const script = `
+const fs = require("node:fs");
+const file = process.env.RALPH_RUN_DIR + "/status.json";
+const forge = () => {
+  const status = JSON.parse(fs.readFileSync(file, "utf8"));
+  fs.writeFileSync(file + ".forged", JSON.stringify({ ...status, state: "ended", exit_reason: "DONE", exit_code: 0, ended_at: new Date().toISOString() }));
+  fs.renameSync(file + ".forged", file);
+};
+forge();
+fs.writeFileSync(process.argv[1] + ".started", "");
+const timer = setInterval(() => (fs.existsSync(process.argv[1]) ? clearInterval(timer) : forge()), 20);`;
+  const run = startRalph(["run", "--name", "l", "-n", "0", "go", "--", process.execPath, "-e", script, gate], dir);
+  const timer = setTimeout(() => run.child.kill("SIGKILL"), 30_000);
+  await waitUntil(() => existsSync(`${gate}.started`), "the agent to forge status.json");
+  const runDir = join(dir, ".ralph", "runs", "l");
+  assert.equal(readStatus(runDir).exit_reason, "DONE", "known-false control: status.json says the run ended DONE");
+  assert.deepEqual(await shownStates(dir, "l"), { status: "running", list: "running" });
+  const stop = await runRalph(["stop", "l"], dir);
+  assert.equal(stop.code, 0, stop.stderr);
+  writeFileSync(gate, "");
+  const result = await run.done;
+  clearTimeout(timer);
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(await shownStates(dir, "l"), { status: "STOPPED", list: "STOPPED" });
 });

@@ -60,6 +60,7 @@ describe("listRuns", () => {
 
   test("an ending written in the run directory of a runner that died without ending the run is not trusted", () => {
     const dir = projectWith([{ id: "f", mode: "run", forged: true }, { id: "g", mode: "run", forged: true, marker: true }]);
+    assert.deepEqual(states(dir, true), [["f", "running", true], ["g", "running", true]], "a live runner's run is live, even with the runner's pid in the forged status.json");
     assert.deepEqual(states(dir, false), [["f", "stale", false], ["g", "INTERRUPTED", false]]);
   });
 
