@@ -3,8 +3,9 @@
 // instead of dozens. Beside it: full.js, the whole CLI without the quick paths (what main.cjs falls back to;
 // tests compare the two), hook-stop.js (deciding a stop with a loop active), the quick paths' own files,
 // quick-status.cjs and quick-hook.cjs, each one module with everything it needs, so that `ralph status` and
-// the Stop hook load two files in all, and main.js, which runs main.cjs. Everything else under dist/ stays tsc's output: the tests import it, and the guardian
-// and the demo agent are started from it as scripts of their own.
+// the Stop hook load two files in all, and main.js, which runs main.cjs. Everything else under dist/ stays
+// tsc's output: the tests import it, and the guardian and the demo agent are started from it as scripts of
+// their own.
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";

@@ -1,12 +1,9 @@
 // Finds the run a command is about: the one named, or the single active run of the project.
 import { isRunnerAlive } from "../control/runner-alive.js";
-import { listRunRecords, runIds, type summariseRun } from "../control/list-runs.js";
+import { listRunRecords, runIds, type RunRecord } from "../control/list-runs.js";
 import { runDirProblem } from "../store/run-paths.js";
 import { parseRunId } from "../util/parse-value.js";
 import { UsageError } from "./usage-error.js";
-
-/** One run as listing read it: its summary and status.json. */
-type RunRecord = ReturnType<typeof summariseRun>;
 
 /**
  * The id of the run named by `given`, or of the only active run (or, with `orLatest`, of the most recently

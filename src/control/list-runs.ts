@@ -117,8 +117,11 @@ export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): Run
   return listRunRecords(projectDir, alive, now).map((record) => record.summary);
 }
 
+/** One run as listing read it: its summary and the status.json it came from. */
+export type RunRecord = ReturnType<typeof summariseRun>;
+
 /** listRuns, each summary with the status it was read from. */
-export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): Array<ReturnType<typeof summariseRun>> {
+export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {
   const armed = armedHookRun(projectDir);
   return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed)));
 }
