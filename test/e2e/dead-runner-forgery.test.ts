@@ -34,14 +34,17 @@ process.kill(status.pid, "SIGKILL");`;
   return ["--", process.execPath, "-e", script, ...forge];
 }
 
-/** The state `ralph status --json` and `ralph list --json` show for run `id`. */
-async function shownStates(dir: string, id: string): Promise<{ status: string; list: string | undefined }> {
+/** The state `ralph status --json` and `ralph list --json` show for run `id` (status's exit reason agreeing with it). */
+async function shownStates(dir: string, id: string): Promise<{ status: string; list: string | undefined; exit_code: number | null }> {
   const status = await runRalph(["status", "--json", id], dir);
   assert.equal(status.code, 0, status.stderr);
   const list = await runRalph(["list", "--json"], dir);
   assert.equal(list.code, 0, list.stderr);
   const runs = (JSON.parse(list.stdout) as { runs: Array<{ id: string; state: string }> }).runs;
-  return { status: (JSON.parse(status.stdout) as { state: string }).state, list: runs.find((run) => run.id === id)?.state };
+  const report = JSON.parse(status.stdout) as { state: string; active: boolean; exit_reason: string | null; exit_code: number | null };
+  const ended = !report.active && report.state !== "stale";
+  assert.equal(report.exit_reason, ended ? report.state : null, `status --json: exit_reason beside state ${report.state}`);
+  return { status: report.state, list: runs.find((run) => run.id === id)?.state, exit_code: report.exit_code };
 }
 
 async function killedByItsAgent(started: { child: { kill(signal: NodeJS.Signals): boolean }; done: Promise<CliResult> }): Promise<void> {
@@ -64,11 +67,11 @@ for (const [forge, expected] of CASES) {
     // Known-false control: the forgery landed, so a state read from these files would be DONE.
     if (forge.includes("status")) assert.equal(readStatus(runDir).exit_reason, "DONE");
     if (forge.includes("marker")) assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
-    assert.deepEqual(await shownStates(dir, "d"), { status: expected, list: expected });
+    assert.deepEqual(await shownStates(dir, "d"), { status: expected, list: expected, exit_code: null });
     // What the runner's death left is continuable, as any interrupted run.
     const continued = await runRalph(["continue", "d", "-n", "2"], dir);
     assert.equal(continued.code, 3, continued.stderr);
-    assert.deepEqual(await shownStates(dir, "d"), { status: "MAX_ITERATIONS", list: "MAX_ITERATIONS" });
+    assert.deepEqual(await shownStates(dir, "d"), { status: "MAX_ITERATIONS", list: "MAX_ITERATIONS", exit_code: 3 });
   });
 }
 
@@ -80,8 +83,8 @@ test("a --parallel child's agent forging its ending then SIGKILLing the parent: 
   // The guardian (the parent's, outside the agent's tree) gives the child its INTERRUPTED marker after the forged one.
   await waitUntil(() => completionMarker(child).join("\n") !== "completion_reason=DONE\npromise=COMPLETE", "the guardian to mark the child", 10_000).catch(() => undefined);
   assert.deepEqual(completionMarker(child), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
-  assert.deepEqual(await shownStates(repo, "x-1"), { status: "INTERRUPTED", list: "INTERRUPTED" });
-  assert.deepEqual(await shownStates(repo, "x"), { status: "stale", list: "stale" });
+  assert.deepEqual(await shownStates(repo, "x-1"), { status: "INTERRUPTED", list: "INTERRUPTED", exit_code: null });
+  assert.deepEqual(await shownStates(repo, "x"), { status: "stale", list: "stale", exit_code: null });
 });
 
 test("an agent rewriting status.json to say the run ended DONE, its runner alive: status and list show it running, and stop reaches it", async () => {
@@ -104,12 +107,12 @@ const timer = setInterval(() => (fs.existsSync(process.argv[1]) ? clearInterval(
   await waitUntil(() => existsSync(`${gate}.started`), "the agent to forge status.json");
   const runDir = join(dir, ".ralph", "runs", "l");
   assert.equal(readStatus(runDir).exit_reason, "DONE", "known-false control: status.json says the run ended DONE");
-  assert.deepEqual(await shownStates(dir, "l"), { status: "running", list: "running" });
+  assert.deepEqual(await shownStates(dir, "l"), { status: "running", list: "running", exit_code: null });
   const stop = await runRalph(["stop", "l"], dir);
   assert.equal(stop.code, 0, stop.stderr);
   writeFileSync(gate, "");
   const result = await run.done;
   clearTimeout(timer);
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(await shownStates(dir, "l"), { status: "STOPPED", list: "STOPPED" });
+  assert.deepEqual(await shownStates(dir, "l"), { status: "STOPPED", list: "STOPPED", exit_code: 0 });
 });
