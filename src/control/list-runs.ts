@@ -83,8 +83,11 @@ export function openQuestion(status: RunStatus | null): string | null {
 /**
  * A run's state. The runner's own records decide it: a run directory ralph has no record of is foreign;
  * a live runner (the record's pid and start time) drives the run whatever the run directory says, since an
- * agent can delete or rewrite status.json, the locks and progress.txt. An ended status counts while that
- * runner is still finishing only when that runner wrote it. The completion marker counts once it is gone.
+ * agent can delete or rewrite status.json, the locks and progress.txt: while it lives the run is live (even
+ * as it finishes), however ended status.json says it is. A runner that died with the record still naming
+ * it never ended the run, whatever the files say (its agent may have written them, then killed it): the run
+ * is INTERRUPTED once progress.txt has a completion marker (the guardian's, or a forced-out runner's), else
+ * stale. Only a run its runner left (the record names none) takes its ending from status.json or the marker.
  */
 function runState(
   status: RunStatus | null,
@@ -100,8 +103,9 @@ function runState(
     if (endedReason) return endedReason;
     if (armed()) return "running";
   } else if (runner && alive(runner)) {
-    if (endedReason && status?.pid === runner.pid) return endedReason;
     return status?.state === "paused" || status?.state === "waiting" || status?.state === "needs_human" ? status.state : "running";
+  } else if (runner) {
+    return completion().ended ? "INTERRUPTED" : "stale";
   } else if (endedReason) return endedReason;
   const ended = completion();
   if (ended.ended) return ended.reason && isExitReason(ended.reason) ? ended.reason : "FAILED";

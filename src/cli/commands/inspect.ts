@@ -53,6 +53,8 @@ export async function statusReport(projectDir: string, given: string | undefined
   const { summary, status } = record ?? summariseRun(projectDir, id, isRunnerAlive, now);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   const endedAt = status?.ended_at ? Date.parse(status.ended_at) : now.getTime();
+  // The ending is the state's: status.json's exit reason and code (an agent may have written them) only where they agree.
+  const ending = summary.state !== "foreign" && summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null;
   return {
     ...summary,
     schema_version: 1,
@@ -62,9 +64,8 @@ export async function statusReport(projectDir: string, given: string | undefined
     session_id: status?.session_id ?? null,
     current_task: status?.current_task ?? null,
     elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
-    // A foreign run's status.json is not ralph's: it says nothing about how a run of ralph's ended.
-    exit_reason: summary.state === "foreign" ? null : (status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null)),
-    exit_code: status?.exit_code ?? null,
+    exit_reason: ending,
+    exit_code: ending !== null && status?.exit_reason === ending ? (status.exit_code ?? null) : null,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
     supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
