@@ -6,7 +6,7 @@ import { readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
-import { isExitReason } from "../exit/exit-reasons.js";
+import { isExitReason, type ExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
 
 /** The ids of every run directory of a project, in name order. */
@@ -119,6 +119,15 @@ export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): Run
 
 /** One run as listing read it: its summary and the status.json it came from. */
 export type RunRecord = ReturnType<typeof summariseRun>;
+
+/**
+ * A run's ending as `ralph status` and `ralph report` show it: its state's (never status.json's own word,
+ * which the agent may have written), with status.json's exit code only where its reason agrees.
+ */
+export function runEnding({ summary, status }: RunRecord): { reason: ExitReason | null; code: number | null } {
+  const reason = summary.state !== "foreign" && summary.state !== "stale" && !summary.active && isExitReason(summary.state) ? summary.state : null;
+  return { reason, code: reason !== null && status?.exit_reason === reason ? (status.exit_code ?? null) : null };
+}
 
 /** listRuns, each summary with the status it was read from. */
 export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {

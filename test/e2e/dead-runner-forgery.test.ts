@@ -44,7 +44,15 @@ async function shownStates(dir: string, id: string): Promise<{ status: string; l
   const report = JSON.parse(status.stdout) as { state: string; active: boolean; exit_reason: string | null; exit_code: number | null };
   const ended = !report.active && report.state !== "stale";
   assert.equal(report.exit_reason, ended ? report.state : null, `status --json: exit_reason beside state ${report.state}`);
+  // The morning's report says the same.
+  const morning = await runRalph(["report", id, "--format", "json"], dir);
+  assert.equal(morning.code, 0, morning.stderr);
+  assert.deepEqual(pick(JSON.parse(morning.stdout) as { outcome: string | null; exit_code: number | null }), { outcome: report.exit_reason, exit_code: report.exit_code }, "ralph report");
   return { status: report.state, list: runs.find((run) => run.id === id)?.state, exit_code: report.exit_code };
+}
+
+function pick({ outcome, exit_code }: { outcome: string | null; exit_code: number | null }): { outcome: string | null; exit_code: number | null } {
+  return { outcome, exit_code };
 }
 
 async function killedByItsAgent(started: { child: { kill(signal: NodeJS.Signals): boolean }; done: Promise<CliResult> }): Promise<void> {
