@@ -6,7 +6,8 @@
 // V8 itself refuses a cache made by another version or with other flags; the file is then compiled as usual.
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { Script } from "node:vm";
+import type { Script } from "node:vm";
+import { requireBuiltin } from "../util/require-builtin.js";
 
 /** The prefix of the last line of a file built with a cache, and of its cache's first line. */
 export const BUILD_MARK = "//# ralph-build ";
@@ -27,7 +28,8 @@ export function codeCacheFor(file: string, source: string): Buffer | undefined {
 
 /** `file` as Node would wrap it, compiled with `cache` when given (`cachedDataRejected` says whether V8 took it). */
 export function compileCommonJs(file: string, source: string, cache: Buffer | undefined): Script {
-  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cache });
+  const { Script: CompiledScript } = requireBuiltin("node:vm") as typeof import("node:vm");
+  return new CompiledScript(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cache });
 }
 
 /** Runs a compiled file as a CommonJS module whose require() is `load`; its exports. */

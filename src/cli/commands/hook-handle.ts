@@ -1,16 +1,19 @@
 // `ralph hook handle`, the Stop hook itself: a file of its own, so that Claude Code's call at every stop
 // loads only what deciding that stop needs.
-import { hostname } from "node:os";
 import { existsSync } from "node:fs";
 import type { StopDecision } from "../../hook/handle-stop.js";
 import { hookFiles, projectDirFrom } from "../../hook/hook-files.js";
 import { parseStopHookInput } from "../../hook/hook-input.js";
 import type { HookClock } from "../../hook/hook-run.js";
 import { readStdin, StdinTimeout, stdinIsTerminal } from "../../hook/read-stdin.js";
+import { requireBuiltin } from "../../util/require-builtin.js";
 import { UsageError } from "../usage-error.js";
 import { writeOut } from "../write-out.js";
 
-const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
+/** The loop's clock and place, asked for only when there is a loop (the call with none loads no more of Node). */
+function clock(): HookClock {
+  return { now: () => new Date(), pid: process.pid, hostname: (requireBuiltin("node:os") as typeof import("node:os")).hostname() };
+}
 
 function renderDecision(decision: StopDecision): string {
   if (decision.kind === "block") return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
@@ -33,13 +36,13 @@ export async function hookHandleCommand(stdinTimeoutMs = 10_000): Promise<number
     // No loop file, nothing to decide (handleStop's own first answer): the loop's modules stay unloaded.
     if (!existsSync(hookFiles(projectDir).loop)) return 0;
     const { handleStop } = await import("../../hook/handle-stop.js");
-    writeOut(renderDecision(await handleStop(parsed.input, { ...clock, projectDir, env: process.env })));
+    writeOut(renderDecision(await handleStop(parsed.input, { ...clock(), projectDir, env: process.env })));
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
     let runId: string | null = null;
     try {
       const { recordHookFailure } = await import("../../hook/handle-stop.js");
-      if (projectDir !== null) runId = recordHookFailure(projectDir, message, clock);
+      if (projectDir !== null) runId = recordHookFailure(projectDir, message, clock());
     } catch {
       // Nothing more can be recorded; the line below still tells the user.
     }
