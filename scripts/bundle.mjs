@@ -80,7 +80,7 @@ for (const name of readdirSync(outdir)) {
   if (!CHUNK.test(name) && name !== "full.js" && name !== "hook-stop.js") continue;
   const file = join(outdir, name);
   const code = readFileSync(file, "utf8");
-  const narrow = code.replace(/[^\u0000-\u00ff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const narrow = code.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
   if (narrow !== code) writeFileSync(file, narrow);
 }
 // The entry and its quick paths: CommonJS, so that Node never sets up its ES module loader for them (the
