@@ -103,7 +103,7 @@ const quick = await build({
     ownUrl,
     ownRequire,
     keepApart({
-      "fast-start.ts": { "./main.js": "./full.js", "./quick-hook.js": "./quick-hook.cjs" },
+      "fast-start.ts": { "./main.js": "./full.js", "../hook/handle-stop.js": "./hook-stop.js" },
       "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },
     }),
   ],
@@ -112,9 +112,9 @@ const quick = await build({
 const entry = join(outdir, "main.cjs");
 const text = readFileSync(entry, "utf8");
 if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text.replace(/^#!.*\n/m, "")}`);
-// quick-status.cjs ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
-const status = join(outdir, "quick-status.cjs");
-writeFileSync(status, `${readFileSync(status, "utf8")}//# ralph-build ${randomBytes(8).toString("hex")}\n`);
+// Each quick file ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
+const mark = `//# ralph-build ${randomBytes(8).toString("hex")}\n`;
+for (const name of ["quick-status.cjs", "quick-hook.cjs"]) writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
 // main.js, where hook entries written by earlier versions point, runs the same entry.
 writeFileSync(
   join(outdir, "main.js"),

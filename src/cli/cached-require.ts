@@ -4,6 +4,8 @@
 // replace the code. Its first line is the build's mark, which the file's last line must repeat: a cache
 // from another build is never used, even one V8 would take (it checks the source's length, not its text).
 // V8 itself refuses a cache made by another version or with other flags; the file is then compiled as usual.
+// A file run this way has no import(): Node 20 gives a vm script none without an experimental flag, so what
+// a quick file imports dynamically comes from its caller (fast-start.ts).
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Script } from "node:vm";

@@ -12,6 +12,11 @@ import { requireCached } from "./cached-require.js";
 import { quickStart } from "./quick-start.js";
 import { writeOut } from "./write-out.js";
 
+/** A quick path's CommonJS file, loaded through its code cache (see cached-require.ts). */
+function quickFile(name: "quick-hook" | "quick-status"): unknown {
+  return requireCached(fileURLToPath(new URL(`./${name}.cjs`, import.meta.url)), require);
+}
+
 async function full(): Promise<void> {
   await import("./main.js");
 }
@@ -28,15 +33,13 @@ async function start(argv: string[]): Promise<void> {
     case "hook-handle": {
       // Its one refusal (a terminal on stdin) is worded by the full CLI.
       if (stdinIsTerminal()) return full();
-      // The quick paths are CommonJS files of their own (the bundle maps these names to them).
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { quickHook } = require("./quick-hook.js") as typeof import("./quick-hook.js");
-      process.exitCode = await quickHook();
+      const { quickHook } = quickFile("quick-hook") as typeof import("./quick-hook.js");
+      // The file runs from its code cache, where import() is not available: the loop's entry comes from here.
+      process.exitCode = await quickHook(undefined, () => import("../hook/handle-stop.js"));
       return;
     }
     case "status": {
-      // The one quick path whose compiling shows: it loads through its code cache (see cached-require.ts).
-      const { quickStatus } = requireCached(fileURLToPath(new URL("./quick-status.cjs", import.meta.url)), require) as typeof import("./quick-status.js");
+      const { quickStatus } = quickFile("quick-status") as typeof import("./quick-status.js");
       const code = await quickStatus(quick.run, quick.json);
       // status only reads: on a failure the full CLI runs it again and words it as every command's.
       if (code === null) return full();

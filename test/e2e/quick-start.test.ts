@@ -166,16 +166,20 @@ describe("quick start paths answer as the full CLI does", () => {
     assert.deepEqual(heavy.filter((name) => full.includes(name)), ["NativeModule stream", "NativeModule fs/promises"]);
   });
 
-  test("--version and hook handle with no loop load nothing of Node's beyond an empty CommonJS file but the signal binding; the full CLI loads its module loader and streams", async () => {
+  test("--version and hook handle with no loop load nothing of Node's beyond an empty CommonJS file but the signal binding (and vm for the hook's code cache); the full CLI loads its module loader and streams", async () => {
     const dir = project();
     const input = JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd: dir, hook_event_name: "Stop", stop_hook_active: false });
     const empty = join(dir, "empty.cjs");
     writeFileSync(empty, "");
     const bare = new Set(await builtinsLoaded(empty, [], dir));
-    for (const [args, stdin] of [[["--version"], ""], [["hook", "handle"], input]] as const) {
+    const cases = [
+      [["--version"], "", []],
+      [["hook", "handle"], input, ["NativeModule vm"]],
+    ] as const;
+    for (const [args, stdin, more] of cases) {
       const quick = await builtinsLoaded(RALPH, [...args], dir, stdin);
-      // The one: the SIGUSR1 listener that keeps the inspector shut.
-      assert.deepEqual(quick.filter((name) => !bare.has(name)), ["Internal Binding signal_wrap"], `ralph ${args.join(" ")}`);
+      // The SIGUSR1 listener that keeps the inspector shut, and what loads a file through its code cache.
+      assert.deepEqual(quick.filter((name) => !bare.has(name)), ["Internal Binding signal_wrap", ...more], `ralph ${args.join(" ")}`);
       // Control: the probe sees what the full CLI loads.
       const full = await builtinsLoaded(FULL, [...args], dir, stdin);
       const heavy = ["NativeModule internal/modules/esm/loader", "NativeModule stream", "NativeModule net", "NativeModule os"];

@@ -1,4 +1,4 @@
-// The quick `status` file loads through the V8 code cache the build wrote beside it; a cache of another
+// The quick files load through the V8 code cache the build wrote beside them; a cache of another
 // build, or one V8 refuses, is never run: the file is then compiled from its own text.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILD_MARK, codeCacheFor, compileCommonJs, requireCached, runCommonJs } from "../../src/cli/cached-require.js";
 
-const QUICK_STATUS = fileURLToPath(new URL("../../src/cli/quick-status.cjs", import.meta.url));
+const QUICK_FILES = ["quick-status.cjs", "quick-hook.cjs"].map((name) => fileURLToPath(new URL(`../../src/cli/${name}`, import.meta.url)));
 const CACHED_REQUIRE = new URL("../../src/cli/cached-require.js", import.meta.url).href;
 const root = mkdtempSync(join(tmpdir(), "ralph-cached-require-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -34,11 +34,13 @@ interface Answer {
 }
 
 describe("code cache", () => {
-  test("the build wrote quick-status.cjs a cache of its own, and this Node takes it", () => {
-    const source = readFileSync(QUICK_STATUS, "utf8");
-    const cache = codeCacheFor(QUICK_STATUS, source);
-    assert.ok(cache && cache.length > 10_000, `a cache of ${cache?.length ?? 0} bytes`);
-    assert.equal(compileCommonJs(QUICK_STATUS, source, cache).cachedDataRejected, false);
+  test("the build wrote each quick file a cache of its own, and this Node takes it", () => {
+    for (const file of QUICK_FILES) {
+      const source = readFileSync(file, "utf8");
+      const cache = codeCacheFor(file, source);
+      assert.ok(cache && cache.length > 5_000, `${file}: a cache of ${cache?.length ?? 0} bytes`);
+      assert.equal(compileCommonJs(file, source, cache).cachedDataRejected, false, file);
+    }
   });
 
   test("another build's cache is never used, though V8 would run it for a file of the same length", () => {

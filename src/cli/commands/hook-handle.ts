@@ -20,12 +20,16 @@ function renderDecision(decision: StopDecision): string {
   return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
 }
 
+/** The loop's own modules (handle-stop.ts), loaded only when there is a loop to decide a stop for. */
+export type LoadLoop = () => Promise<typeof import("../../hook/handle-stop.js")>;
+
 /**
  * `ralph hook handle`: run by Claude Code at every stop. Never fails the session: any error lets it stop.
  * An input that has not ended within `stdinTimeoutMs` is answered as a failure, then the process ends
- * itself (SIGKILL: its read of stdin would keep it alive, and Claude Code waits for it to exit).
+ * itself (SIGKILL: its read of stdin would keep it alive, and Claude Code waits for it to exit). The quick
+ * path, run from a code cache where import() is not available, passes its own `loadLoop`.
  */
-export async function hookHandleCommand(stdinTimeoutMs = 10_000): Promise<number> {
+export async function hookHandleCommand(stdinTimeoutMs = 10_000, loadLoop: LoadLoop = () => import("../../hook/handle-stop.js")): Promise<number> {
   if (stdinIsTerminal()) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
   let projectDir: string | null = null;
   try {
@@ -35,13 +39,13 @@ export async function hookHandleCommand(stdinTimeoutMs = 10_000): Promise<number
     projectDir = projectDirFrom(process.env, parsed.input.cwd ?? process.cwd());
     // No loop file, nothing to decide (handleStop's own first answer): the loop's modules stay unloaded.
     if (!existsSync(hookFiles(projectDir).loop)) return 0;
-    const { handleStop } = await import("../../hook/handle-stop.js");
+    const { handleStop } = await loadLoop();
     writeOut(renderDecision(await handleStop(parsed.input, { ...clock(), projectDir, env: process.env })));
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
     let runId: string | null = null;
     try {
-      const { recordHookFailure } = await import("../../hook/handle-stop.js");
+      const { recordHookFailure } = await loadLoop();
       if (projectDir !== null) runId = recordHookFailure(projectDir, message, clock());
     } catch {
       // Nothing more can be recorded; the line below still tells the user.
