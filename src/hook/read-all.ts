@@ -8,8 +8,8 @@ export async function readAll(stream: Readable, timeoutMs: number): Promise<stri
 
 /** The stream's whole content; rejects (and stops reading) when it has not ended within `timeoutMs`. */
 export function readAllBytes(stream: Readable, timeoutMs: number): Promise<Buffer> {
-  // Plain events rather than `for await`: the Stop hook runs at every stop, and the async iterator is
-  // machinery Node builds on first use.
+  // Plain events rather than `for await`: the async iterator is machinery Node builds on first use (the
+  // Stop hook comes here for a stdin another process made non-blocking, see read-stdin.ts).
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const onData = (chunk: Buffer | string) => chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);

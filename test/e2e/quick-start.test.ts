@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RALPH, cleanEnv, runRalph, tempProjects } from "../helpers/cli.js";
+import { RALPH, cleanEnv, finishWithin, resultOf, runRalph, tempProjects } from "../helpers/cli.js";
 
 const FULL = join(dirname(RALPH), "full.js");
 const MODULE_LOG = fileURLToPath(new URL("../fixtures/module-log.js", import.meta.url));
@@ -25,29 +25,20 @@ interface Seen {
 let calls = 0;
 
 /** Runs `node entry args` in `cwd` with `stdin` piped in; records the ralph modules it loaded. */
-function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
+async function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
   const log = join(dirname(cwd), `${basename(cwd)}-modules-${++calls}`);
   const child = spawn(process.execPath, ["--import", MODULE_LOG, entry, ...args], { cwd, env: { ...ENV, MODULE_LOG: log }, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   child.stdin.end(stdin);
-  return new Promise((resolve) =>
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      let modules: string[] = [];
-      try {
-        // Each file once, where it was first loaded (a CommonJS file an ES module loader loads is seen twice).
-        modules = [...new Set(readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url)))];
-      } catch {
-        // Nothing loaded through the hook.
-      }
-      rmSync(log, { force: true });
-      resolve({ code, stdout, stderr, modules });
-    }),
-  );
+  const { code, stdout, stderr } = await finishWithin({ child, done: resultOf(child) }, 30_000);
+  let modules: string[] = [];
+  try {
+    // Each file once, where it was first loaded (a CommonJS file an ES module loader loads is seen twice).
+    modules = [...new Set(readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url)))];
+  } catch {
+    // Nothing loaded through the hook.
+  }
+  rmSync(log, { force: true });
+  return { code, stdout, stderr, modules };
 }
 
 /** The run's age is the one figure that moves between two calls. */
