@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, RALPH, scratchDir } from "./ralph-cli.js";
+import { builds, cleanEnv, cpuReporter, RALPH, scratchDir } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples } from "./stats.js";
 
@@ -12,19 +12,6 @@ const RATIO = 1.15;
 /** What Claude Code sends the Stop hook (a project without a loop file: nothing to decide). */
 const HOOK_INPUT = `${JSON.stringify({ session_id: "bench", transcript_path: "/nonexistent", cwd: "", hook_event_name: "Stop", stop_hook_active: false })}\n`;
 
-/**
- * Preloaded (node --require) into each process measured for its CPU time: at exit, writes the CPU time the
- * process used (user + system, µs, bootstrap included) to $BENCH_CPU_FILE, a figure the machine's load
- * barely moves. CommonJS, so that it sets up nothing of its own: an ES module preload would have Node set
- * up its ES module loader in every process measured (node -e 0 included), the very cost a CommonJS entry
- * avoids.
- */
-const CPU_REPORTER = `const { writeFileSync } = require("node:fs");
-process.on("exit", () => {
-  const { user, system } = process.cpuUsage();
-  writeFileSync(process.env.BENCH_CPU_FILE, String(user + system));
-});
-`;
 
 /** Runs `node args` with `input` on stdin to its end; the wall time from spawn to exit (ms). */
 function timed(args: string[], cwd: string, input: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<number> {
@@ -39,18 +26,11 @@ function timed(args: string[], cwd: string, input: string, env: NodeJS.ProcessEn
   });
 }
 
-/** The builds to measure: this one, and BENCH_BEFORE's when given. */
-export function builds(): Array<{ label: string; main: string }> {
-  const before = process.env.BENCH_BEFORE;
-  return [{ label: "", main: RALPH }, ...(before ? [{ label: " (before)", main: before }] : [])];
-}
-
 /** Measures each start-up `runs` × 3 times (they are short and noisy), interleaved with the baseline. */
 export async function benchStartup(runs: number, log: (line: string) => void): Promise<Row[]> {
   const project = scratchDir("startup");
   const cpuFile = join(project, "cpu");
-  const cpuReporter = join(project, "report-cpu.cjs");
-  writeFileSync(cpuReporter, CPU_REPORTER);
+  const preload = cpuReporter(project);
   execFileSync("git", ["init", "-q", project]);
   const hookInput = HOOK_INPUT.replace('"cwd":""', `"cwd":${JSON.stringify(project)}`);
   writeFileSync(join(project, "hook-input.json"), hookInput);
@@ -70,7 +50,6 @@ export async function benchStartup(runs: number, log: (line: string) => void): P
     for (const probe of probes) {
       samples.add(probe.key, await retryOnce(probe.figure, () => timed(probe.args, project, probe.input), log));
       // The same call again for its CPU time, which the machine's load barely moves.
-      const preload = ["--require", cpuReporter];
       await retryOnce(probe.figure, () => timed([...preload, ...probe.args], project, probe.input, cleanEnv({ BENCH_CPU_FILE: cpuFile })), log);
       samples.add(`${probe.key}.cpu`, Number(readFileSync(cpuFile, "utf8")) / 1000);
     }
