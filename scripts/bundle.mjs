@@ -121,6 +121,12 @@ const whole = await build({
   splitting: false,
   plugins: [ownUrl, ownRequire],
 });
+// Compiled as a vm script (its code cache), full.cjs has no import(): every module it imports at run time
+// must be inside it.
+for (const [file, output] of Object.entries(whole.metafile.outputs)) {
+  const left = output.imports.filter((entry) => entry.kind === "dynamic-import" && entry.external);
+  if (left.length > 0) throw new Error(`${file} imports ${left.map((entry) => entry.path).join(", ")} at run time, which its code cache cannot`);
+}
 // The banner goes before everything, the entry's #! line included: put that line back first.
 const entry = join(outdir, "main.cjs");
 const text = readFileSync(entry, "utf8");
