@@ -42,6 +42,9 @@ function locate(source: ControllerSource, v2Dir: string, name: string, controlle
   return null;
 }
 
+/** Per runner cgroup: whether its agent cgroups lack a peak file (the kernel's, the same for each one). */
+const sampledPeaks = new WeakMap<RunnerCgroup, boolean>();
+
 /** An agent's cgroup for one iteration. */
 export class AgentCgroup {
   private peakMemory = 0;
@@ -53,6 +56,7 @@ export class AgentCgroup {
     private readonly homes: string[],
     private readonly memory: { dir: string; files: Files } | null,
     private readonly pids: { dir: string; files: Files } | null,
+    private readonly sampled: boolean,
   ) {}
 
   /** Makes `name` under the runner cgroup with the caps set; an error text when that fails. */
@@ -80,7 +84,12 @@ export class AgentCgroup {
       }
     }
     const homes = [v2Dir, ...companions].map((dir) => runner.homes.get(dirname(dir)) ?? dirname(dir));
-    return new AgentCgroup(tree, homes, memory, pids);
+    let sampled = sampledPeaks.get(runner);
+    if (sampled === undefined) {
+      sampled = !hasPeak(memory) || !hasPeak(pids);
+      sampledPeaks.set(runner, sampled);
+    }
+    return new AgentCgroup(tree, homes, memory, pids, sampled);
   }
 
   /**
@@ -108,7 +117,7 @@ export class AgentCgroup {
 
   /** Whether figures need sampling (no peak files here); sampling reads two small files. */
   needsSampling(): boolean {
-    return !this.has(this.memory, "peak") || !this.has(this.pids, "peak");
+    return this.sampled;
   }
 
   /** Records the current memory and process count for peaks that the kernel does not keep here. */
@@ -148,8 +157,9 @@ export class AgentCgroup {
       oom_kills: this.oomKills(),
     };
   }
+}
 
-  private has(controller: { dir: string; files: Files } | null, file: "peak"): boolean {
-    return controller !== null && existsSync(join(controller.dir, controller.files[file]));
-  }
+/** Whether the kernel keeps a peak figure for a controller's directory (memory.peak, pids.peak, or v1's own). */
+function hasPeak(controller: { dir: string; files: Files } | null): boolean {
+  return controller !== null && existsSync(join(controller.dir, controller.files.peak));
 }
