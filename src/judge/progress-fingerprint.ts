@@ -1,7 +1,8 @@
 // A fingerprint of the project's progress (git HEAD, working tree, task list) for stall detection.
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, existsSync, promises as fs } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { mayBeInRepository } from "../worktree/may-be-in-repository.js";
 import { gitSession, type RawGitResult } from "../worktree/run-git.js";
 
 /** The project's progress at one moment; two equal fingerprints mean no progress in between. */
@@ -61,22 +62,6 @@ export function describeChange(before: Fingerprint, after: Fingerprint): string 
 
 function short(head: string): string {
   return head === HEAD_WHEN_NO_COMMIT ? "(no commit)" : head.slice(0, 7);
-}
-
-/**
- * False only when git could not find a repository from `cwd`: no `.git` in it or any directory above it, and
- * no GIT_DIR or GIT_WORK_TREE naming one. A directory that does not exist is left for git to report.
- */
-function mayBeInRepository(cwd: string, env: NodeJS.ProcessEnv): boolean {
-  if (env.GIT_DIR || env.GIT_WORK_TREE) return true;
-  let dir = resolve(cwd);
-  if (!existsSync(dir)) return true;
-  for (;;) {
-    if (existsSync(join(dir, ".git"))) return true;
-    const parent = dirname(dir);
-    if (parent === dir) return false;
-    dir = parent;
-  }
 }
 
 function unavailable(cwd: string, result: { code: number | string | null; stderr: string }): string {

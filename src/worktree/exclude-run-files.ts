@@ -1,6 +1,7 @@
 // Keeps `.ralph/` out of a person's `git add .` in a repository that never ran `ralph init`.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { mayBeInRepository } from "./may-be-in-repository.js";
 import { runGit } from "./run-git.js";
 
 /**
@@ -9,6 +10,8 @@ import { runGit } from "./run-git.js";
  * repository, already ignored, or the file cannot be written: nothing here may stop a run).
  */
 export async function excludeRunFiles(projectDir: string): Promise<string | null> {
+  // Outside any repository there is nothing to exclude from: asking git would cost two processes per run start.
+  if (!mayBeInRepository(projectDir, process.env)) return null;
   const ignored = await runGit(projectDir, ["check-ignore", "-q", ".ralph/"]);
   // Exit 0: ignored already. Exit 1: not ignored. Anything else (128: not a repository): leave it.
   if (ignored.ok || ignored.code !== 1) return null;
