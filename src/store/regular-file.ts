@@ -70,12 +70,14 @@ export function openAppend(file: string): number {
 
 /** What is at `path` without following a link: "missing", "link", "directory", "file" or "other". */
 export function entryKind(path: string): "missing" | "link" | "directory" | "file" | "other" {
-  let stat: Stats;
+  let stat: Stats | undefined;
   try {
-    stat = lstatSync(path);
+    // No exception for the common case, a missing STOP, PAUSE or ANSWER: the loop asks several times an iteration.
+    stat = lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return "missing";
   }
+  if (stat === undefined) return "missing";
   if (stat.isSymbolicLink()) return "link";
   if (stat.isDirectory()) return "directory";
   return stat.isFile() ? "file" : "other";
