@@ -101,6 +101,22 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       await within(ralph.done, 10_000, "ralph's exit");
       await pollUntil(() => !procRunning(proc), `the guardian ending escapee ${proc.pid}`, 15_000);
     });
+
+    if (mode === "subreaper") {
+      test("every iteration's subreaper is forked by one Perl launcher, not started by ralph itself", async () => {
+        const { dir, files } = cleanup.project();
+        const parents = join(files, "parents");
+        // Each agent notes its subreaper's parent (field 4 of /proc/PID/stat; the names have no spaces).
+        const agent = ["sh", "-c", `awk '{ print $4 }' /proc/$PPID/stat >> "$0"; awk '{ print $2 }' /proc/$PPID/stat >> "$0.names"`, parents];
+        const ralph = cleanup.ralph(["run", "--name", "x", "-n", "3", "--agent", "command", "go", "--", ...agent], dir, env());
+        const result = await within(ralph.done, 30_000, "ralph's exit");
+        assert.equal(result.code, 3, result.stderr);
+        assert.deepEqual(readFileSync(`${parents}.names`, "utf8").trim().split("\n"), ["(ralph-subreaper)", "(ralph-subreaper)", "(ralph-subreaper)"]);
+        const [first, ...rest] = readFileSync(parents, "utf8").trim().split("\n").map(Number);
+        assert.deepEqual(rest, [first, first], "the same launcher forked the three subreapers");
+        assert.notEqual(first, ralph.child.pid, "the subreapers' parent is the launcher, not the runner");
+      });
+    }
   });
 }
 

@@ -1,0 +1,205 @@
+// One Perl launcher per runner under a subreaper: each agent's subreaper is a fork of it, so an iteration no
+// longer starts Perl (about 1.5 ms each; README, Benchmarks). What it forks looks to spawnAgent like the
+// ChildProcess Node's spawn gives: a pid, its stdin, stdout, stderr and status pipe, 'spawn' or 'error', then
+// 'exit' and 'close'. The runner cannot make a pipe without starting a process, so it opens the launcher's.
+import { spawn, type ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { constants, openSync } from "node:fs";
+import { Socket } from "node:net";
+import { constants as osConstants } from "node:os";
+import { PassThrough } from "node:stream";
+import { LAUNCHER_SCRIPT } from "./launcher-script.js";
+
+/** What to start: the argv (the agent's own), its directory and environment, and whether it gets a stdin pipe. */
+export interface LaunchRequest {
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  withStdin: boolean;
+}
+
+/** A subreaper forked by the launcher, shaped like the ChildProcess of `spawn`. */
+class LaunchedChild extends EventEmitter {
+  pid: number | undefined = undefined;
+  readonly stdin: PassThrough | null;
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  readonly stdio: Array<PassThrough | null>;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  /** stdout and stderr not yet closed. */
+  private outputs = 2;
+
+  constructor(withStdin: boolean) {
+    super();
+    this.stdin = withStdin ? new PassThrough() : null;
+    this.stdio = [this.stdin, this.stdout, this.stderr, new PassThrough()];
+  }
+
+  /** The launcher has forked it: its ends of the pipes are opened from the launcher's descriptors. */
+  attach(pid: number, launcher: number, fds: number[]): void {
+    const [stdinFd, ...readFds] = fds;
+    const readers = [this.stdout, this.stderr, this.stdio[3] as PassThrough];
+    readFds.forEach((fd, index) => {
+      const socket = new Socket({ fd: openSync(`/proc/${launcher}/fd/${fd}`, constants.O_RDONLY), readable: true, writable: false });
+      const target = readers[index] as PassThrough;
+      socket.on("error", () => socket.destroy());
+      socket.on("close", () => {
+        target.end();
+        // Like Node's 'close': after the exit and once the output pipes are closed.
+        if (index < 2) {
+          this.outputs--;
+          this.maybeClose();
+        }
+      });
+      socket.pipe(target, { end: false });
+    });
+    const writer = new Socket({ fd: openSync(`/proc/${launcher}/fd/${stdinFd}`, constants.O_WRONLY), readable: false, writable: true });
+    writer.on("error", () => writer.destroy());
+    if (this.stdin) this.stdin.pipe(writer);
+    else writer.end();
+    this.pid = pid;
+    this.emit("spawn");
+  }
+
+  /** The subreaper has left with wait status `status`. */
+  left(status: number): void {
+    const signal = status & 127;
+    const name = signal === 0 ? null : ((Object.entries(osConstants.signals).find(([, value]) => value === signal)?.[0] ?? null) as NodeJS.Signals | null);
+    this.exit = { code: signal === 0 ? status >> 8 : null, signal: name };
+    this.emit("exit", this.exit.code, this.exit.signal);
+    this.maybeClose();
+  }
+
+  /** It could not be started. */
+  fail(error: NodeJS.ErrnoException): void {
+    this.emit("error", error);
+  }
+
+  /** Signals the subreaper (ChildProcess.kill's contract: false when it is gone). */
+  kill(signal: NodeJS.Signals = "SIGTERM"): boolean {
+    if (this.pid === undefined || this.exit) return false;
+    try {
+      process.kill(this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private maybeClose(): void {
+    if (this.exit && this.outputs === 0) {
+      this.outputs = -1;
+      this.emit("close", this.exit.code, this.exit.signal);
+    }
+  }
+}
+
+/** How long a start may wait for the launcher's answer. */
+const START_TIMEOUT_MS = 10_000;
+
+/** Frames a request: a type byte, a 10-digit length, the payload. */
+function frame(type: "s" | "g", payload: string): Buffer {
+  const body = Buffer.from(payload, "utf8");
+  return Buffer.concat([Buffer.from(`${type}${String(body.length).padStart(10, "0")}`, "latin1"), body]);
+}
+
+/** The launcher of one runner: started at the first agent, ended with `close()` or the runner. */
+export class SubreaperLauncher {
+  private process: ChildProcess | null = null;
+  private readonly children = new Map<string, LaunchedChild>();
+  private nextId = 0;
+  private buffer = "";
+
+  constructor(
+    private readonly perl: string,
+    private readonly prctl: number,
+    /** The launcher's own environment: the run's, with its marker. */
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Starts `request` under a new subreaper; the result behaves like `spawn`'s ChildProcess. */
+  start(request: LaunchRequest): ChildProcess {
+    const child = new LaunchedChild(request.withStdin);
+    const launcher = this.process ?? this.launch();
+    const id = String(++this.nextId);
+    this.children.set(id, child);
+    (launcher.stdout as Socket | null)?.ref();
+    const env = Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`]));
+    const fields = [id, request.cwd, request.withStdin ? "1" : "", String(request.argv.length), ...request.argv, ...env];
+    if (fields.some((field) => field.includes("\0"))) {
+      this.children.delete(id);
+      process.nextTick(() => child.fail(Object.assign(new Error("an argument or variable holds a NUL byte"), { code: "EINVAL" })));
+    } else launcher.stdin?.write(frame("s", fields.join("\0")));
+    // A launcher that does not answer must not leave the run waiting for ever.
+    setTimeout(() => {
+      if (child.pid !== undefined || !this.children.has(id)) return;
+      this.children.delete(id);
+      child.fail(Object.assign(new Error("the subreaper launcher did not answer within 10 s"), { code: "ETIMEDOUT" }));
+    }, START_TIMEOUT_MS).unref();
+    return child as unknown as ChildProcess;
+  }
+
+  /** Ends the launcher (its subreapers and their agents are not touched). */
+  close(): void {
+    this.process?.stdin?.end();
+    this.process = null;
+  }
+
+  private launch(): ChildProcess {
+    const launcher = spawn(this.perl, ["-e", LAUNCHER_SCRIPT, String(this.prctl)], { cwd: "/", env: this.env, stdio: ["pipe", "pipe", "ignore"] });
+    this.process = launcher;
+    launcher.unref();
+    launcher.stdin?.on("error", () => undefined);
+    // Neither the launcher nor its pipes keep the runner alive; its output does while a subreaper is out.
+    (launcher.stdin as Socket | null)?.unref();
+    (launcher.stdout as Socket | null)?.unref();
+    const gone = (error: NodeJS.ErrnoException) => {
+      if (this.process === launcher) this.process = null;
+      for (const [id, child] of this.children) {
+        this.children.delete(id);
+        // Killed (by an agent, say): no one will report its subreapers leaving. Taken as gone, the ending
+        // that follows still finds a subreaper alive by its identity and ends its tree.
+        if (child.pid === undefined) child.fail(error);
+        else child.left(9);
+      }
+    };
+    launcher.once("error", gone);
+    launcher.once("exit", () => gone(Object.assign(new Error("the subreaper launcher left"), { code: "ESRCH" })));
+    launcher.stdout?.on("data", (chunk: Buffer) => {
+      this.buffer += chunk.toString("utf8");
+      let newline: number;
+      while ((newline = this.buffer.indexOf("\n")) >= 0) {
+        this.answer(launcher, this.buffer.slice(0, newline).split(" "));
+        this.buffer = this.buffer.slice(newline + 1);
+      }
+    });
+    return launcher;
+  }
+
+  private answer(launcher: ChildProcess, [kind, id = "", ...rest]: string[]): void {
+    const child = this.children.get(id);
+    if (!child) return;
+    if (kind === "fds") {
+      const [pid, ...fds] = rest.map(Number);
+      try {
+        child.attach(pid as number, launcher.pid as number, fds);
+      } catch (error) {
+        // Its pipes could not be opened: nothing of it may run on. (A subreaper is its process group's leader.)
+        try {
+          process.kill(-(pid as number), "SIGKILL");
+        } catch {
+          // gone already
+        }
+        child.fail(error as NodeJS.ErrnoException);
+      }
+      launcher.stdin?.write(frame("g", id));
+    } else if (kind === "failed") {
+      this.children.delete(id);
+      child.fail(Object.assign(new Error(`the subreaper launcher could not fork (errno ${rest[0] ?? "?"})`), { code: "EAGAIN" }));
+    } else if (kind === "left") {
+      this.children.delete(id);
+      child.left(Number(rest[0]));
+    }
+    if (this.children.size === 0) (launcher.stdout as Socket | null)?.unref();
+  }
+}
