@@ -4,7 +4,7 @@
 // 'exit' and 'close'. The runner cannot make a pipe without starting a process, so it opens the launcher's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { constants, openSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
 import { PassThrough } from "node:stream";
@@ -37,10 +37,18 @@ class LaunchedChild extends EventEmitter {
 
   /** The launcher has forked it: its ends of the pipes are opened from the launcher's descriptors. */
   attach(pid: number, launcher: number, fds: number[]): void {
-    const [stdinFd, ...readFds] = fds;
+    // All four opened first: one that fails leaves none of them open.
+    const opened: number[] = [];
+    try {
+      fds.forEach((fd, index) => opened.push(openSync(`/proc/${launcher}/fd/${fd}`, index === 0 ? constants.O_WRONLY : constants.O_RDONLY)));
+    } catch (error) {
+      for (const fd of opened) closeSync(fd);
+      throw error;
+    }
+    const [stdinFd, ...readFds] = opened;
     const readers = [this.stdout, this.stderr, this.stdio[3] as PassThrough];
     readFds.forEach((fd, index) => {
-      const socket = new Socket({ fd: openSync(`/proc/${launcher}/fd/${fd}`, constants.O_RDONLY), readable: true, writable: false });
+      const socket = new Socket({ fd, readable: true, writable: false });
       const target = readers[index] as PassThrough;
       socket.on("error", () => socket.destroy());
       socket.on("close", () => {
@@ -53,7 +61,7 @@ class LaunchedChild extends EventEmitter {
       });
       socket.pipe(target, { end: false });
     });
-    const writer = new Socket({ fd: openSync(`/proc/${launcher}/fd/${stdinFd}`, constants.O_WRONLY), readable: false, writable: true });
+    const writer = new Socket({ fd: stdinFd as number, readable: false, writable: true });
     writer.on("error", () => writer.destroy());
     if (this.stdin) this.stdin.pipe(writer);
     else writer.end();
@@ -123,17 +131,19 @@ export class SubreaperLauncher {
     const launcher = this.process ?? this.launch();
     const id = String(++this.nextId);
     this.children.set(id, child);
-    (launcher.stdout as Socket | null)?.ref();
+    this.holdLoop(launcher);
     const env = Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`]));
     const fields = [id, request.cwd, request.withStdin ? "1" : "", String(request.argv.length), ...request.argv, ...env];
     if (fields.some((field) => field.includes("\0"))) {
       this.children.delete(id);
+      this.holdLoop(launcher);
       process.nextTick(() => child.fail(Object.assign(new Error("an argument or variable holds a NUL byte"), { code: "EINVAL" })));
     } else launcher.stdin?.write(frame("s", fields.join("\0")));
     // A launcher that does not answer must not leave the run waiting for ever.
     setTimeout(() => {
       if (child.pid !== undefined || !this.children.has(id)) return;
       this.children.delete(id);
+      this.holdLoop(launcher);
       child.fail(Object.assign(new Error("the subreaper launcher did not answer within 10 s"), { code: "ETIMEDOUT" }));
     }, START_TIMEOUT_MS).unref();
     return child as unknown as ChildProcess;
@@ -200,6 +210,13 @@ export class SubreaperLauncher {
       this.children.delete(id);
       child.left(Number(rest[0]));
     }
-    if (this.children.size === 0) (launcher.stdout as Socket | null)?.unref();
+    this.holdLoop(launcher);
+  }
+
+  /** The launcher's output keeps the runner's event loop alive while, and only while, a subreaper is out. */
+  private holdLoop(launcher: ChildProcess): void {
+    const output = launcher.stdout as Socket | null;
+    if (this.children.size > 0) output?.ref();
+    else output?.unref();
   }
 }
