@@ -3,8 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeBigRun } from "../test/helpers/big-events.js";
-import { builds } from "./startup.js";
-import { cleanEnv, scratchDir } from "./ralph-cli.js";
+import { builds, cleanEnv, scratchDir } from "./ralph-cli.js";
 import { startUi } from "./ui.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, sleep } from "./stats.js";

@@ -1,13 +1,13 @@
-// Loop overhead: ralph running `true` as its agent for 200 iterations against a shell loop running it 200 times.
-// With BENCH_BEFORE=<another build's dist/src/cli/main.js>, that build is measured too, in the same rounds.
+// Loop overhead: ralph running `true` as its agent for 200 iterations against a shell loop running it 200 times,
+// and, in the same rounds, the floor under it: Node starting `true` 200 times with its own spawn, and through
+// ralph's supervision alone (spawn-loop fixture). With BENCH_BEFORE=<another build's dist/src/cli/main.cjs>,
+// that build is measured too.
 import { accessSync, constants, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createCgroup, removeCgroup } from "./cgroup.js";
-import { cleanEnv, eventTime, fixture, RALPH, readEvents, runDir, scratchDir, startNode } from "./ralph-cli.js";
+import { builds, cleanEnv, cpuReporter, eventTime, fixture, readEvents, runDir, scratchDir, startNode, timeProcess } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, summarize } from "./stats.js";
-import { timeProcess } from "./ralph-cli.js";
 
 const ITERATIONS = 200;
 const TARGET_MS = 5;
@@ -26,12 +26,6 @@ function trueBinary(): string {
   throw new Error("no `true` program on PATH");
 }
 
-/** The builds to measure: this one, and BENCH_BEFORE's when given. */
-function builds(): Array<{ label: string; main: string }> {
-  const before = process.env.BENCH_BEFORE;
-  return [{ label: "", main: RALPH }, ...(before ? [{ label: " (before)", main: before }] : [])];
-}
-
 /** Measures `runs` ralph loops per build and mode and `runs` shell loops, alternating. */
 export async function benchLoopOverhead(runs: number, log: (line: string) => void): Promise<Row[]> {
   const dir = scratchDir("overhead");
@@ -44,7 +38,15 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
   if (probe.dir !== null) removeCgroup(probe.dir);
   const modes = probe.dir !== null ? ["cgroup", "subreaper"] : ["subreaper"];
   // The runner's own CPU time (user + system, its children not included), reported at its exit.
-  const preload = ["--import", pathToFileURL(fixture("report-cpu")).href];
+  const preload = cpuReporter(dir);
+  // The floor: `kind` spawn (Node's own) or supervised (ralph's supervision in `mode`), 200 × true.
+  const timeFloor = async (kind: "spawn" | "supervised", mode: string) => {
+    const started = nowMs();
+    const floor = startNode([fixture("spawn-loop"), kind, String(ITERATIONS), binary], dir, cleanEnv({ RALPH_SUPERVISION: mode }));
+    const exit = await floor.exited;
+    if (exit.code !== 0) throw new Error(`spawn-loop ${kind} (${mode}): exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
+    return exit.at - started;
+  };
   const timeRalph = async (mode: string, main: string) => {
     const id = `overhead-${++attempt}`;
     const started = nowMs();
@@ -55,7 +57,13 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
     return { id, ms: exit.at - started, cpuMs: Number(readFileSync(cpuFile, "utf8")) / 1000 };
   };
   for (let round = 0; round < runs; round++) {
+    const spawnMs = await retryOnce("loop overhead (Node's spawn)", () => timeFloor("spawn", "tree"), log);
+    const spawnShellMs = await timeProcess("sh", ["-c", loop, binary], dir);
+    samples.add("spawn.perIteration", (spawnMs - spawnShellMs) / ITERATIONS);
     for (const mode of modes) {
+      const supervisedMs = await retryOnce(`loop overhead (${mode} supervision alone)`, () => timeFloor("supervised", mode), log);
+      const supervisedShellMs = await timeProcess("sh", ["-c", loop, binary], dir);
+      samples.add(`${mode}.supervised`, (supervisedMs - supervisedShellMs) / ITERATIONS);
       // Each round swaps the builds' order, so that neither always runs right after the other's clean-up.
       const order = round % 2 === 0 ? builds() : builds().reverse();
       for (const { label, main } of order) {
@@ -66,6 +74,7 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
         samples.add("shell", shellMs);
         samples.add(`${key}.perIteration`, (ralphMs - shellMs) / ITERATIONS);
         samples.add(`${key}.cpu`, cpuMs / ITERATIONS);
+        samples.add(`${key}.overSupervision`, (ralphMs - supervisedMs) / ITERATIONS);
         // The same without ralph's start and finish: first iteration started → run ended, from events.jsonl.
         const events = readEvents(runDir(dir, id));
         const first = eventTime(events, (event) => event.type === "iteration_started");
@@ -78,7 +87,30 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
   const shell = samples.get("shell") as ReturnType<typeof summarize>;
   const perShell = summarize(shell.samples.map((ms) => ms / ITERATIONS));
   const group = `Loop overhead, ${ITERATIONS} iterations of \`true\``;
-  return modes.flatMap((mode) =>
+  const floorCommand = `node dist/bench/fixtures/spawn-loop.js`;
+  const floor: Row[] = [
+    {
+      group,
+      figure: "ms per iteration added by Node's own spawn (the floor)",
+      unit: "ms",
+      value: samples.get("spawn.perIteration"),
+      baseline: { label: "shell loop per iteration", value: perShell },
+      note: "a bare Node script starting `true` with piped stdin and output, one after the other, minus the shell loop",
+      command: `${floorCommand} spawn ${ITERATIONS} "$(which true)"`,
+    },
+    ...modes.map(
+      (mode): Row => ({
+        group,
+        figure: `ms per iteration added by ralph's supervision alone (${mode} mode)`,
+        unit: "ms",
+        value: samples.get(`${mode}.supervised`),
+        baseline: { label: "shell loop per iteration", value: perShell },
+        note: "the same script starting each `true` through ralph's supervision and ending its tree as the runner does, without the loop",
+        command: `RALPH_SUPERVISION=${mode} ${floorCommand} supervised ${ITERATIONS} "$(which true)"`,
+      }),
+    ),
+  ];
+  return floor.concat(modes.flatMap((mode) =>
     builds().flatMap(({ label }): Row[] => {
       const key = `${mode}${label}`;
       const perIteration = samples.get(`${key}.perIteration`);
@@ -115,7 +147,15 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
           note: "the runner process's user + system time / 200 (start-up included; the agent's and Perl's not), which the machine's load barely moves",
           command: `${command} (process.cpuUsage at exit)`,
         },
+        {
+          group,
+          figure: `…over ralph's supervision alone (${mode} mode${label})`,
+          unit: "ms",
+          value: samples.get(`${key}.overSupervision`),
+          note: "(ralph − the supervised script) / 200: what the loop itself adds",
+          command,
+        },
       ];
     }),
-  );
+  ));
 }

@@ -4,8 +4,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builds } from "./startup.js";
-import { cleanEnv, scratchDir } from "./ralph-cli.js";
+import { builds, cleanEnv, scratchDir } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, sleep } from "./stats.js";
 

@@ -1,23 +1,31 @@
 // Running the built ralph CLI from the benchmarks, in throwaway project directories.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nowMs } from "./stats.js";
 
 /** The built CLI entry point (BENCH_RALPH: another build's, to measure it with every suite). */
-export const RALPH = process.env.BENCH_RALPH ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+export const RALPH = process.env.BENCH_RALPH ?? fileURLToPath(new URL("../src/cli/main.cjs", import.meta.url));
 
 /** A compiled benchmark fixture under dist/bench/fixtures. */
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}.js`, import.meta.url));
 }
 
-/** Environment for ralph: no RALPH_* settings leak in from the caller. */
+/**
+ * Variables that make every Node process start slower on the machine that sets them, whatever it runs:
+ * NODE_EXTRA_CA_CERTS has Node parse a certificate bundle before any script (about 30 ms a start where it
+ * was measured, twice a plain `node -e 0`), a cost of that machine's, not of ralph's, that would hide
+ * ralph's own start-up in every ratio to `node -e 0`.
+ */
+const MACHINE_COSTS = new Set(["NODE_EXTRA_CA_CERTS"]);
+
+/** Environment for ralph: no RALPH_* settings leak in from the caller, nor the machine's start-up costs. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if ((!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") && !MACHINE_COSTS.has(key)) env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -112,4 +120,31 @@ export function eventTime(events: Array<Record<string, unknown>>, match: (event:
 /** The directory of run `id` in project `dir`. */
 export function runDir(dir: string, id: string): string {
   return join(dir, ".ralph", "runs", id);
+}
+
+/** The builds to measure: this one, and BENCH_BEFORE's when given. */
+export function builds(): Array<{ label: string; main: string }> {
+  const before = process.env.BENCH_BEFORE;
+  return [{ label: "", main: RALPH }, ...(before ? [{ label: " (before)", main: before }] : [])];
+}
+
+/**
+ * Preloaded (node --require) into each process measured for its CPU time: at exit, writes the CPU time the
+ * process used (user + system, µs, bootstrap included) to $BENCH_CPU_FILE, a figure the machine's load
+ * barely moves. CommonJS, so that it sets up nothing of its own: an ES module preload would have Node set
+ * up its ES module loader in every process measured (node -e 0 included), the very cost a CommonJS entry
+ * avoids.
+ */
+const CPU_REPORTER = `const { writeFileSync } = require("node:fs");
+process.on("exit", () => {
+  const { user, system } = process.cpuUsage();
+  writeFileSync(process.env.BENCH_CPU_FILE, String(user + system));
+});
+`;
+
+/** Writes the CPU-time reporter into `dir`; returns the node arguments that preload it. */
+export function cpuReporter(dir: string): string[] {
+  const file = join(dir, "report-cpu.cjs");
+  writeFileSync(file, CPU_REPORTER);
+  return ["--require", file];
 }

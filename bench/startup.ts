@@ -1,17 +1,17 @@
 // Start-up: `ralph --version`, `ralph status` and `ralph hook handle` (no loop active) against `node -e 0`,
-// interleaved round by round; with BENCH_BEFORE=<another build's dist/src/cli/main.js>, that build too.
+// interleaved round by round; with BENCH_BEFORE=<another build's entry, dist/src/cli/main.cjs or main.js>, that build too.
 import { spawn } from "node:child_process";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { cleanEnv, fixture, RALPH, scratchDir } from "./ralph-cli.js";
+import { builds, cleanEnv, cpuReporter, RALPH, scratchDir } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples } from "./stats.js";
 
 const RATIO = 1.15;
 /** What Claude Code sends the Stop hook (a project without a loop file: nothing to decide). */
 const HOOK_INPUT = `${JSON.stringify({ session_id: "bench", transcript_path: "/nonexistent", cwd: "", hook_event_name: "Stop", stop_hook_active: false })}\n`;
+
 
 /** Runs `node args` with `input` on stdin to its end; the wall time from spawn to exit (ms). */
 function timed(args: string[], cwd: string, input: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<number> {
@@ -26,16 +26,11 @@ function timed(args: string[], cwd: string, input: string, env: NodeJS.ProcessEn
   });
 }
 
-/** The builds to measure: this one, and BENCH_BEFORE's when given. */
-export function builds(): Array<{ label: string; main: string }> {
-  const before = process.env.BENCH_BEFORE;
-  return [{ label: "", main: RALPH }, ...(before ? [{ label: " (before)", main: before }] : [])];
-}
-
 /** Measures each start-up `runs` × 3 times (they are short and noisy), interleaved with the baseline. */
 export async function benchStartup(runs: number, log: (line: string) => void): Promise<Row[]> {
   const project = scratchDir("startup");
   const cpuFile = join(project, "cpu");
+  const preload = cpuReporter(project);
   execFileSync("git", ["init", "-q", project]);
   const hookInput = HOOK_INPUT.replace('"cwd":""', `"cwd":${JSON.stringify(project)}`);
   writeFileSync(join(project, "hook-input.json"), hookInput);
@@ -55,7 +50,6 @@ export async function benchStartup(runs: number, log: (line: string) => void): P
     for (const probe of probes) {
       samples.add(probe.key, await retryOnce(probe.figure, () => timed(probe.args, project, probe.input), log));
       // The same call again for its CPU time, which the machine's load barely moves.
-      const preload = ["--import", pathToFileURL(fixture("report-cpu")).href];
       await retryOnce(probe.figure, () => timed([...preload, ...probe.args], project, probe.input, cleanEnv({ BENCH_CPU_FILE: cpuFile })), log);
       samples.add(`${probe.key}.cpu`, Number(readFileSync(cpuFile, "utf8")) / 1000);
     }
@@ -80,5 +74,5 @@ export async function benchStartup(runs: number, log: (line: string) => void): P
       };
     });
   };
-  return [...rows("", "Start-up (spawn to exit)", ""), ...rows(".cpu", "Start-up (CPU time, user + system)", "both sides preloaded with the CPU-time reporter (node --import)")];
+  return [...rows("", "Start-up (spawn to exit)", ""), ...rows(".cpu", "Start-up (CPU time, user + system)", "both sides preloaded with the CPU-time reporter (node --require)")];
 }

@@ -1,12 +1,13 @@
-// After tsc: replaces dist/src/cli/main.js with one bundled file (its dependencies included) whose commands
-// are chunks loaded only when run, so that start-up reads and compiles one file instead of dozens.
-// Beside it: full.js, the whole CLI without the quick paths (what main.js falls back to; tests compare the
-// two), hook-stop.js (deciding a stop with a loop active), and the quick paths' own files, quick-status.js
-// and quick-hook.js, each one module with everything it needs, so that `ralph status` and the Stop hook load
-// two files in all. Everything else under dist/ stays tsc's output: the tests import it, and the guardian
-// and the demo agent are started from it as scripts of their own.
+// After tsc: writes the CLI's entry, dist/src/cli/main.cjs, one bundled CommonJS file (its dependencies
+// included) whose commands are chunks loaded only when run, so that start-up reads and compiles one file
+// instead of dozens. Beside it: full.js, the whole CLI without the quick paths (what main.cjs falls back to;
+// tests compare the two), hook-stop.js (deciding a stop with a loop active), the quick paths' own files,
+// quick-status.cjs and quick-hook.cjs, each one module with everything it needs, so that `ralph status` and
+// the Stop hook load two files in all, and main.js, which runs main.cjs. Everything else under dist/ stays
+// tsc's output: the tests import it, and the guardian and the demo agent are started from it as scripts of
+// their own.
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -43,49 +44,26 @@ function keepApart(map) {
   };
 }
 
-// In an ES module, `import ... from "node:fs"` builds the module's whole namespace, whose getters load the
-// stream modules (twenty of Node's own, compiled at every start). The quick paths take Node's built-ins
-// through require() instead: each importing file gets a small module exporting just the names its import
-// line names (a name missed fails the build), so that no wrapper copies every export either.
-const load = createRequire(import.meta.url);
-const builtinsByRequire = {
-  name: "builtins-by-require",
+// In the CommonJS quick files `require` is Node's own, so `createRequire(...)` is that require (for Node's
+// built-ins, the only thing the sources load through it: a relative path would resolve from the quick file):
+// importing node:module for it would load Node's public module API, its ES module loader among it (about
+// 1 ms). Only createRequire is given: a quick file importing anything else from node:module fails the build.
+const ownRequire = {
+  name: "own-require",
   setup(bundle) {
-    // One module per importing file and built-in ("node:fs from src/cli/main.ts"), whose require() is the banner's.
-    bundle.onResolve({ filter: /^node:/ }, (args) =>
-      args.namespace === "builtin" ? { path: args.path, external: true } : { path: `${args.path} from ${relative(root, args.importer)}`, namespace: "builtin", sideEffects: false },
-    );
-    bundle.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
-      const [builtin, importer] = args.path.split(" from ");
-      const names = new Set();
-      for (const [, list, id] of readFileSync(join(root, importer), "utf8").matchAll(/^import\s*\{([^}]*)\}\s*from\s*"(node:[^"]+)";/gm)) {
-        if (id !== builtin) continue;
-        for (const name of list.split(",").map((part) => part.trim().split(/\s+as\s+/)[0])) if (name && !name.startsWith("type ")) names.add(name);
-      }
-      // A getter (fs.promises, fs.ReadStream) would be run here, at start-up: the very cost avoided.
-      const getter = [...names].find((name) => Object.getOwnPropertyDescriptor(load(builtin), name)?.get);
-      if (getter) throw new Error(`${args.path}: ${getter} is a getter, which the quick paths cannot import`);
-      return { contents: `export const { ${[...names].join(", ")} } = require(${JSON.stringify(builtin)});`, loader: "js" };
-    });
+    bundle.onResolve({ filter: /^node:module$/ }, () => ({ path: "node:module", namespace: "own-require" }));
+    bundle.onLoad({ filter: /.*/, namespace: "own-require" }, () => ({ contents: "export const createRequire = () => require;", loader: "js" }));
   },
 };
 
-const common = {
-  outdir,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  legalComments: "none",
-  logLevel: "warning",
-  metafile: true,
-  // Dependencies written as CommonJS call require(): give the bundle one.
-  banner: { js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);' },
-};
+const common = { outdir, bundle: true, platform: "node", target: "node20", legalComments: "none", logLevel: "warning", metafile: true };
 
 for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(join(outdir, name));
 const result = await build({
   ...common,
+  format: "esm",
+  // Dependencies written as CommonJS call require(): give the bundle one.
+  banner: { js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);' },
   entryPoints: [
     { in: join(root, "src", "cli", "main.ts"), out: "full" },
     { in: join(root, "src", "hook", "handle-stop.ts"), out: "hook-stop" },
@@ -94,10 +72,27 @@ const result = await build({
   chunkNames: "chunk-[hash]",
   plugins: [ownUrl],
 });
-// The entry and its quick paths, one self-contained file each (no chunks shared with the rest): each module
-// costs Node a resolve, a read and a compile of its own.
+// V8 keeps a script whose text has a character beyond Latin-1 as two bytes a character (the run's chunk,
+// about 1 MB, was 1.9 MB of the runner's heap, and a bigger heap makes each agent's fork slower). esbuild
+// escapes such characters in strings, not in comments and regular expressions: escaped there too, they
+// read the same (a \uXXXX escape is what the character means in a regular expression as in a comment).
+for (const name of readdirSync(outdir)) {
+  if (!CHUNK.test(name) && name !== "full.js" && name !== "hook-stop.js") continue;
+  const file = join(outdir, name);
+  const code = readFileSync(file, "utf8");
+  const narrow = code.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (narrow !== code) writeFileSync(file, narrow);
+}
+// The entry and its quick paths: CommonJS, so that Node never sets up its ES module loader for them (the
+// full CLI's import() does), and one self-contained file each (no chunks shared with the rest): each module
+// costs Node a resolve, a read and a compile of its own. Their import.meta.url is their own file's.
 const quick = await build({
   ...common,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__importMetaUrl" },
+  // (strict, as the modules were written: the banner goes before esbuild's own "use strict")
+  banner: { js: '"use strict";\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   entryPoints: [
     { in: join(root, "src", "cli", "fast-start.ts"), out: "main" },
     { in: join(root, "src", "cli", "quick-status.ts"), out: "quick-status" },
@@ -106,16 +101,24 @@ const quick = await build({
   splitting: false,
   plugins: [
     ownUrl,
-    builtinsByRequire,
+    ownRequire,
     keepApart({
-      "fast-start.ts": { "./main.js": "./full.js", "./quick-status.js": "./quick-status.js", "./quick-hook.js": "./quick-hook.js" },
+      "fast-start.ts": { "./main.js": "./full.js", "../hook/handle-stop.js": "./hook-stop.js" },
       "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },
     }),
   ],
 });
 // The banner goes before everything, the entry's #! line included: put that line back first.
-const entry = join(outdir, "main.js");
+const entry = join(outdir, "main.cjs");
 const text = readFileSync(entry, "utf8");
-if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text}`);
+if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text.replace(/^#!.*\n/m, "")}`);
+// Each quick file ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
+const mark = `//# ralph-build ${randomBytes(8).toString("hex")}\n`;
+for (const name of ["quick-status.cjs", "quick-hook.cjs"]) writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
+// main.js, where hook entries written by earlier versions point, runs the same entry.
+writeFileSync(
+  join(outdir, "main.js"),
+  '#!/usr/bin/env node\n// The CLI\'s entry is main.cjs; this file runs it for callers written before it was.\nimport { createRequire } from "node:module";\ncreateRequire(import.meta.url)("./main.cjs");\n',
+);
 // BUNDLE_META=file writes esbuild's metafiles: which module landed in which file, and what each imports.
 if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify({ full: result.metafile, quick: quick.metafile }));

@@ -3,7 +3,6 @@
 // closes when the parent dies. A resolve run is always a process of its own (they are rare).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildStart, type FanOutIo } from "../parallel/fan-out-io.js";
@@ -15,14 +14,14 @@ import type { IntegrationPlace } from "./integration-place.js";
 import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { startChildEngine, type ChildHost } from "./child-engine.js";
 import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
+import { RALPH_MAIN } from "../process/ralph-entry.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
 const STDERR_KEPT = 4096;
 
 /** Starts child run `start.childId` of `parentId` as `ralph run --parent ... --task ... --watch-parent`. */
 function startChildRun(projectDir: string, parentId: string, start: ChildStart, env: NodeJS.ProcessEnv): ChildHandle {
   // `--flag=value`: a task id may start with "-", and must never be read as an option.
-  const args = [MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
+  const args = [RALPH_MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
   if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
   const seconds = childRuntimeSeconds(start);
   if (seconds !== null) args.push(`--max-runtime=${seconds}s`);
@@ -65,7 +64,7 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
     startChild: (start) => (engines ? startChildEngine(projectDir, parentId, start, engines) : startChildRun(projectDir, parentId, start, given.env)),
     startResolve(resolveId, prompt) {
       writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
-      return spawnRun(projectDir, [MAIN, "run", `--parent=${parentId}`, "--resolve", `--name=${resolveId}`, "--watch-parent"], given.env);
+      return spawnRun(projectDir, [RALPH_MAIN, "run", `--parent=${parentId}`, "--resolve", `--name=${resolveId}`, "--watch-parent"], given.env);
     },
     merge: {
       head: () => headOf(top),

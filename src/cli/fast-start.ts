@@ -1,11 +1,21 @@
 #!/usr/bin/env node
-// The built CLI's entry (scripts/bundle.mjs bundles it as dist/src/cli/main.js): the three calls that must
-// start at Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered
-// without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
+// The built CLI's entry, run as CommonJS (scripts/bundle.mjs bundles it as dist/src/cli/main.cjs): Node sets
+// up its ES module loader only for the first `import`, a cost of its own. The three calls that must start at
+// Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered from CommonJS
+// files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { stdinIsTerminal } from "../hook/read-stdin.js";
 import { isContainerInit } from "../process/container-init.js";
+import { requireCached } from "./cached-require.js";
 import { quickStart } from "./quick-start.js";
+import { writeOut } from "./write-out.js";
+
+/** A quick path's CommonJS file, loaded through its code cache (see cached-require.ts). */
+function quickFile(name: "quick-hook" | "quick-status"): unknown {
+  return requireCached(fileURLToPath(new URL(`./${name}.cjs`, import.meta.url)), require);
+}
 
 async function full(): Promise<void> {
   await import("./main.js");
@@ -17,18 +27,19 @@ async function start(argv: string[]): Promise<void> {
   switch (quick.kind) {
     case "version": {
       const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-      process.stdout.write(`${pkg.version}\n`);
+      writeOut(`${pkg.version}\n`);
       return;
     }
     case "hook-handle": {
       // Its one refusal (a terminal on stdin) is worded by the full CLI.
-      if (process.stdin.isTTY) return full();
-      const { quickHook } = await import("./quick-hook.js");
-      process.exitCode = await quickHook();
+      if (stdinIsTerminal()) return full();
+      const { quickHook } = quickFile("quick-hook") as typeof import("./quick-hook.js");
+      // The file runs from its code cache, where import() is not available: the loop's entry comes from here.
+      process.exitCode = await quickHook(undefined, () => import("../hook/handle-stop.js"));
       return;
     }
     case "status": {
-      const { quickStatus } = await import("./quick-status.js");
+      const { quickStatus } = quickFile("quick-status") as typeof import("./quick-status.js");
       const code = await quickStatus(quick.run, quick.json);
       // status only reads: on a failure the full CLI runs it again and words it as every command's.
       if (code === null) return full();
@@ -44,4 +55,8 @@ async function start(argv: string[]): Promise<void> {
   }
 }
 
-await start(process.argv.slice(2));
+// An error none of the paths words is a bug of ralph's: said with exit code 1, as main.ts says it.
+start(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`ralph: internal error: ${String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -76,12 +76,12 @@ function runVariableOf(pid: number): string | null {
   return null;
 }
 
-/** Whether `pid` is a ralph runner: `node …/cli/main.js run|continue|demo …` or `… ralph run …`. */
+/** Whether `pid` is a ralph runner: `node …/cli/main.cjs run|continue|demo …` (or main.js) or `… ralph run …`. */
 function isRunner(pid: number): boolean {
   const argv = commandLine(pid);
   if (argv === null || argv.length < 3) return false;
   const script = argv[1] ?? "";
-  const isRalph = basename(script) === "ralph" || (basename(script) === "main.js" && basename(dirname(script)) === "cli");
+  const isRalph = basename(script) === "ralph" || (["main.cjs", "main.js"].includes(basename(script)) && basename(dirname(script)) === "cli");
   return isRalph && RUNNER_COMMANDS.has(argv[2] ?? "");
 }
 

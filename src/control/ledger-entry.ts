@@ -2,8 +2,8 @@
 // writing side so that the read-only commands (`ralph status`, `ralph list`) load nothing they do not use:
 // the record's file name is a sha256 of a path, taken without Node's crypto (src/util/sha256.ts).
 import { readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
 
 /** The runner driving a run now. */
@@ -30,7 +30,7 @@ export interface LedgerEntry {
 
 /** The directory of the records (0700), from `env`. */
 export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state");
+  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".local", "state");
   return join(base, "ralph", "runs");
 }
 

@@ -6,7 +6,7 @@ import { readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
-import { isExitReason } from "../exit/exit-reasons.js";
+import { isExitReason, type ExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
 
 /** The ids of every run directory of a project, in name order. */
@@ -83,8 +83,11 @@ export function openQuestion(status: RunStatus | null): string | null {
 /**
  * A run's state. The runner's own records decide it: a run directory ralph has no record of is foreign;
  * a live runner (the record's pid and start time) drives the run whatever the run directory says, since an
- * agent can delete or rewrite status.json, the locks and progress.txt. An ended status counts while that
- * runner is still finishing only when that runner wrote it. The completion marker counts once it is gone.
+ * agent can delete or rewrite status.json, the locks and progress.txt: while it lives the run is live (even
+ * as it finishes), however ended status.json says it is. A runner that died with the record still naming
+ * it never ended the run, whatever the files say (its agent may have written them, then killed it): the run
+ * is INTERRUPTED once progress.txt has a completion marker (the guardian's, or a forced-out runner's), else
+ * stale. Only a run its runner left (the record names none) takes its ending from status.json or the marker.
  */
 function runState(
   status: RunStatus | null,
@@ -100,8 +103,9 @@ function runState(
     if (endedReason) return endedReason;
     if (armed()) return "running";
   } else if (runner && alive(runner)) {
-    if (endedReason && status?.pid === runner.pid) return endedReason;
     return status?.state === "paused" || status?.state === "waiting" || status?.state === "needs_human" ? status.state : "running";
+  } else if (runner) {
+    return completion().ended ? "INTERRUPTED" : "stale";
   } else if (endedReason) return endedReason;
   const ended = completion();
   if (ended.ended) return ended.reason && isExitReason(ended.reason) ? ended.reason : "FAILED";
@@ -110,17 +114,34 @@ function runState(
 
 /** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
+  return listRunRecords(projectDir, alive, now).map((record) => record.summary);
+}
+
+/** One run as listing read it: its summary and the status.json it came from. */
+export type RunRecord = ReturnType<typeof summariseRun>;
+
+/**
+ * A run's ending as `ralph status` and `ralph report` show it: its state's (never status.json's own word,
+ * which the agent may have written), with status.json's exit code only where its reason agrees.
+ */
+export function runEnding({ summary, status }: RunRecord): { reason: ExitReason | null; code: number | null } {
+  const reason = summary.state !== "foreign" && summary.state !== "stale" && !summary.active && isExitReason(summary.state) ? summary.state : null;
+  return { reason, code: reason !== null && status?.exit_reason === reason ? (status.exit_code ?? null) : null };
+}
+
+/** listRuns, each summary with the status it was read from. */
+export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {
   const armed = armedHookRun(projectDir);
-  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed).summary));
+  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
-function sortByStart<T extends { id: string; started_at: string | null }>(runs: T[]): T[] {
-  const started = (run: T) => (run.started_at ? Date.parse(run.started_at) : Number.NaN);
+function sortByStart<T extends { summary: { id: string; started_at: string | null } }>(runs: T[]): T[] {
+  const started = (run: T) => (run.summary.started_at ? Date.parse(run.summary.started_at) : Number.NaN);
   return [...runs].sort((a, b) => {
     const [x, y] = [started(a), started(b)];
     if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
     if (Number.isFinite(x) !== Number.isFinite(y)) return Number.isFinite(x) ? 1 : -1;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return a.summary.id < b.summary.id ? -1 : a.summary.id > b.summary.id ? 1 : 0;
   });
 }

@@ -13,6 +13,9 @@ import type { RunnerAlive } from "./lock-file.js";
 
 export { ledgerDir, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
 
+/** How long a record may name a run directory that does not exist yet (another runner creating it now). */
+const CREATING_MS = 60_000;
+
 /** sha256 (hex) of a file's bytes, or null when it cannot be read. */
 export function fileDigest(file: string): string | null {
   try {
@@ -70,8 +73,9 @@ export function projectLockHolders(projectDir: string, alive: RunnerAlive, env: 
     }
     if (entry === null) continue;
     if (!existsDir(entry.run_dir)) {
-      // A run directory removed (ralph clean, by hand): its record goes too.
-      removeQuietly(join(ledgerDir(env), name));
+      // A run directory removed (ralph clean, by hand): its record goes too, unless it is new enough that its
+      // runner may not have created the directory yet (it records the run first: see recordRunCreated).
+      if (!(Date.now() - Date.parse(entry.created_at) < CREATING_MS)) removeQuietly(join(ledgerDir(env), name));
       continue;
     }
     if (entry.run_dir.startsWith(runs) && entry.runner?.project_lock && alive(entry.runner)) holders.push(entry);

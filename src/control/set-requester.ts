@@ -1,14 +1,12 @@
 // The runner's check of who asked for a `ralph set`: the request file is agent-writable, so the process it
 // names must be alive, really be `ralph set` of this run (this ralph's own CLI, not a holder such as
 // `sh -c "sleep 8" set RUN`), and belong to no run's agent tree.
-import { readlinkSync, realpathSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isAlive, readEnvMarker, readProcess } from "../process/proc-table.js";
+import { isRalphEntry } from "../process/ralph-entry.js";
 import { commandLine, insideRunReason } from "./inside-run.js";
 import type { SetRequest } from "./set-request.js";
-
-const RALPH_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 
 /** Why the request must not be applied to run `runId` (runner `runnerPid`, agent marker `marker`), or null to apply it. */
 export function setRequesterRefusal(request: SetRequest, runId: string, runnerPid: number, marker: { key: string; value: string }): string | null {
@@ -29,8 +27,7 @@ function isRalphSet(pid: number, runId: string): boolean {
   if (argv === null || argv[2] !== "set" || (argv[3] !== runId && argv[3]?.includes("=") !== true)) return false;
   try {
     if (!basename(readlinkSync(`/proc/${pid}/exe`)).startsWith("node")) return false;
-    const script = realpathSync(resolve(readlinkSync(`/proc/${pid}/cwd`), argv[1] ?? ""));
-    return script === realpathSync(RALPH_MAIN);
+    return isRalphEntry(resolve(readlinkSync(`/proc/${pid}/cwd`), argv[1] ?? ""));
   } catch {
     return false;
   }

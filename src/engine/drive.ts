@@ -207,7 +207,7 @@ export class Driver {
     const text = JSON.stringify(patch);
     if (text === this.lastStatus) return;
     this.lastStatus = text;
-    this.record.update(patch);
+    this.record.updateSoon(patch);
   }
 
   private perform(effect: Effect): void {

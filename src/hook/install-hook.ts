@@ -23,7 +23,7 @@ function isObject(value: unknown): value is Json {
 export function isRalphHandleCommand(command: unknown): boolean {
   if (typeof command !== "string") return false;
   const trimmed = command.trim();
-  return /(^|\s)hook\s+handle$/.test(trimmed) && /ralph|main\.js/.test(trimmed);
+  return /(^|\s)hook\s+handle$/.test(trimmed) && /ralph|main\.c?js/.test(trimmed);
 }
 
 function ourEntry(command: string): Json {

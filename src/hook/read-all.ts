@@ -2,17 +2,22 @@
 import type { Readable } from "node:stream";
 
 /** The stream's whole content as UTF-8; rejects (and stops reading) when it has not ended within `timeoutMs`. */
-export function readAll(stream: Readable, timeoutMs: number): Promise<string> {
-  // Plain events rather than `for await`: the Stop hook runs at every stop, and the async iterator is
-  // machinery Node builds on first use.
-  return new Promise((resolve, reject) => {
+export async function readAll(stream: Readable, timeoutMs: number): Promise<string> {
+  return (await readAllBytes(stream, timeoutMs)).toString("utf8");
+}
+
+/** The stream's whole content; rejects (and stops reading) when it has not ended within `timeoutMs`. */
+export function readAllBytes(stream: Readable, timeoutMs: number): Promise<Buffer> {
+  // Plain events rather than `for await`: the async iterator is machinery Node builds on first use (the
+  // Stop hook comes here for a stdin another process made non-blocking, see read-stdin.ts).
+  return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const onData = (chunk: Buffer | string) => chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     const settle = (error: Error | null) => {
       clearTimeout(timer);
       stream.off("data", onData).off("end", onEnd).off("error", settle).off("close", onClose);
       if (error) reject(error);
-      else resolve(Buffer.concat(chunks).toString("utf8"));
+      else resolve(Buffer.concat(chunks));
     };
     const onEnd = () => settle(null);
     const onClose = () => settle(new Error("the input closed before its end"));

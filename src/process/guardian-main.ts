@@ -5,7 +5,7 @@ import { CgroupTree } from "./cgroup-tree.js";
 import { endCgroup } from "./end-cgroup.js";
 import { endTree } from "./kill-tree.js";
 import { DISPOSE_MESSAGE, MARK_ENV, runsToMark } from "./guardian.js";
-import { markInterruptedIfUnended } from "../store/progress-log.js";
+import { markInterrupted } from "../store/progress-log.js";
 import { ignoreDebugSignal } from "./debug-signal.js";
 
 ignoreDebugSignal();
@@ -15,12 +15,15 @@ const graceMs = Number(graceText);
 let received = "";
 let finished = false;
 
-/** Gives each run the runner left unended its completion marker: it was interrupted by the runner's death. */
+/**
+ * Gives each run the runner had not unmarked (ended) its INTERRUPTED completion marker: it was interrupted by
+ * the runner's death. The runner's word on this pipe decides which runs, never a marker in progress.txt.
+ */
 function markRuns(): void {
   const runs = new Set([...(process.env[MARK_ENV] ?? "").split("\n").filter((line) => line !== ""), ...runsToMark(received.split("\n"))]);
   for (const progress of runs) {
     try {
-      markInterruptedIfUnended(progress);
+      markInterrupted(progress);
     } catch {
       // a run directory that is gone or not what it was: nothing to say there
     }

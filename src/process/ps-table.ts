@@ -1,10 +1,9 @@
 // The process table through `ps`, for systems without /proc (macOS). Untested
 // on this project's CI (Linux); kept small and defensive.
-import { createRequire } from "node:module";
+import { requireBuiltin } from "../util/require-builtin.js";
 import type { ProcInfo } from "./proc-info.js";
 
-// child_process is loaded on the first call, where there is no /proc: on Linux `ralph status` never pays for
-// it (nor for making the require function that loads it).
+// child_process is loaded on the first call, where there is no /proc: on Linux `ralph status` never pays for it.
 
 // `ps` shows no session id, only a session pointer: sessions are numbered by that
 // pointer, stable for the life of this process. Negative numbers keep them apart from pids.
@@ -20,7 +19,7 @@ function sessionNumber(token: string): number {
 }
 
 function ps(args: string[]): string {
-  const { spawnSync } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
+  const { spawnSync } = requireBuiltin("node:child_process") as typeof import("node:child_process");
   const result = spawnSync("ps", args, { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, maxBuffer: 64 * 1024 * 1024 });
   return result.stdout ?? "";
 }

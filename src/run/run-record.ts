@@ -20,9 +20,20 @@ export interface RecordListener {
 /** One thing to record: a log line, an event, or a progress.txt block. */
 export type RecordEntry = { kind: "log"; line: string } | { kind: "event"; body: EventBody } | { kind: "progress"; block: ProgressBlock };
 
+/**
+ * While a run goes from iteration to iteration fast (an agent that ends at once), status.json is replaced
+ * at most once in this many ms, and a change waits at most this long: each replace costs about a
+ * millisecond on ext4, which writes the new file out when a rename replaces a file (README, Benchmarks).
+ */
+export const STATUS_GAP_MS = 100;
+
 /** Writes a run's files; the one object the loop records through. */
 export class RunRecord {
   private heartbeat: NodeJS.Timeout | null = null;
+  /** When status.json was last replaced (performance.now()) and the state it said; the write waiting for the gap. */
+  private writtenAt = -Infinity;
+  private writtenState: RunStatus["state"] | null = null;
+  private pendingWrite: NodeJS.Timeout | null = null;
   /** events.jsonl stays open while the run records (an agent can emit an event per output line). */
   private eventsFd: number | null = null;
   /** The first failed write, and the disk space kept to record the run's end. */
@@ -47,7 +58,7 @@ export class RunRecord {
     return record;
   }
 
-  /** The last status written. */
+  /** The run's status: the last written, or the one about to be (updateSoon). */
   get status(): Readonly<RunStatus> {
     return this.current;
   }
@@ -56,6 +67,18 @@ export class RunRecord {
   update(patch: Partial<RunStatus>): void {
     this.current = { ...this.current, ...this.redactor.deep(patch) };
     this.writeStatus();
+  }
+
+  /**
+   * Merges `patch` into status.json and replaces the file, at once unless the run was running and still is:
+   * then no sooner than STATUS_GAP_MS after the last replace. Any other change (a pause, a question, a wait,
+   * the end) is on disk when this returns.
+   */
+  updateSoon(patch: Partial<RunStatus>): void {
+    this.current = { ...this.current, ...this.redactor.deep(patch) };
+    const wait = this.writtenAt + STATUS_GAP_MS - performance.now();
+    if (this.current.state !== "running" || this.writtenState !== "running" || wait <= 0) this.writeStatus();
+    else this.pendingWrite ??= setTimeout(() => this.writeStatus(), wait).unref();
   }
 
   /** Records each entry in order. */
@@ -116,21 +139,31 @@ export class RunRecord {
     }, intervalMs);
   }
 
-  /** Stops the heartbeat. */
+  /** Stops the heartbeat, and a write waiting for its gap (whatever writes the status next writes all of it). */
   stopHeartbeat(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    this.cancelPendingWrite();
   }
 
-  /** Closes what the record holds open (it reopens on the next event). */
+  /** Writes a status waiting for its gap and closes what the record holds open (it reopens on the next event). */
   close(): void {
+    if (this.pendingWrite !== null) this.writeStatus();
     if (this.eventsFd !== null) closeSync(this.eventsFd);
     this.eventsFd = null;
   }
 
   private writeStatus(): void {
+    this.cancelPendingWrite();
     this.current = { ...this.current, updated_at: this.now().toISOString() };
     this.guard.attempt(() => writeStatusFile(this.paths.status, this.current));
+    this.writtenAt = performance.now();
+    this.writtenState = this.current.state;
+  }
+
+  private cancelPendingWrite(): void {
+    if (this.pendingWrite !== null) clearTimeout(this.pendingWrite);
+    this.pendingWrite = null;
   }
 }
 

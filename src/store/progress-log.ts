@@ -27,9 +27,12 @@ export function appendCompletionMarker(file: string, reason: ExitReason): void {
   appendWhole(file, `completion_reason=${reason}\n${COMPLETION_MARKER}\n`);
 }
 
-/** Marks a run whose runner died without ending it INTERRUPTED (the guardian's last word); a marked run is left as it is. */
-export function markInterruptedIfUnended(file: string): void {
-  if (!readCompletion(file).ended) appendCompletionMarker(file, "INTERRUPTED");
+/**
+ * Marks a run whose runner died without ending it INTERRUPTED (the guardian's last word), after any marker
+ * already there but one saying INTERRUPTED: a marker in progress.txt may be the agent's, forged.
+ */
+export function markInterrupted(file: string): void {
+  if (readCompletion(file).reason !== "INTERRUPTED") appendCompletionMarker(file, "INTERRUPTED");
 }
 
 /** Reads the end of progress.txt (cheap on long runs) and returns the exit reason when the run has ended. */

@@ -34,20 +34,24 @@ export function projectLockPath(projectDir: string): string {
 /** The files of run `runId` in `projectDir`. */
 export function runPaths(projectDir: string, runId: string): RunPaths {
   const dir = join(runsDir(projectDir), runId);
+  // `dir` is normalised by join() and each name is a plain file name: joined as text, the same path
+  // without path.join's normalising pass over it for each (ralph status asked for about a hundred, enough
+  // for V8 to start optimising that loop on a background thread, which Node then waits for at exit).
+  const file = (name: string) => `${dir}/${name}`;
   return {
     dir,
-    state: join(dir, "state.md"),
-    status: join(dir, "status.json"),
-    settings: join(dir, "settings.json"),
-    progress: join(dir, "progress.txt"),
-    events: join(dir, "events.jsonl"),
-    log: join(dir, "run.log"),
-    lock: join(dir, "lock"),
-    pause: join(dir, "PAUSE"),
-    stop: join(dir, "STOP"),
-    answer: join(dir, "ANSWER"),
-    iterationLog: (iteration) => join(dir, `iter-${String(iteration).padStart(3, "0")}.log`),
-    reviewLog: (iteration, index) => join(dir, `review-${String(iteration).padStart(3, "0")}-${index}.log`),
+    state: file("state.md"),
+    status: file("status.json"),
+    settings: file("settings.json"),
+    progress: file("progress.txt"),
+    events: file("events.jsonl"),
+    log: file("run.log"),
+    lock: file("lock"),
+    pause: file("PAUSE"),
+    stop: file("STOP"),
+    answer: file("ANSWER"),
+    iterationLog: (iteration) => file(`iter-${String(iteration).padStart(3, "0")}.log`),
+    reviewLog: (iteration, index) => file(`review-${String(iteration).padStart(3, "0")}-${index}.log`),
   };
 }
 

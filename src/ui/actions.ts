@@ -4,13 +4,13 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseCount } from "../util/parse-value.js";
 import { isRunnerAlive } from "../control/runner-alive.js";
 import { answerRun } from "../control/answer-run.js";
 import { summariseRun } from "../control/list-runs.js";
 import { requestControl } from "../control/control-request.js";
 import type { RunRef } from "./projects.js";
+import { RALPH_MAIN } from "../process/ralph-entry.js";
 
 /** What a button asks for. */
 export type Action = "pause" | "resume" | "stop" | "stop-now" | "continue" | "answer";
@@ -21,7 +21,6 @@ export interface ActionResult {
   message: string;
 }
 
-const RALPH_MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const CONTINUE_WAIT_MS = 15_000;
 
 /** Whether `name` is an action the page may post. */

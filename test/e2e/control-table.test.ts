@@ -49,7 +49,8 @@ async function runIn(state: RunState): Promise<{ dir: string; runDir: string }> 
   const ended = state === "ended";
   writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: "r", mode: "run", pid, pid_start: pidStart, hostname: hostname(), state: ended ? "ended" : "running", exit_reason: ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: ended ? now : null }));
   if (state === "live-paused") writeFileSync(join(runDir, "PAUSE"), "pause\n");
-  recordRunCreated(runDir, "r", null, { pid, pid_start: pidStart, hostname: hostname(), project_lock: false });
+  // A runner that ended its run leaves a record naming no runner; a dead one that did not, its own.
+  recordRunCreated(runDir, "r", null, ended ? null : { pid, pid_start: pidStart, hostname: hostname(), project_lock: false });
   return { dir, runDir };
 }
 

@@ -32,7 +32,7 @@ test("SIGKILL after each step of creating a run: the run is absent, or listed an
     await killAfterNthChange(dir, nth);
     const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string }> };
     const states = listed.runs.map((run) => `${run.id}:${run.state}`);
-    assert.ok(states.length === 0 || (states.length === 1 && /^c:(stale|MAX_ITERATIONS)$/.test(states[0] as string)), `after change ${nth}: ${states.join(", ")}`);
+    assert.ok(states.length === 0 || (states.length === 1 && /^c:(stale|INTERRUPTED|MAX_ITERATIONS)$/.test(states[0] as string)), `after change ${nth}: ${states.join(", ")}`);
     const next = states.length === 0 ? await runRalph(["run", "--name", "c", "-n", "1", "go", ...fakeAgent()], dir) : await runRalph(["continue", "c", "-n", "2"], dir);
     assert.equal(next.code, 3, `after change ${nth} (${states.join(", ") || "absent"}): ${next.stderr}`);
     const leftovers = readdirSync(join(dir, ".ralph", "runs"));

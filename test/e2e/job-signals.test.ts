@@ -7,21 +7,11 @@ import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { spawn, type IPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, completionMarker, readEvents, readStatus } from "../helpers/cli.js";
-import { agentCommand, identify, pollUntil, procRunning, survivors, waitForJson, within, type Proc, type Ready } from "../fixtures/e2e-harness.js";
+import { agentCommand, identify, pollUntil, procRunning, stateOf, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
 const CTRL_Z = "\x1a";
-
-/** A process's state letter from /proc (T = stopped); "" when it is gone. */
-function stateOf(proc: Proc): string {
-  try {
-    const stat = readFileSync(`/proc/${proc.pid}/stat`, "latin1");
-    return procRunning(proc) ? stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) : "";
-  } catch {
-    return "";
-  }
-}
 
 /** Inodes of the sockets listening on 127.0.0.1:9229 (Node's inspector port). */
 function inspectorListeners(): Set<string> {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { spawn as spawnPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, completionMarker, readStatus, runRalph } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
-import { agentCommand, identify, pollUntil, procRunning, runnerProc, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
+import { agentCommand, identify, pollUntil, procRunning, runnerProc, stateOf, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 after(isolateGitConfig());
@@ -18,16 +18,6 @@ const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ??
 /** A repository with three pending stories and an `agent/` directory, where each child's tree agent writes its files. */
 function treeRepo(): { repo: string; tag: Tag } {
   return { repo: storiesRepo({ "agent/.keep": "" }), tag: cleanup.tag() };
-}
-
-/** A process's state letter from /proc (T = stopped); "" when it is gone. */
-function stateOf(proc: Proc): string {
-  try {
-    const stat = readFileSync(`/proc/${proc.pid}/stat`, "latin1");
-    return procRunning(proc) ? stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) : "";
-  } catch {
-    return "";
-  }
 }
 
 const ARGS = (tag: Tag) => ["run", "--tasks", "prd.json", "--parallel", "2", "--name", "x", "-n", "0", "--grace", "2s", "work", ...agentCommand(tag, "agent", "--tree", "mixed")];

@@ -1,12 +1,12 @@
-// The built CLI answers `ralph status` and `ralph hook handle` from files of their own (quick-status.js,
-// quick-hook.js) instead of the command tree: each answer must be the full CLI's (full.js), byte for byte.
+// The built CLI answers `ralph status` and `ralph hook handle` from files of their own (quick-status.cjs,
+// quick-hook.cjs) instead of the command tree: each answer must be the full CLI's (full.js), byte for byte.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RALPH, cleanEnv, runRalph, tempProjects } from "../helpers/cli.js";
+import { RALPH, cleanEnv, finishWithin, resultOf, runRalph, tempProjects } from "../helpers/cli.js";
 
 const FULL = join(dirname(RALPH), "full.js");
 const MODULE_LOG = fileURLToPath(new URL("../fixtures/module-log.js", import.meta.url));
@@ -25,28 +25,20 @@ interface Seen {
 let calls = 0;
 
 /** Runs `node entry args` in `cwd` with `stdin` piped in; records the ralph modules it loaded. */
-function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
+async function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
   const log = join(dirname(cwd), `${basename(cwd)}-modules-${++calls}`);
   const child = spawn(process.execPath, ["--import", MODULE_LOG, entry, ...args], { cwd, env: { ...ENV, MODULE_LOG: log }, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   child.stdin.end(stdin);
-  return new Promise((resolve) =>
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      let modules: string[] = [];
-      try {
-        modules = readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url));
-      } catch {
-        // Nothing loaded through the hook.
-      }
-      rmSync(log, { force: true });
-      resolve({ code, stdout, stderr, modules });
-    }),
-  );
+  const { code, stdout, stderr } = await finishWithin({ child, done: resultOf(child) }, 30_000);
+  let modules: string[] = [];
+  try {
+    // Each file once, where it was first loaded (a CommonJS file an ES module loader loads is seen twice).
+    modules = [...new Set(readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url)))];
+  } catch {
+    // Nothing loaded through the hook.
+  }
+  rmSync(log, { force: true });
+  return { code, stdout, stderr, modules };
 }
 
 /** The run's age is the one figure that moves between two calls. */
@@ -68,14 +60,14 @@ async function sameAnswer(args: string[], cwd: string, stdin: (cwd: string) => s
   return quick;
 }
 
-/** Asserts the quick answer came from main.js and `file` alone (no command tree, no chunks). */
+/** Asserts the quick answer came from main.cjs and `file` alone (no command tree, no chunks). */
 function tookQuickPath(seen: Seen, file: string): void {
-  assert.deepEqual(seen.modules, ["main.js", file]);
+  assert.deepEqual(seen.modules, ["main.cjs", file]);
 }
 
 /** Asserts the quick hook went on to the loop's own entry (hook-stop.js and its chunks), never to the command tree. */
 function tookLoopPath(seen: Seen): void {
-  assert.deepEqual(seen.modules.slice(0, 3), ["main.js", "quick-hook.js", "hook-stop.js"]);
+  assert.deepEqual(seen.modules.slice(0, 3), ["main.cjs", "quick-hook.cjs", "hook-stop.js"]);
   assert.ok(!seen.modules.includes("full.js"), seen.modules.join(" "));
 }
 
@@ -84,12 +76,13 @@ const BUILTIN_LOG = `const { writeFileSync } = require("node:fs");
 process.on("exit", () => writeFileSync(process.env.BUILTIN_LOG, process.moduleLoadList.join("\\n")));
 `;
 
-/** The Node modules `node entry args` loaded in `cwd` (process.moduleLoadList, "NativeModule crypto" and so on). */
-function builtinsLoaded(entry: string, args: string[], cwd: string): Promise<string[]> {
+/** The Node modules `node entry args` loaded in `cwd` (process.moduleLoadList, "NativeModule crypto" and so on), `stdin` piped in. */
+function builtinsLoaded(entry: string, args: string[], cwd: string, stdin = ""): Promise<string[]> {
   const preload = join(dirname(cwd), `${basename(cwd)}-builtin-log.cjs`);
   const log = join(dirname(cwd), `${basename(cwd)}-builtins-${++calls}`);
   writeFileSync(preload, BUILTIN_LOG);
-  const child = spawn(process.execPath, ["--require", preload, entry, ...args], { cwd, env: { ...ENV, BUILTIN_LOG: log }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, ["--require", preload, entry, ...args], { cwd, env: { ...ENV, BUILTIN_LOG: log }, stdio: ["pipe", "ignore", "inherit"] });
+  child.stdin.end(stdin);
   const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   return new Promise((resolve, reject) =>
     child.on("close", (code) => {
@@ -126,15 +119,15 @@ function intoClosedPipe(entry: string, args: string[], cwd: string): Promise<{ c
 describe("quick start paths answer as the full CLI does", () => {
   test("ralph status: no runs, ended runs by default and by id, --json, an unknown id, a broken run", async () => {
     const dir = project();
-    tookQuickPath(await sameAnswer(["status"], dir), "quick-status.js");
+    tookQuickPath(await sameAnswer(["status"], dir), "quick-status.cjs");
     await sameAnswer(["status", "--json"], dir);
     assert.equal((await runRalph(["run", "-n", "1", "--name", "first", "x", "--", "true"], dir, ENV)).code, 3);
     assert.equal((await runRalph(["run", "-n", "1", "--name", "second", "x", "--", "false"], dir, ENV)).code, 3);
     const latest = await sameAnswer(["status"], dir);
-    tookQuickPath(latest, "quick-status.js");
+    tookQuickPath(latest, "quick-status.cjs");
     assert.match(latest.stdout, /^run {8}second /);
     for (const args of [["status", "--json"], ["status", "first"], ["status", "first", "--json"], ["status", "--json", "second"], ["status", "nosuch"], ["status", "nosuch", "--json"]]) {
-      tookQuickPath(await sameAnswer(args, dir), "quick-status.js");
+      tookQuickPath(await sameAnswer(args, dir), "quick-status.cjs");
     }
     // A run directory whose status.json is not JSON, and one that is a file.
     mkdirSync(join(dir, ".ralph", "runs", "broken"));
@@ -164,6 +157,27 @@ describe("quick start paths answer as the full CLI does", () => {
     assert.deepEqual(heavy.filter((name) => full.includes(name)), ["NativeModule stream", "NativeModule fs/promises"]);
   });
 
+  test("--version and hook handle with no loop load nothing of Node's beyond an empty CommonJS file but the signal binding (and vm for the hook's code cache); the full CLI loads its module loader and streams", async () => {
+    const dir = project();
+    const input = JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd: dir, hook_event_name: "Stop", stop_hook_active: false });
+    const empty = join(dir, "empty.cjs");
+    writeFileSync(empty, "");
+    const bare = new Set(await builtinsLoaded(empty, [], dir));
+    const cases = [
+      [["--version"], "", []],
+      [["hook", "handle"], input, ["NativeModule vm"]],
+    ] as const;
+    for (const [args, stdin, more] of cases) {
+      const quick = await builtinsLoaded(RALPH, [...args], dir, stdin);
+      // The SIGUSR1 listener that keeps the inspector shut, and what loads a file through its code cache.
+      assert.deepEqual(quick.filter((name) => !bare.has(name)), ["Internal Binding signal_wrap", ...more], `ralph ${args.join(" ")}`);
+      // Control: the probe sees what the full CLI loads.
+      const full = await builtinsLoaded(FULL, [...args], dir, stdin);
+      const heavy = ["NativeModule internal/modules/esm/loader", "NativeModule stream", "NativeModule net", "NativeModule os"];
+      assert.deepEqual(heavy.filter((name) => full.includes(name) && !bare.has(name)), heavy, `full CLI: ralph ${args.join(" ")}`);
+    }
+  });
+
   test("ralph status into a closed pipe ends quietly with exit code 0, as the full CLI does", async () => {
     const dir = project();
     assert.equal((await runRalph(["run", "-n", "1", "--name", "done", "x", "--", "true"], dir, ENV)).code, 3);
@@ -178,7 +192,7 @@ describe("quick start paths answer as the full CLI does", () => {
     const dir = project();
     const input = (cwd: string) => JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
     const idle = await sameAnswer(["hook", "handle"], dir, input);
-    tookQuickPath(idle, "quick-hook.js");
+    tookQuickPath(idle, "quick-hook.cjs");
     assert.deepEqual([idle.code, idle.stdout], [0, ""]);
     // A failure is recorded in the loop's run (if any) by the loop's own code.
     tookLoopPath(await sameAnswer(["hook", "handle"], dir, () => "this is not json"));

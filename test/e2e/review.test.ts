@@ -42,6 +42,9 @@ function worker(prompts: string): string[] {
 
 const reviews = (repo: string) => readEvents(runDir(repo)).filter((event) => event.type === "review_verdict");
 
+/** An agent that ticks the first open task of TASKS.md and notes its iteration's work in work.txt. */
+const TICK_ONE_TASK = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
+
 describe("type: review", () => {
   test("changes once, then approve: DONE in iteration 2, and the first findings are in iteration 2's prompt", async () => {
     const state = outside();
@@ -88,8 +91,7 @@ describe("type: review", () => {
     const repo = reviewRepo("approve", state);
     writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
     // One task a iteration, no promise: the review runs once, after iteration 2 ticks the last task.
-    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
-    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    const result = await runRalph(["run", "--name", "r", "-n", "3", "--tasks", "TASKS.md", "work", ...TICK_ONE_TASK], repo, gitEnv());
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[2, "approve"]]);
     const asked = readFileSync(join(state, "review-1.txt"), "utf8");
@@ -102,8 +104,7 @@ describe("type: review", () => {
     const state = outside();
     const repo = reviewRepo("approve", state);
     writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
-    const tick = ["--", "sh", "-c", `cat > /dev/null; sed -i '0,/- \\[ \\]/s//- [x]/' TASKS.md; echo "work of iteration $RALPH_ITERATION" >> work.txt; echo ticked`];
-    const first = await runRalph(["run", "--name", "r", "-n", "1", "--tasks", "TASKS.md", "work", ...tick], repo, gitEnv());
+    const first = await runRalph(["run", "--name", "r", "-n", "1", "--tasks", "TASKS.md", "work", ...TICK_ONE_TASK], repo, gitEnv());
     assert.equal(first.code, 3, first.stdout + first.stderr);
     assert.deepEqual(reviews(repo), [], "a task is open: no review yet");
     const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());

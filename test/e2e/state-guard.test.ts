@@ -1,9 +1,10 @@
 // Desired state stays the person's: an agent's edit of state.md never loosens the rules; a person's does apply.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { agentAfter, cleanEnv, finishWithin, completionMarker, RALPH, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { spawn } from "node:child_process";
+import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { agentAfter, cleanEnv, finishWithin, completionMarker, RALPH, readEvents, readStatus, resultOf, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-guard-");
 const start = trackedStarts();
@@ -75,6 +76,13 @@ test("ralph set works mid-iteration; from inside the agent it is refused, whatev
   const bad = await runRalph(["set", "s", "max_iterations=1e1"], dir);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^ralph: max_iterations=1e1: expected max_iterations=N, a whole number/);
+  // Through a link to main.js, as an install made before the CLI's entry was main.cjs left it: still ralph.
+  const link = join(dirname(dir), `${basename(dir)}-ralph`);
+  symlinkSync(join(dirname(RALPH), "main.js"), link);
+  const viaLink = spawn(process.execPath, [link, "set", "s", "max_iterations=4"], { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const old = await finishWithin({ child: viaLink, done: resultOf(viaLink) }, 60_000);
+  assert.equal(old.code, 0, old.stderr);
+  assert.match(old.stdout, /run s: applied max_iterations=4/);
   const set = await runRalph(["set", "s", "check=true"], dir);
   assert.equal(set.code, 0, set.stderr);
   assert.match(set.stdout, /run s: applied checks=\["true"\]/);

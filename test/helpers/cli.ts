@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI entry point. */
-export const RALPH = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+export const RALPH = fileURLToPath(new URL("../../src/cli/main.cjs", import.meta.url));
 /** The built fake agent. */
 export const FAKE_AGENT = fileURLToPath(new URL("../fixtures/fake-agent.js", import.meta.url));
 

@@ -1,6 +1,7 @@
 // The guardian's run marks: a runner that dies leaves the runs it told its guardian of, and had not ended,
-// marked INTERRUPTED (their completion marker), whether the Perl waiter or the Node guardian read the pipe;
-// a run unmarked again, a run already ended, and every run after dispose() are left as they were.
+// marked INTERRUPTED (their completion marker), whether the Perl waiter or the Node guardian read the pipe,
+// even after a marker the runner did not write; a run unmarked again, a run already INTERRUPTED, and every
+// run after dispose() are left as they were.
 import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -35,16 +36,18 @@ if (findOnPath("perl")) paths.unshift(["the Perl waiter", process.env.PATH ?? ""
 
 describe("guardian run marks", () => {
   for (const [who, path] of paths) {
-    it(`${who}: the runner SIGKILLed, a marked unended run is marked INTERRUPTED, the others are left alone`, async () => {
+    it(`${who}: the runner SIGKILLed, a run still marked is marked INTERRUPTED whatever its progress.txt ends with, the others are left alone`, async () => {
       const progress = await runnerDies("kill", path);
       assert.equal(progress("a"), "iteration=1\n\ncompletion_reason=INTERRUPTED\npromise=COMPLETE\n");
       assert.equal(progress("b"), "iteration=1\n\n", "unmarked again");
-      assert.equal(progress("c"), "completion_reason=DONE\npromise=COMPLETE\n", "already ended");
+      assert.equal(progress("c"), "completion_reason=DONE\npromise=COMPLETE\ncompletion_reason=INTERRUPTED\npromise=COMPLETE\n", "a DONE marker its runner never recorded (it never unmarked the run)");
+      assert.equal(progress("d"), "completion_reason=INTERRUPTED\npromise=COMPLETE\n", "already INTERRUPTED");
     });
 
     it(`${who}: known-false control: after dispose() nothing is marked`, async () => {
       const progress = await runnerDies("dispose", path);
       assert.equal(progress("a"), "iteration=1\n\n");
+      assert.equal(progress("c"), "completion_reason=DONE\npromise=COMPLETE\n");
     });
   }
 });

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { RALPH, cleanEnv, runRalph, tempProject, type CliResult } from "../helpers/cli.js";
+import { RALPH, cleanEnv, finishWithin, resultOf, runRalph, tempProject, type CliResult } from "../helpers/cli.js";
 
 // No session id leaks in from a Claude Code session the tests may run under.
 const ENV = Object.fromEntries(Object.entries(cleanEnv()).filter(([name]) => !name.startsWith("CLAUDE")));
@@ -19,18 +19,8 @@ function project(): string {
 /** Runs ralph with `stdin` piped in. */
 function ralphWithInput(args: string[], cwd: string, stdin: string, env: NodeJS.ProcessEnv = ENV): Promise<CliResult> {
   const child = spawn(process.execPath, [RALPH, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   child.stdin.end(stdin);
-  return new Promise((resolve) =>
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
+  return finishWithin({ child, done: resultOf(child) }, 30_000);
 }
 
 function stateFields(dir: string): { fields: Record<string, unknown>; body: string } {

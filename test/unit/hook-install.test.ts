@@ -81,6 +81,8 @@ describe("hook install", () => {
     assert.equal(isRalphHandleCommand(COMMAND), true);
     assert.equal(isRalphHandleCommand("ralph hook handle"), true);
     assert.equal(isRalphHandleCommand("'/x y/node' '/a b/main.js' hook handle"), true);
+    // The entry since the CLI became CommonJS: an install replaces the old entry with it.
+    assert.equal(isRalphHandleCommand("'/x y/node' '/a b/main.cjs' hook handle"), true);
     assert.equal(isRalphHandleCommand("./notify.sh"), false);
     assert.equal(isRalphHandleCommand("other-tool hook handle"), false);
     assert.equal(isRalphHandleCommand(undefined), false);

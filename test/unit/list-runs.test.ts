@@ -6,21 +6,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listRuns } from "../../src/control/list-runs.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
-import { recordRunCreated } from "../../src/control/run-ledger.js";
+import { fileDigest, recordRunCreated, updateLedgerEntry } from "../../src/control/run-ledger.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boolean; marker?: boolean }>): string {
+/** `ended`: the run's runner ended it (status.json, marker, a record naming no runner); `forged`: its files say so, the record still names the runner. */
+function projectWith(runs: Array<{ id: string; mode: "run" | "hook"; ended?: boolean; marker?: boolean; forged?: boolean }>): string {
   const dir = mkdtempSync(join(tmpdir(), "ralph-list-"));
   dirs.push(dir);
   for (const run of runs) {
     const runDir = join(dir, ".ralph", "runs", run.id);
     mkdirSync(runDir, { recursive: true });
     const now = new Date(0).toISOString();
-    writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: run.ended ? "ended" : "running", exit_reason: run.ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
+    writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: run.id, mode: run.mode, pid: 999999, pid_start: "1", hostname: "h", state: run.ended || run.forged ? "ended" : "running", exit_reason: run.ended || run.forged ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: null }));
     writeFileSync(join(runDir, "progress.txt"), "iteration=1\n\n");
     recordRunCreated(runDir, run.id, null, run.mode === "hook" ? null : { pid: 999999, pid_start: "1", hostname: "h", project_lock: false });
+    if (run.ended && run.mode === "run") updateLedgerEntry(runDir, { runner: null, status_sha256: fileDigest(join(runDir, "status.json")) });
     if (run.ended || run.marker) appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
   }
   return dir;
@@ -50,10 +52,16 @@ describe("listRuns", () => {
     assert.deepEqual(states(dir, false), [["a", "DONE", false], ["b", "stale", false]]);
   });
 
-  test("a marker in progress.txt counts only once the runner is gone: a live runner's status decides", () => {
+  test("a marker in progress.txt never gives a reason its runner did not record: a live runner's status decides, a dead one's run is INTERRUPTED", () => {
     const dir = projectWith([{ id: "m", mode: "run", marker: true }]);
     assert.deepEqual(states(dir, true), [["m", "running", true]], "a marker an agent appended does not end a live run");
-    assert.deepEqual(states(dir, false), [["m", "DONE", false]], "a runner forced out leaves only the marker");
+    assert.deepEqual(states(dir, false), [["m", "INTERRUPTED", false]], "a runner forced out (or killed by its agent) leaves only a marker");
+  });
+
+  test("an ending written in the run directory of a runner that died without ending the run is not trusted", () => {
+    const dir = projectWith([{ id: "f", mode: "run", forged: true }, { id: "g", mode: "run", forged: true, marker: true }]);
+    assert.deepEqual(states(dir, true), [["f", "running", true], ["g", "running", true]], "a live runner's run is live, even with the runner's pid in the forged status.json");
+    assert.deepEqual(states(dir, false), [["f", "stale", false], ["g", "INTERRUPTED", false]]);
   });
 
   test("an in-session loop is active only while the project's loop file names it and says active: true", () => {

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { defaultSettings } from "../../config/run-options.js";
 import { generateRunId } from "../../store/run-paths.js";
 import { ralphOnPath } from "../ralph-on-path.js";
@@ -21,11 +20,11 @@ const DEMO_PROMPT = `Implement the next user story of prd.json ({{task}}), then 
 When every story passes, print <promise>DONE</promise>.
 `;
 
-const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
+
 
 /** How a person runs this ralph from a shell: `ralph`, or through npx when that is how it was started. */
 function ralphWord(env: NodeJS.ProcessEnv): string {
-  if (ralphOnPath(MAIN_SCRIPT, env.PATH)) return "ralph";
+  if (ralphOnPath(env.PATH)) return "ralph";
   return env.npm_command === "exec" ? "npx ralph-loop-runner" : "ralph";
 }
 

@@ -1,7 +1,6 @@
 // `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook.
 import { hostname } from "node:os";
 import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
 import { parseCount, parseText } from "../../util/parse-value.js";
 import { blockCap } from "../../hook/block-cap.js";
@@ -18,13 +17,13 @@ import { activeLoopProblem, startHookLoop } from "../../hook/start-loop.js";
 import { UsageError } from "../usage-error.js";
 import { ralphOnPath } from "../ralph-on-path.js";
 import { hookHandleCommand } from "./hook-handle.js";
+import { RALPH_MAIN } from "../../process/ralph-entry.js";
 
-const MAIN_SCRIPT = fileURLToPath(new URL("../main.js", import.meta.url));
 const clock: HookClock = { now: () => new Date(), pid: process.pid, hostname: hostname() };
 
 /** This ralph as a shell command: absolute node and script paths, so hooks work without ralph on PATH. */
 function ralphCommand(...args: string[]): string {
-  return shellCommandLine([process.execPath, MAIN_SCRIPT, ...args]);
+  return shellCommandLine([process.execPath, RALPH_MAIN, ...args]);
 }
 
 interface StartFlags {
@@ -154,7 +153,7 @@ export async function hookInstallCommand(projectDir: string, commands: boolean):
   if (commands) {
     // Command files are usually committed: they name `ralph` from PATH when that is this ralph, else this
     // machine's paths, and then stay out of git so no teammate gets a path that is not theirs.
-    const portable = ralphOnPath(MAIN_SCRIPT, process.env.PATH);
+    const portable = ralphOnPath(process.env.PATH);
     const written = writeSlashCommands(files.commands, portable ? "ralph" : ralphCommand());
     for (const one of written) lines.push(`ralph: ${relative(projectDir, one.file)} ${one.changed ? "written" : "up to date"}`);
     if (portable) lines.push("ralph: the commands run `ralph` from PATH: they can be committed and work for anyone with ralph installed");

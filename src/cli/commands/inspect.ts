@@ -1,7 +1,7 @@
 // `ralph list`, `ralph status` and `ralph logs`: read-only views of a project's runs.
 import { CHUNK_BYTES, completeEndSync, linesBackwardSync, openLogSync } from "../../store/file-lines.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
-import { listRuns, summariseRun } from "../../control/list-runs.js";
+import { listRuns, runEnding, summariseRun } from "../../control/list-runs.js";
 import { runDirProblem, runPaths } from "../../store/run-paths.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
@@ -9,7 +9,7 @@ import { nextStep } from "../next-step.js";
 import { closeSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { mebibytes } from "../../view/render-lines.js";
-import { pickRun } from "../pick-run.js";
+import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
 
@@ -48,9 +48,11 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
 
 /** The status report of one run (RUN, the single active run, or the latest run). */
 export async function statusReport(projectDir: string, given: string | undefined, now: Date): Promise<RunStatusReport> {
-  const id = pickRun(projectDir, given, "show", true);
+  const { id, record } = pickRunRecord(projectDir, given, "show", true);
   const paths = runPaths(projectDir, id);
-  const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, now);
+  const read = record ?? summariseRun(projectDir, id, isRunnerAlive, now);
+  const { summary, status } = read;
+  const ending = runEnding(read);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   const endedAt = status?.ended_at ? Date.parse(status.ended_at) : now.getTime();
   return {
@@ -62,9 +64,8 @@ export async function statusReport(projectDir: string, given: string | undefined
     session_id: status?.session_id ?? null,
     current_task: status?.current_task ?? null,
     elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
-    // A foreign run's status.json is not ralph's: it says nothing about how a run of ralph's ended.
-    exit_reason: summary.state === "foreign" ? null : (status?.exit_reason ?? (summary.state !== "stale" && !summary.active ? (summary.state as RunStatusReport["exit_reason"]) : null)),
-    exit_code: status?.exit_code ?? null,
+    exit_reason: ending.reason,
+    exit_code: ending.code,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
     supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
