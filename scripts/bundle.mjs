@@ -1,9 +1,10 @@
 // After tsc: writes the CLI's entry, dist/src/cli/main.cjs, one bundled CommonJS file (its dependencies
-// included) whose commands are chunks loaded only when run, so that start-up reads and compiles one file
-// instead of dozens. Beside it: full.js, the whole CLI without the quick paths (what main.cjs falls back to;
-// tests compare the two), hook-stop.js (deciding a stop with a loop active), the quick paths' own files,
-// quick-status.cjs and quick-hook.cjs, each one module with everything it needs, so that `ralph status` and
-// the Stop hook load two files in all, and main.js, which runs main.cjs. Everything else under dist/ stays
+// included). Beside it: full.cjs, the whole CLI without the quick paths as one CommonJS file (what main.cjs
+// falls back to, through the V8 code cache scripts/code-cache.mjs writes for it); full.js, the same as an
+// ES module whose commands are chunks loaded only when run (tests compare the two); hook-stop.js (deciding
+// a stop with a loop active); the quick paths' own files, quick-status.cjs and quick-hook.cjs, each one
+// module with everything it needs, so that `ralph status` and the Stop hook load two files in all; and
+// main.js, which runs main.cjs. Everything else under dist/ stays
 // tsc's output: the tests import it, and the guardian and the demo agent are started from it as scripts of
 // their own.
 import { randomBytes } from "node:crypto";
@@ -76,13 +77,12 @@ const result = await build({
 // about 1 MB, was 1.9 MB of the runner's heap, and a bigger heap makes each agent's fork slower). esbuild
 // escapes such characters in strings, not in comments and regular expressions: escaped there too, they
 // read the same (a \uXXXX escape is what the character means in a regular expression as in a comment).
-for (const name of readdirSync(outdir)) {
-  if (!CHUNK.test(name) && name !== "full.js" && name !== "hook-stop.js") continue;
-  const file = join(outdir, name);
+function narrow(file) {
   const code = readFileSync(file, "utf8");
-  const narrow = code.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  if (narrow !== code) writeFileSync(file, narrow);
+  const narrowed = code.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (narrowed !== code) writeFileSync(file, narrowed);
 }
+for (const name of readdirSync(outdir)) if (CHUNK.test(name) || name === "full.js" || name === "hook-stop.js") narrow(join(outdir, name));
 // The entry and its quick paths: CommonJS, so that Node never sets up its ES module loader for them (the
 // full CLI's import() does), and one self-contained file each (no chunks shared with the rest): each module
 // costs Node a resolve, a read and a compile of its own. Their import.meta.url is their own file's.
@@ -108,17 +108,40 @@ const quick = await build({
     }),
   ],
 });
+// The whole CLI as one CommonJS file, run from its code cache: compiling the ES module chunks of a `ralph
+// run` cost about 100 ms of its start (README, Benchmarks). Its commands stay lazy: esbuild wraps each
+// dynamically imported module in a function run at the import.
+const whole = await build({
+  ...common,
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__importMetaUrl" },
+  banner: { js: '"use strict";\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  entryPoints: [{ in: join(root, "src", "cli", "main.ts"), out: "full" }],
+  splitting: false,
+  plugins: [ownUrl, ownRequire],
+});
+// Compiled as a vm script (its code cache), full.cjs has no import(): every module it imports at run time
+// must be inside it.
+for (const [file, output] of Object.entries(whole.metafile.outputs)) {
+  const left = output.imports.filter((entry) => entry.kind === "dynamic-import" && entry.external);
+  if (left.length > 0) throw new Error(`${file} imports ${left.map((entry) => entry.path).join(", ")} at run time, which its code cache cannot`);
+}
 // The banner goes before everything, the entry's #! line included: put that line back first.
 const entry = join(outdir, "main.cjs");
 const text = readFileSync(entry, "utf8");
 if (!text.startsWith("#!")) writeFileSync(entry, `#!/usr/bin/env node\n${text.replace(/^#!.*\n/m, "")}`);
-// Each quick file ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
+// full.cjs is compiled as a script of its own (cached-require.ts), where a #! line is no JavaScript.
+const wholeFile = join(outdir, "full.cjs");
+writeFileSync(wholeFile, readFileSync(wholeFile, "utf8").replace(/^#!.*\n/m, ""));
+narrow(wholeFile);
+// Each cached file ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
 const mark = `//# ralph-build ${randomBytes(8).toString("hex")}\n`;
-for (const name of ["quick-status.cjs", "quick-hook.cjs"]) writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
+for (const name of ["quick-status.cjs", "quick-hook.cjs", "full.cjs"]) writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
 // main.js, where hook entries written by earlier versions point, runs the same entry.
 writeFileSync(
   join(outdir, "main.js"),
   '#!/usr/bin/env node\n// The CLI\'s entry is main.cjs; this file runs it for callers written before it was.\nimport { createRequire } from "node:module";\ncreateRequire(import.meta.url)("./main.cjs");\n',
 );
 // BUNDLE_META=file writes esbuild's metafiles: which module landed in which file, and what each imports.
-if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify({ full: result.metafile, quick: quick.metafile }));
+if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify({ full: result.metafile, quick: quick.metafile, whole: whole.metafile }));

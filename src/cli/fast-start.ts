@@ -2,7 +2,8 @@
 // The built CLI's entry, run as CommonJS (scripts/bundle.mjs bundles it as dist/src/cli/main.cjs): Node sets
 // up its ES module loader only for the first `import`, a cost of its own. The three calls that must start at
 // Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered from CommonJS
-// files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts).
+// files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts),
+// one CommonJS file too (full.cjs), run from its code cache.
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -11,14 +12,19 @@ import { isContainerInit } from "../process/container-init.js";
 import { requireCached } from "./cached-require.js";
 import { quickStart } from "./quick-start.js";
 import { writeOut } from "./write-out.js";
+import { keepYoungGenerationSmall } from "./young-generation.js";
 
-/** A quick path's CommonJS file, loaded through its code cache (see cached-require.ts). */
-function quickFile(name: "quick-hook" | "quick-status"): unknown {
+/** One of the CLI's CommonJS files, loaded through its code cache (see cached-require.ts). */
+function cachedFile(name: "quick-hook" | "quick-status" | "full"): unknown {
   return requireCached(fileURLToPath(new URL(`./${name}.cjs`, import.meta.url)), require);
 }
 
-async function full(): Promise<void> {
-  await import("./main.js");
+/** The full CLI (main.ts), which runs at its load. */
+function full(): void {
+  // The flag main.ts sets first, set before the file is compiled: its cache was made under it (after a
+  // real run), and V8 takes a cache only under the flags it was made with.
+  keepYoungGenerationSmall();
+  cachedFile("full");
 }
 
 async function start(argv: string[]): Promise<void> {
@@ -33,13 +39,13 @@ async function start(argv: string[]): Promise<void> {
     case "hook-handle": {
       // Its one refusal (a terminal on stdin) is worded by the full CLI.
       if (stdinIsTerminal()) return full();
-      const { quickHook } = quickFile("quick-hook") as typeof import("./quick-hook.js");
+      const { quickHook } = cachedFile("quick-hook") as typeof import("./quick-hook.js");
       // The file runs from its code cache, where import() is not available: the loop's entry comes from here.
       process.exitCode = await quickHook(undefined, () => import("../hook/handle-stop.js"));
       return;
     }
     case "status": {
-      const { quickStatus } = quickFile("quick-status") as typeof import("./quick-status.js");
+      const { quickStatus } = cachedFile("quick-status") as typeof import("./quick-status.js");
       const code = await quickStatus(quick.run, quick.json);
       // status only reads: on a failure the full CLI runs it again and words it as every command's.
       if (code === null) return full();

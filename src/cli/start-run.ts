@@ -30,9 +30,12 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   const holder: LockHolder = { pid: process.pid, pid_start: pidStart, hostname: hostname(), run_id: input.runId, acquired_at: new Date().toISOString() };
   const notes: string[] = [];
+  // The environment as a plain object: every read of process.env is a call into Node, once per variable,
+  // and the engine copies it into each agent's environment.
+  const env = { ...process.env };
   // Chosen before anything is written: a cap that cannot be applied here is a usage error.
   const supervision = await Supervision.choose({
-    env: process.env,
+    env,
     pid: process.pid,
     pidStart,
     caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
@@ -57,7 +60,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
   const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: "RALPH_FAN_OUT", value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
   const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
-  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env: process.env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set() } : null;
+  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set() } : null;
   const signals = watchSignals(() => {
     markEndedIfNot(paths.progress, "INTERRUPTED");
     for (const mark of engines?.onForcedExit ?? []) mark();
@@ -73,7 +76,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     result = parallel !== null && tasks !== null && integration
       ? await runFanOut(
           { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options, supervision: supervision.mode },
-          realFanOutIo(input.projectDir, input.runId, integration.place, { env: process.env, signals, listener, host }, engines),
+          realFanOutIo(input.projectDir, input.runId, integration.place, { env, signals, listener, host }, engines),
         )
       : await runEngine(
       {
@@ -89,7 +92,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         parent: input.settings.parent,
       },
       realIo({
-        env: process.env,
+        env,
         signals,
         listener,
         host,

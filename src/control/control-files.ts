@@ -78,7 +78,7 @@ export function archiveStop(paths: RunPaths, now: Date): void {
 }
 
 /**
- * Removes the requests found in run directory `dir` right after an agent's tree has ended: written while
+ * Removes the requests found in the run's requests directory right after an agent's tree has ended: written while
  * the agent ran, they may be the agent's own (an ANSWER to its own question, a set request naming some
  * other process), so none is taken. Returns the names of the files removed.
  */
@@ -88,9 +88,9 @@ export function discardAgentTimeRequests(paths: RunPaths): string[] {
     clearAnswer(paths);
     removed.push("ANSWER");
   }
-  for (const { name } of pendingSetRequests(paths.dir)) {
-    answerSetRequest(paths.dir, name, { ok: false, message: "refused: written while the agent ran; ask again" });
-    removed.push(`set-${name}.request.json`);
+  for (const { name } of pendingSetRequests(paths.requests)) {
+    answerSetRequest(paths.requests, name, { ok: false, message: "refused: written while the agent ran; ask again" });
+    removed.push(`requests/set-${name}.request.json`);
   }
   return removed;
 }

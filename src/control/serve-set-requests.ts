@@ -7,7 +7,7 @@ import type { StateGuard } from "../store/state-guard.js";
 export type ServedRequest = { ok: true; applied: string } | { ok: false; message: string };
 
 /**
- * Applies the pending requests of run directory `dir` in order. `refuse` names why a requester is not
+ * Applies the pending requests of requests directory `dir` in order. `refuse` names why a requester is not
  * trusted (e.g. it is a process of this run's agent), or returns null.
  */
 export function serveSetRequests(dir: string, guard: StateGuard, refuse: (request: SetRequest) => string | null): ServedRequest[] {

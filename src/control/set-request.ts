@@ -1,5 +1,7 @@
-// The channel of `ralph set` to a live runner: a request file in the run directory, answered by a result file.
-import { readdirSync, unlinkSync } from "node:fs";
+// The channel of `ralph set` to a live runner: a request file in the run's requests directory, answered by a
+// result file there. A directory of their own: the runner looks for requests twice an iteration, and the run
+// directory grows by a log per iteration.
+import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { readRegular } from "../store/regular-file.js";
@@ -19,14 +21,15 @@ export interface SetResult {
 
 const REQUEST = /^set-([0-9a-z]+-[0-9a-f]+)\.request\.json$/;
 
-/** Writes a request atomically into run directory `dir`; returns its name (the key of its result). */
+/** Writes a request atomically into requests directory `dir` (made if missing); returns its name (the key of its result). */
 export function writeSetRequest(dir: string, request: SetRequest, nonce: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const name = `${process.pid.toString(36)}-${nonce}`;
   writeFileAtomic(join(dir, `set-${name}.request.json`), `${JSON.stringify(request)}\n`);
   return name;
 }
 
-/** Pending requests of run directory `dir`, oldest name first; an unreadable one comes with a null request. */
+/** Pending requests of requests directory `dir`, oldest name first; an unreadable one comes with a null request. */
 export function pendingSetRequests(dir: string): Array<{ name: string; request: SetRequest | null }> {
   let names: string[];
   try {

@@ -2,7 +2,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { glob } from "tinyglobby";
 import { runCheckCommand } from "./run-check-command.js";
 import type { SpawnTree } from "../process/run-supervised.js";
 import { describeTask, firstIncomplete, loadTasks } from "./tasks.js";
@@ -100,6 +99,8 @@ async function checkNoFiles(pattern: string, context: CriteriaContext): Promise<
   if (pattern.trim() === "") return { passed: false, detail: "no glob given", outputTail: "" };
   let matches: string[];
   try {
+    // Loaded at the first such check, not with every run (the library sets up a good deal at its load).
+    const { glob } = await import("tinyglobby");
     matches = await glob(pattern, { cwd: context.cwd, onlyFiles: true });
   } catch (error) {
     return { passed: false, detail: `cannot match ${pattern}: ${errorText(error)}`, outputTail: "" };

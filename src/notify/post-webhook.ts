@@ -1,7 +1,7 @@
 // Delivering one event to a webhook: a JSON POST, a bounded time per try, retries on 5xx and connection errors.
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingMessage } from "node:http";
 import { pause } from "../util/pause.js";
+import { requireBuiltin } from "../util/require-builtin.js";
 
 /** How a webhook is tried. */
 export interface WebhookTiming {
@@ -22,7 +22,8 @@ type TryResult = { kind: "ok" } | { kind: "retry"; message: string } | { kind: "
 /** One POST; never rejects. */
 function tryOnce(url: URL, body: string, tryMs: number, abort: AbortSignal): Promise<TryResult> {
   return new Promise((resolve) => {
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    // Loaded at the first notification, not with every run (node:https alone is about 6 ms of a start).
+    const send = (requireBuiltin(url.protocol === "https:" ? "node:https" : "node:http") as typeof import("node:http")).request;
     let settled = false;
     const finish = (result: TryResult): void => {
       if (settled) return;

@@ -23,7 +23,7 @@ export type RecordEntry = { kind: "log"; line: string } | { kind: "event"; body:
 /**
  * While a run goes from iteration to iteration fast (an agent that ends at once), status.json is replaced
  * at most once in this many ms, and a change waits at most this long: each replace costs about a
- * millisecond on ext4, which writes the new file out when a rename replaces a file (README, Benchmarks).
+ * millisecond on ext4, which writes the new file out when a rename replaces a file (README, Development).
  */
 export const STATUS_GAP_MS = 100;
 

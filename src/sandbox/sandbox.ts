@@ -6,7 +6,7 @@ import { findOnPath } from "../process/supervision.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import { agentState } from "./agent-state.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
-import { startEgressProxy, type Denied, type EgressProxy } from "./egress-proxy.js";
+import type { Denied, EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
@@ -98,7 +98,11 @@ export class Sandbox implements SandboxIo {
     // The reviewers' API hosts get out too: each agent talks to its own provider.
     const hosts = [input.agent, ...(input.reviewers ?? [])].flatMap((agent) => allowedHosts(settings, agent, input.env));
     const sandbox = new Sandbox(probe, settings, input, [...new Set(hosts)]);
-    if (sandbox.hosts.length > 0) sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
+    if (sandbox.hosts.length > 0) {
+      // Loaded only for a sandbox that reaches hosts: it loads Node's http and net modules.
+      const { startEgressProxy } = await import("./egress-proxy.js");
+      sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
+    }
     return sandbox;
   }
 

@@ -16,6 +16,8 @@ export interface RunPaths {
   stop: string;
   /** A person's answer to the run's open question (`ralph answer`), until the runner takes it. */
   answer: string;
+  /** Where `ralph set` leaves its requests to the live runner, and the runner its answers (the runner makes it). */
+  requests: string;
   iterationLog: (iteration: number) => string;
   /** The output of review `index` (from 1) of an iteration. */
   reviewLog: (iteration: number, index: number) => string;
@@ -50,6 +52,7 @@ export function runPaths(projectDir: string, runId: string): RunPaths {
     pause: file("PAUSE"),
     stop: file("STOP"),
     answer: file("ANSWER"),
+    requests: file("requests"),
     iterationLog: (iteration) => file(`iter-${String(iteration).padStart(3, "0")}.log`),
     reviewLog: (iteration, index) => file(`review-${String(iteration).padStart(3, "0")}-${index}.log`),
   };

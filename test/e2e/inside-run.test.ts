@@ -120,10 +120,10 @@ describe("requests from inside a run", () => {
       `pid=$(cat "${pidFile}")`,
       `i=0; while ! grep -q 'set' /proc/$pid/cmdline 2>/dev/null && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done`,
       `pidstart=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f20)`,
-      `printf '{"words":["max_iterations=0","check=true"],"pid":%s,"pid_start":"%s"}\\n' "$pid" "$pidstart" > "$RALPH_RUN_DIR/forged.tmp"`,
-      `mv "$RALPH_RUN_DIR/forged.tmp" "$RALPH_RUN_DIR/set-h-abcdef.request.json"`,
-      `i=0; while [ ! -e "$RALPH_RUN_DIR/set-h-abcdef.result.json" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
-      `cat "$RALPH_RUN_DIR/set-h-abcdef.result.json" > "${out}"`,
+      `printf '{"words":["max_iterations=0","check=true"],"pid":%s,"pid_start":"%s"}\\n' "$pid" "$pidstart" > "$RALPH_RUN_DIR/requests/forged.tmp"`,
+      `mv "$RALPH_RUN_DIR/requests/forged.tmp" "$RALPH_RUN_DIR/requests/set-h-abcdef.request.json"`,
+      `i=0; while [ ! -e "$RALPH_RUN_DIR/requests/set-h-abcdef.result.json" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
+      `cat "$RALPH_RUN_DIR/requests/set-h-abcdef.result.json" > "${out}"`,
     ].join("; ");
     // Tree mode: the holder detached, so only the check of its command line can refuse it.
     const result = await finishWithin(start(dir, ["run", "--name", "h", "-n", "1", "--check", "false", "go", ...agentAfter(forge)], "tree"), 30_000);

@@ -178,6 +178,20 @@ describe("quick start paths answer as the full CLI does", () => {
     }
   });
 
+  test("every other command runs the full CLI as one file from its code cache (full.cjs), answering as its ES module build does", async () => {
+    const dir = project();
+    for (const args of [["--help"], ["list"], ["list", "--json"], ["status", "--nosuch"], ["nosuch"]]) {
+      const through = await call(RALPH, args, dir, "");
+      assert.deepEqual(through.modules, ["main.cjs", "full.cjs"], `ralph ${args.join(" ")}`);
+      const full = await call(FULL, args, dir, "");
+      assert.deepEqual({ code: through.code, stdout: through.stdout, stderr: through.stderr }, { code: full.code, stdout: full.stdout, stderr: full.stderr }, `ralph ${args.join(" ")}`);
+    }
+    const run = await call(RALPH, ["run", "-n", "1", "--name", "one", "x", "--", "true"], dir, "");
+    assert.equal(run.code, 3, run.stderr);
+    assert.deepEqual(run.modules.slice(0, 2), ["main.cjs", "full.cjs"]);
+    assert.ok(!run.modules.some((name) => name.startsWith("chunk-") || name === "full.js"), run.modules.join(" "));
+  });
+
   test("ralph status into a closed pipe ends quietly with exit code 0, as the full CLI does", async () => {
     const dir = project();
     assert.equal((await runRalph(["run", "-n", "1", "--name", "done", "x", "--", "true"], dir, ENV)).code, 3);

@@ -104,7 +104,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
     return { dir, runDir, outside, result, attempts, events: readEvents(runDir) };
   }
 
-  const RUN_DIR_FILES = ["ANSWER", "STOP", "settings.json", "set-zz-1.request.json"];
+  const RUN_DIR_FILES = ["ANSWER", "STOP", "settings.json", "requests/set-zz-1.request.json"];
   const COMMON = ["write_outside", "read_secret", "loosen_ralph_yaml", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
 
   for (const mode of ["cgroup", "subreaper"] as const) {

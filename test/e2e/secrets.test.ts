@@ -48,8 +48,15 @@ const SCRIPT = [
   'exit 1',
 ].join("; ");
 
-function filesOf(runDir: string): Map<string, string> {
-  return new Map(readdirSync(runDir).map((name) => [name, readFileSync(join(runDir, name), "latin1")]));
+/** Every file of the run directory, in its subdirectories too, by its path there. */
+function filesOf(runDir: string, under = ""): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(join(runDir, under), { withFileTypes: true })) {
+    const name = join(under, entry.name);
+    if (entry.isDirectory()) for (const [inner, text] of filesOf(runDir, name)) files.set(inner, text);
+    else files.set(name, readFileSync(join(runDir, name), "latin1"));
+  }
+  return files;
 }
 
 function assertClean(where: string, text: string): void {

@@ -98,9 +98,9 @@ test("a request the agent forges in another process's name (pid 1, its real star
   const dir = project();
   const forge = [
     `start=$(sed 's/.*) //' /proc/1/stat | cut -d' ' -f20)`,
-    `printf '{"words":["max_iterations=5"],"pid":1,"pid_start":"%s"}\\n' "$start" > "$RALPH_RUN_DIR/forged.tmp"`,
-    `mv "$RALPH_RUN_DIR/forged.tmp" "$RALPH_RUN_DIR/set-1-abcdef.request.json"`,
-    `while [ -e "$RALPH_RUN_DIR/set-1-abcdef.request.json" ]; do sleep 0.05; done`,
+    `printf '{"words":["max_iterations=5"],"pid":1,"pid_start":"%s"}\\n' "$start" > "$RALPH_RUN_DIR/requests/forged.tmp"`,
+    `mv "$RALPH_RUN_DIR/requests/forged.tmp" "$RALPH_RUN_DIR/requests/set-1-abcdef.request.json"`,
+    `while [ -e "$RALPH_RUN_DIR/requests/set-1-abcdef.request.json" ]; do sleep 0.05; done`,
   ].join("; ");
   const result = await finishWithin(start(dir, ["run", "--name", "f", "-n", "2", "go", ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && { ${forge}; }; true`)]), 30_000);
   assert.equal(result.code, 3, result.stderr);

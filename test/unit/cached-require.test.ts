@@ -43,6 +43,23 @@ describe("code cache", () => {
     }
   });
 
+  test("the full CLI's cache is taken under the flag main.cjs sets before compiling it, and refused without it", () => {
+    const file = fileURLToPath(new URL("../../src/cli/full.cjs", import.meta.url));
+    // In processes of their own: the flag is process-wide, and this one has not compiled the file.
+    const probe = (flag: boolean) => `import { readFileSync } from "node:fs"; import { setFlagsFromString } from "node:v8";
+      const { codeCacheFor, compileCommonJs } = await import(${JSON.stringify(CACHED_REQUIRE)});
+      ${flag ? 'setFlagsFromString("--semi-space-growth-factor=1");' : ""}
+      const file = ${JSON.stringify(file)}; const source = readFileSync(file, "utf8"); const cache = codeCacheFor(file, source);
+      console.log(JSON.stringify({ bytes: cache?.length ?? 0, rejected: compileCommonJs(file, source, cache).cachedDataRejected }));`;
+    const taken = spawnSync(process.execPath, ["--input-type=module", "-e", probe(true)], { encoding: "utf8", timeout: 20_000 });
+    const seen = JSON.parse(taken.stdout || "null") as { bytes: number; rejected: boolean };
+    assert.ok(seen.bytes > 100_000, `a cache of ${seen.bytes} bytes`);
+    assert.equal(seen.rejected, false, taken.stderr);
+    // Control: the same cache without the flag, which V8 counts among the flags a cache must match.
+    const refused = spawnSync(process.execPath, ["--input-type=module", "-e", probe(false)], { encoding: "utf8", timeout: 20_000 });
+    assert.equal((JSON.parse(refused.stdout || "null") as { rejected: boolean }).rejected, true, refused.stderr);
+  });
+
   test("another build's cache is never used, though V8 would run it for a file of the same length", () => {
     const old = writeFile("old.cjs", `${BUILD_MARK}aaaa`);
     const cache = cacheOf(old);

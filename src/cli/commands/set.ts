@@ -46,18 +46,18 @@ export async function setCommand(projectDir: string, given: string | undefined, 
     }
   }
   // A live run: the runner applies the change, so that it is not mistaken for an edit made by its agent.
-  const name = writeSetRequest(paths.dir, { words, pid: process.pid, pid_start: pidStart }, randomBytes(6).toString("hex"));
+  const name = writeSetRequest(paths.requests, { words, pid: process.pid, pid_start: pidStart }, randomBytes(6).toString("hex"));
   const deadline = Date.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
-    const result = takeSetResult(paths.dir, name);
+    const result = takeSetResult(paths.requests, name);
     if (result) {
       if (!result.ok) throw new UsageError(`run ${id}: ${result.message}`);
       process.stdout.write(`run ${id}: ${result.message}\n`);
       return 0;
     }
     if (Date.now() > deadline || !summariseRun(projectDir, id, isRunnerAlive, new Date()).summary.active) {
-      withdrawSetRequest(paths.dir, name);
-      if (takeSetResult(paths.dir, name)) continue;
+      withdrawSetRequest(paths.requests, name);
+      if (takeSetResult(paths.requests, name)) continue;
       throw new UsageError(`run ${id}: its runner did not take the change (it may have ended); nothing was changed`);
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
