@@ -5,11 +5,12 @@ import { PassThrough } from "node:stream";
 import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
 import { endCgroup } from "./end-cgroup.js";
 import type { AgentExit, AgentProcess } from "./agent-process.js";
+import type { SubreaperLauncher } from "./subreaper-launcher.js";
 
 /** How an agent is sealed in: born in its cgroup (made before the start), or the child of a subreaper. */
 export type Seal =
   | { kind: "cgroup"; cgroup: AgentCgroup; watchMemoryCap: boolean; sampleMs?: number }
-  | { kind: "subreaper"; perl: string; prctl: number };
+  | { kind: "subreaper"; perl: string; prctl: number; launcher?: SubreaperLauncher };
 
 /** Replaces the child's stdout and stderr by pass-through streams already reading from them. */
 export function keepOutput(child: ChildProcess): void {

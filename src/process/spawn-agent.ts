@@ -67,7 +67,9 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const subreaper = seal?.kind === "subreaper" ? seal : null;
   const [command, ...commandArgs] = subreaper ? subreaperArgv(subreaper.perl, subreaper.prctl, options.argv) : [program, ...args];
   const start = (): ChildProcess =>
-    spawn(command as string, commandArgs, {
+    subreaper?.launcher
+      ? subreaper.launcher.start({ argv: options.argv, cwd: options.cwd, env: { ...options.env, [options.marker.key]: options.marker.value }, withStdin: options.stdin !== null })
+      : spawn(command as string, commandArgs, {
       cwd: options.cwd,
       env: { ...options.env, [options.marker.key]: options.marker.value },
       // Never the terminal's stdin: an agent that sets raw mode would swallow Ctrl-C.

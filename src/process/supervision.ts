@@ -7,9 +7,15 @@ import { setUpRunnerCgroup, type RunnerCgroup } from "./cgroup-setup.js";
 import { cleanStaleCgroups, runnerCgroupName } from "./cgroup-stale.js";
 import { PRCTL_SYSCALL } from "./pid1.js";
 import { spawnAgent, type SpawnAgentOptions, type SpawnResult } from "./spawn-agent.js";
+import { SubreaperLauncher } from "./subreaper-launcher.js";
 
 /** How agent trees are kept: by the kernel's cgroup, under a subreaper, or by /proc parentage and marker. */
 export type SupervisionMode = "cgroup" | "subreaper" | "tree";
+
+/** The key of a run's own marker (run-engine.ts), which every agent of the run carries. */
+const RUN_MARKER_KEY = "RALPH_SUPERVISOR";
+/** What a child engine of --parallel adds to its processes (start-run.ts). */
+const FAN_OUT_MARKER_KEY = "RALPH_FAN_OUT";
 
 /** The environment variable that forces a mode (auto when unset). */
 export const SUPERVISION_ENV = "RALPH_SUPERVISION";
@@ -43,6 +49,8 @@ export function findOnPath(program: string, path = process.env.PATH ?? ""): stri
 /** The chosen supervision of one runner; starts each agent under it. */
 export class Supervision {
   private spawned = 0;
+  /** Under a subreaper: per run marker, the one Perl that forks each agent's subreaper (started with the first). */
+  private readonly launchers = new Map<string, SubreaperLauncher>();
 
   private constructor(
     readonly report: SupervisionReport,
@@ -113,7 +121,8 @@ export class Supervision {
   async spawn(options: SpawnAgentOptions): Promise<SpawnResult> {
     this.spawned++;
     if (this.report.mode === "subreaper" && this.perl !== null) {
-      return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl: PRCTL_SYSCALL[process.arch] ?? 0 } });
+      const prctl = PRCTL_SYSCALL[process.arch] ?? 0;
+      return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl, ...this.launcherFor(options) } });
     }
     if (this.report.mode !== "cgroup" || this.runner === null) return spawnAgent(options);
     const iteration = options.env.RALPH_ITERATION ?? String(this.spawned);
@@ -132,9 +141,26 @@ export class Supervision {
 
   /** Removes the runner's cgroup (killing anything left in it); the runner is ending. */
   dispose(): void {
+    for (const launcher of this.launchers.values()) launcher.close();
+    this.launchers.clear();
     if (this.runner === null) return;
     if (this.runner.tree.populated()) this.runner.tree.kill();
     this.runner.tree.removeOnce();
+  }
+
+  /**
+   * The launcher for an agent of a run (its marker is the run's): one per run, carrying that marker so that
+   * the guardian finds it. A command of the person's own (a check, a notification) has a marker of its own
+   * and a child engine of --parallel one per child: they start Perl each time, as before.
+   */
+  private launcherFor(options: SpawnAgentOptions): { launcher?: SubreaperLauncher } {
+    if (options.marker.key !== RUN_MARKER_KEY || options.env[FAN_OUT_MARKER_KEY] !== undefined || this.perl === null) return {};
+    let launcher = this.launchers.get(options.marker.value);
+    if (!launcher) {
+      launcher = new SubreaperLauncher(this.perl, PRCTL_SYSCALL[process.arch] ?? 0, { ...options.env, [options.marker.key]: options.marker.value });
+      this.launchers.set(options.marker.value, launcher);
+    }
+    return { launcher };
   }
 
   /** Why a requested cap cannot be applied here, or null. */

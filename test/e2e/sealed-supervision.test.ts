@@ -16,10 +16,32 @@ const cleanup = cleanupAfterTests();
 // for that file, so the test knows it ran before the agent ended.
 const ESCAPEE = `echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; exec </dev/null >/dev/null 2>&1; sleep 0.2; exec sleep 300`;
 
-/** A bash agent that starts the escapee, waits until it has written its pid, then runs `then`. */
+// The agent first notes "PID NAME" of itself, of its parent (under a subreaper, the subreaper) and of that
+// one's parent (the launcher), one per line, in PIDFILE.tree.
+const NOTE_TREE = `p=$(awk '{ print $4 }' /proc/$PPID/stat); for q in $$ $PPID $p; do echo "$q $(cat /proc/$q/comm)"; done > "$1.tree.tmp"; mv "$1.tree.tmp" "$1.tree"`;
+
+/** A bash agent that notes its tree, starts the escapee, waits until it has written its pid, then runs `then`. */
 function escapeeAgent(pidFile: string, then: string): string[] {
-  const script = `env -i setsid -f bash -c '${ESCAPEE}' escapee "$1"; while [ ! -s "$1" ]; do sleep 0.01; done; ${then}`;
+  const script = `${NOTE_TREE}; env -i setsid -f bash -c '${ESCAPEE}' escapee "$1"; while [ ! -s "$1" ]; do sleep 0.01; done; ${then}`;
   return ["bash", "-c", script, "agent", pidFile];
+}
+
+/** The first `count` of the agent, its subreaper and the launcher that forked it, as the agent noted them (NOTE_TREE). */
+function agentTree(pidFile: string, count: number): Array<{ proc: Proc; name: string }> {
+  return readFileSync(`${pidFile}.tree`, "utf8").trim().split("\n").slice(0, count).map((line) => {
+    const [pid, name] = line.split(" ");
+    const proc = identify(Number(pid));
+    cleanup.pid(proc);
+    return { proc, name: name ?? "" };
+  });
+}
+
+/** Under a subreaper: that the agent's subreaper was forked by the run's launcher (a Perl), not by the runner. */
+function assertLaunched(tree: Array<{ proc: Proc; name: string }>, runner: number): void {
+  const [, subreaper, launcher] = tree;
+  assert.equal(subreaper?.name, "ralph-subreaper");
+  assert.equal(launcher?.name, "perl", "the subreaper's parent is the launcher");
+  assert.notEqual(launcher?.proc.pid, runner, "not the runner");
 }
 
 /** Why a mode cannot be had here (from `ralph doctor --json` with the mode forced), or null. */
@@ -61,6 +83,7 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       const pidFile = join(files, "escapee.pid");
       const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "--agent", "command", "go", "--", ...escapeeAgent(pidFile, "exit 0")], dir, env());
       const proc = await escapee(pidFile, ralph);
+      if (mode === "subreaper") assertLaunched(agentTree(pidFile, 3), ralph.child.pid as number);
       const result = await within(ralph.done, 30_000, "ralph's exit");
       assert.equal(result.code, 3, result.stderr);
       assert.equal(procRunning(proc), false, `the escapee ${proc.pid} survived the run`);
@@ -97,10 +120,30 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       const pidFile = join(files, "escapee.pid");
       const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "300ms", "--agent", "command", "go", "--", ...escapeeAgent(pidFile, "exec sleep 60")], dir, env());
       const proc = await escapee(pidFile, ralph);
+      // The agent, and under a subreaper its subreaper and the launcher: the guardian ends them all.
+      const tree = agentTree(pidFile, mode === "subreaper" ? 3 : 1);
+      if (mode === "subreaper") assertLaunched(tree, ralph.child.pid as number);
       process.kill(ralph.child.pid as number, "SIGKILL");
       await within(ralph.done, 10_000, "ralph's exit");
       await pollUntil(() => !procRunning(proc), `the guardian ending escapee ${proc.pid}`, 15_000);
+      for (const { proc: member, name } of tree) await pollUntil(() => !procRunning(member), `the guardian ending ${name} ${member.pid}`, 15_000);
     });
+
+    if (mode === "subreaper") {
+      test("every iteration's subreaper is forked by one Perl launcher, not started by ralph itself", async () => {
+        const { dir, files } = cleanup.project();
+        const parents = join(files, "parents");
+        // Each agent notes its subreaper's parent (field 4 of /proc/PID/stat; the names have no spaces).
+        const agent = ["sh", "-c", `awk '{ print $4 }' /proc/$PPID/stat >> "$0"; awk '{ print $2 }' /proc/$PPID/stat >> "$0.names"`, parents];
+        const ralph = cleanup.ralph(["run", "--name", "x", "-n", "3", "--agent", "command", "go", "--", ...agent], dir, env());
+        const result = await within(ralph.done, 30_000, "ralph's exit");
+        assert.equal(result.code, 3, result.stderr);
+        assert.deepEqual(readFileSync(`${parents}.names`, "utf8").trim().split("\n"), ["(ralph-subreaper)", "(ralph-subreaper)", "(ralph-subreaper)"]);
+        const [first, ...rest] = readFileSync(parents, "utf8").trim().split("\n").map(Number);
+        assert.deepEqual(rest, [first, first], "the same launcher forked the three subreapers");
+        assert.notEqual(first, ralph.child.pid, "the subreapers' parent is the launcher, not the runner");
+      });
+    }
   });
 }
 
