@@ -1,6 +1,6 @@
 // The engine's entry point: creates the run's record, drives the machine to its end, and finishes the run.
 import { randomBytes } from "node:crypto";
-import type { SupervisionMode } from "../process/supervision.js";
+import { RUN_MARKER_KEY, type SupervisionMode } from "../process/supervision.js";
 import { Redactor } from "../redact/redactor.js";
 import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus, type RunHost } from "../run/new-status.js";
@@ -59,7 +59,7 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
     record.event({ type: "sandbox_denied", iteration: record.status.iteration, host, port });
   });
   // Every process of this run's agents carries this in its environment, so none can hide from the teardown.
-  const marker = { key: "RALPH_SUPERVISOR", value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
+  const marker = { key: RUN_MARKER_KEY, value: `${options.runId}:${io.host.pid}:${randomBytes(6).toString("hex")}` };
   const guardian = io.startGuardian?.(marker, options.settings.graceMs) ?? null;
   const jobControl = io.watchJobControl?.(marker) ?? null;
   const driver = new Driver(options, io, record, marker);

@@ -13,7 +13,7 @@ import { SubreaperLauncher } from "./subreaper-launcher.js";
 export type SupervisionMode = "cgroup" | "subreaper" | "tree";
 
 /** The key of a run's own marker (run-engine.ts), which every agent of the run carries. */
-const RUN_MARKER_KEY = "RALPH_SUPERVISOR";
+export const RUN_MARKER_KEY = "RALPH_SUPERVISOR";
 /** What a child engine of --parallel adds to its processes (start-run.ts). */
 const FAN_OUT_MARKER_KEY = "RALPH_FAN_OUT";
 
