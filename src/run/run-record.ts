@@ -36,6 +36,9 @@ export class RunRecord {
   private pendingWrite: NodeJS.Timeout | null = null;
   /** events.jsonl stays open while the run records (an agent can emit an event per output line). */
   private eventsFd: number | null = null;
+  /** The times (ms) of the last event and the last run.log line written (see stamp()). */
+  private lastEventMs = -Infinity;
+  private lastLogMs = -Infinity;
   /** The first failed write, and the disk space kept to record the run's end. */
   readonly guard: WriteGuard;
 
@@ -105,7 +108,7 @@ export class RunRecord {
   /** Appends an event to events.jsonl and passes it on. */
   event(body: EventBody): void {
     const { type, ...rest } = body;
-    const event: RunEvent = { v: 1, ts: this.now().toISOString(), run: this.current.run_id, type, ...this.redactor.deep(rest) };
+    const event: RunEvent = { v: 1, ts: this.stamp("event"), run: this.current.run_id, type, ...this.redactor.deep(rest) };
     this.guard.attempt(() => {
       // The file stays open: at each event but the agent's own (one per output line), it must still be the
       // file at events.jsonl, or an agent that swapped it for a link would be writing into the void.
@@ -119,7 +122,7 @@ export class RunRecord {
   /** Appends a human-readable line to run.log and passes it on. */
   log(line: string): void {
     const shown = this.redactor.text(line);
-    this.guard.attempt(() => appendWhole(this.paths.log, `${this.now().toISOString()} ${shown}\n`));
+    this.guard.attempt(() => appendWhole(this.paths.log, `${this.stamp("log")} ${shown}\n`));
     this.listener.log(shown);
   }
 
@@ -159,6 +162,19 @@ export class RunRecord {
     this.guard.attempt(() => writeStatusFile(this.paths.status, this.current));
     this.writtenAt = performance.now();
     this.writtenState = this.current.state;
+  }
+
+  /**
+   * The time of an event or a run.log line, such that the two files merged by time (`ralph logs`, which puts
+   * an event before a line of the same millisecond) give the order they were written in: an event comes
+   * after the lines before it, at least a millisecond later, and neither file's times go back.
+   */
+  private stamp(kind: "event" | "log"): string {
+    const now = this.now().getTime();
+    const ms = kind === "event" ? Math.max(now, this.lastEventMs, this.lastLogMs + 1) : Math.max(now, this.lastLogMs, this.lastEventMs);
+    if (kind === "event") this.lastEventMs = ms;
+    else this.lastLogMs = ms;
+    return new Date(ms).toISOString();
   }
 
   private cancelPendingWrite(): void {
