@@ -9,6 +9,7 @@
 // in the runner's process group (so the runner's own tree endings never signal it), ignores the terminal's
 // signals, and carries the run's marker: should the runner die, the guardian finds it, and through it every
 // subreaper and what they adopted. Once its stdin closes it leaves as soon as its subreapers have.
+import { reapAndLeave } from "./launcher.js";
 
 /** The launcher's source; argv: PRCTL_NR. */
 export const LAUNCHER_SCRIPT = `
@@ -66,17 +67,7 @@ sub subreaper {
   close $r;
   if ($err ne "") { waitpid($child, 0); syswrite($st, "exec $err\\n"); POSIX::_exit(127) }
   syswrite($st, "ok\\n");
-  my $status = 0;
-  for (;;) {
-    my $pid = waitpid(-1, 0);
-    if ($pid == $child) {
-      $status = $?;
-      syswrite($st, ($status & 127) ? "exit signal " . ($status & 127) . "\\n" : "exit code " . ($status >> 8) . "\\n");
-    } elsif ($pid == -1) {
-      last unless $! + 0 == 4;
-    }
-  }
-  POSIX::_exit(($status & 127) ? 128 + ($status & 127) : ($status >> 8));
+  ${reapAndLeave("POSIX::_exit")}
 }
 for (;;) {
   my $type = readn(1);

@@ -7,6 +7,25 @@
 /** The file descriptor the launchers report on. */
 export const STATUS_FD = 3;
 
+/**
+ * The end of a subreaper (Perl, `$child` the agent, `$st` the status pipe): it reaps whatever it adopted,
+ * reports the agent's end, and leaves with the agent's status through `exit` (its Perl function's name,
+ * `exit` or `POSIX::_exit`) once it has no children left.
+ */
+export function reapAndLeave(exit: string): string {
+  return `my $status = 0;
+for (;;) {
+  my $pid = waitpid(-1, 0);
+  if ($pid == $child) {
+    $status = $?;
+    syswrite($st, ($status & 127) ? "exit signal " . ($status & 127) . "\\n" : "exit code " . ($status >> 8) . "\\n");
+  } elsif ($pid == -1) {
+    last unless $! + 0 == 4;  # EINTR
+  }
+}
+${exit}(($status & 127) ? 128 + ($status & 127) : ($status >> 8));`;
+}
+
 // No modules are loaded (each costs milliseconds per iteration): fcntl(F_SETFD = 2, FD_CLOEXEC = 1)
 // has the same numbers on every Linux architecture.
 // argv: PRCTL_NR PROGRAM ARGS... Polite signals sent to the whole tree must not end the subreaper
@@ -41,17 +60,7 @@ close $r;
 if ($err ne "") { waitpid($child, 0); syswrite($st, "exec $err\\n"); exit 127 }
 syswrite($st, "ok\\n");
 open(STDIN, "<", "/dev/null"); open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null");
-my $status = 0;
-for (;;) {
-  my $pid = waitpid(-1, 0);
-  if ($pid == $child) {
-    $status = $?;
-    syswrite($st, ($status & 127) ? "exit signal " . ($status & 127) . "\\n" : "exit code " . ($status >> 8) . "\\n");
-  } elsif ($pid == -1) {
-    last unless $! + 0 == 4;  # EINTR
-  }
-}
-exit(($status & 127) ? 128 + ($status & 127) : ($status >> 8));
+${reapAndLeave("exit")}
 `;
 
 /** The argv that starts `argv` as the child of a subreaper. */
