@@ -86,39 +86,37 @@ for (const name of readdirSync(outdir)) if (CHUNK.test(name) || name === "full.j
 // The entry and its quick paths: CommonJS, so that Node never sets up its ES module loader for them (the
 // full CLI's import() does), and one self-contained file each (no chunks shared with the rest): each module
 // costs Node a resolve, a read and a compile of its own. Their import.meta.url is their own file's.
-const quick = await build({
+const commonJs = {
   ...common,
   format: "cjs",
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__importMetaUrl" },
   // (strict, as the modules were written: the banner goes before esbuild's own "use strict")
   banner: { js: '"use strict";\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  splitting: false,
+};
+const quick = await build({
+  ...commonJs,
   entryPoints: [
     { in: join(root, "src", "cli", "fast-start.ts"), out: "main" },
     { in: join(root, "src", "cli", "quick-status.ts"), out: "quick-status" },
     { in: join(root, "src", "cli", "quick-hook.ts"), out: "quick-hook" },
   ],
-  splitting: false,
   plugins: [
     ownUrl,
     ownRequire,
     keepApart({
-      "fast-start.ts": { "./main.js": "./full.js", "../hook/handle-stop.js": "./hook-stop.js" },
+      "fast-start.ts": { "../hook/handle-stop.js": "./hook-stop.js" },
       "hook-handle.ts": { "../../hook/handle-stop.js": "./hook-stop.js" },
     }),
   ],
 });
 // The whole CLI as one CommonJS file, run from its code cache: compiling the ES module chunks of a `ralph
-// run` cost about 100 ms of its start (README, Benchmarks). Its commands stay lazy: esbuild wraps each
+// run` cost about 100 ms of its start (README, Development). Its commands stay lazy: esbuild wraps each
 // dynamically imported module in a function run at the import.
 const whole = await build({
-  ...common,
-  format: "cjs",
-  outExtension: { ".js": ".cjs" },
-  define: { "import.meta.url": "__importMetaUrl" },
-  banner: { js: '"use strict";\nconst __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  ...commonJs,
   entryPoints: [{ in: join(root, "src", "cli", "main.ts"), out: "full" }],
-  splitting: false,
   plugins: [ownUrl, ownRequire],
 });
 // Compiled as a vm script (its code cache), full.cjs has no import(): every module it imports at run time
