@@ -147,14 +147,10 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
           note: "the runner process's user + system time / 200 (start-up included; the agent's and Perl's not), which the machine's load barely moves",
           command: `${command} (process.cpuUsage at exit)`,
         },
-        {
-          group,
-          figure: `…over ralph's supervision alone (${mode} mode${label})`,
-          unit: "ms",
-          value: samples.get(`${key}.overSupervision`),
-          note: "(ralph − the supervised script) / 200: what the loop itself adds",
-          command,
-        },
+        // (This build's supervision: over it, another build's figure would mix two builds.)
+        ...(label === ""
+          ? [{ group, figure: `…over ralph's supervision alone (${mode} mode)`, unit: "ms", value: samples.get(`${key}.overSupervision`), note: "(ralph − the supervised script) / 200: what the loop itself adds", command }]
+          : []),
       ];
     }),
   ));
