@@ -8,7 +8,7 @@ import { startGuardian } from "../process/guardian.js";
 import { watchJobControl } from "../process/job-control.js";
 import { readProcess } from "../process/proc-table.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
-import { Supervision } from "../process/supervision.js";
+import { FAN_OUT_MARKER_KEY, Supervision } from "../process/supervision.js";
 import type { LockHolder } from "../control/lock-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import { createRenderer, summaryLines } from "./render.js";
@@ -58,7 +58,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
 
   const host = { pid: process.pid, pidStart, hostname: holder.hostname };
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
-  const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: "RALPH_FAN_OUT", value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
+  const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: FAN_OUT_MARKER_KEY, value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
   const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
   const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set() } : null;
   const signals = watchSignals(() => {

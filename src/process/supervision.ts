@@ -14,8 +14,8 @@ export type SupervisionMode = "cgroup" | "subreaper" | "tree";
 
 /** The key of a run's own marker (run-engine.ts), which every agent of the run carries. */
 export const RUN_MARKER_KEY = "RALPH_SUPERVISOR";
-/** What a child engine of --parallel adds to its processes (start-run.ts). */
-const FAN_OUT_MARKER_KEY = "RALPH_FAN_OUT";
+/** The key of the marker a --parallel parent adds to its child engines' processes (start-run.ts). */
+export const FAN_OUT_MARKER_KEY = "RALPH_FAN_OUT";
 
 /** The environment variable that forces a mode (auto when unset). */
 export const SUPERVISION_ENV = "RALPH_SUPERVISION";
@@ -122,7 +122,7 @@ export class Supervision {
     this.spawned++;
     if (this.report.mode === "subreaper" && this.perl !== null) {
       const prctl = PRCTL_SYSCALL[process.arch] ?? 0;
-      return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl, ...this.launcherFor(options) } });
+      return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl, ...this.launcherFor(options, prctl) } });
     }
     if (this.report.mode !== "cgroup" || this.runner === null) return spawnAgent(options);
     const iteration = options.env.RALPH_ITERATION ?? String(this.spawned);
@@ -153,11 +153,11 @@ export class Supervision {
    * the guardian finds it. A command of the person's own (a check, a notification) has a marker of its own
    * and a child engine of --parallel one per child: they start Perl each time, as before.
    */
-  private launcherFor(options: SpawnAgentOptions): { launcher?: SubreaperLauncher } {
+  private launcherFor(options: SpawnAgentOptions, prctl: number): { launcher?: SubreaperLauncher } {
     if (options.marker.key !== RUN_MARKER_KEY || options.env[FAN_OUT_MARKER_KEY] !== undefined || this.perl === null) return {};
     let launcher = this.launchers.get(options.marker.value);
     if (!launcher) {
-      launcher = new SubreaperLauncher(this.perl, PRCTL_SYSCALL[process.arch] ?? 0, { ...options.env, [options.marker.key]: options.marker.value });
+      launcher = new SubreaperLauncher(this.perl, prctl, { ...options.env, [options.marker.key]: options.marker.value });
       this.launchers.set(options.marker.value, launcher);
     }
     return { launcher };
