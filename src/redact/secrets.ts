@@ -17,6 +17,9 @@ const KEY_SHAPES: readonly RegExp[] = [
   /(?<=\bBearer\s{1,8})[A-Za-z0-9._~+/-]{16,}=*/gi,
 ];
 
+/** The fewest characters a key shape above matches (xox?- and 10 more). */
+const SHORTEST_KEY_SHAPE = 15;
+
 /** Whether a variable name looks like it holds a credential. */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
@@ -37,12 +40,15 @@ export type Range = readonly [number, number];
 /** Sorted, non-overlapping ranges of `text` that hold a secret from `values` or a key shape. */
 export function findSecrets(text: string, values: readonly string[]): Range[] {
   const found: Array<[number, number]> = [];
+  // Shorter than every value and key shape: most of an event's fields (a type, a count, a word).
+  if (text.length < SHORTEST_KEY_SHAPE && values.every((value) => text.length < value.length)) return found;
   for (const value of values) {
     for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) found.push([at, at + value.length]);
   }
   for (const shape of KEY_SHAPES) {
+    // exec() on the shape itself: matchAll() would copy the expression at every call. No shape matches "".
     shape.lastIndex = 0;
-    for (const match of text.matchAll(shape)) found.push([match.index, match.index + match[0].length]);
+    for (let match = shape.exec(text); match !== null; match = shape.exec(text)) found.push([match.index, match.index + match[0].length]);
   }
   if (found.length <= 1) return found;
   found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

@@ -3,6 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redactor } from "../../src/redact/redactor.js";
+import { findSecrets } from "../../src/redact/secrets.js";
 import { AgentEventBatcher, TEXT_LIMIT } from "../../src/store/agent-event-batcher.js";
 import type { AgentEvent } from "../../src/agents/types.js";
 
@@ -14,6 +15,14 @@ describe("Redactor", () => {
   test("replaces secret values and key shapes, keeps short values and other variables", () => {
     const text = `a ${KEY} b ${VALUE} c abc /root/some/long/path Bearer abcdefghijklmnopqrstu AKIAIOSFODNN7EXAMPLE`;
     assert.equal(redactor.text(text), "a [REDACTED] b [REDACTED] c abc /root/some/long/path Bearer [REDACTED] [REDACTED]");
+  });
+
+  test("a text exactly as long as the shortest key shape, or as a secret value, is still searched", () => {
+    // xox?- and ten more: the shortest text a key shape matches (the quick return for short texts stops below it).
+    assert.deepEqual(findSecrets("xoxb-0123456789", []), [[0, 15]]);
+    assert.deepEqual(findSecrets("xoxb-012345678", []), []);
+    assert.deepEqual(findSecrets("pw123456", ["pw123456"]), [[0, 8]]);
+    assert.deepEqual(findSecrets("a sk-ant-0123456789abcdef b sk-ant-fedcba9876543210 c", []), [[2, 25], [28, 51]], "every match of a shape, not just the first");
   });
 
   test("redacts every string inside an object, leaving keys and other values", () => {
