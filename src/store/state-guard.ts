@@ -5,7 +5,6 @@
 // so only tightenings of it are applied (see tightenOnly) and state.md is put back. A difference first
 // seen at a boundary, with no agent running (between iterations, while paused), is a person's edit and is
 // applied in full. `ralph set` changes go through the runner (set-request.ts) and are trusted at once.
-import { createHash } from "node:crypto";
 import { writeFileAtomic } from "./atomic-write.js";
 import { parsePlan, readPlanBytes, renderPlan, type Plan } from "./plan-file.js";
 
@@ -21,8 +20,6 @@ export interface RejectedChange {
 
 /** What a boundary found in state.md. */
 export type BoundaryRead = { kind: "same" } | { kind: "changed"; state: Plan } | { kind: "broken"; message: string };
-
-const digest = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
 
 /** The parts of `proposed` that only tighten `trusted`: active false, a lower non-zero cap. The rest is kept from `trusted`. */
 export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; applied: string[]; ignored: string[] } {
@@ -50,16 +47,17 @@ export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; appli
 
 /** The runner's view of state.md: the last accepted state and the bytes it was read from or written as. */
 export class StateGuard {
-  private trustedHash: string;
+  /** Kept whole (a small file) and compared byte for byte: cheaper than a hash of each read. */
+  private trustedBytes: Buffer;
   /** A broken file a boundary already saw (and reported): not a change made during the next iteration. */
-  private brokenHash: string | null = null;
+  private brokenBytes: Buffer | null = null;
 
   constructor(
     private readonly file: string,
     private trustedState: Plan,
   ) {
     const read = readPlanBytes(file);
-    this.trustedHash = read.ok ? digest(read.bytes) : digest(renderPlan(trustedState));
+    this.trustedBytes = read.ok ? read.bytes : renderPlan(trustedState);
   }
 
   /** The state in force. */
@@ -72,8 +70,8 @@ export class StateGuard {
     const text = renderPlan(state);
     writeFileAtomic(this.file, text);
     this.trustedState = state;
-    this.trustedHash = digest(text);
-    this.brokenHash = null;
+    this.trustedBytes = text;
+    this.brokenBytes = null;
   }
 
   /**
@@ -82,7 +80,7 @@ export class StateGuard {
    */
   afterIteration(iteration: number): RejectedChange | null {
     const read = readPlanBytes(this.file);
-    if (read.ok && [this.trustedHash, this.brokenHash].includes(digest(read.bytes))) return null;
+    if (read.ok && (read.bytes.equals(this.trustedBytes) || this.brokenBytes?.equals(read.bytes) === true)) return null;
     const keptAs = `${this.file}.rejected-${String(iteration).padStart(3, "0")}`;
     let outcome: { state: Plan; applied: string[]; ignored: string[] };
     if (read.ok) {
@@ -100,16 +98,15 @@ export class StateGuard {
   atBoundary(): BoundaryRead {
     const read = readPlanBytes(this.file);
     if (!read.ok) return { kind: "broken", message: read.message };
-    const hash = digest(read.bytes);
-    if (hash === this.trustedHash) return { kind: "same" };
+    if (read.bytes.equals(this.trustedBytes)) return { kind: "same" };
     const parsed = parsePlan(this.file, read.bytes);
     if (!parsed.ok) {
-      this.brokenHash = hash;
+      this.brokenBytes = read.bytes;
       return { kind: "broken", message: parsed.message };
     }
-    this.brokenHash = null;
+    this.brokenBytes = null;
     this.trustedState = parsed.plan;
-    this.trustedHash = hash;
+    this.trustedBytes = read.bytes;
     return { kind: "changed", state: parsed.plan };
   }
 }
