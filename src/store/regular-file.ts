@@ -50,7 +50,8 @@ export function readRegular(file: string, maxBytes = 64 * 1024 * 1024): Buffer {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = Buffer.alloc(Math.max(4096, size - total + 1));
+      // Not zeroed: only the bytes read are kept.
+      const chunk = Buffer.allocUnsafe(Math.max(4096, size - total + 1));
       const read = readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
       total += read;
