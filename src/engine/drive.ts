@@ -13,6 +13,7 @@ import { commitChanges } from "./commit-changes.js";
 import type { AgentHandle } from "./run-agent.js";
 import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
+import { LogAhead } from "../store/log-ahead.js";
 import { InputQueue } from "./input-queue.js";
 import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
@@ -39,6 +40,8 @@ export class Driver {
   private readonly cancels: Array<() => void> = [];
   private lastStatus = "";
   private readonly looker: Looker;
+  /** The next iteration's log, made while this one's results are recorded. */
+  private readonly logAhead = new LogAhead();
 
   constructor(
     private readonly options: EngineOptions,
@@ -108,6 +111,7 @@ export class Driver {
   /** Stops watching and cancels every timer. */
   close(): void {
     for (const cancel of this.cancels.splice(0)) cancel();
+    this.logAhead.dispose();
   }
 
   private async begin(): Promise<void> {
@@ -261,6 +265,7 @@ export class Driver {
       tasksFile: this.tasksFile(),
       spentUsd: this.machine.tally.costUsd,
       onResult: () => this.push({ type: "agentResult" }),
+      logAhead: this.logAhead,
     });
     this.attempt = started;
     // An error thrown after the agent ended (a failed write, a failed commit) is routed to fail() too.
@@ -271,6 +276,8 @@ export class Driver {
   private async afterAgent(attempt: Attempt, ended: AgentRun): Promise<void> {
     const { io } = this;
     this.attempt = null;
+    // Nothing of the agent is left: the next iteration's log can be made now, off this thread.
+    if (!this.options.settings.dryRun) void this.logAhead.prepare(this.record.paths.iterationLog(attempt.iteration + 1));
     this.refuseAgentTimeRequests(attempt.iteration);
     this.guardPlanAfter(attempt.iteration);
     // A signal or stop --now while the commit's git runs ends it, as it ends checks.

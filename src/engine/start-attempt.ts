@@ -4,6 +4,7 @@ import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
 import { formatDuration } from "../util/parse-value.js";
 import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
+import type { LogAhead } from "../store/log-ahead.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { RunRecord } from "../run/run-record.js";
 import { workDirOf, type EngineOptions } from "./engine-options.js";
@@ -24,6 +25,8 @@ export interface AttemptContext {
   spentUsd: number;
   /** Called when the agent's output shows its final result. */
   onResult: () => void;
+  /** Where the iteration's log may already have been made. */
+  logAhead?: LogAhead;
 }
 
 /** Starts the attempt's agent; `end` ends it (its whole tree), `done` settles once it is gone. */
@@ -65,7 +68,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     cwd: workDir,
     env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) }),
     marker: context.marker,
-    log: new IterationLog(logFile, record.redactor, record.guard),
+    log: new IterationLog(context.logAhead?.take(logFile) ?? logFile, record.redactor, record.guard),
     timeoutMs: settings.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
     lingerMs: settings.lingerMs,
