@@ -54,6 +54,25 @@ describe("sentinels and state.md", () => {
     assert.equal(readFileSync(touch, "utf8"), "1\n2\n");
   });
 
+  test("paused before iteration 2, whose log is made ahead: logs --iteration 2 says it has no output; the empty log goes with the run", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const { done } = start(dir, ["run", "--name", "pa", "-n", "2", "go", ...fakeAgent("--wait-for", gate, "--print", "one")]);
+    await waitForFile(`${gate}.started`);
+    writeFileSync(join(runDir(dir, "pa"), "PAUSE"), "");
+    writeFileSync(gate, "");
+    await waitUntil(() => readStatus(runDir(dir, "pa")).state === "paused", "the run to pause");
+    const ahead = join(runDir(dir, "pa"), "iter-002.log");
+    await waitForFile(ahead);
+    const logs = await runRalph(["logs", "pa", "--iteration", "2"], dir);
+    assert.equal(logs.code, 2, logs.stdout);
+    assert.match(logs.stderr, /--iteration 2: run pa has no output for that iteration/);
+    assert.equal((await runRalph(["logs", "pa", "--iteration", "1"], dir)).stdout, "── iteration 1/2 ──\n  one\n");
+    assert.equal((await runRalph(["stop", "pa"], dir)).code, 0);
+    assert.equal((await done).code, 0);
+    assert.equal(existsSync(ahead), false, "the log made for iteration 2 went with the run");
+  });
+
   test("STOP while paused ends the run with STOPPED", async () => {
     const dir = project();
     const { done } = start(dir, ["run", "--name", "ps", "-n", "0", "go", ...fakeAgent("--sleep", "200")]);

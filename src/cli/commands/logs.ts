@@ -1,5 +1,5 @@
 // `ralph logs`: a run's story rendered as `ralph run --live` shows it, or one iteration's agent output.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { adapterFor } from "../../agents/adapters.js";
 import { AGENT_NAMES, type AgentName } from "../../agents/types.js";
 import { parseCount } from "../../util/parse-value.js";
@@ -67,10 +67,14 @@ async function showIteration(projectDir: string, id: string, raw: string): Promi
   if (!parsed.ok || parsed.value === 0) throw new UsageError(`--iteration: expected an iteration number (1 or more), got ${JSON.stringify(raw)}`);
   const paths = runPaths(projectDir, id);
   const file = paths.iterationLog(parsed.value);
-  if (!existsSync(file)) throw new UsageError(`--iteration ${parsed.value}: run ${id} has no output for that iteration (see ralph logs ${id})`);
+  const noOutput = new UsageError(`--iteration ${parsed.value}: run ${id} has no output for that iteration (see ralph logs ${id})`);
+  if (!existsSync(file)) throw noOutput;
   const { status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   // A fallback agent may have run this iteration: its iteration_started event says which agent did.
-  const named = (await startedBy(paths.events, parsed.value)) ?? status?.agent ?? "";
+  const started = await startedBy(paths.events, parsed.value);
+  // The log of an iteration that has not started is one made ahead for it (the run waits before it).
+  if (started === null && statSync(file).size === 0) throw noOutput;
+  const named = started ?? status?.agent ?? "";
   const agent = (AGENT_NAMES as readonly string[]).includes(String(named)) ? (named as AgentName) : "command";
   const parser = adapterFor(agent).parser({ prompt: "" });
   const out = stdoutFlow();
