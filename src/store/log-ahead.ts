@@ -3,7 +3,7 @@
 // made once the agent's tree has ended (nothing of the agent is left to swap it afterwards) and only when
 // nothing is there yet (O_EXCL): a file or link already there is left to the iteration's own open, which
 // appends to it or refuses it as before.
-import { close, closeSync, constants, fstatSync, open, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, open, unlinkSync } from "node:fs";
 
 const FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -40,13 +40,16 @@ export class LogAhead {
   /** The descriptor of `file` opened for appending when it was made ahead and is ready; otherwise null. */
   take(file: string): number | null {
     const ahead = this.ahead;
-    if (ahead === null || ahead.file !== file || ahead.fd === null) {
-      // Still being made: the iteration opens the same path itself, so the file (if this open makes it) is kept.
-      this.giveUp(false);
-      return null;
+    if (ahead === null) return null;
+    // Made for another iteration (this one runs again): removed while it is empty.
+    if (ahead.file !== file) this.giveUp(true);
+    // Still being made: the iteration opens the same path itself, so the file (if this open makes it) is kept.
+    else if (ahead.fd === null) this.giveUp(false);
+    else {
+      this.ahead = null;
+      return ahead.fd;
     }
-    this.ahead = null;
-    return ahead.fd;
+    return null;
   }
 
   /** The run is ending: a log made for an iteration that will not run here is removed (it is empty). */
@@ -71,6 +74,5 @@ function finish(file: string, fd: number, unused: boolean): void {
   } catch {
     // gone already, or no longer ours to remove
   }
-  if (unused) closeSync(fd);
-  else close(fd, () => undefined);
+  closeSync(fd);
 }

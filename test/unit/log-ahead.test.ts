@@ -57,7 +57,7 @@ describe("LogAhead", () => {
     assert.equal(readFileSync(target, "utf8"), "theirs\nthrough the link\n");
   });
 
-  test("one made for an iteration that does not run is removed with the run; one taken too early is kept for the iteration's own open", async () => {
+  test("one made for an iteration that does not run is removed (with the run, or when another takes its place); one taken too early is kept for the iteration's own open", async () => {
     const dir = scratch();
     const unused = join(dir, "iter-004.log");
     const ahead = new LogAhead();
@@ -73,5 +73,11 @@ describe("LogAhead", () => {
     assert.ok(existsSync(early), "kept: the iteration's open appends to it");
     ahead.dispose();
     assert.ok(existsSync(early));
+
+    // An iteration that runs again takes its own log: the one made for the next is removed while empty.
+    const next = join(dir, "iter-007.log");
+    await ahead.prepare(next);
+    assert.equal(ahead.take(join(dir, "iter-006.log")), null);
+    assert.equal(existsSync(next), false);
   });
 });
