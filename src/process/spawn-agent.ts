@@ -152,16 +152,18 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     inventory: tracked,
     async end(endOptions) {
       // A subreaper leaves by itself once its last child is gone: then there is nothing left to look for
-      // under it. Waiting briefly for that spares a grace-period poll after most iterations.
-      if (seal && agentEnded && !hasExited) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
+      // under it. Waiting briefly for that spares a grace-period poll after most iterations. One that is a
+      // zombie or gone has left, before the word of its exit (from Node, or the launcher) arrives.
+      const left = (): boolean => hasExited || (seal !== undefined && !root.some((identity) => isSame(identity, readProcess(identity.pid))));
+      if (seal && agentEnded && !left()) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
       // A subreaper that left by itself had no children left: its tree is empty, unless a process
       // seen in a sample is somehow still alive; then (and in every other case) the full ending runs.
       const sampled = [...root, ...tracked.identities()];
-      if (seal && agentEnded && hasExited && !sampled.some((identity) => isSame(identity, readProcess(identity.pid)))) {
+      const rootAlive = !left();
+      if (seal && agentEnded && !rootAlive && !sampled.some((identity) => isSame(identity, readProcess(identity.pid)))) {
         return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
       }
       // After exit the root pid may be reused: it is followed by identity only.
-      const rootAlive = !hasExited;
       const report = await endTree(rootAlive ? pid : null, options.marker, sampled, seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions);
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
       return seal && rootAlive && report.found > 0 ? { ...report, found: report.found - 1 } : report;
