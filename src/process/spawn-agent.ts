@@ -154,13 +154,17 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       // A subreaper leaves by itself once its last child is gone: then there is nothing left to look for
       // under it. Waiting briefly for that spares a grace-period poll after most iterations. One that is a
       // zombie or gone has left, before the word of its exit (from Node, or the launcher) arrives.
-      const left = (): boolean => hasExited || (seal !== undefined && !root.some((identity) => isSame(identity, readProcess(identity.pid))));
-      if (seal && agentEnded && !left()) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
+      const alive = (identity: ProcessIdentity): boolean => isSame(identity, readProcess(identity.pid));
+      const left = (): boolean => hasExited || (seal !== undefined && !root.some(alive));
+      let rootAlive = !left();
+      if (seal && agentEnded && rootAlive) {
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
+        rootAlive = !left();
+      }
       // A subreaper that left by itself had no children left: its tree is empty, unless a process
       // seen in a sample is somehow still alive; then (and in every other case) the full ending runs.
       const sampled = [...root, ...tracked.identities()];
-      const rootAlive = !left();
-      if (seal && agentEnded && !rootAlive && !sampled.some((identity) => isSame(identity, readProcess(identity.pid)))) {
+      if (seal && agentEnded && !rootAlive && !tracked.identities().some(alive)) {
         return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
       }
       // After exit the root pid may be reused: it is followed by identity only.
