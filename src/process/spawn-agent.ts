@@ -155,18 +155,20 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       // under it. Waiting briefly for that spares a grace-period poll after most iterations. One that is a
       // zombie or gone has left, before the word of its exit (from Node, or the launcher) arrives.
       const alive = (identity: ProcessIdentity): boolean => isSame(identity, readProcess(identity.pid));
-      const left = (): boolean => hasExited || (seal !== undefined && !root.some(alive));
-      let rootAlive = !left();
-      if (seal && agentEnded && rootAlive) {
+      const left = (): boolean => hasExited || (seal !== undefined && root.length > 0 && !root.some(alive));
+      let gone = left();
+      if (seal && agentEnded && !gone) {
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
-        rootAlive = !left();
+        gone = left();
       }
-      // A subreaper that left by itself had no children left: its tree is empty, unless a process
-      // seen in a sample is somehow still alive; then (and in every other case) the full ending runs.
+      // A subreaper that left by itself had no children left: its tree is empty, unless a process seen in
+      // a sample is somehow still alive; then (and in every other case) the full ending runs. The root is
+      // among them: an exit made up for a launcher that was killed leaves its subreaper running.
       const sampled = [...root, ...tracked.identities()];
-      if (seal && agentEnded && !rootAlive && !tracked.identities().some(alive)) {
+      if (seal && agentEnded && gone && !sampled.some(alive)) {
         return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
       }
+      const rootAlive = !gone;
       // After exit the root pid may be reused: it is followed by identity only.
       const report = await endTree(rootAlive ? pid : null, options.marker, sampled, seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions);
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
