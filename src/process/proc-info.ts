@@ -9,4 +9,6 @@ export interface ProcInfo {
   state: string;
   startTime: string;
   comm: string;
+  /** A zombie's exit status as waitpid reports it (Linux 3.5+; absent elsewhere). */
+  exitStatus?: number;
 }

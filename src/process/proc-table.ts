@@ -21,7 +21,11 @@ export function parseStat(text: string): ProcInfo | null {
   const sid = Number(fields[3]);
   const startTime = fields[19];
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || startTime === undefined) return null;
-  return { pid, ppid, pgid, sid, state: fields[0] ?? "?", startTime, comm: text.slice(open + 1, close) };
+  const info: ProcInfo = { pid, ppid, pgid, sid, state: fields[0] ?? "?", startTime, comm: text.slice(open + 1, close) };
+  // Field 52, exit_code: only a zombie's says how it ended.
+  const exitStatus = Number(fields[49]);
+  if (info.state === "Z" && fields[49] !== undefined && Number.isInteger(exitStatus)) info.exitStatus = exitStatus;
+  return info;
 }
 
 // One buffer reused for every /proc read: readFileSync costs ~5x more per file

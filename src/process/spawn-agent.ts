@@ -93,11 +93,14 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   // yet. Piping it into our own buffers at once keeps every byte (and the back-pressure).
   if (subreaper) keepOutput(child);
   let hasExited = false;
+  /** Whether the root ended by a signal (a subreaper never does by itself: it is killed, or its launcher was). */
+  let signalled = false;
   let inventory: ProcessInventory | null = null;
   // Listening before anything else runs, so no event can be missed.
   const exited = new Promise<AgentExit>((resolve) => {
     child.once("exit", (code, signal) => {
       hasExited = true;
+      signalled = signal !== null;
       // A last sample: the root's children are orphans now, found again by identity or marker.
       // (A subreaper leaves only once it has no children: nothing to find then.)
       if (!seal) inventory?.sample();
@@ -152,24 +155,29 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
     inventory: tracked,
     async end(endOptions) {
       // A subreaper leaves by itself once its last child is gone: then there is nothing left to look for
-      // under it. Waiting briefly for that spares a grace-period poll after most iterations. One that is a
-      // zombie or gone has left, before the word of its exit (from Node, or the launcher) arrives.
+      // under it. Waiting briefly for that spares a grace-period poll after most iterations. A zombie has
+      // left too, before the word of its exit (from Node, or the launcher) arrives, and says how.
       const alive = (identity: ProcessIdentity): boolean => isSame(identity, readProcess(identity.pid));
-      const left = (): boolean => hasExited || (seal !== undefined && root.length > 0 && !root.some(alive));
-      let gone = left();
-      if (seal && agentEnded && !gone) {
+      const leftByItself = (): boolean => {
+        if (hasExited) return !signalled;
+        const info = seal !== undefined && root[0] !== undefined ? readProcess(pid) : null;
+        return info?.state === "Z" && info.startTime === root[0]?.startTime && info.exitStatus !== undefined && (info.exitStatus & 0x7f) === 0;
+      };
+      let byItself = leftByItself();
+      if (seal && agentEnded && !byItself) {
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SUBREAPER_EXIT_WAIT_MS).unref())]);
-        gone = left();
+        byItself = leftByItself();
       }
       // A subreaper that left by itself had no children left: its tree is empty, unless a process seen in
-      // a sample is somehow still alive; then (and in every other case) the full ending runs. The root is
-      // among them: an exit made up for a launcher that was killed leaves its subreaper running.
+      // a sample is somehow still alive; then (and in every other case) the full ending runs. One that was
+      // killed (by its agent, say) left its orphans to init; the exit made up for a killed launcher leaves
+      // its subreaper running, which the root's own check among the sampled catches.
       const sampled = [...root, ...tracked.identities()];
-      if (seal && agentEnded && gone && !sampled.some(alive)) {
+      if (seal && agentEnded && byItself && !sampled.some(alive)) {
         return { found: 0, lateFound: 0, signalled: 0, killed: 0, survivors: 0, durationMs: 0 };
       }
-      const rootAlive = !gone;
       // After exit the root pid may be reused: it is followed by identity only.
+      const rootAlive = !hasExited;
       const report = await endTree(rootAlive ? pid : null, options.marker, sampled, seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions);
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
       return seal && rootAlive && report.found > 0 ? { ...report, found: report.found - 1 } : report;

@@ -68,6 +68,10 @@ case "$1" in
     setsid -f sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 300' "$0.escapee" </dev/null >/dev/null 2>&1
     while [ ! -s "$0.escapee" ]; do sleep 0.01; done
     kill -KILL "$l"; exec sleep 30;;
+  escape-kill-subreaper)
+    setsid -f sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 300' "$0.escapee" </dev/null >/dev/null 2>&1
+    while [ ! -s "$0.escapee" ]; do sleep 0.01; done
+    kill -KILL $PPID;;
   kill) kill -KILL "$l";;
   stop) kill -STOP "$l";;
 esac`;
@@ -137,6 +141,16 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     assert.notEqual(third.pid, second.pid, "iteration 3 had a new launcher");
     assert.ok(!procRunning(first) && !procRunning(second) && !procRunning(third), "every launcher is gone");
     assert.equal(procRunning(escapee(`${files}.escapee`)), false, "the escapee of iteration 1 was ended");
+    assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
+  });
+
+  test("an agent that SIGKILLs its own subreaper after starting a detached escapee: the escapee is ended with the iteration", async () => {
+    // A subreaper killed leaves its orphans to init and its tree unsealed: the ending must not take it for
+    // one that left by itself with nothing under it (which skips the search for the run's marker).
+    const { marker, files, code, stdout } = await runAgainst(["escape-kill-subreaper"]);
+    assert.equal(code, 3, stdout);
+    assert.match(stdout, /\[1\/1\] .*failed \(exit SIGKILL/);
+    assert.equal(procRunning(escapee(`${files}.escapee`)), false, "the escapee was ended");
     assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
   });
 

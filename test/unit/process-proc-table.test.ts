@@ -44,6 +44,20 @@ describe("proc-table", () => {
     assert.equal(isAlive(null), false);
   });
 
+  it("gives a zombie's exit status as waitpid would: an exit code, or the signal that killed it", async (t) => {
+    // Perl, unlike a shell, never reaps a child it did not wait for: one exits 3, one is killed, then sleep.
+    const child = spawn("perl", ["-e", 'if (!fork) { exit 3 } my $p = fork; if (!$p) { sleep 100; exit 0 } kill 9, $p; exec "sleep", 1000'], { stdio: "ignore", detached: true });
+    const pid = child.pid as number;
+    t.after(() => child.kill("SIGKILL"));
+    let zombies: ProcInfo[] = [];
+    await waitUntil(() => {
+      zombies = [...readProcTable().values()].filter((info) => info.ppid === pid && info.state === "Z");
+      return zombies.length === 2;
+    }, 5000);
+    assert.deepEqual(zombies.map((zombie) => zombie.exitStatus).sort((a, b) => (a ?? 0) - (b ?? 0)), [9, 3 << 8]);
+    assert.equal(readProcess(process.pid)?.exitStatus, undefined, "a live process has none");
+  });
+
   it("finds an exact KEY=VALUE entry in a process's environment, not a prefix", async (t) => {
     const { child, pid } = startSleeper({ ...process.env, RALPH_T_MARK: "abc123", RALPH_T_OTHER: "x" });
     t.after(() => child.kill("SIGKILL"));
