@@ -108,10 +108,10 @@ export class Driver {
     await attempt.done.catch(() => undefined);
   }
 
-  /** Stops watching and cancels every timer. */
-  close(): void {
+  /** Stops watching and cancels every timer; settles once a log made ahead for nothing is gone too. */
+  close(): Promise<void> {
     for (const cancel of this.cancels.splice(0)) cancel();
-    this.logAhead.dispose();
+    return this.logAhead.dispose();
   }
 
   private async begin(): Promise<void> {

@@ -72,9 +72,10 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
     ending = { reason: "FAILED", detail: error instanceof RunFileError ? message : `internal error: ${message}` };
     await driver.abandon();
   } finally {
-    driver.close();
+    const closed = driver.close();
     jobControl?.dispose();
     unwatchSandbox?.();
+    await closed;
   }
   // No agent runs any more (the driver ends and awaits every tree before it returns): the guardian has
   // nothing left to guard, and leaves while the ending is recorded instead of after.

@@ -20,13 +20,15 @@ interface Ahead {
 /** Makes at most one log ahead at a time. */
 export class LogAhead {
   private ahead: Ahead | null = null;
+  /** The last open started: settled once it has completed and its file is kept, closed or removed. */
+  private last: Promise<void> = Promise.resolve();
 
   /** Starts making `file` (the one before is given up); settles once the open has completed or failed. */
   prepare(file: string): Promise<void> {
     this.giveUp(false);
     const ahead: Ahead = { file, fd: null, abandoned: false, unused: false };
     this.ahead = ahead;
-    return new Promise((resolve) => {
+    this.last = new Promise((resolve) => {
       open(file, FLAGS, 0o600, (error, fd) => {
         if (error) {
           if (this.ahead === ahead) this.ahead = null;
@@ -35,6 +37,7 @@ export class LogAhead {
         resolve();
       });
     });
+    return this.last;
   }
 
   /** The descriptor of `file` opened for appending when it was made ahead and is ready; otherwise null. */
@@ -52,9 +55,10 @@ export class LogAhead {
     return null;
   }
 
-  /** The run is ending: a log made for an iteration that will not run here is removed (it is empty). */
-  dispose(): void {
+  /** The run is ending: a log made for an iteration that will not run here is removed (it is empty), once its open has completed. */
+  dispose(): Promise<void> {
     this.giveUp(true);
+    return this.last;
   }
 
   private giveUp(unused: boolean): void {

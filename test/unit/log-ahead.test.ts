@@ -74,6 +74,14 @@ describe("LogAhead", () => {
     ahead.dispose();
     assert.ok(existsSync(early));
 
+    // The run ends while a log is being made: dispose settles once that open is over and its file gone.
+    const inflight = join(dir, "iter-008.log");
+    let opened = false;
+    void ahead.prepare(inflight).then(() => (opened = true));
+    await ahead.dispose();
+    assert.ok(opened, "dispose waited for the open");
+    assert.equal(existsSync(inflight), false);
+
     // An iteration that runs again takes its own log: the one made for the next is removed while empty.
     const next = join(dir, "iter-007.log");
     await ahead.prepare(next);
