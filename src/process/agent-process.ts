@@ -1,4 +1,5 @@
 // A running agent tree as its owner sees it, and how its root ended.
+import { constants } from "node:os";
 import type { ResourceFigures } from "./agent-cgroup.js";
 import type { ProcessInventory } from "./inventory.js";
 import type { EndTreeOptions, EndTreeReport } from "./kill-tree.js";
@@ -7,6 +8,12 @@ import type { EndTreeOptions, EndTreeReport } from "./kill-tree.js";
 export interface AgentExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+}
+
+/** An exit as a subreaper or the launcher reports it (a signal by number) as an AgentExit. */
+export function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
+  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
+  return { code: exit.code, signal };
 }
 
 /** A running agent tree. */

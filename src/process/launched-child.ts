@@ -4,8 +4,8 @@
 import { EventEmitter } from "node:events";
 import { closeSync, constants, openSync } from "node:fs";
 import { Socket } from "node:net";
-import { constants as osConstants } from "node:os";
 import { PassThrough } from "node:stream";
+import { exitOf } from "./agent-process.js";
 
 /** A subreaper forked by the launcher, shaped like the ChildProcess of `spawn`. */
 export class LaunchedChild extends EventEmitter {
@@ -61,8 +61,7 @@ export class LaunchedChild extends EventEmitter {
   /** The subreaper has left with wait status `status`. */
   left(status: number): void {
     const signal = status & 127;
-    const name = signal === 0 ? null : ((Object.entries(osConstants.signals).find(([, value]) => value === signal)?.[0] ?? null) as NodeJS.Signals | null);
-    this.exit = { code: signal === 0 ? status >> 8 : null, signal: name };
+    this.exit = exitOf(signal === 0 ? { code: status >> 8, signal: null } : { code: null, signal });
     this.emit("exit", this.exit.code, this.exit.signal);
     this.maybeClose();
   }

@@ -1,6 +1,5 @@
 // Starting an agent sealed in by the kernel: inside its own cgroup, or as the child of a subreaper.
 import type { ChildProcess } from "node:child_process";
-import { constants } from "node:os";
 import { PassThrough } from "node:stream";
 import type { AgentCgroup, ResourceFigures } from "./agent-cgroup.js";
 import { endCgroup } from "./end-cgroup.js";
@@ -22,12 +21,6 @@ export function keepOutput(child: ChildProcess): void {
     source.pipe(kept);
     Object.defineProperty(child, name, { value: kept });
   }
-}
-
-/** A status from the subreaper as an AgentExit. */
-export function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
-  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
-  return { code: exit.code, signal };
 }
 
 /** Writes the prompt to the agent's stdin and closes it. */

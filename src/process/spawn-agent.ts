@@ -6,8 +6,8 @@ import { endTree, isSame } from "./kill-tree.js";
 import { ProcessInventory, type ProcessIdentity, type TreeMarker } from "./inventory.js";
 import { isAlive, readProcess } from "./proc-table.js";
 import { readLauncherReports, STATUS_FD, subreaperArgv } from "./launcher.js";
-import type { AgentExit, AgentProcess } from "./agent-process.js";
-import { exitOf, feedStdin, keepOutput, sealedAgent, type Seal } from "./seal.js";
+import { exitOf, type AgentExit, type AgentProcess } from "./agent-process.js";
+import { feedStdin, keepOutput, sealedAgent, type Seal } from "./seal.js";
 
 /** What to start and how. */
 export interface SpawnAgentOptions {

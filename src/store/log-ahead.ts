@@ -3,7 +3,7 @@
 // made once the agent's tree has ended (nothing of the agent is left to swap it afterwards) and only when
 // nothing is there yet (O_EXCL): a file or link already there is left to the iteration's own open, which
 // appends to it or refuses it as before.
-import { closeSync, constants, fstatSync, open, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, open, unlinkSync } from "node:fs";
 
 const FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -71,10 +71,12 @@ export class LogAhead {
   }
 }
 
-/** Closes a log made ahead; one made for nothing is removed while it is still empty. */
+/** Closes a log made ahead; one made for nothing is removed while it is still empty and still at its path. */
 function finish(file: string, fd: number, unused: boolean): void {
   try {
-    if (unused && fstatSync(fd).size === 0) unlinkSync(file);
+    const made = unused ? fstatSync(fd) : null;
+    const there = made?.size === 0 ? lstatSync(file) : null;
+    if (made && there && there.ino === made.ino && there.dev === made.dev) unlinkSync(file);
   } catch {
     // gone already, or no longer ours to remove
   }

@@ -82,6 +82,14 @@ describe("LogAhead", () => {
     assert.ok(opened, "dispose waited for the open");
     assert.equal(existsSync(inflight), false);
 
+    // A file put in its place (empty too) is someone else's: it is left where it is.
+    const swapped = join(dir, "iter-009.log");
+    await ahead.prepare(swapped);
+    rmSync(swapped);
+    writeFileSync(swapped, "");
+    await ahead.dispose();
+    assert.ok(existsSync(swapped), "the file now at the path is not the one made ahead");
+
     // An iteration that runs again takes its own log: the one made for the next is removed while empty.
     const next = join(dir, "iter-007.log");
     await ahead.prepare(next);
