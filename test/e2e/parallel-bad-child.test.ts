@@ -108,8 +108,11 @@ describe("--parallel: a child's agent ending badly leaves its siblings alone", {
     const ready = join(repo, "..", `${repo.split("/").pop()}-ready`);
     const parent = cleanup.ralph(["run", "--tasks", "prd.json", "--parallel", "3", "-n", "1", "--max-failures", "1", "--grace", "200ms", "--name", "b", "work", "--", ...agentScript(repo, { us1: `touch ${JSON.stringify(ready)}; sleep 30`, count: 1 })], repo, env());
     await pollUntil(() => existsSync(ready), "the US-1 agent to start", 20_000);
-    const shown = JSON.parse((await runRalph(["status", "--json", "b"], repo, env())).stdout) as { children: Array<{ id: string; state: string }> };
-    assert.deepEqual(shown.children.map((child) => child.state), ["running", "running", "running"]);
+    // The other children may still be starting: ask again (bounded) until status lists all three running.
+    const states = async () => (JSON.parse((await runRalph(["status", "--json", "b"], repo, env())).stdout) as { children: Array<{ state: string }> }).children.map((child) => child.state);
+    let shown = await states();
+    for (const started = Date.now(); shown.join() !== "running,running,running" && Date.now() - started < 20_000; ) shown = await states();
+    assert.deepEqual(shown, ["running", "running", "running"]);
     const stopped = await runRalph(["stop", "--now", "b-1"], repo, env());
     assert.equal(stopped.code, 0, stopped.stderr);
     const result = await within(parent.done, 60_000, "the parent to end");
