@@ -116,10 +116,13 @@ async function evaluateAndContinue(
   const sessionId = loop.sessionId === "" ? null : loop.sessionId;
   let source = "hook_input";
   let lastMessage = input.lastAssistantMessage;
+  // The transcript may lag behind the stop. Read for the message when the input lacks it, and waited for
+  // when it has it too: this turn's API call must be in it before its usage is summed.
+  const transcript = input.transcriptPath && (lastMessage === null || existsSync(input.transcriptPath)) ? input.transcriptPath : null;
+  const flushed = transcript ? await readLastAssistantMessage(transcript, since, deps.transcriptRetry) : null;
   if (lastMessage === null) {
-    source = input.transcriptPath ? "transcript" : "none";
-    lastMessage = input.transcriptPath ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry) : null;
-    if (lastMessage === null) source = "none";
+    lastMessage = flushed;
+    source = lastMessage === null ? "none" : "transcript";
   }
   const verdict = await evaluateStop(loop, lastMessage, { projectDir: deps.projectDir, env: deps.env });
   closeQuestion(record, iteration);

@@ -325,6 +325,24 @@ describe("hook handle", () => {
     }
   });
 
+  test("with last_assistant_message the transcript is still waited for: this turn's call counts in the tokens", async () => {
+    const entry = (at: Date) =>
+      `${JSON.stringify({ type: "assistant", timestamp: at.toISOString(), message: { id: `m-${at.getTime()}`, role: "assistant", content: [{ type: "text", text: "Working." }], usage: { input_tokens: 100, output_tokens: 20 } } })}\n`;
+    for (const attempts of [1, 50]) {
+      const dir = project();
+      const runId = await start(dir);
+      const transcript = join(dir, "transcript.jsonl");
+      writeFileSync(transcript, "");
+      const pending = handleStop(input({ lastAssistantMessage: "Working.", transcriptPath: transcript }), { ...deps(dir), transcriptRetry: { attempts, delayMs: 20 } });
+      // This turn's line arrives "late": after the decision when it is made at once, before the first retry.
+      setImmediate(() => appendFileSync(transcript, entry(new Date(Date.now() + 1000))));
+      assertBlock(await pending);
+      const tokens = (JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens;
+      // Control: read at once (one attempt), the late call is missed.
+      assert.deepEqual(tokens, attempts === 1 ? { input: 0, output: 0 } : { input: 100, output: 20 });
+    }
+  });
+
   test("a hand-written state file without run_id gets a run directory at its first stop", async () => {
     const dir = project();
     mkdirSync(join(dir, ".claude"));
