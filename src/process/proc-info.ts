@@ -11,4 +11,6 @@ export interface ProcInfo {
   comm: string;
   /** A zombie's exit status as waitpid reports it (Linux 3.5+; absent elsewhere). */
   exitStatus?: number;
+  /** Set when it is being killed: exiting (PF_EXITING), or SIGKILL pending while its state still reads as live (Linux). */
+  dying?: true;
 }

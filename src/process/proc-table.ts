@@ -25,6 +25,9 @@ export function parseStat(text: string): ProcInfo | null {
   // Field 52, exit_code: only a zombie's says how it ended.
   const exitStatus = Number(fields[49]);
   if (info.state === "Z" && fields[49] !== undefined && Number.isInteger(exitStatus)) info.exitStatus = exitStatus;
+  // Field 9, flags: PF_EXITING (0x4). Field 31, pending signals: SIGKILL's bit. A process killed while it waits
+  // for the CPU, or held frozen, reads "R", "S" or "D" until it has run its exit.
+  if ((Number(fields[6]) & 0x4) !== 0 || (Number(fields[28]) & 0x100) !== 0) info.dying = true;
   return info;
 }
 

@@ -80,11 +80,15 @@ export class SubreaperLauncher {
     if (this.current) this.end(this.current);
   }
 
-  /** The current launcher if it is running; one that is not (an agent may kill or stop it) is ended. */
+  /**
+   * The current launcher if it is running; one that is not (an agent may kill or stop it) is ended. One the
+   * agent has just killed may not have run its exit yet: its pending SIGKILL says so.
+   */
   private usable(): Running | null {
     const launcher = this.current;
     if (launcher === null) return null;
-    const state = readProcess(launcher.process.pid as number)?.state;
+    const info = readProcess(launcher.process.pid as number);
+    const state = info?.dying ? "dying" : info?.state;
     if (state === "R" || state === "S" || state === "D") return launcher;
     this.end(launcher);
     return null;

@@ -6,6 +6,7 @@ import { hasEnvMarker, isAlive, parseStat, readProcTable, readProcess, type Proc
 import { isProtected, protectedSet } from "../../src/process/protected-set.js";
 import { TreeScanner } from "../../src/process/tree-scanner.js";
 import { isRunning, procState, waitUntil } from "../fixtures/tree-harness.js";
+import { freeze, freezerMissing } from "../fixtures/freezer.js";
 
 function startSleeper(env: NodeJS.ProcessEnv = process.env, script = "exec sleep 1000") {
   const child = spawn("sh", ["-c", script], { env, stdio: "ignore", detached: true });
@@ -17,6 +18,29 @@ describe("proc-table", () => {
     const info = parseStat("4242 (we) ird) S (x) R 17 4242 4200 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0");
     assert.deepEqual(info, { pid: 4242, ppid: 17, pgid: 4242, sid: 4200, state: "R", startTime: "987654", comm: "we) ird) S (x" });
     assert.equal(parseStat("garbage"), null);
+  });
+
+  it("marks a process dying when its flags say PF_EXITING or SIGKILL is pending, and only then", () => {
+    // Fields 3–31 of proc(5): flags is field 9, the pending signals field 31.
+    const line = (flags: number, pending: number) => `7 (a) S 1 7 7 0 -1 ${flags} 0 0 0 0 0 0 0 0 20 0 1 0 555 0 0 0 0 0 0 0 0 ${pending} 0 0 0`;
+    assert.equal(parseStat(line(0x400100, 0))?.dying, undefined);
+    assert.equal(parseStat(line(0x400100, 0x4000))?.dying, undefined, "another signal pending (SIGTERM's bit 15)");
+    assert.equal(parseStat(line(0x400104, 0))?.dying, true);
+    assert.equal(parseStat(line(0x400100, 0x100))?.dying, true);
+  });
+
+  it("a process SIGKILLed while frozen still reads state D, and is marked dying", { skip: freezerMissing() ?? false }, async (t) => {
+    const { child, pid } = startSleeper();
+    const frozen = await freeze(pid);
+    t.after(async () => {
+      child.kill("SIGKILL");
+      await frozen.thaw();
+    });
+    assert.equal(readProcess(pid)?.dying, undefined, "frozen alone is not dying");
+    process.kill(pid, "SIGKILL");
+    // Control: its state alone reads as a live process's.
+    assert.equal(readProcess(pid)?.state, "D");
+    assert.equal(readProcess(pid)?.dying, true);
   });
 
   it("reads this process and its parent, consistently with the whole table", () => {
