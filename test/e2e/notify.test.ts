@@ -186,7 +186,7 @@ describe("notifications and Ctrl-C", () => {
     const exit = await within(terminal.exited, 15_000, "the terminal's shell to exit");
     assert.equal(exit.signal, 2, terminal.output());
     assert.doesNotMatch(terminal.output(), /AFTER/);
-    assert.ok(exit.at - pressed < 2500, `exited ${Math.round(exit.at - pressed)} ms after Ctrl-C (the drain alone would take 5 s)`);
+    assert.ok(exit.at - pressed < 4000, `exited ${Math.round(exit.at - pressed)} ms after Ctrl-C (the drain alone would take 5 s)`);
     assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
   });
 
@@ -210,9 +210,9 @@ describe("notifications and Ctrl-C", () => {
     const hanging = await ctrlC(await receiver(() => null));
     assert.equal(without.signal, 2, without.output);
     assert.equal(hanging.signal, 2, hanging.output);
-    // The hanging run_ended delivery is given 1 s after a signal, not 5.
+    // The hanging run_ended delivery is given 1 s after a signal, not 5 (slack for two ends timed apart on a loaded machine).
     const extra = hanging.tookMs - without.tookMs;
-    assert.ok(extra < 1500, `exited ${Math.round(hanging.tookMs)} ms after Ctrl-C, ${Math.round(without.tookMs)} ms without notifications`);
+    assert.ok(extra < 3000, `exited ${Math.round(hanging.tookMs)} ms after Ctrl-C, ${Math.round(without.tookMs)} ms without notifications`);
     const events = readEvents(hanging.runDir);
     assert.equal(events.find((event) => event.type === "run_ended")?.reason, "INTERRUPTED");
     assert.ok(events.some((event) => event.type === "notification_failed" && event.event === "run_ended"));

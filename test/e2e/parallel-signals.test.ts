@@ -114,7 +114,9 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     assert.ok(performance.now() - killedAt < 2000 + 1000 + 1500, "gone within grace + 1 s (and scheduling slack)");
     // The parent and its children (engines in its process) could record nothing themselves: they were killed.
     // The guardian marked each child it was told of INTERRUPTED (its completion marker); the parent, as any
-    // SIGKILLed run, is stale.
+    // SIGKILLed run, is stale. It writes the marks once the trees are gone: wait for them (bounded).
+    const marked = (id: string) => completionMarker(runDir(repo, id))[0] === "completion_reason=INTERRUPTED";
+    await pollUntil(() => marked("x-1") && marked("x-2"), "the guardian to mark the children", 10_000).catch(() => undefined);
     for (const [id, state] of [["x", "stale"], ["x-1", "INTERRUPTED"], ["x-2", "INTERRUPTED"]] as const) {
       assert.equal(readStatus(runDir(repo, id)).exit_reason, null);
       const shown = JSON.parse((await runRalph(["status", "--json", id], repo, env())).stdout) as { state: string };

@@ -213,7 +213,7 @@ describe("type: review", () => {
 
   test("a reviewer past its timeout is ended with its tree, and that is no approval", async () => {
     const state = outside();
-    const repo = reviewRepo("hang", state, "    timeout: 1s\n");
+    const repo = reviewRepo("hang", state, "    timeout: 3s\n");
     const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...worker(join(state, "prompts"))], repo, gitEnv());
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const [review] = reviews(repo);
