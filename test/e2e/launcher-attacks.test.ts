@@ -5,12 +5,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { cleanEnv } from "../helpers/cli.js";
-import { identify, pollUntil, procRunning, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
+import { carriers, identify, pollUntil, procRunning, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { LAUNCHER_SCRIPT } from "../../src/process/launcher-script.js";
 import { PRCTL_SYSCALL } from "../../src/process/pid1.js";
@@ -24,18 +24,6 @@ const skip = process.platform !== "linux" ? "Linux only" : perl === null ? "no p
 const env = (): NodeJS.ProcessEnv => cleanEnv({ RALPH_SUPERVISION: "subreaper" });
 
 type Attempt = { pid: number; fd: number; opened: boolean; code?: string };
-
-/** Pids whose comm is `comm` and whose environment holds `entry`. */
-function carriers(comm: string, entry: string): number[] {
-  const read = (pid: string, name: string): string => {
-    try {
-      return readFileSync(`/proc/${pid}/${name}`, "latin1");
-    } catch {
-      return "";
-    }
-  };
-  return readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && read(pid, "comm") === `${comm}\n` && read(pid, "environ").split("\0").includes(entry)).map(Number);
-}
 
 /** Parent pid and name of a process, from /proc (null when gone). */
 function parentOf(pid: number): { ppid: number; comm: string } | null {

@@ -2,7 +2,6 @@
 // process waiting to run its exit (here held so by a freezer) keeps a live state with SIGKILL pending.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { SubreaperLauncher } from "../../src/process/subreaper-launcher.js";
@@ -10,23 +9,11 @@ import { PRCTL_SYSCALL } from "../../src/process/pid1.js";
 import { findOnPath } from "../../src/process/supervision.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { freeze, freezerMissing } from "../fixtures/freezer.js";
-import { within } from "../fixtures/e2e-harness.js";
+import { carriers, within } from "../fixtures/e2e-harness.js";
 
 const perl = findOnPath("perl");
 const prctl = PRCTL_SYSCALL[process.arch];
 const skip = perl === null ? "no perl" : prctl === undefined ? `no prctl number for ${process.arch}` : (freezerMissing() ?? false);
-
-/** The pids of perl processes whose environment holds `entry`. */
-function launchersWith(entry: string): number[] {
-  const read = (pid: string, name: string) => {
-    try {
-      return readFileSync(`/proc/${pid}/${name}`, "latin1");
-    } catch {
-      return "";
-    }
-  };
-  return readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && read(pid, "comm") === "perl\n" && read(pid, "environ").split("\0").includes(entry)).map(Number);
-}
 
 /** Starts `true` through the launcher and resolves with how it ended: its exit code, or the start's error. */
 function runTrue(launcher: SubreaperLauncher): Promise<string> {
@@ -46,7 +33,7 @@ describe("SubreaperLauncher", { skip }, () => {
     const launcher = new SubreaperLauncher(perl as string, prctl as number, { PATH: process.env.PATH, RALPH_TEST_LAUNCHER: entry.split("=")[1] });
     t.after(() => launcher.close());
     assert.equal(await within(runTrue(launcher), 10_000, "the first start"), "exit 0");
-    const [first] = launchersWith(entry);
+    const [first] = carriers("perl", entry);
     assert.ok(first !== undefined, "the launcher was found by its environment");
     const frozen = await freeze(first);
     t.after(() => frozen.thaw());
@@ -55,6 +42,6 @@ describe("SubreaperLauncher", { skip }, () => {
     assert.equal(readProcess(first)?.state, "D");
     // Within less than the 10 s a start waits for an answer: a request sent to the dying launcher gets none.
     assert.equal(await within(runTrue(launcher), 5_000, "the start after the kill"), "exit 0");
-    assert.deepEqual(launchersWith(entry).filter((pid) => pid !== first).length, 1, "a new launcher served it");
+    assert.deepEqual(carriers("perl", entry).filter((pid) => pid !== first).length, 1, "a new launcher served it");
   });
 });
