@@ -116,8 +116,9 @@ async function evaluateAndContinue(
   const sessionId = loop.sessionId === "" ? null : loop.sessionId;
   let source = "hook_input";
   let lastMessage = input.lastAssistantMessage;
-  // The transcript may lag behind the stop. Read for the message when the input lacks it, and waited for
-  // when it has it too: this turn's API call must be in it before its usage is summed.
+  // The transcript may lag behind the stop. It is waited for (bounded) whether or not the input carries the
+  // message: the message is read from it when the input lacks one, and this turn's API call must be in it
+  // before its usage is summed.
   const transcript = input.transcriptPath && (lastMessage === null || existsSync(input.transcriptPath)) ? input.transcriptPath : null;
   const flushed = transcript ? await readLastAssistantMessage(transcript, since, deps.transcriptRetry) : null;
   if (lastMessage === null) {
