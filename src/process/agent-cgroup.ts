@@ -1,5 +1,6 @@
-// One iteration's agent cgroup: made under the runner's cgroup with the caps written before anything
-// joins it, its figures read (CPU, peak memory, peak process count) and its memory cap watched.
+// One iteration's agent cgroup: made under the runner's cgroup, the pids cap written before anything joins
+// it and the memory cap as soon as the runner, which forks the agent from inside, has left; its figures
+// read (CPU, peak memory, peak process count) and its memory cap watched.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readKey, readNumber, writeControl } from "./cgroup-fs.js";
@@ -57,7 +58,11 @@ export class AgentCgroup {
     private readonly memory: { dir: string; files: Files } | null,
     private readonly pids: { dir: string; files: Files } | null,
     private readonly sampled: boolean,
+    private readonly memoryMaxBytes: number | null,
   ) {}
+
+  /** Whether ralph ended the tree itself because its usage was already above the cap when it was written. */
+  private capForced = false;
 
   /** Makes `name` under the runner cgroup with the caps set; an error text when that fails. */
   static create(runner: RunnerCgroup, name: string, caps: CgroupCaps): AgentCgroup | string {
@@ -71,13 +76,16 @@ export class AgentCgroup {
       tree.removeOnce();
       return `cannot make the agent cgroup ${failed}`;
     }
-    const limits: Array<[{ dir: string; files: Files } | null, number | null, string]> = [
-      [memory, caps.memoryMaxBytes, "memory"],
-      [pids, caps.pidsMax, "pids"],
+    // The memory cap is written once the runner has forked the agent and left (forkInside): while it is
+    // inside, an agent allocating at once would have the kernel's OOM killer pick the runner, the larger
+    // process. Writing "no limit" here checks that the file can be written.
+    const limits: Array<[{ dir: string; files: Files } | null, string | null, string]> = [
+      [memory, caps.memoryMaxBytes === null ? null : memory?.files === FILES.memory.v2 ? "max" : "-1", "memory"],
+      [pids, caps.pidsMax === null ? null : String(caps.pidsMax), "pids"],
     ];
     for (const [controller, value, label] of limits) {
       if (value === null) continue;
-      const error = controller === null ? "controller unavailable" : writeControl(controller.dir, controller.files.max, String(value));
+      const error = controller === null ? "controller unavailable" : writeControl(controller.dir, controller.files.max, value);
       if (error !== null) {
         tree.removeOnce();
         return `cannot set the ${label} cap in ${controller?.dir ?? v2Dir} (${error})`;
@@ -89,7 +97,7 @@ export class AgentCgroup {
       sampled = !hasPeak(memory) || !hasPeak(pids);
       sampledPeaks.set(runner, sampled);
     }
-    return new AgentCgroup(tree, homes, memory, pids, sampled);
+    return new AgentCgroup(tree, homes, memory, pids, sampled, caps.memoryMaxBytes);
   }
 
   /**
@@ -112,7 +120,20 @@ export class AgentCgroup {
         const home = this.homes[i] as string;
         if (writeControl(home, "cgroup.procs", String(process.pid)) !== null) writeControl(home, "cgroup.procs", String(process.pid));
       }
+      if (entered.length === dirs.length) this.writeMemoryCap();
     }
+  }
+
+  /**
+   * Writes the memory cap. Above usage, v2 reclaims and OOM-kills inside the cgroup before it returns; v1
+   * refuses (EBUSY): then the tree is ended here, as the kernel would have ended it, and counted so.
+   */
+  private writeMemoryCap(): void {
+    if (this.memory === null || this.memoryMaxBytes === null) return;
+    if (writeControl(this.memory.dir, this.memory.files.max, String(this.memoryMaxBytes)) === null) return;
+    this.capForced = true;
+    this.tree.kill();
+    writeControl(this.memory.dir, this.memory.files.max, String(this.memoryMaxBytes));
   }
 
   /** Whether figures need sampling (no peak files here); sampling reads two small files. */
@@ -131,7 +152,7 @@ export class AgentCgroup {
   /** Processes killed by the kernel for the memory cap so far. */
   oomKills(): number {
     if (this.memory === null) return 0;
-    return readKey(join(this.memory.dir, this.memory.files.events), "oom_kill") ?? 0;
+    return (readKey(join(this.memory.dir, this.memory.files.events), "oom_kill") ?? 0) + (this.capForced ? 1 : 0);
   }
 
   /**
@@ -141,6 +162,7 @@ export class AgentCgroup {
    */
   ownCapReached(): boolean {
     if (this.memory === null) return false;
+    if (this.capForced) return true;
     const own = this.memory.files === FILES.memory.v2 ? readKey(join(this.memory.dir, "memory.events"), "oom") : readNumber(join(this.memory.dir, "memory.failcnt"));
     return (own ?? 0) > 0;
   }

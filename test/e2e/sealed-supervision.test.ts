@@ -191,7 +191,7 @@ describe("caps", { concurrency: 2 }, () => {
     const hog = ["bash", "-c", `perl -e '$x = "a" x (200 * 1024 * 1024); sleep 30'; sleep 30`];
     const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--memory-max", "32M", "--grace", "200ms", "--agent", "command", "go", "--", ...hog], dir, cleanEnv({ RALPH_SUPERVISION: "cgroup" }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
-    assert.equal(result.code, 3, result.stderr);
+    assert.equal(result.code, 3, `signal ${result.signal}: ${result.stdout}${result.stderr}`);
     const ended = readEvents(runDir).find((event) => event.type === "iteration_ended");
     assert.equal(ended?.result, "failed");
     assert.equal(ended?.ended_by, "memory_cap");
