@@ -1,9 +1,9 @@
-// One iteration's agent cgroup: made under the runner's cgroup, the pids cap written before anything joins
-// it and the memory cap as soon as the runner, which forks the agent from inside, has left; its figures
-// read (CPU, peak memory, peak process count) and its memory cap watched.
+// One iteration's agent cgroup: made under the runner's cgroup with its caps written before the agent is
+// forked in it (held back while the runner, which forks from inside, is there too: see create), its
+// figures read (CPU, peak memory, peak process count) and its memory cap watched.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { readKey, readNumber, writeControl } from "./cgroup-fs.js";
+import { readKey, readNumber, readText, writeControl } from "./cgroup-fs.js";
 import type { ControllerSource, RunnerCgroup } from "./cgroup-setup.js";
 import { CgroupTree } from "./cgroup-tree.js";
 
@@ -43,6 +43,12 @@ function locate(source: ControllerSource, v2Dir: string, name: string, controlle
   return null;
 }
 
+/** The runner's thread count (they all count in a pids cgroup it steps into); 16 when unknown. */
+function runnerThreads(): number {
+  const threads = Number(/^Threads:\s*(\d+)$/m.exec(readText("/proc/self/status") ?? "")?.[1]);
+  return Number.isInteger(threads) && threads > 0 ? threads : 16;
+}
+
 /** Per runner cgroup: whether its agent cgroups lack a peak file (the kernel's, the same for each one). */
 const sampledPeaks = new WeakMap<RunnerCgroup, boolean>();
 
@@ -58,7 +64,7 @@ export class AgentCgroup {
     private readonly memory: { dir: string; files: Files } | null,
     private readonly pids: { dir: string; files: Files } | null,
     private readonly sampled: boolean,
-    private readonly memoryMaxBytes: number | null,
+    private readonly caps: CgroupCaps,
   ) {}
 
   /** Whether ralph ended the tree itself because its usage was already above the cap when it was written. */
@@ -76,12 +82,13 @@ export class AgentCgroup {
       tree.removeOnce();
       return `cannot make the agent cgroup ${failed}`;
     }
-    // The memory cap is written once the runner has forked the agent and left (forkInside): while it is
-    // inside, an agent allocating at once would have the kernel's OOM killer pick the runner, the larger
-    // process. Writing "no limit" here checks that the file can be written.
+    // The runner steps inside to fork the agent (forkInside). Until it has left, the memory cap stays off
+    // (an agent allocating at once would have the OOM killer pick the runner, the larger process) and the
+    // pids cap leaves room for the runner's threads, which count there. Both files are written here, so a
+    // cap that cannot be set is an error before anything runs.
     const limits: Array<[{ dir: string; files: Files } | null, string | null, string]> = [
       [memory, caps.memoryMaxBytes === null ? null : memory?.files === FILES.memory.v2 ? "max" : "-1", "memory"],
-      [pids, caps.pidsMax === null ? null : String(caps.pidsMax), "pids"],
+      [pids, caps.pidsMax === null ? null : String(caps.pidsMax + runnerThreads()), "pids"],
     ];
     for (const [controller, value, label] of limits) {
       if (value === null) continue;
@@ -97,7 +104,7 @@ export class AgentCgroup {
       sampled = !hasPeak(memory) || !hasPeak(pids);
       sampledPeaks.set(runner, sampled);
     }
-    return new AgentCgroup(tree, homes, memory, pids, sampled, caps.memoryMaxBytes);
+    return new AgentCgroup(tree, homes, memory, pids, sampled, caps);
   }
 
   /**
@@ -108,6 +115,7 @@ export class AgentCgroup {
   forkInside<T>(fork: () => T): { ok: true; value: T } | { ok: false; message: string } {
     const dirs = [this.tree.dir, ...this.tree.companions];
     const entered: number[] = [];
+    let left = true;
     try {
       for (let i = 0; i < dirs.length; i++) {
         const error = writeControl(dirs[i] as string, "cgroup.procs", String(process.pid));
@@ -118,22 +126,23 @@ export class AgentCgroup {
     } finally {
       for (const i of entered.reverse()) {
         const home = this.homes[i] as string;
-        if (writeControl(home, "cgroup.procs", String(process.pid)) !== null) writeControl(home, "cgroup.procs", String(process.pid));
+        if (writeControl(home, "cgroup.procs", String(process.pid)) !== null && writeControl(home, "cgroup.procs", String(process.pid)) !== null) left = false;
       }
-      if (entered.length === dirs.length) this.writeMemoryCap();
+      if (left) this.writeCaps();
     }
   }
 
   /**
-   * Writes the memory cap. Above usage, v2 reclaims and OOM-kills inside the cgroup before it returns; v1
-   * refuses (EBUSY): then the tree is ended here, as the kernel would have ended it, and counted so.
+   * Writes the caps held back while the runner was inside. Above usage, v2 reclaims and OOM-kills inside
+   * the cgroup before the write returns; v1 refuses it (EBUSY): then the tree is ended here, as the kernel
+   * would have ended it, and counted so. A pids cap below usage stops further forks and kills nothing.
    */
-  private writeMemoryCap(): void {
-    if (this.memory === null || this.memoryMaxBytes === null) return;
-    if (writeControl(this.memory.dir, this.memory.files.max, String(this.memoryMaxBytes)) === null) return;
+  private writeCaps(): void {
+    if (this.pids !== null && this.caps.pidsMax !== null) writeControl(this.pids.dir, this.pids.files.max, String(this.caps.pidsMax));
+    if (this.memory === null || this.caps.memoryMaxBytes === null) return;
+    if (writeControl(this.memory.dir, this.memory.files.max, String(this.caps.memoryMaxBytes)) !== "EBUSY") return;
     this.capForced = true;
     this.tree.kill();
-    writeControl(this.memory.dir, this.memory.files.max, String(this.memoryMaxBytes));
   }
 
   /** Whether figures need sampling (no peak files here); sampling reads two small files. */

@@ -1,6 +1,7 @@
 // The runner steps into its agent's cgroup to fork the agent there. An agent allocating at once while the
 // runner is still inside must not have the kernel's OOM killer end the runner (the larger process) for the
-// agent's memory cap: the cap is written once the runner has left.
+// agent's memory cap, nor have the runner's threads count against the agent's pids cap: both are written
+// once the runner has left.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -10,7 +11,7 @@ import { findOnPath } from "../../src/process/supervision.js";
 const FIXTURE = fileURLToPath(new URL("../fixtures/fork-inside-cap.js", import.meta.url));
 const skip = process.platform !== "linux" ? "Linux only" : findOnPath("perl") === null ? "no perl" : process.getuid?.() !== 0 ? "needs root for cgroups" : false;
 
-function forkInside(mode: "ralph" | "cap-first" | "over-before-cap") {
+function forkInside(mode: "ralph" | "cap-first" | "over-before-cap" | "pids" | "pids-cap-first") {
   return spawnSync(process.execPath, [FIXTURE, mode], { encoding: "utf8", timeout: 60_000 });
 }
 
@@ -34,5 +35,13 @@ describe("AgentCgroup.forkInside", { skip }, () => {
     if (result.stdout.startsWith("unavailable")) return t.skip(result.stdout.trim());
     assert.equal(result.signal, "SIGKILL", result.stdout + result.stderr);
     assert.doesNotMatch(result.stdout, /survived/);
+  });
+
+  test("a pids cap smaller than the runner's thread count still lets the agent start and fork within it", (t) => {
+    const result = forkInside("pids");
+    if (result.stdout.startsWith("unavailable")) return t.skip(result.stdout.trim());
+    assert.match(result.stdout, /^agent: 0 forked; pids\.max 2\nsurvived\n$/, result.stderr);
+    // Known-false control: that cap written before the fork counts the runner's threads, and the fork fails.
+    assert.match(forkInside("pids-cap-first").stdout, /^agent: EAGAIN ; pids\.max 2\n/);
   });
 });
