@@ -23,7 +23,7 @@ import { askMessage, blockMessage, endMessage, pauseMessage } from "./hook-messa
 import { findAsk } from "../judge/ask.js";
 import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookClock } from "./hook-run.js";
 import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
-import { readLastAssistantMessage, type TranscriptRetry } from "./last-message.js";
+import { readLastAssistantMessage, waitForTranscript, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
 import { readTranscriptUsage } from "./transcript-usage.js";
 
@@ -116,15 +116,12 @@ async function evaluateAndContinue(
   const sessionId = loop.sessionId === "" ? null : loop.sessionId;
   let source = "hook_input";
   let lastMessage = input.lastAssistantMessage;
-  // The transcript may lag behind the stop. It is waited for (bounded) whether or not the input carries the
-  // message: the message is read from it when the input lacks one, and this turn's API call must be in it
-  // before its usage is summed.
-  const transcript = input.transcriptPath && (lastMessage === null || existsSync(input.transcriptPath)) ? input.transcriptPath : null;
-  const flushed = transcript ? await readLastAssistantMessage(transcript, since, deps.transcriptRetry) : null;
+  // The transcript may lag behind the stop: it is waited for (bounded) for the message when the input
+  // lacks one, and for this turn's API call when it has one, so that the call counts in the tokens.
   if (lastMessage === null) {
-    lastMessage = flushed;
+    lastMessage = input.transcriptPath ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry) : null;
     source = lastMessage === null ? "none" : "transcript";
-  }
+  } else if (input.transcriptPath && existsSync(input.transcriptPath)) await waitForTranscript(input.transcriptPath, since, deps.transcriptRetry);
   const verdict = await evaluateStop(loop, lastMessage, { projectDir: deps.projectDir, env: deps.env });
   closeQuestion(record, iteration);
   const cap = blockCap(deps.env);

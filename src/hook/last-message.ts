@@ -33,6 +33,31 @@ export async function readLastAssistantMessage(transcriptPath: string, since: Da
   }
 }
 
+/**
+ * Waits (bounded) until the transcript holds an assistant entry, of any content, newer than `since`: the
+ * API call of the turn that has just stopped, whose usage is then summed.
+ */
+export async function waitForTranscript(transcriptPath: string, since: Date | null, retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const at = lastAssistantTime(readTail(transcriptPath));
+    if (at !== undefined && (since === null || at === null || at.getTime() >= since.getTime())) return;
+    if (attempt + 1 >= retry.attempts) return;
+    await new Promise((resolve) => setTimeout(resolve, retry.delayMs));
+  }
+}
+
+/** When the last assistant entry in JSONL `text` was written: undefined without one, null when it says no time. */
+function lastAssistantTime(text: string): Date | null | undefined {
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const entry = parseLine(lines[i] ?? "");
+    if (entry?.type !== "assistant") continue;
+    const at = typeof entry.timestamp === "string" ? new Date(entry.timestamp) : null;
+    return at && !Number.isNaN(at.getTime()) ? at : null;
+  }
+  return undefined;
+}
+
 function readTail(file: string): string {
   let fd: number;
   try {

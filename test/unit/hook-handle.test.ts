@@ -343,6 +343,17 @@ describe("hook handle", () => {
     }
   });
 
+  test("with last_assistant_message, a fresh transcript entry without text (a tool call) is this turn's: no wait", { timeout: 20_000 }, async () => {
+    const dir = project();
+    const runId = await start(dir);
+    const transcript = join(dir, "transcript.jsonl");
+    const call = { type: "assistant", timestamp: new Date(Date.now() + 1000).toISOString(), message: { id: "m-tool", role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }], usage: { input_tokens: 7, output_tokens: 3 } } };
+    writeFileSync(transcript, `${JSON.stringify(call)}\n`);
+    // A wait for an entry with text would last the whole minute of this retry and time the test out.
+    assertBlock(await handleStop(input({ lastAssistantMessage: "Done with the tool.", transcriptPath: transcript }), { ...deps(dir), transcriptRetry: { attempts: 2, delayMs: 60_000 } }));
+    assert.deepEqual((JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens, { input: 7, output: 3 });
+  });
+
   test("a hand-written state file without run_id gets a run directory at its first stop", async () => {
     const dir = project();
     mkdirSync(join(dir, ".claude"));
