@@ -158,7 +158,7 @@ export class AgentCgroup {
     if (pids !== null) this.peakPids = Math.max(this.peakPids, pids);
   }
 
-  /** Processes killed by the kernel for the memory cap so far. */
+  /** Processes killed by the kernel for the memory cap so far (one more when ralph ended a tree already past it). */
   oomKills(): number {
     if (this.memory === null) return 0;
     return (readKey(join(this.memory.dir, this.memory.files.events), "oom_kill") ?? 0) + (this.capForced ? 1 : 0);
