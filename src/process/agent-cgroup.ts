@@ -83,12 +83,13 @@ export class AgentCgroup {
       return `cannot make the agent cgroup ${failed}`;
     }
     // The runner steps inside to fork the agent (forkInside). Until it has left, the memory cap stays off
-    // (an agent allocating at once would have the OOM killer pick the runner, the larger process) and the
-    // pids cap leaves room for the runner's threads, which count there. Both files are written here, so a
-    // cap that cannot be set is an error before anything runs.
+    // (an agent allocating at once would have the OOM killer pick the runner, the larger process), and its
+    // threads count against the pids cap: one below them is raised to leave room for the agent alone, so
+    // the agent never holds more than N. Both files are written here: a cap that cannot be set is an
+    // error before anything runs.
     const limits: Array<[{ dir: string; files: Files } | null, string | null, string]> = [
       [memory, caps.memoryMaxBytes === null ? null : memory?.files === FILES.memory.v2 ? "max" : "-1", "memory"],
-      [pids, caps.pidsMax === null ? null : String(caps.pidsMax + runnerThreads()), "pids"],
+      [pids, caps.pidsMax === null ? null : String(Math.max(caps.pidsMax, runnerThreads() + 1)), "pids"],
     ];
     for (const [controller, value, label] of limits) {
       if (value === null) continue;
