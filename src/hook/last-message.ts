@@ -24,13 +24,11 @@ export interface TranscriptMessage {
  * by a few milliseconds, so an older (or no) last message is retried before giving up with null.
  */
 export async function readLastAssistantMessage(transcriptPath: string, since: Date | null, retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY): Promise<string | null> {
-  for (let attempt = 0; ; attempt++) {
-    const found = lastAssistantMessage(readTail(transcriptPath));
-    const fresh = found !== null && (since === null || found.timestamp === null || found.timestamp.getTime() >= since.getTime());
-    if (fresh) return found.text;
-    if (attempt + 1 >= retry.attempts) return null;
-    await new Promise((resolve) => setTimeout(resolve, retry.delayMs));
-  }
+  const found = await readUntilFresh(transcriptPath, since, retry, (tail) => {
+    const message = lastAssistantMessage(tail);
+    return message === null ? undefined : { value: message.text, at: message.timestamp };
+  });
+  return found ?? null;
 }
 
 /**
@@ -38,10 +36,21 @@ export async function readLastAssistantMessage(transcriptPath: string, since: Da
  * API call of the turn that has just stopped, whose usage is then summed.
  */
 export async function waitForTranscript(transcriptPath: string, since: Date | null, retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY): Promise<void> {
+  await readUntilFresh(transcriptPath, since, retry, (tail) => {
+    const at = lastAssistantTime(tail);
+    return at === undefined ? undefined : { value: true, at };
+  });
+}
+
+/**
+ * Reads the transcript's tail until `pick` finds something written at or after `since` (an entry without a
+ * time counts as fresh), up to `retry.attempts` reads; its value, or undefined.
+ */
+async function readUntilFresh<T>(transcriptPath: string, since: Date | null, retry: TranscriptRetry, pick: (tail: string) => { value: T; at: Date | null } | undefined): Promise<T | undefined> {
   for (let attempt = 0; ; attempt++) {
-    const at = lastAssistantTime(readTail(transcriptPath));
-    if (at !== undefined && (since === null || at === null || at.getTime() >= since.getTime())) return;
-    if (attempt + 1 >= retry.attempts) return;
+    const found = pick(readTail(transcriptPath));
+    if (found !== undefined && (since === null || found.at === null || found.at.getTime() >= since.getTime())) return found.value;
+    if (attempt + 1 >= retry.attempts) return undefined;
     await new Promise((resolve) => setTimeout(resolve, retry.delayMs));
   }
 }

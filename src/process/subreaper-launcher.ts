@@ -88,8 +88,7 @@ export class SubreaperLauncher {
     const launcher = this.current;
     if (launcher === null) return null;
     const info = readProcess(launcher.process.pid as number);
-    const state = info?.dying ? "dying" : info?.state;
-    if (state === "R" || state === "S" || state === "D") return launcher;
+    if (info && !info.dying && (info.state === "R" || info.state === "S" || info.state === "D")) return launcher;
     this.end(launcher);
     return null;
   }
