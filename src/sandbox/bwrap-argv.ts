@@ -71,6 +71,11 @@ function gitProtected(workDir: string): string[] {
 
 /** The namespaces and mounts of every sandbox, before its own paths (the probe starts one with these). */
 export const SANDBOX_BASE_OPTIONS: readonly string[] = [
+  // A user namespace and no capability at all, whoever starts ralph (root included): no mount, umount,
+  // remount or cgroup move from inside; bubblewrap sets no_new_privs, so no setuid program gives one back.
+  "--unshare-user",
+  "--cap-drop",
+  "ALL",
   "--die-with-parent",
   "--new-session",
   "--unshare-pid",
