@@ -15,7 +15,7 @@ export interface SandboxSettings {
   readDeny: string[];
   /** More paths the agent may write (besides the work directory and its private /tmp). */
   writeAllow: string[];
-  /** Names (a trailing `*` matches a prefix) of the variables that pass into the sandbox; null: all of them. */
+  /** Names (a trailing `*` matches a prefix) of more variables that pass into the sandbox, besides its fixed allowlist; null: none. */
   env: string[] | null;
 }
 
@@ -79,7 +79,7 @@ export function parseSandbox(raw: unknown): Parsed<SandboxSettings> {
   return { ok: true, value: { mode: chosen, network, readDeny, writeAllow, env: env ?? null } };
 }
 
-/** Whether a variable name passes `sandbox.env` (null passes everything). */
+/** Whether a variable name matches one of `allowed` (null matches everything). */
 export function envPasses(name: string, allowed: string[] | null): boolean {
   if (allowed === null) return true;
   return allowed.some((pattern) => (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : pattern === name));
