@@ -11,6 +11,7 @@ import { agentVariables } from "./billing.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
+import { watchTamper } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
@@ -32,6 +33,8 @@ export interface SandboxIo {
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv };
   /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
   watchDenied(report: (denied: Denied) => void): () => void;
+  /** Starts watching the work tree for planted repositories; the returned function says what was planted and undoes it (see tamper-scan.ts). */
+  watchTamper?(workDir: string, quarantineDir: string): () => string[];
 }
 
 /** How a reviewer is walled in: the work tree read-only, and its own agent's state writable. */
@@ -172,6 +175,10 @@ export class Sandbox implements SandboxIo {
       ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
     };
     return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
+  }
+
+  watchTamper(workDir: string, quarantineDir: string): () => string[] {
+    return watchTamper(workDir, quarantineDir);
   }
 
   watchDenied(report: (denied: Denied) => void): () => void {
