@@ -22,6 +22,9 @@ export interface SandboxSettings {
 /** The setting when nothing asks for a sandbox. */
 export const NO_SANDBOX: SandboxSettings = { mode: "off", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null };
 
+/** `ralph run`'s default: sandboxed where bubblewrap works, else one line saying why and the run goes on without. */
+export const DEFAULT_SANDBOX: SandboxSettings = { ...NO_SANDBOX, mode: "auto" };
+
 const MODES: readonly SandboxMode[] = ["on", "off", "auto"];
 const KEYS = ["mode", "network", "allow", "read_deny", "write_allow", "env"];
 const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?$|^\[[0-9A-Fa-f:.]+\](:(\d{1,5}|\*))?$/;

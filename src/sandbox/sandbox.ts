@@ -98,6 +98,8 @@ export class Sandbox implements SandboxIo {
   private readonly listeners = new Set<(denied: Denied) => void>();
   private proxy: EgressProxy | null = null;
   private copyDir: string | null = null;
+  /** Every host:port the proxy refused during the run. */
+  private readonly refused = new Set<string>();
   private readonly copies = new Map<string, string>();
 
   private constructor(
@@ -115,7 +117,10 @@ export class Sandbox implements SandboxIo {
     if (sandbox.hosts.length > 0) {
       // Loaded only for a sandbox that reaches hosts: it loads Node's http and net modules.
       const { startEgressProxy } = await import("./egress-proxy.js");
-      sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
+      sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => {
+        sandbox.refused.add(`${denied.host}:${denied.port}`);
+        sandbox.listeners.forEach((listen) => listen(denied));
+      });
     }
     return sandbox;
   }
@@ -123,7 +128,8 @@ export class Sandbox implements SandboxIo {
   /** One line for the run's start: what is walled in and what gets out. */
   describe(): string {
     const network = this.hosts.length === 0 ? "no network" : `network only to ${this.hosts.join(", ")}`;
-    return `sandbox: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
+    const how = this.settings.mode === "auto" ? "sandbox (on by default; --no-sandbox runs without it)" : "sandbox";
+    return `${how}: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
   }
 
   /** The names a variable may have to pass in: the fixed list, the agents' own, and `sandbox.env`. */
@@ -142,6 +148,14 @@ export class Sandbox implements SandboxIo {
   describeEnvironment(env: NodeJS.ProcessEnv): string {
     const names = this.passing(env);
     return `sandbox: variables passed in: ${names.length > 0 ? names.join(", ") : "none"} (and RALPH_RUN_ID, RALPH_RUN_DIR, RALPH_ITERATION; every other one stays out unless sandbox.env names it)`;
+  }
+
+  /** The run's closing lines on refused connections: the hosts, and the `sandbox.network.allow` line that lets them through. */
+  refusedLines(): string[] {
+    if (this.refused.size === 0) return [];
+    const hosts = [...this.refused].sort();
+    const allow = [...new Set([...this.hosts, ...hosts])].map((host) => JSON.stringify(host)).join(", ");
+    return [`sandbox: the agent was refused connections to ${hosts.join(", ")}`, `to allow them, in ralph.yaml: sandbox: {network: {allow: [${allow}]}}`];
   }
 
   /** The environment inside: an allowlist (see ALWAYS) and `sandbox.env`, temp directories private, the proxy set. */
@@ -170,7 +184,8 @@ export class Sandbox implements SandboxIo {
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
-      programs: [RALPH_ROOT, ...(isAbsolute(argv[0] ?? "") ? [argv[0] as string] : [])],
+      // The agent's program and every path in its command line (a script under /tmp, hidden by the private /tmp otherwise).
+      programs: [RALPH_ROOT, ...argv.filter((arg) => isAbsolute(arg))],
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
       ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
     };

@@ -95,6 +95,8 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
       GITHUB_TOKEN: "ghp_hostile",
       AWS_SECRET_ACCESS_KEY: "aws-hostile",
       RALPH_WEBHOOK_URL: WEBHOOK,
+      // ralph.yaml decides.
+      RALPH_SANDBOX: "",
     });
     const args = ["run", "--name", "x", "-n", "1", "--grace", "1s", "--webhook", WEBHOOK, "--notify-events", "needs_human"];
     const ralph = cleanup.ralph([...args, "--agent", "command", "go", "--", process.execPath, HOSTILE], dir, env);
@@ -238,7 +240,7 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
   test("sandbox.env: only the listed variables (and the ones every process needs) reach the agent", async () => {
     const { dir } = cleanup.project("ralph-sandbox-env-");
     writeFileSync(join(dir, "ralph.yaml"), "sandbox:\n  env: [KEEP_ME]\n");
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", "env > env.txt"], dir, cleanEnv({ KEEP_ME: "kept", DROP_ME: "dropped" }));
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", "env > env.txt"], dir, cleanEnv({ KEEP_ME: "kept", DROP_ME: "dropped", RALPH_SANDBOX: "" }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const seen = readFileSync(join(dir, "env.txt"), "utf8").split("\n");
@@ -253,7 +255,7 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
     writeFileSync(join(dir, "secrets.env"), "TOKEN=hunter2\n");
     writeFileSync(join(dir, "ralph.yaml"), `sandbox:\n  read_deny: [secrets.env]\n  write_allow: ["${shared}"]\n`);
     const script = `cat secrets.env > seen.txt 2>&1; echo cache > "$1/cache.txt"`;
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", script, "agent", shared], dir, cleanEnv());
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", script, "agent", shared], dir, cleanEnv({ RALPH_SANDBOX: "" }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     assert.doesNotMatch(readFileSync(join(dir, "seen.txt"), "utf8"), /hunter2/);
@@ -308,7 +310,7 @@ describe("--sandbox where no sandbox can be built", { concurrency: 2 }, () => {
   test("sandbox: auto runs without it, after one warning line", async () => {
     const { dir } = cleanup.project("ralph-sandbox-auto-");
     writeFileSync(join(dir, "ralph.yaml"), "sandbox: auto\n");
-    const ralph = cleanup.ralph(["run", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, noBwrap());
+    const ralph = cleanup.ralph(["run", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, { ...noBwrap(), RALPH_SANDBOX: "auto" });
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
