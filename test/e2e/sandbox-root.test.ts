@@ -1,7 +1,7 @@
 // The sandbox holds whoever starts ralph (SPEC section 15, round 2): as root and as an ordinary user, the
 // agent inside holds no capability, so it can neither mount nor unmount (the private /tmp, the cover over a
-// secret), nor write a cgroup's process list. The known-false control: the same agent unsandboxed as root
-// holds root's capabilities and mounts.
+// secret), nor write a cgroup's process list, nor signal ralph outside its PID namespace. The known-false
+// control: the same agent unsandboxed as root holds root's capabilities, mounts and signals ralph.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -27,6 +27,8 @@ function sandboxMissing(): string | null {
 const PROBE = `{
 grep CapEff /proc/self/status
 mkdir -p m; if mount -t tmpfs hostile m 2>/dev/null; then echo mount=ok; umount m; else echo mount=refused; fi
+pid=$(grep -o '"pid": *[0-9]*' "$RALPH_RUN_DIR/status.json" | head -1 | grep -o '[0-9]*$')
+if kill -0 "$pid" 2>/dev/null; then echo signal_ralph=ok; else echo signal_ralph=refused; fi
 if [ "$1" = in ]; then
   if umount -l /tmp 2>/dev/null; then echo umount_tmp=ok; else echo umount_tmp=refused; fi
   if echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null; then echo cgroup=ok; else echo cgroup=refused; fi
@@ -56,6 +58,7 @@ function assertWalled(found: Map<string, string>): void {
   assert.equal(found.get("mount"), "refused");
   assert.equal(found.get("umount_tmp"), "refused");
   assert.equal(found.get("cgroup"), "refused");
+  assert.equal(found.get("signal_ralph"), "refused");
 }
 
 describe("--sandbox leaves the agent no capability", { concurrency: 2, skip: process.platform !== "linux" ? "Linux only" : (sandboxMissing() ?? false) }, () => {
@@ -71,5 +74,6 @@ describe("--sandbox leaves the agent no capability", { concurrency: 2, skip: pro
     const found = await probe(false, false);
     assert.notEqual(found.get("CapEff"), "0000000000000000");
     assert.equal(found.get("mount"), "ok");
+    assert.equal(found.get("signal_ralph"), "ok");
   });
 });
