@@ -43,6 +43,7 @@ function scene(): { work: string; home: string; runDir: string } {
 // Each line: NAME ok|refused. Paths are relative to the work tree and HOME.
 const ATTACKS = `
 try() { name=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "$name ok"; else echo "$name refused"; fi; }
+try agent_commit sh -c 'echo a > a.txt && git add a.txt && git -c user.name=a -c user.email=a@example.com commit -qm a'
 try git_hook sh -c 'mkdir -p .git/hooks && printf "#!/bin/sh\\ntouch pwned\\n" > .git/hooks/pre-commit'
 try git_info sh -c 'mkdir -p .git/info && echo "* filter=evil" > .git/info/attributes'
 try git_alternates sh -c 'mkdir -p .git/objects/info && echo /tmp/evil > .git/objects/info/alternates'
@@ -88,8 +89,8 @@ describe("the sandbox against an agent planting code and reading secrets", { ski
   test("sandboxed claude: git's code paths, the CLI's settings and the run's secrets are out of reach", async () => {
     const { found, work, home } = await attack(true, "claude");
     for (const name of [...GIT, ...CLAUDE, ...SECRETS]) assert.equal(found.get(name), "refused", `${name} got through: ${JSON.stringify([...found])}`);
-    // What the agent is meant to have still works: its own API key, the run's state, IS_SANDBOX for Claude Code.
-    for (const name of ["run_state", "env_key", "is_sandbox"]) assert.equal(found.get(name), "ok", name);
+    // What the agent is meant to have still works: its own commits, its own API key, the run's state, IS_SANDBOX for Claude Code.
+    for (const name of ["agent_commit", "run_state", "env_key", "is_sandbox"]) assert.equal(found.get(name), "ok", name);
     // The private copy of ~/.claude.json took the write; the person's file is as it was.
     assert.equal(found.get("claude_json"), "ok");
     assert.deepEqual(JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), { numStartups: 1 });
