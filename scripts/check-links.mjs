@@ -3,6 +3,7 @@
 // `node scripts/check-links.mjs [ROOT] [--json]` prints the broken links and exits 1 when there is one.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The Markdown files whose links are checked, relative to root. */
 export function markdownFiles(root) {
@@ -81,7 +82,7 @@ export function brokenLinks(root) {
   return broken;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const root = resolve(args.find((arg) => !arg.startsWith("--")) ?? ".");
   const broken = brokenLinks(root);
