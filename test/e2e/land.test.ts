@@ -2,7 +2,7 @@
 // bare remote with --push, a pull request through a fake gh with --pr, and every refusal (exit 2, one line).
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { cleanEnv, runRalph } from "../helpers/cli.js";
@@ -120,13 +120,46 @@ describe("ralph land", () => {
     const before = checkoutSnapshot(repo);
     const result = await runRalph(["land", "w", "--push", "origin"], repo, env());
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "landing run w: DONE · checks 1/1 passed · no review\npushed ralph/w to origin as ralph/w\n");
+    assert.equal(result.stdout, `landing run w: DONE · checks 1/1 passed · no review\npushed ralph/w to origin (${remote}) as ralph/w\n`);
     assert.equal(git(remote, "rev-parse", "ralph/w"), git(repo, "rev-parse", "ralph/w"));
     assert.equal(git(remote, "rev-parse", "main"), main, "the remote's default branch is untouched");
     assert.deepEqual(checkoutSnapshot(repo), before, "nothing merged locally");
     const named = await runRalph(["land", "w", "--push", "origin:feature-x"], repo, env());
     assert.equal(named.code, 0, named.stderr);
     assert.equal(git(remote, "rev-parse", "feature-x"), git(repo, "rev-parse", "ralph/w"));
+  });
+
+  test("--push runs none of the repository's git config: pushurl ext::, protocol.ext.allow, url.insteadOf and a receivepack are ignored (plain git push runs them)", async () => {
+    const { repo, remote } = await landedRepo();
+    const mark = `${repo}-pwned`;
+    const program = `${repo}-evil.sh`;
+    writeFileSync(program, `#!/bin/sh\necho ran >> "${mark}"\nexit 1\n`);
+    chmodSync(program, 0o755);
+    // What an agent writes into the shared .git/config after the run started.
+    git(repo, "config", "remote.origin.pushurl", `ext::${program}`);
+    git(repo, "config", "protocol.ext.allow", "always");
+    git(repo, "config", "protocol.allow", "always");
+    git(repo, "config", `url.ext::${program} #.insteadOf`, remote);
+    git(repo, "config", "remote.origin.receivepack", program);
+    git(repo, "config", "core.sshCommand", program);
+    git(repo, "config", "credential.helper", `!${program}`);
+    const result = await runRalph(["land", "w", "--push", "origin"], repo, env());
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(existsSync(mark), false, "the agent's program did not run");
+    assert.equal(git(remote, "rev-parse", "ralph/w"), git(repo, "rev-parse", "ralph/w"), "pushed to the URL origin had when the run started");
+    // A URL given on the command line with a transport that runs a program is refused by git, and runs nothing.
+    const ext = await runRalph(["land", "w", "--push", `ext::${program}`], repo, env());
+    assert.equal(ext.code, 1);
+    assert.match(ext.stderr, /^ralph: git push ext::.*transport 'ext' not allowed\n$/);
+    assert.equal(existsSync(mark), false, "the ext:: URL ran nothing");
+    // A remote the run did not record is refused, not looked up in today's config.
+    git(repo, "remote", "add", "later", remote);
+    const later = await runRalph(["land", "w", "--push", "later"], repo, env());
+    assert.equal(later.code, 2);
+    assert.equal(later.stderr, "ralph: --push later: run w recorded no remote later when it started; give the remote's URL instead\n");
+    // Control: a plain git push of the same branch runs the agent's program.
+    assert.throws(() => git(repo, "push", "-q", "origin", "ralph/w:refs/heads/control"));
+    assert.match(readFileSync(mark, "utf8"), /ran/);
   });
 
   test("--pr opens a pull request through gh: head the pushed branch, base the branch the run started from, the report as its body", async () => {
@@ -138,7 +171,7 @@ describe("ralph land", () => {
     chmodSync(join(bin, "gh"), 0o755);
     const result = await runRalph(["land", "w", "--push", "origin", "--pr"], repo, env({ PATH: pathWith([bin]) }));
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "landing run w: DONE · checks 1/1 passed · no review\npushed ralph/w to origin as ralph/w\nopened a pull request of ralph/w into main: https://example.test/pull/7\n");
+    assert.equal(result.stdout, `landing run w: DONE · checks 1/1 passed · no review\npushed ralph/w to origin (${remote}) as ralph/w\nopened a pull request of ralph/w into main: https://example.test/pull/7\n`);
     const called = JSON.parse(readFileSync(record, "utf8")) as { args: string[]; body: string };
     assert.deepEqual(called.args, ["pr", "create", "--head", "ralph/w", "--base", "main", "--title", "ralph w: DONE", "--body-file", "-"]);
     assert.match(called.body, /^# ralph run w: DONE\n/);

@@ -8,6 +8,8 @@ import type { RunReport } from "../../report/report-schema.js";
 import { branchExists, currentBranch } from "../../worktree/worktree-location.js";
 import { mergeIntoCheckout, pushBranch, trackedChanges } from "../../worktree/land-branch.js";
 import { pickRun } from "../pick-run.js";
+import { readLedgerEntry } from "../../control/run-ledger.js";
+import { runPaths } from "../../store/run-paths.js";
 import { renderReportMarkdown } from "../render-report.js";
 import { UsageError } from "../usage-error.js";
 import { findOnPath } from "../../process/supervision.js";
@@ -56,6 +58,18 @@ function landingFacts(report: RunReport | null): string {
   return `${checkText} · ${reviewText}`;
 }
 
+/**
+ * Where `--push REMOTE` pushes: a URL as given, or the URL remote REMOTE had when the run started (from the
+ * runner's record, out of the agent's reach), never what the repository's config says now.
+ */
+function pushUrl(projectDir: string, id: string, remote: string): string {
+  if (remote.includes("/") || remote.includes(":")) return remote;
+  const recorded = readLedgerEntry(runPaths(projectDir, id).dir)?.remotes;
+  const url = recorded?.[remote];
+  if (url === undefined) throw new UsageError(`--push ${remote}: run ${id} recorded no remote ${remote} when it started; give the remote's URL instead`);
+  return url;
+}
+
 /** The line that says what is being landed, before anything is. */
 function landingLine(id: string, outcome: string | null, report: RunReport | null): string {
   return `landing run ${id}: ${outcome ?? "not ended"} · ${landingFacts(report)}\n`;
@@ -81,13 +95,14 @@ export async function landCommand(projectDir: string, given: string | undefined,
     const gh = options.pr ? findOnPath("gh", env.PATH ?? "") : null;
     if (options.pr && !gh) throw new UsageError("--pr: gh is not installed (not found on PATH); push with --push alone and open the pull request yourself");
     if (options.pr && !base) throw new UsageError(`--pr: run ${id} started on a detached HEAD: no branch to open the pull request against`);
+    const url = pushUrl(projectDir, id, remote);
     process.stdout.write(landingLine(id, outcome, report));
-    const pushed = await pushBranch(projectDir, remote, branch, destination);
+    const pushed = await pushBranch(projectDir, url, branch, destination, env);
     if (!pushed.ok) {
       process.stderr.write(`ralph: ${pushed.message}\n`);
       return 1;
     }
-    process.stdout.write(`pushed ${branch} to ${remote} as ${destination}\n`);
+    process.stdout.write(`pushed ${branch} to ${remote}${url !== remote ? ` (${url})` : ""} as ${destination}\n`);
     if (!options.pr || !gh || !base) return 0;
     const opened = await runGh(gh, ["pr", "create", "--head", destination, "--base", base, "--title", title, "--body-file", "-"], report ? renderReportMarkdown(report) : `${title}\n`, projectDir, env);
     if (opened.code !== 0) {
