@@ -133,6 +133,11 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const failure = run.endedBy === "interrupted" ? "it was ended: the run is stopping" : failureOf(run);
   if (failure) return none(`the reviewer failed: ${failure}`, { ...spend, ...changed });
   const verdict = judgeReview(run.outcome.finalMessage ?? "", prompt);
+  // The reviewer saw only part of the change: its approval does not cover the rest, so it is no approval.
+  if (verdict.verdict === "approve" && "text" in what.diff && what.diff.truncated) {
+    const reason = `the run's diff is too large to show whole (over ${DIFF_CAP_BYTES / 1024} KiB); an approval of part of it does not count`;
+    return { ...base, ...spend, ...changed, verdict: "none", reason, findings: verdict.findings };
+  }
   return verdict.verdict === "none"
     ? { ...base, ...spend, ...changed, verdict: "none", reason: verdict.reason, findings: verdict.findings }
     : { ...base, ...spend, ...changed, verdict: verdict.verdict, reason: null, findings: verdict.findings };

@@ -203,6 +203,21 @@ describe("type: review", () => {
     assert.match(spawnSync("sh", ["review.sh"], { cwd: repo, input: "", encoding: "utf8" }).stdout, /<verdict>approve<\/verdict>/);
   });
 
+  test("a diff too large to show whole is no approval: the reviewer's approve gives no verdict (a small diff's approve ends DONE)", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve,approve", state);
+    const agent = ["--", "sh", "-c", `cat > /dev/null; head -c 300000 /dev/zero | tr '\\0' 'x' | fold -w 100 > big.txt; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const [verdict] = reviews(repo);
+    assert.equal(verdict?.verdict, "none");
+    assert.equal(verdict?.reason, "the run's diff is too large to show whole (over 200 KiB); an approval of part of it does not count");
+    // Control: the same reviewer approving a small change ends the run DONE.
+    const small = reviewRepo("approve", outside());
+    const done = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", "--", "sh", "-c", "cat > /dev/null; echo x > small.txt; echo '<promise>DONE</promise>'"], small, gitEnv());
+    assert.equal(done.code, 0, done.stdout + done.stderr);
+  });
+
   test("control: a reviewer that always asks for changes never lets the run end DONE", async () => {
     const state = outside();
     const repo = reviewRepo("changes", state);
