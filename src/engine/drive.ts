@@ -21,7 +21,7 @@ import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 import { reviewsOf } from "./reviewing.js";
 import { runReviews } from "./run-review.js";
-import { isTree, snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
+import { isTree, snapshotTree, treeOfCommit, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
@@ -350,7 +350,11 @@ export class Driver {
     const workDir = workDirOf(this.options);
     const kept = this.machine.tally.reviewBase;
     if (kept !== null && (await isTree(workDir, this.io.env, kept))) return { ok: true, tree: kept };
-    const now = await snapshotTree(workDir, this.io.env, signal);
+    // A worktree run's work started at its base commit (for a task branch gone on with, where that branch
+    // left the one the run started from): all of it since then is unreviewed, whatever the tree holds now.
+    const base = this.options.worktree?.base ?? null;
+    const baseTree = base !== null ? await treeOfCommit(workDir, this.io.env, base) : null;
+    const now = baseTree ?? (await snapshotTree(workDir, this.io.env, signal));
     if (now.ok) this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
     return now;
   }

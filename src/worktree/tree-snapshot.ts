@@ -95,6 +95,13 @@ export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string
   return { ok: true, text: text.replace(/\n$/, ""), truncated };
 }
 
+/** The tree of commit `commit` (a run's base), or null when git cannot name it. */
+export async function treeOfCommit(cwd: string, env: NodeJS.ProcessEnv, commit: string): Promise<TreeSnapshot | null> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(commit)) return null;
+  const result = await runGitRaw(cwd, ["rev-parse", "--verify", "-q", `${commit}^{tree}`], { env });
+  return result.ok ? { ok: true, tree: result.stdout.toString("utf8").trim() } : null;
+}
+
 /** Whether `id` names a tree object of the repository at `cwd` (a tree id read back from a run's status). */
 export async function isTree(cwd: string, env: NodeJS.ProcessEnv, id: string): Promise<boolean> {
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return false;
