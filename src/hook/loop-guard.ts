@@ -51,7 +51,7 @@ export function tightenLoop(trusted: HookLoop, proposed: HookLoop): { loop: Hook
 export function guardLoopFile(loopFile: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const copy = trustedLoopCopy(loopFile, env);
   if (!existsSync(copy) || !existsSync(loopFile)) return null;
-  let same = false;
+  let same: boolean;
   try {
     same = readFileSync(copy).equals(readFileSync(loopFile));
   } catch {
