@@ -71,6 +71,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
   if (!input.settings.json) for (const line of startLines({ ...input, worktree })) out.write(`${line}\n`);
   let result: RunResult;
+  let refused: string[];
   try {
     const { parallel, tasks } = input.settings;
     result = parallel !== null && tasks !== null && integration
@@ -110,6 +111,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
     jobControl?.dispose();
     stopWatchingParent();
     listener.close();
+    refused = sandbox?.refusedLines() ?? [];
     await sandbox?.close();
     releaseAll();
   }
@@ -121,7 +123,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
       : worktree
       ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
       : [`report: ralph report ${input.runId}`];
-    for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    for (const line of [...summaryLines(result, view), ...refused, ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.
