@@ -12,7 +12,8 @@ const LAYERS = {
   control: 3, hook: 3, report: 3,
   engine: 4,
   parallel: 5, ui: 5,
-  cli: 6,
+  launch: 6,
+  cli: 7,
 };
 
 const args = process.argv.slice(2);

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runIdForTask, pickTaskByIndex } from "../../src/cli/task-index.js";
+import { runIdForTask, pickTaskByIndex } from "../../src/launch/task-index.js";
 import { defaultSettings } from "../../src/config/run-options.js";
 import { parseRunId } from "../../src/util/parse-value.js";
 import { UsageError } from "../../src/cli/usage-error.js";

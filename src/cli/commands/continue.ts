@@ -12,7 +12,7 @@ import { archiveStop, clearAnswer } from "../../control/control-files.js";
 import { continueRefusal } from "../../control/verify-run.js";
 import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
-import { startRun } from "../start-run.js";
+import { startRun } from "../../launch/start-run.js";
 import { UsageError } from "../usage-error.js";
 import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
 

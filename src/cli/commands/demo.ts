@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defaultSettings } from "../../config/run-options.js";
 import { generateRunId } from "../../store/run-paths.js";
 import { ralphOnPath } from "../ralph-on-path.js";
-import { startRun } from "../start-run.js";
+import { startRun } from "../../launch/start-run.js";
 
 const DEMO_PRD = {
   project: "greeter",

@@ -14,12 +14,12 @@ import { generateRunId, runPaths } from "../../store/run-paths.js";
 import type { Plan } from "../../store/plan-file.js";
 import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
-import { startRun } from "../start-run.js";
-import { preflight } from "../preflight.js";
+import { startRun } from "../../launch/start-run.js";
+import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
-import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
-import { childRun, resolveRun } from "../child-settings.js";
-import { pickTaskByIndex } from "../task-index.js";
+import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
+import { childRun, resolveRun } from "../../launch/child-settings.js";
+import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
 

@@ -5,10 +5,10 @@ import { loadTasks } from "../judge/tasks.js";
 import { checkCommitAuthor, commitIteration } from "../worktree/commit-iteration.js";
 import { createWorktree, removeNewWorktree, reuseWorktree, type RunWorktree } from "../worktree/open-worktree.js";
 import type { EngineIo } from "../engine/engine-io.js";
-import { renderWorktreeFailure } from "./render-worktree.js";
+import { renderWorktreeFailure } from "../cli/render-worktree.js";
 import { branchExists, currentBranch, realPath, repositoryOf, worktreeBranch } from "../worktree/worktree-location.js";
 import { runGit } from "../worktree/run-git.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 /** The place a run works in; `undo` removes a worktree made for a run that then could not start. */
 export interface WorkPlace {

@@ -4,7 +4,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { credentialsLine } from "../sandbox/billing.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { probeSandbox, type SandboxProbe } from "../sandbox/sandbox-probe.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 /** The probe when the run is sandboxed; null when it is not (off, or auto where no sandbox works: one warning line). */
 export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => void process.stderr.write(line)): Extract<SandboxProbe, { ok: true }> | null {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
 import { parseCount } from "../util/parse-value.js";
 import { loadTasks, type Task } from "../judge/tasks.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 /** The variable a Kubernetes Indexed Job sets in each pod to the pod's index. */
 export const JOB_INDEX_VARIABLE = "JOB_COMPLETION_INDEX";

@@ -15,7 +15,7 @@ import { childRun } from "./child-settings.js";
 import { openRun, type OpenedRun } from "./open-run.js";
 import { runSpawners } from "./run-spawners.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 /** What the parent's process shares with every child engine in it. */
 export interface ChildHost {

@@ -8,7 +8,7 @@ import type { AgentName } from "../agents/types.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { Plan } from "../store/plan-file.js";
 import { findOnPath } from "../process/supervision.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 const INSTALL: Record<AgentName, string> = {
   claude: "npm install -g @anthropic-ai/claude-code, or name it with RALPH_CLAUDE_BIN",

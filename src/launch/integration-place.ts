@@ -10,7 +10,7 @@ import { fileAt, headOf, resetTo } from "../worktree/integration-git.js";
 import { realPath } from "../worktree/worktree-location.js";
 import type { FanOutOptions } from "../parallel/fan-out.js";
 import type { WorkPlace } from "./run-worktree.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 
 /** Where the parent integrates: its worktree's top, the directory checks run in, the task file from the top, the checks. */
 export interface IntegrationPlace {

@@ -4,7 +4,7 @@ import { parseSavedSettings } from "../config/saved-settings.js";
 import type { RunSettings } from "../config/run-options.js";
 import { readPlanFile, type Plan } from "../store/plan-file.js";
 import { runPaths } from "../store/run-paths.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { fileDigest, ledgerDir, readLedgerEntry } from "../control/run-ledger.js";
 

@@ -13,7 +13,7 @@ import { fileDigest, projectLockHolders, recordRunCreated, thisRunner, updateLed
 import { projectLockPath, runDirProblem, runPaths, type RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { UsageError } from "./usage-error.js";
+import { UsageError } from "../cli/usage-error.js";
 import { excludeRunFiles } from "../worktree/exclude-run-files.js";
 import { openIntegration } from "./integration-place.js";
 import { openWorkPlace, type WorkPlace } from "./run-worktree.js";
