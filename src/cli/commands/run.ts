@@ -15,6 +15,7 @@ import type { Plan } from "../../store/plan-file.js";
 import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
 import { startRun } from "../../launch/start-run.js";
+import { launchWords } from "../launch-words.js";
 import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
@@ -128,7 +129,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
     const child = loaded.settings.resolve
       ? resolveRun(projectDir, loaded.settings.parent, loaded.settings.name)
       : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
-    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
+    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent }, launchWords);
   }
   if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
@@ -150,7 +151,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
   // A run named after its task (--task-index) is named like one given --name: runs on other tasks may go beside it.
-  return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
+  return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null }, launchWords);
 }
 
 /** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */

@@ -1,0 +1,23 @@
+// Why a run could not be launched, as a value: the launch layer finds it, cli/ alone words it and maps it to an
+// exit code (cli/failure-exit.ts). Every launch failure is bad input: the run was refused before it started.
+import type { WorktreeFailure } from "../worktree/worktree-failure.js";
+
+/** What stopped a launch. */
+export type LaunchProblem =
+  /** A flag, file or cap that cannot work here, said as the check that found it says it. */
+  | { kind: "refused"; message: string }
+  /** The work place could not be made or found again: the flag that asked for it and git's failure. */
+  | { kind: "worktree"; flag: string; failure: WorktreeFailure };
+
+/** Thrown by the launch layer before a run starts; nothing it made is left behind. */
+export class LaunchFailure extends Error {
+  override readonly name = "LaunchFailure";
+  constructor(readonly problem: LaunchProblem) {
+    super(problem.kind === "refused" ? problem.message : `${problem.flag}: ${problem.failure.kind}`);
+  }
+}
+
+/** A launch refused for bad input. */
+export function refused(message: string): LaunchFailure {
+  return new LaunchFailure({ kind: "refused", message });
+}
