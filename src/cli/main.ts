@@ -10,6 +10,7 @@ import { sayFailure } from "./failure-exit.js";
 import { findProject } from "./find-project.js";
 
 type HookModule = typeof import("./commands/hook.js");
+type ChildRunOptions = import("./commands/child-run.js").ChildRunOptions;
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -35,6 +36,17 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
       .addHelpText("after", `${QUOTING_NOTE}\n\nThe command agent: ralph run "fix the tests" -- ./my-agent --flag   (the prompt arrives on stdin)`)
       .exitOverride(),
   ).action((words: string[], _options: unknown, command: Command) => done(import("./commands/run.js").then((m) => m.runCommand(words, command, trailing))));
+  // Internal: how a --parallel parent starts a child run or a resolve run as a process of its own.
+  program
+    .command("child-run", { hidden: true })
+    .argument("<parent>")
+    .argument("<name>")
+    .option("--task <id>")
+    .option("--resolve")
+    .option("--max-cost <usd>")
+    .option("--max-runtime <dur>")
+    .option("--watch-parent")
+    .action((parent: string, name: string, opts: ChildRunOptions) => done(import("./commands/child-run.js").then((m) => m.childRunCommand(parent, name, opts))));
   program
     .command("demo")
     .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")

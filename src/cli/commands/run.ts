@@ -19,7 +19,6 @@ import { launchWords } from "../launch-words.js";
 import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
 import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
-import { childRun, resolveRun } from "../../launch/child-settings.js";
 import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
@@ -121,16 +120,9 @@ function checkParallel(settings: RunSettings): void {
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
-  const watchParent = command.getOptionValue("watchParent") === true;
   const loaded = loadSettings(command, projectDir, process.env);
-  if (loaded.settings.parent) {
-    const flags = givenFlags(command);
-    const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
-    const child = loaded.settings.resolve
-      ? resolveRun(projectDir, loaded.settings.parent, loaded.settings.name)
-      : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
-    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent }, launchWords);
-  }
+  // --parent and --resolve are set only on the internal command a --parallel run starts its children with.
+  if (loaded.settings.parent) throw new UsageError("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
   if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   const misplaced = ralphFlagsIn(trailing ?? [], command);
