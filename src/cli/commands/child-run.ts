@@ -27,7 +27,7 @@ export async function childRunCommand(parentId: string, name: string, options: C
   const projectDir = findProject(process.cwd());
   parsed("PARENT", parentId, parseRunId(parentId));
   parsed("NAME", name, parseRunId(name));
-  if (options.resolve === (options.task !== undefined)) throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
+  if ((options.resolve === true) === (options.task !== undefined)) throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
   const given = {
     ...(options.maxCost !== undefined ? { maxCostUsd: parsed("--max-cost", options.maxCost, parseUsd(options.maxCost)) } : {}),
     ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsed("--max-runtime", options.maxRuntime, parsePositiveDuration(options.maxRuntime)) } : {}),
