@@ -36,6 +36,8 @@ export class FanOutDriver {
   private readonly inbox: FanOutInput[] = [];
   private readonly handles = new Map<string, ChildHandle>();
   private wake: (() => void) | null = null;
+  /** Woken while not asleep: the next sleep is skipped. */
+  private woken = false;
 
   constructor(
     public state: FanOutState,
@@ -56,18 +58,19 @@ export class FanOutDriver {
 
   post(input: FanOutInput): void {
     this.inbox.push(input);
-    this.wake?.();
+    this.nudge();
   }
 
   /** Something changed outside (a merge ended): look again now. */
   nudge(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.woken = true;
   }
 
   /** Steps until the parent has ended; resolves to its last state. */
   async run(): Promise<FanOutState> {
     const { signals } = this.world.io;
-    const onSignal = () => this.wake?.();
+    const onSignal = () => this.nudge();
     signals.interrupted.addEventListener("abort", onSignal);
     signals.urgent.addEventListener("abort", onSignal);
     try {
@@ -75,7 +78,8 @@ export class FanOutDriver {
         while (this.inbox.length > 0) this.apply(this.inbox.shift() as FanOutInput);
         this.apply(this.look());
         if (this.state.phase === "ended") return this.state;
-        if (this.inbox.length === 0) await this.sleep();
+        if (this.inbox.length === 0 && !this.woken) await this.sleep();
+        this.woken = false;
       }
     } finally {
       signals.interrupted.removeEventListener("abort", onSignal);
