@@ -12,7 +12,7 @@ import { FAN_OUT_MARKER_KEY, Supervision } from "../process/supervision.js";
 import type { LockHolder } from "../control/lock-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { refused } from "./launch-failure.js";
+import { LaunchFailure } from "./launch-failure.js";
 import type { LaunchWords } from "./launch-words.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runSpawners } from "./run-spawners.js";
@@ -39,7 +39,7 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     pidStart,
     caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
   });
-  if (typeof supervision === "string") throw refused(supervision);
+  if (typeof supervision === "string") throw new LaunchFailure({ kind: "refused", message: supervision });
   notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
   for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
   let opened: OpenedRun;
