@@ -14,6 +14,7 @@ import { childSignals, type ChildSignals } from "../parallel/child-signals.js";
 import { childRun } from "./child-settings.js";
 import { openRun, type OpenedRun } from "./open-run.js";
 import { runSpawners } from "./run-spawners.js";
+import { supervisionNotes } from "./supervision-notes.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
 import type { LaunchWords } from "./launch-words.js";
 
@@ -63,8 +64,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
   const input = { projectDir, runId: start.childId, settings, plan, previous: null, projectLock: false };
   const { supervision, host } = shared;
   const holder: LockHolder = { pid: host.pid, pid_start: host.pidStart, hostname: host.hostname, run_id: start.childId, acquired_at: new Date().toISOString() };
-  const notes = [`supervision: ${supervision.mode} (${supervision.report.why}), shared with the parent run ${parentId}'s process`];
-  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  const notes = supervisionNotes(supervision, `, shared with the parent run ${parentId}'s process`);
   const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined, sandboxProbe: shared.sandboxProbe });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);

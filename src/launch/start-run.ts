@@ -21,6 +21,7 @@ import { childProcesses, realFanOutIo } from "./child-runs.js";
 import type { ChildHost } from "./child-engine.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
 import { openRun, type OpenedRun } from "./open-run.js";
+import { supervisionNotes } from "./supervision-notes.js";
 
 export type { StartRunInput } from "./start-run-input.js";
 
@@ -28,7 +29,6 @@ export type { StartRunInput } from "./start-run-input.js";
 export async function startRun(input: StartRunInput, words: LaunchWords): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   const holder: LockHolder = { pid: process.pid, pid_start: pidStart, hostname: hostname(), run_id: input.runId, acquired_at: new Date().toISOString() };
-  const notes: string[] = [];
   // The environment as a plain object: every read of process.env is a call into Node, once per variable,
   // and the engine copies it into each agent's environment.
   const env = { ...process.env };
@@ -40,8 +40,7 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
   });
   if (typeof supervision === "string") throw new LaunchFailure({ kind: "refused", message: supervision });
-  notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
-  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  const notes = supervisionNotes(supervision);
   let opened: OpenedRun;
   try {
     opened = await openRun(input, { holder, supervision: supervision.mode, notes });
