@@ -4,6 +4,9 @@ import { statusCommand } from "./commands/inspect.js";
 import { findProject } from "./find-project.js";
 import { sayFailure } from "./failure-exit.js";
 
+// The one wording of failures, for the entry file to load only when something failed (see fast-start.ts).
+export { sayFailure };
+
 /** Runs `ralph status [RUN] [--json]`; resolves to its exit code, or null on a failure only the full CLI words. */
 export async function quickStatus(run: string | undefined, json: boolean): Promise<number | null> {
   try {
