@@ -3,6 +3,7 @@
 import { isAbsolute, relative } from "node:path";
 import { LaunchFailure } from "../launch/launch-failure.js";
 import { RunFileError } from "../store/regular-file.js";
+import { renderPreflight } from "./render-preflight.js";
 import { renderWorktreeFailure } from "./render-worktree.js";
 import { UsageError } from "./usage-error.js";
 
@@ -18,7 +19,7 @@ export interface SaidFailure {
 export function sayFailure(error: unknown, stack = true): SaidFailure {
   if (error instanceof LaunchFailure) {
     const { problem } = error;
-    const line = problem.kind === "refused" ? problem.message : `${problem.flag}: ${renderWorktreeFailure(problem.failure)}`;
+    const line = problem.kind === "refused" ? problem.message : problem.kind === "worktree" ? `${problem.flag}: ${renderWorktreeFailure(problem.failure)}` : renderPreflight(problem.problem);
     return { code: 2, line, input: true };
   }
   if (error instanceof UsageError || error instanceof RunFileError) return { code: 2, line: error.message, input: true };

@@ -1,19 +1,28 @@
 // Why a run could not be launched, as a value: the launch layer finds it, cli/ alone words it and maps it to an
 // exit code (cli/failure-exit.ts). Every launch failure is bad input: the run was refused before it started.
+import type { AgentName } from "../agents/types.js";
 import type { WorktreeFailure } from "../worktree/worktree-failure.js";
+
+/** What the preflight found missing before iteration 1 (nothing has been created yet). */
+export type PreflightProblem =
+  | { kind: "agent-missing"; agent: AgentName; program: string }
+  | { kind: "not-writable"; dir: string }
+  | { kind: "reviewer-missing"; check: string; agent: AgentName; program: string }
+  | { kind: "check-missing"; check: string; program: string };
 
 /** What stopped a launch. */
 export type LaunchProblem =
   /** A flag, file or cap that cannot work here, said as the check that found it says it. */
   | { kind: "refused"; message: string }
   /** The work place could not be made or found again: the flag that asked for it and git's failure. */
-  | { kind: "worktree"; flag: string; failure: WorktreeFailure };
+  | { kind: "worktree"; flag: string; failure: WorktreeFailure }
+  | { kind: "preflight"; problem: PreflightProblem };
 
 /** Thrown by the launch layer before a run starts; nothing it made is left behind. */
 export class LaunchFailure extends Error {
   override readonly name = "LaunchFailure";
   constructor(readonly problem: LaunchProblem) {
-    super(problem.kind === "refused" ? problem.message : `${problem.flag}: ${problem.failure.kind}`);
+    super(problem.kind === "refused" ? problem.message : problem.kind === "worktree" ? `${problem.flag}: ${problem.failure.kind}` : `preflight: ${problem.problem.kind}`);
   }
 }
 
