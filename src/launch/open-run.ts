@@ -13,13 +13,18 @@ import { fileDigest, projectLockHolders, recordRunCreated, thisRunner, updateLed
 import { projectLockPath, runDirProblem, runPaths, type RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { refused } from "./launch-failure.js";
+import { LaunchFailure, refused, type OpeningProblem } from "./launch-failure.js";
 import { excludeRunFiles } from "../worktree/exclude-run-files.js";
 import { openIntegration } from "./integration-place.js";
 import { openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import type { AgentName } from "../agents/types.js";
+
+/** A run that cannot be opened. */
+function opening(problem: OpeningProblem): LaunchFailure {
+  return new LaunchFailure({ kind: "opening", problem });
+}
 
 /** A run ready for its loop; `release()` gives back its locks and closes its record (never twice). */
 export interface OpenedRun {
@@ -64,7 +69,7 @@ function makeRunDirs(projectDir: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
-    throw refused(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);
+    throw opening({ kind: "not-writable", what: join(projectDir, ".ralph", "runs"), code });
   }
 }
 
@@ -82,10 +87,10 @@ function createNewRun(input: StartRunInput, status: RunStatus): void {
       "settings.json": settingsText(input.settings),
     });
   } catch (error) {
-    if (error instanceof RunDirExists) throw refused(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
+    if (error instanceof RunDirExists) throw opening({ kind: "run-exists", runId: input.runId });
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
-    throw refused(`cannot create the run directory of ${input.runId} (${code}): the project must be writable`);
+    throw opening({ kind: "not-writable", what: `the run directory of ${input.runId}`, code });
   }
 }
 
@@ -111,12 +116,12 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
-        throw refused(`another run is active in this project (${lock.holder?.run_id ?? "unknown"}, pid ${lock.holder?.pid ?? "?"}); stop it, or give --name to run several`);
+        throw opening({ kind: "project-busy", runId: lock.holder?.run_id ?? null, pid: lock.holder?.pid ?? null });
       }
       releases.push(lock.release);
       // The lock file is in the project, where the agent can delete it: the runners' records say it too.
       const other = projectLockHolders(input.projectDir, isRunnerAlive).find((entry) => entry.run_id !== input.runId && entry.runner?.pid !== holder.pid);
-      if (other) throw refused(`another run is active in this project (${other.run_id}, pid ${other.runner?.pid ?? "?"}); stop it, or give --name to run several`);
+      if (other) throw opening({ kind: "project-busy", runId: other.run_id, pid: other.runner?.pid ?? null });
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
@@ -125,7 +130,7 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
-    if (!lock.ok) throw refused(`run ${input.runId} is being driven by another runner (pid ${lock.holder?.pid ?? "?"})`);
+    if (!lock.ok) throw opening({ kind: "run-driven", runId: input.runId, pid: lock.holder?.pid ?? null });
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
     if (input.previous) {
