@@ -8,7 +8,7 @@ import { startLines } from "./start-lines.js";
 export const launchWords: LaunchWords = {
   view: (input, out) => createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out),
   startLines: (input, worktree) => startLines({ ...input, worktree }),
-  endLines(input, result, view, worktree, tokens) {
+  endLines(input, result, view, worktree, tokens, refused) {
     const parallel = input.settings.parallel !== null;
     const shown = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, costReported: view.costReported || (parallel && result.costUsd > 0), tokens, maxIterations: input.plan.maxIterations, parallel };
     const review = input.temporary
@@ -16,7 +16,7 @@ export const launchWords: LaunchWords = {
       : worktree
       ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
       : [`report: ralph report ${input.runId}`];
-    return [...summaryLines(result, shown), ...review, ...(input.epilogue?.(result) ?? [])];
+    return [...summaryLines(result, shown), ...refused, ...review, ...(input.epilogue?.(result) ?? [])];
   },
   failure: (error) => sayFailure(error, false),
   worktreeFailure: renderWorktreeFailure,

@@ -10,6 +10,7 @@ import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
 import { commitChanges } from "./commit-changes.js";
+import { tamperedRun } from "./sandbox-tamper.js";
 import type { AgentHandle } from "./run-agent.js";
 import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
@@ -29,6 +30,8 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
+  /** In a sandbox: says what the agent planted in the work tree during the attempt in flight (see tamper-scan.ts). */
+  private tamper: (() => string[]) | null = null;
   /**
    * The work tree when the run started and after the iteration just judged: what a reviewer's diff spans. The
    * start stays put: a review runs only once the rest would end the run DONE, so work done in iterations that
@@ -257,6 +260,7 @@ export class Driver {
 
   private spawn(attempt: Attempt): void {
     const { io } = this;
+    this.tamper = io.sandbox?.watchTamper?.(workDirOf(this.options), resolve(this.record.paths.dir, "planted")) ?? null;
     const started = startAttempt(attempt, {
       options: this.options,
       io,
@@ -283,9 +287,15 @@ export class Driver {
     // A signal or stop --now while the commit's git runs ends it, as it ends checks.
     const commit = new AbortController();
     this.checks = commit;
-    const run = await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
-      if (this.checks === commit) this.checks = null;
-    });
+    const planted = this.tamper?.() ?? [];
+    this.tamper = null;
+    const run =
+      planted.length > 0
+        ? tamperedRun(this.record, attempt.iteration, ended, planted)
+        : await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
+            if (this.checks === commit) this.checks = null;
+          });
+    if (this.checks === commit) this.checks = null;
     const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else {

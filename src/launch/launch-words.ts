@@ -19,8 +19,8 @@ export interface LaunchWords {
   view(input: StartRunInput, out: Out): RunView;
   /** The lines before the first iteration. */
   startLines(input: StartRunInput, worktree: { path: string; branch: string } | null): string[];
-  /** The closing lines once the run has ended. */
-  endLines(input: StartRunInput, result: RunResult, view: RunView, worktree: { path: string; branch: string } | null, tokens: { input: number; output: number } | null): string[];
+  /** The closing lines once the run has ended; `refused` are the sandbox's lines on what it refused the agent. */
+  endLines(input: StartRunInput, result: RunResult, view: RunView, worktree: { path: string; branch: string } | null, tokens: { input: number; output: number } | null, refused: string[]): string[];
   /** A failure as one line (without the `ralph: ` prefix) and its exit code. */
   failure(error: unknown): { code: number; line: string };
   /** A worktree failure as the run's log says it. */

@@ -20,5 +20,5 @@ export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, w
 /** What the run says at its start about its sandbox and the agent's credentials. */
 export function sandboxNotes(settings: RunSettings, sandbox: Sandbox | null, env: NodeJS.ProcessEnv): string[] {
   const credentials = credentialsLine(settings.agent, sandbox ? sandbox.environment(env) : env);
-  return [...(sandbox ? [sandbox.describe()] : []), ...(credentials === null ? [] : [credentials])];
+  return [...(sandbox ? [sandbox.describe(), sandbox.describeEnvironment(env)] : []), ...(credentials === null ? [] : [credentials])];
 }

@@ -69,6 +69,7 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
   const listener = words.view(input, out);
   if (!input.settings.json) for (const line of words.startLines(input, worktree)) out.write(`${line}\n`);
   let result: RunResult;
+  let refused: string[];
   try {
     const { parallel, tasks } = input.settings;
     result = parallel !== null && tasks !== null && integration
@@ -108,11 +109,12 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     jobControl?.dispose();
     stopWatchingParent();
     listener.close();
+    refused = sandbox?.refusedLines() ?? [];
     await sandbox?.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null)) out.write(`${line}\n`);
+    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null, refused)) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.
