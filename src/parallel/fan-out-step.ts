@@ -8,12 +8,12 @@
 //        | signal, STOP, a limit, a failed task list, a failed merge or record,
 //        | no child running and nothing to merge (NO_WORK, or FAILED when a task was left pending)
 //        v
-//     [ending] -- a look: pass the ending on to every child (signal, or STOP file) ----+
-//        |                                                                             |
-//        | no child running, no merge under way, and nothing to merge                  |
-//        | (or the merges wait for `continue`: a signal, or the queue held)            |
-//        v                                                                             |
-//     [ended] <------------------------------------------------------------------------+
+//     [ending] -- each look: pass the ending on to every child (signal, or STOP file); merges go on
+//        |
+//        | no child running, no merge under way, and nothing to merge
+//        | (or the merges wait for `continue`: a signal, or the queue held)
+//        v
+//     [ended]
 //
 //  paused -- signal, STOP, a limit --> [ending]. A child's exit is taken in any phase: DONE queues its merge,
 //  any other ending leaves its task pending (FAILED at the end). A signal replaces any other ending.
