@@ -1,6 +1,5 @@
 // `ralph land RUN`: delivers a run's branch only as asked: merged into the person's current branch, or pushed
 // to a remote (`--push REMOTE[:BRANCH]`), with a pull request (`--pr`, through gh). Nothing happens unasked.
-import { spawn } from "node:child_process";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { summariseRun } from "../../control/list-runs.js";
 import { readReport } from "../../report/read-report.js";
@@ -13,27 +12,13 @@ import { runPaths } from "../../store/run-paths.js";
 import { renderReportMarkdown } from "../render-report.js";
 import { UsageError } from "../usage-error.js";
 import { findOnPath } from "../../process/supervision.js";
+import { runGh } from "../../launch/run-gh.js";
 
 /** What `ralph land` was asked to do. */
 export interface LandOptions {
   push?: string;
   pr?: boolean;
   force?: boolean;
-}
-
-/** Runs gh with `args`, `body` on its stdin; resolves with its exit code and output. */
-function runGh(gh: string, args: string[], body: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(gh, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    child.on("error", (error) => resolve({ code: null, stdout, stderr: error.message }));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(body);
-  });
 }
 
 /** `REMOTE[:BRANCH]` of --push, checked: never a word git would read as an option. */
