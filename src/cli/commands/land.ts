@@ -71,8 +71,9 @@ export async function landCommand(projectDir: string, given: string | undefined,
   if (options.pr && !options.push) throw new UsageError("--pr needs --push REMOTE: the pull request's branch must be on the remote first");
   const report = await readReport(projectDir, id);
   const outcome = report?.outcome ?? null;
-  // Landing work that did not end DONE is a choice the person makes knowingly, never by default.
-  if (outcome !== "DONE" && !options.force) throw new UsageError(`run ${id} ended ${outcome ?? "without an outcome"}, not DONE (${landingFacts(report)}); give --force to land it anyway`);
+  // Landing work that did not end in success is a choice the person makes knowingly, never by default. A run
+  // that finished every task of its list (NO_WORK, as a --parallel parent whose children all merged) did.
+  if (outcome !== "DONE" && outcome !== "NO_WORK" && !options.force) throw new UsageError(`run ${id} ended ${outcome ?? "without an outcome"}, not DONE (${landingFacts(report)}); give --force to land it anyway`);
   const title = `ralph ${id}: ${report?.outcome ?? "not ended"}${report?.children.length ? ` (${report.children.filter((child) => child.merge === "merged").length} task(s) merged)` : ""}`;
   if (options.push) {
     const { remote, destination } = parsePush(options.push, branch);
