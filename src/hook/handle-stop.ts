@@ -26,6 +26,7 @@ import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js"
 import { readLastAssistantMessage, waitForTranscript, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
 import { guardLoopFile } from "./loop-guard.js";
+import { trustedLoopCopy } from "./loop-trust.js";
 import { readTranscriptUsage } from "./transcript-usage.js";
 
 /** What the hook tells Claude Code. */
@@ -46,8 +47,10 @@ const allow = (message: string | null = null): StopDecision => ({ kind: "allow",
 export async function handleStop(input: StopHookInput, deps: HandleDeps): Promise<StopDecision> {
   const files = hookFiles(deps.projectDir);
   if (!existsSync(files.loop)) return allow();
-  // Another session's loop is none of this session's business: no lock, no waiting, no message.
-  const peek = readHookLoop(files.loop);
+  // Another session's loop is none of this session's business: no lock, no waiting, no message. Whose loop
+  // it is, ralph's copy says (the session may have edited session_id in the file; the guard refuses that).
+  const copy = trustedLoopCopy(files.loop);
+  const peek = readHookLoop(existsSync(copy) ? copy : files.loop);
   if (peek.kind === "ok" && peek.loop.active && peek.loop.sessionId !== "" && peek.loop.sessionId !== input.sessionId) return allow();
   const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, async () => {
     // An edit made to the loop file during the session only tightens it; a loosening is refused, in one line.

@@ -234,6 +234,32 @@ describe("hook handle", () => {
     assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /DONE/);
   });
 
+  test("the agent's edit of session_id (to pass as another session's loop) is refused at the next stop; the loop goes on", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    const runId = await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    assertBlock(await handleStop(input(), deps(dir)));
+    writeFileSync(loopFile, readFileSync(loopFile, "utf8").replace(/^session_id: .*$/m, "session_id: x"));
+    assert.equal(state(dir).sessionId, "x");
+    const decision = await handleStop(input({ stopHookActive: true }), deps(dir));
+    assertBlock(decision);
+    assert.match(decision.systemMessage.split("\n")[0] ?? "", /^ralph: an edit to ralph-loop\.local\.md made during the session was refused \(session_id\/run_id\/started_at\)/);
+    assert.equal(state(dir).sessionId, "session-A");
+    assert.equal(state(dir).iteration, 3);
+    assert.equal(events(dir, runId).some((e) => e.type === "run_ended"), false);
+  });
+
+  test("control: without ralph's copy of the loop file, the same session_id edit lets every stop through, with no note", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    assertBlock(await handleStop(input(), deps(dir)));
+    writeFileSync(loopFile, readFileSync(loopFile, "utf8").replace(/^session_id: .*$/m, "session_id: x"));
+    rmSync(trustedLoopCopy(loopFile), { force: true });
+    assert.deepEqual(await handleStop(input({ stopHookActive: true }), deps(dir)), { kind: "allow", message: null });
+    assert.equal(state(dir).sessionId, "x");
+  });
+
   test("a corrupt state file ends the loop FAILED with a clear message, once", async () => {
     const dir = project();
     const runId = await start(dir);
