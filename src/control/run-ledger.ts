@@ -12,18 +12,10 @@ import { canonical, entryFile, ledgerDir, parseEntry, readLedgerEntry, type Ledg
 import type { RunnerAlive } from "./lock-file.js";
 
 export { ledgerDir, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
+export { fileDigest } from "../store/file-digest.js";
 
 /** How long a record may name a run directory that does not exist yet (another runner creating it now). */
 const CREATING_MS = 60_000;
-
-/** sha256 (hex) of a file's bytes, or null when it cannot be read. */
-export function fileDigest(file: string): string | null {
-  try {
-    return createHash("sha256").update(readFileSync(file)).digest("hex");
-  } catch {
-    return null;
-  }
-}
 
 function writeEntry(entry: LedgerEntry, env: NodeJS.ProcessEnv): void {
   mkdirSync(ledgerDir(env), { recursive: true, mode: 0o700 });

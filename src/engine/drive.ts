@@ -1,6 +1,6 @@
 // The driver: feeds inputs to `step`, performs the effects it returns through EngineIo, and keeps
 // status.json in line with the machine. All of the engine's I/O happens here.
-import { pinProgram, type PinnedProgram } from "../util/pinned-program.js";
+import { pinProgram, type PinnedProgram } from "../store/pinned-program.js";
 import { resolve } from "node:path";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";

@@ -15,7 +15,7 @@ import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 import type { AttemptContext } from "./start-attempt.js";
 import { remainingBudgetUsd } from "../control/limit-rules.js";
-import { pinBroken, type PinnedProgram } from "../util/pinned-program.js";
+import { pinBroken, type PinnedProgram } from "../store/pinned-program.js";
 
 /** What a review that started no reviewer process adds to its answer (it is not an agent call). */
 const NOT_RUN = { ran: false } as const;

@@ -7,7 +7,7 @@ import { postWebhook, WEBHOOK_TIMING, type DeliveryResult, type WebhookTiming } 
 import { redactUrl, redactUrlsIn } from "./redact-url.js";
 import { COMMAND_LIMITS, runNotifyCommand, type CommandLimits } from "./run-notify-command.js";
 import type { SpawnTree } from "../process/run-supervised.js";
-import { leadingWords, pinBroken, pinProgram, type PinnedProgram } from "../util/pinned-program.js";
+import { leadingWords, pinBroken, pinProgram, type PinnedProgram } from "../store/pinned-program.js";
 
 /** The fields of a `notification_failed` event (the caller adds v, ts, run and type). */
 export interface NotificationFailure {

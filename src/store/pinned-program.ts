@@ -1,8 +1,7 @@
 // The program a person's command runs, pinned when the run starts: a script named by path (`./notify.sh`,
 // `node scripts/review.mjs`) is read then, and a command whose script's bytes have changed since is not run.
-import { createHash } from "node:crypto";
-import { lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import { fileDigest } from "./file-digest.js";
 
 /** Interpreters whose first argument is the script they run. */
 const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "node", "nodejs", "python", "python3", "perl", "ruby", "deno", "bun", "tsx"]);
@@ -11,15 +10,6 @@ const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "node", "nodejs", "py
 export interface PinnedProgram {
   path: string;
   sha256: string;
-}
-
-function digest(path: string): string | null {
-  try {
-    if (!lstatSync(path).isFile()) return null;
-    return createHash("sha256").update(readFileSync(path)).digest("hex");
-  } catch {
-    return null;
-  }
 }
 
 /** The script `argv` runs (its first word when that is a path, else an interpreter's first argument), when it is a file under `root`. */
@@ -32,7 +22,7 @@ export function pinProgram(argv: readonly string[], cwd: string, root: string): 
   const path = resolve(cwd, name);
   const inside = relative(resolve(root), path);
   if (inside.startsWith("..") || isAbsolute(inside)) return null;
-  const sha256 = digest(path);
+  const sha256 = fileDigest(path);
   return sha256 === null ? null : { path, sha256 };
 }
 
@@ -50,7 +40,7 @@ export function leadingWords(line: string): string[] {
 /** Why a pinned script may not run now (its bytes changed, or it is gone), or null when it is as it was. */
 export function pinBroken(pin: PinnedProgram | null): string | null {
   if (pin === null) return null;
-  const now = digest(pin.path);
+  const now = fileDigest(pin.path);
   if (now === pin.sha256) return null;
   return now === null ? `${pin.path} is gone since the run started` : `${pin.path} changed since the run started`;
 }
