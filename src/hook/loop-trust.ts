@@ -1,13 +1,17 @@
 // ralph's copy of the in-session loop file as ralph last wrote it, kept beside the runner's records (out of the
 // project): what loop-guard.ts compares the file with at a stop.
-import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ledgerDir } from "../control/ledger-entry.js";
+import { sha256Hex } from "../util/sha256.js";
 
-/** Where the copy of the loop file ralph last wrote is kept (the runner's records, not the project). */
+/**
+ * Where the copy of the loop file ralph last wrote is kept (the runner's records, not the project). Named by
+ * the file's path as given, links unresolved: the agent can swap `.claude` for a link, which must not move
+ * the name away from ralph's copy (and so turn the guard off).
+ */
 export function trustedLoopCopy(loopFile: string, env: NodeJS.ProcessEnv = process.env): string {
-  const key = createHash("sha256").update(resolve(loopFile)).digest("hex").slice(0, 32);
+  const key = sha256Hex(resolve(loopFile)).slice(0, 32);
   return join(ledgerDir(env), "hook-loops", `${key}.md`);
 }
 
