@@ -43,6 +43,11 @@ export function readHookLoop(file: string): HookLoopRead {
   } catch (error) {
     return { kind: "corrupt", message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`, runId: null };
   }
+  return parseHookLoop(file, text);
+}
+
+/** The text of state file `file` (named in messages) as a loop, or `corrupt`. */
+export function parseHookLoop(file: string, text: string): HookLoopRead {
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) return { kind: "corrupt", message: `${file} ${parsed.message}`, runId: scrapeRunId(text) };
   const result = loopFromFields(file, parsed.doc.fields, parsed.doc.body);
@@ -89,8 +94,9 @@ export function renderHookLoop(state: HookLoop): string {
 
 /** Writes a whole new state file (only `ralph hook start` does this). */
 export function writeHookLoop(file: string, state: HookLoop): void {
-  writeFileAtomic(file, renderHookLoop(state));
-  trustLoopFile(file);
+  const text = renderHookLoop(state);
+  writeFileAtomic(file, text);
+  trustLoopFile(file, text);
 }
 
 /**
@@ -108,7 +114,7 @@ export function patchHookLoop(file: string, patch: HookLoopPatch): boolean {
   const patched = patchText(text, patch);
   if (patched === null) return false;
   writeFileAtomic(file, patched);
-  trustLoopFile(file);
+  trustLoopFile(file, patched);
   return true;
 }
 

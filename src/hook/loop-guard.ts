@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { tightenRules } from "../store/state-guard.js";
-import { readHookLoop, renderHookLoop, type HookLoop } from "./hook-loop-file.js";
+import { parseHookLoop, renderHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { trustedLoopCopy, trustLoopFile } from "./loop-trust.js";
 
 /** The parts of `proposed` that only tighten `trusted`; the rest is kept from `trusted`, and named. */
@@ -38,22 +38,26 @@ export function tightenLoop(trusted: HookLoop, proposed: HookLoop): { loop: Hook
 export function guardLoopFile(loopFile: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const copy = trustedLoopCopy(loopFile, env);
   if (!existsSync(copy) || !existsSync(loopFile)) return null;
-  let same: boolean;
+  let trustedBytes: Buffer;
+  let proposedBytes: Buffer;
   try {
-    same = readFileSync(copy).equals(readFileSync(loopFile));
+    trustedBytes = readFileSync(copy);
+    proposedBytes = readFileSync(loopFile);
   } catch {
     return null;
   }
-  if (same) return null;
-  const trusted = readHookLoop(copy);
-  const proposed = readHookLoop(loopFile);
+  if (trustedBytes.equals(proposedBytes)) return null;
+  const trusted = parseHookLoop(copy, trustedBytes.toString("utf8"));
+  const proposed = parseHookLoop(loopFile, proposedBytes.toString("utf8"));
   if (trusted.kind !== "ok" || proposed.kind !== "ok") return null;
   const { loop, ignored } = tightenLoop(trusted.loop, proposed.loop);
   if (ignored.length === 0) {
-    trustLoopFile(loopFile, env);
+    // The bytes judged are the ones trusted, whatever is in the file by now.
+    trustLoopFile(loopFile, proposedBytes, env);
     return null;
   }
-  writeFileAtomic(loopFile, renderHookLoop(loop));
-  trustLoopFile(loopFile, env);
+  const text = renderHookLoop(loop);
+  writeFileAtomic(loopFile, text);
+  trustLoopFile(loopFile, text, env);
   return `ralph: an edit to ${basename(loopFile)} made during the session was refused (${ignored.join(", ")}): it would loosen the loop, which goes on with its rules; change them with ralph hook start`;
 }

@@ -1,8 +1,9 @@
 // ralph's copy of the in-session loop file as ralph last wrote it, kept beside the runner's records (out of the
 // project): what loop-guard.ts compares the file with at a stop.
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ledgerDir } from "../control/ledger-entry.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import { sha256Hex } from "../util/sha256.js";
 
 /**
@@ -15,12 +16,15 @@ export function trustedLoopCopy(loopFile: string, env: NodeJS.ProcessEnv = proce
   return join(ledgerDir(env), "hook-loops", `${key}.md`);
 }
 
-/** Records the loop file as it is now as ralph's own write (the rules in force). */
-export function trustLoopFile(loopFile: string, env: NodeJS.ProcessEnv = process.env): void {
+/**
+ * Records `text`, what ralph just wrote to the loop file (or accepted in it), as the rules in force. Never read
+ * back from the project: a process of the agent's could replace the file between ralph's write and the copy.
+ */
+export function trustLoopFile(loopFile: string, text: string | Buffer, env: NodeJS.ProcessEnv = process.env): void {
   const copy = trustedLoopCopy(loopFile, env);
   try {
     mkdirSync(join(copy, ".."), { recursive: true, mode: 0o700 });
-    if (existsSync(loopFile)) copyFileSync(loopFile, copy);
+    writeFileAtomic(copy, text, 0o600, false);
   } catch {
     // No copy: the next stop takes the file as it finds it, as before the guard.
   }

@@ -1,5 +1,7 @@
 // `ralph hook handle` over a table of hook inputs and state files.
-import { after, describe, test } from "node:test";
+import { after, describe, mock, test } from "node:test";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -258,6 +260,57 @@ describe("hook handle", () => {
     rmSync(trustedLoopCopy(loopFile), { force: true });
     assert.deepEqual(await handleStop(input({ stopHookActive: true }), deps(dir)), { kind: "allow", message: null });
     assert.equal(state(dir).sessionId, "x");
+  });
+
+  /**
+   * Has a process of the agent's replace the loop file just after ralph writes `iteration: 2` to it (in the gap
+   * before ralph records it). `copyFromFile` (the control) makes ralph's record of that write a copy of the file
+   * as found then, as trusting the file did.
+   */
+  function raceAfterNextWrite(loopFile: string, write: () => void, copyFromFile = false): void {
+    const rename = fs.renameSync;
+    let raced = false;
+    const spy = mock.method(fs, "renameSync", (from: fs.PathLike, to: fs.PathLike) => {
+      rename(from, to);
+      if (raced && String(to) === trustedLoopCopy(loopFile)) {
+        fs.copyFileSync(loopFile, trustedLoopCopy(loopFile));
+        spy.mock.restore();
+        syncBuiltinESMExports();
+      }
+      if (raced || String(to) !== loopFile || !/^iteration: 2$/m.test(readFileSync(loopFile, "utf8"))) return;
+      raced = true;
+      write();
+      if (copyFromFile) return;
+      spy.mock.restore();
+      syncBuiltinESMExports();
+    });
+    syncBuiltinESMExports();
+  }
+
+  const loosen = (text: string): string => text.replace(/^max_iterations: 5$/m, "max_iterations: 0").replace(/^completion_criteria:[\s\S]*?(?=^started_at:)/m, "completion_criteria: []\n");
+
+  test("a loosening written by the agent's background process just after ralph writes the loop file is not trusted: the next stop refuses it", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    raceAfterNextWrite(loopFile, () => writeFileSync(loopFile, loosen(readFileSync(loopFile, "utf8"))));
+    assertBlock(await handleStop(input(), deps(dir)));
+    assert.equal(state(dir).maxIterations, 0, "the race did not happen");
+    const decision = await handleStop(input({ stopHookActive: true, lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir));
+    assertBlock(decision);
+    assert.match(decision.systemMessage, /^ralph: an edit to ralph-loop\.local\.md made during the session was refused \(max_iterations 5 -> 0, completion_criteria\)/);
+    assert.equal(state(dir).maxIterations, 5);
+  });
+
+  test("control: when the copy is taken from the file after ralph's write (the race won), the same loosening ends the loop DONE", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    raceAfterNextWrite(loopFile, () => writeFileSync(loopFile, loosen(readFileSync(loopFile, "utf8"))), true);
+    assertBlock(await handleStop(input(), deps(dir)));
+    const decision = await handleStop(input({ stopHookActive: true, lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /DONE/);
   });
 
   test("a corrupt state file ends the loop FAILED with a clear message, once", async () => {
