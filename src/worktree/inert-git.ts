@@ -53,9 +53,18 @@ const INERT_SETTINGS: Array<[string, string]> = [
   ["color.ui", "false"],
 ];
 
+// The settings that name the person's own way to reach a remote: a push (in a git directory of ralph's own,
+// which has no repository configuration) takes them from the person's configuration.
+const PERSONS_TRANSPORT = new Set(["core.sshCommand", "core.gitProxy", "core.askPass", "credential.helper"]);
+
 /** The `-c` switches that come before every git command ralph runs. */
 export function inertConfigArgs(): string[] {
   return INERT_SETTINGS.flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+}
+
+/** The `-c` switches of a push: the inert ones, but the person's ssh, proxy, askpass and credential helper. */
+export function pushConfigArgs(): string[] {
+  return INERT_SETTINGS.filter(([key]) => !PERSONS_TRANSPORT.has(key)).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 }
 
 /** The environment git runs in: the caller's, minus repository locations and program hooks, never prompting, untranslated. */

@@ -2,6 +2,7 @@
 // at all), push a run's branch to a remote. Repository hooks never run: the agent could have written them.
 import { EVERYTHING_BUT_RALPH } from "./worktree-location.js";
 import { freshGitEnv, withFreshGitDir } from "./fresh-git-dir.js";
+import { pushConfigArgs } from "./inert-git.js";
 import { runGit, runGitRaw } from "./run-git.js";
 import type { GitStep } from "./integration-git.js";
 
@@ -33,7 +34,7 @@ export async function mergeIntoCheckout(dir: string, branch: string, message: st
 // The only transports a push may use; `ext::` and every other one that runs a program are refused.
 const ALLOWED_PROTOCOLS = "https:ssh:git:file";
 // A push runs the person's ssh and credential helpers (their user configuration), never a repository's hooks or monitor.
-const PUSH_SETTINGS = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "color.ui=false", "-c", "core.pager=cat"];
+const PUSH_SETTINGS = pushConfigArgs();
 
 /** The URL of each remote configured in the repository at `dir` (its `remote.NAME.url`), as read now. */
 export async function remoteUrls(dir: string): Promise<Record<string, string>> {

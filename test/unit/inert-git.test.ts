@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repositoryDrivers } from "../../src/worktree/inert-git.js";
+import { inertConfigArgs, pushConfigArgs, repositoryDrivers } from "../../src/worktree/inert-git.js";
 import { runGit } from "../../src/worktree/run-git.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
@@ -27,6 +27,15 @@ test("repositoryDrivers empties every program key of every driver listed, whatev
     "filter.x.smudge=",
     "merge.ours.driver=",
   ]);
+});
+
+test("a push's switches are the inert ones, all but those naming the person's own ssh, proxy, askpass and credential helper", () => {
+  const pairs = (args: string[]) => args.filter((_, index) => index % 2 === 1);
+  const kept = new Set(["core.sshCommand", "core.gitProxy", "core.askPass", "credential.helper"]);
+  const expected = pairs(inertConfigArgs()).filter((pair) => !kept.has(pair.slice(0, pair.indexOf("="))));
+  assert.deepEqual(pairs(pushConfigArgs()), expected);
+  assert.ok(expected.includes("core.hooksPath=/dev/null") && expected.includes("core.fsmonitor=false"));
+  assert.ok(pushConfigArgs().every((arg, index) => index % 2 === 1 || arg === "-c"));
 });
 
 test("a required clean filter whose name has '=' and '.' in it does not run under runGit add (a plain git add runs it)", async () => {
