@@ -21,16 +21,24 @@ export interface LandOptions {
   force?: boolean;
 }
 
+/** Where --push pushes: a remote the run recorded by name, or a URL as given; and the branch there. */
+interface PushTarget {
+  remote: string;
+  /** `remote` is a URL (it has a `/` or an `@`: its colons are its own, never a `:BRANCH`). */
+  isUrl: boolean;
+  destination: string;
+}
+
 /** `REMOTE[:BRANCH]` of --push, checked: never a word git would read as an option. */
-function parsePush(value: string, branch: string): { remote: string; destination: string } {
-  const at = value.lastIndexOf(":");
-  // A URL's own colon (https://, user@host:path) is not a destination: only a plain remote name takes `:BRANCH`.
-  const named = at > 0 && !value.includes("/") && !value.includes("@");
-  const remote = named ? value.slice(0, at) : value;
-  const destination = named ? value.slice(at + 1) : branch;
+function parsePush(value: string, branch: string): PushTarget {
+  const isUrl = value.includes("/") || value.includes("@");
+  // Only a plain remote name takes `:BRANCH`.
+  const at = isUrl ? -1 : value.lastIndexOf(":");
+  const remote = at > 0 ? value.slice(0, at) : value;
+  const destination = at > 0 ? value.slice(at + 1) : branch;
   if (remote === "" || remote.startsWith("-")) throw new UsageError(`--push: expected a remote name or URL, got ${JSON.stringify(value)}`);
   if (destination === "" || destination.startsWith("-")) throw new UsageError(`--push: expected REMOTE or REMOTE:BRANCH, got ${JSON.stringify(value)}`);
-  return { remote, destination };
+  return { remote, isUrl, destination };
 }
 
 /** What the run's last judged iteration says of it: its checks and its review, in a few words. */
@@ -44,14 +52,13 @@ function landingFacts(report: RunReport | null): string {
 }
 
 /**
- * Where `--push REMOTE` pushes: a URL as given, or the URL remote REMOTE had when the run started (from the
+ * The URL `--push` pushes to: a URL as given, or the URL remote REMOTE had when the run started (from the
  * runner's record, out of the agent's reach), never what the repository's config says now.
  */
-function pushUrl(projectDir: string, id: string, remote: string): string {
-  if (remote.includes("/") || remote.includes(":")) return remote;
-  const recorded = readLedgerEntry(runPaths(projectDir, id).dir)?.remotes;
-  const url = recorded?.[remote];
-  if (url === undefined) throw new UsageError(`--push ${remote}: run ${id} recorded no remote ${remote} when it started; give the remote's URL instead`);
+function pushUrl(projectDir: string, id: string, target: PushTarget): string {
+  if (target.isUrl) return target.remote;
+  const url = readLedgerEntry(runPaths(projectDir, id).dir)?.remotes?.[target.remote];
+  if (url === undefined) throw new UsageError(`--push ${target.remote}: run ${id} recorded no remote ${target.remote} when it started; give the remote's URL instead`);
   return url;
 }
 
@@ -75,13 +82,14 @@ export async function landCommand(projectDir: string, given: string | undefined,
   // that finished every task of its list (NO_WORK, as a --parallel parent whose children all merged) did.
   if (outcome !== "DONE" && outcome !== "NO_WORK" && !options.force) throw new UsageError(`run ${id} ended ${outcome ?? "without an outcome"}, not DONE (${landingFacts(report)}); give --force to land it anyway`);
   const title = `ralph ${id}: ${report?.outcome ?? "not ended"}${report?.children.length ? ` (${report.children.filter((child) => child.merge === "merged").length} task(s) merged)` : ""}`;
+  const base = status.base_branch ?? report?.base_branch ?? null;
   if (options.push) {
-    const { remote, destination } = parsePush(options.push, branch);
-    const base = status.base_branch ?? report?.base_branch ?? null;
+    const target = parsePush(options.push, branch);
+    const { remote, destination } = target;
     const gh = options.pr ? findOnPath("gh", env.PATH ?? "") : null;
     if (options.pr && !gh) throw new UsageError("--pr: gh is not installed (not found on PATH); push with --push alone and open the pull request yourself");
     if (options.pr && !base) throw new UsageError(`--pr: run ${id} started on a detached HEAD: no branch to open the pull request against`);
-    const url = pushUrl(projectDir, id, remote);
+    const url = pushUrl(projectDir, id, target);
     process.stdout.write(landingLine(id, outcome, report));
     const pushed = await pushBranch(projectDir, url, branch, destination, env);
     if (!pushed.ok) {
@@ -103,7 +111,6 @@ export async function landCommand(projectDir: string, given: string | undefined,
   if (!changes.ok) throw new UsageError(changes.message);
   if (changes.changes.length > 0) throw new UsageError(`your checkout has uncommitted changes (${changes.changes.length} file(s), e.g. ${changes.changes[0]?.slice(3)}); commit or stash them first`);
   if (here === null && !options.force) throw new UsageError(`you are on a detached HEAD; check out the branch to land ${branch} into (or give --force)`);
-  const base = status.base_branch ?? report?.base_branch ?? null;
   if (base && here !== base && !options.force) throw new UsageError(`run ${id} started from ${base}, you are on ${here ?? "a detached HEAD"}; check out ${base}, or give --force to land it here`);
   process.stdout.write(landingLine(id, outcome, report));
   const merged = await mergeIntoCheckout(projectDir, branch, `Merge ${branch} (${title})`);
