@@ -5,6 +5,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
+import type { PinTable } from "../store/pinned-program.js";
 
 /** The runner driving a run now. */
 export interface LedgerRunner {
@@ -28,6 +29,11 @@ export interface LedgerEntry {
   runner: LedgerRunner | null;
   /** The URL of each remote of the project when the run started (before any agent ran): what `land --push NAME` pushes to. */
   remotes?: Record<string, string>;
+  /**
+   * The scripts the person's commands run, pinned when the run was created (before any agent ran): review
+   * commands' under the work tree, notification commands' under the project. Never taken again.
+   */
+  pins?: { review: PinTable; notify: PinTable };
 }
 
 /** The directory of the records (0700), from `env`. */

@@ -25,17 +25,25 @@ function writeEntry(entry: LedgerEntry, env: NodeJS.ProcessEnv): void {
 /**
  * Records a run directory ralph is about to create (before it exists, so that a crash in between leaves a
  * record without a directory, which is dropped, never a directory without a record), with the settings.json
- * text it will hold (null: none, as in hook mode) and its runner.
+ * text it will hold (null: none, as in hook mode), its runner, and what it found before any agent ran (the
+ * project's remotes, the pinned scripts): all in one write.
  */
-export function recordRunCreated(runDir: string, runId: string, settingsText: string | null, runner: LedgerRunner | null, env: NodeJS.ProcessEnv = process.env): void {
+export function recordRunCreated(
+  runDir: string,
+  runId: string,
+  settingsText: string | null,
+  runner: LedgerRunner | null,
+  env: NodeJS.ProcessEnv = process.env,
+  found: Pick<LedgerEntry, "remotes" | "pins"> = {},
+): void {
   // A run that already exists keeps its record (creating it again fails: a --name already taken).
   if (readLedgerEntry(runDir, env) !== null && existsDir(canonical(runDir))) return;
   const settings = settingsText === null ? null : createHash("sha256").update(settingsText).digest("hex");
-  writeEntry({ version: 1, run_id: runId, run_dir: canonical(runDir), created_at: new Date().toISOString(), settings_sha256: settings, status_sha256: null, runner }, env);
+  writeEntry({ version: 1, run_id: runId, run_dir: canonical(runDir), created_at: new Date().toISOString(), settings_sha256: settings, status_sha256: null, runner, ...found }, env);
 }
 
-/** Updates the record of a run ralph created; does nothing for one it did not. */
-export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner" | "remotes">>, env: NodeJS.ProcessEnv = process.env): void {
+/** Updates the record of a run ralph created; does nothing for one it did not. What it found at creation stays. */
+export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner">>, env: NodeJS.ProcessEnv = process.env): void {
   const entry = readLedgerEntry(runDir, env);
   if (entry) writeEntry({ ...entry, ...change }, env);
 }

@@ -1,6 +1,7 @@
 // The driver: feeds inputs to `step`, performs the effects it returns through EngineIo, and keeps
 // status.json in line with the machine. All of the engine's I/O happens here.
 import { pinProgram, type PinnedProgram } from "../store/pinned-program.js";
+import { readLedgerEntry } from "../control/ledger-entry.js";
 import { resolve } from "node:path";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
@@ -171,10 +172,12 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (this.reviewed()) this.trees = { from: await this.reviewBase(signals.interrupted), to: null };
-    // A reviewer script in the work tree is read now, before any agent ran: a rewritten one is never run.
+    // A reviewer script in the work tree is pinned as the run's record has it (read when the run was created,
+    // before any agent ran; a continued run never takes it again): a rewritten one is never run.
+    const recorded = readLedgerEntry(record.paths.dir)?.pins?.review;
     for (const criterion of reviewsOf(this.machine.plan.completionCriteria)) {
       const argv = criterion.review?.command;
-      if (argv) this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options)));
+      if (argv) this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options), recorded));
     }
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();

@@ -48,7 +48,7 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnOwn ?? io.spawnAgent });
+  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnOwn ?? io.spawnAgent, runDir: paths.dir });
   const listener = notifications?.listener ?? io.listener;
   const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
   notifications?.attach(record);

@@ -1,6 +1,7 @@
 // Sends a run's events out: the one place the event stream meets the notifier. Every event the run records
 // passes through the listener given to RunRecord; this wraps that listener so the notifier hears each one.
 import { Notifier, type NotificationFailure } from "../notify/notifier.js";
+import { readLedgerEntry } from "../control/ledger-entry.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
 import type { SpawnTree } from "../process/run-supervised.js";
 import type { RecordListener, RunRecord } from "../run/run-record.js";
@@ -21,11 +22,11 @@ export interface RunNotifications {
   drain(ending: Ending, signal: AbortSignal): Promise<void>;
 }
 
-/** Notifications to `targets` for one run (null when there are none); commands run in `cwd` with `env`. */
+/** Notifications to `targets` for run directory `runDir` (null when there are none); commands run in `cwd` with `env`. */
 export function startNotifications(
   targets: readonly NotifyTarget[],
   listener: RecordListener,
-  options: { cwd: string; env: NodeJS.ProcessEnv; spawn?: SpawnTree | undefined },
+  options: { cwd: string; env: NodeJS.ProcessEnv; spawn?: SpawnTree | undefined; runDir: string },
 ): RunNotifications | null {
   if (targets.length === 0) return null;
   let record: RunRecord | null = null;
@@ -35,7 +36,9 @@ export function startNotifications(
     record.event({ type: "notification_failed", ...failure });
   };
   // Commands are supervised like the agent (in cgroup mode, each in a cgroup of its own).
-  const notifier = new Notifier(targets, { onFailure, cwd: options.cwd, env: options.env, ...(options.spawn ? { spawn: options.spawn } : {}) });
+  // A script in the project is pinned as the run's record has it, from when the run was created.
+  const pins = readLedgerEntry(options.runDir)?.pins?.notify;
+  const notifier = new Notifier(targets, { onFailure, cwd: options.cwd, env: options.env, ...(pins ? { pins } : {}), ...(options.spawn ? { spawn: options.spawn } : {}) });
   return {
     listener: {
       event(event) {

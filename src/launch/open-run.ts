@@ -15,7 +15,7 @@ import type { RunStatus } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
 import { LaunchFailure, refused, type OpeningProblem } from "./launch-failure.js";
 import { excludeRunFiles } from "../worktree/exclude-run-files.js";
-import { remoteUrls } from "../worktree/land-branch.js";
+import { creationFacts } from "./creation-facts.js";
 import { openIntegration } from "./integration-place.js";
 import { openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
@@ -127,8 +127,9 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     }
     if (!input.previous) {
       const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: holder.pid, pidStart: holder.pid_start, hostname: holder.hostname }, new Date(), opener.supervision);
-      recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(holder.pid_start, input.projectLock));
-      updateLedgerEntry(paths.dir, { remotes: await remoteUrls(input.projectDir) });
+      // Before any agent runs: the remotes `land --push NAME` pushes to, the scripts the person's commands run.
+      const found = await creationFacts(input, place.dir);
+      recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(holder.pid_start, input.projectLock), process.env, found);
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);

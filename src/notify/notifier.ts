@@ -7,7 +7,7 @@ import { postWebhook, WEBHOOK_TIMING, type DeliveryResult, type WebhookTiming } 
 import { redactUrl, redactUrlsIn } from "./redact-url.js";
 import { COMMAND_LIMITS, runNotifyCommand, type CommandLimits } from "./run-notify-command.js";
 import type { SpawnTree } from "../process/run-supervised.js";
-import { leadingWords, pinBroken, pinProgram, type PinnedProgram } from "../store/pinned-program.js";
+import { leadingWords, pinBroken, pinProgram, type PinnedProgram, type PinTable } from "../store/pinned-program.js";
 
 /** The fields of a `notification_failed` event (the caller adds v, ts, run and type). */
 export interface NotificationFailure {
@@ -31,6 +31,8 @@ export interface NotifierOptions {
   env?: NodeJS.ProcessEnv;
   /** Working directory of notification commands (default process.cwd()). */
   cwd?: string;
+  /** The scripts under `cwd` pinned when the run was created (its record's); a script not in it is pinned now. */
+  pins?: PinTable;
   webhook?: WebhookTiming;
   command?: CommandLimits;
   /** Starts each command's tree (the run's supervision: a cgroup of its own); tree mode when absent. */
@@ -80,9 +82,10 @@ export class Notifier {
   ) {
     this.env = options.env ?? process.env;
     this.redactor = new Redactor(this.env);
-    // A script a command target runs from the project is read now: the agent may rewrite it later.
+    // A script a command target runs from the project is pinned as the run's record has it (else read now):
+    // the agent may rewrite it later.
     const cwd = options.cwd ?? process.cwd();
-    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), cwd, cwd));
+    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), cwd, cwd, options.pins));
   }
 
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */

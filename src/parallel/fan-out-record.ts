@@ -26,7 +26,7 @@ export function openParentRecord(options: FanOutOptions, io: FanOutIo, paths: Ru
     worktree: { path: integration.path, branch: integration.branch, base: integration.base || null, baseBranch: integration.baseBranch },
   });
   // The parent's own events (its start, its children, its end) go to the same targets as any run's.
-  const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env });
+  const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env, runDir: paths.dir });
   const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
   notifications?.attach(record);
   record.guard.reserve();

@@ -12,18 +12,45 @@ export interface PinnedProgram {
   sha256: string;
 }
 
-/** The script `argv` runs (its first word when that is a path, else an interpreter's first argument), when it is a file under `root`. */
-export function pinProgram(argv: readonly string[], cwd: string, root: string): PinnedProgram | null {
+/**
+ * The digests of the scripts a run's commands run, taken when the run was created (before any agent ran) and
+ * kept in the runner's record: each script's path relative to the directory it was found under, and its sha256.
+ */
+export type PinTable = Record<string, string>;
+
+/** The script `argv` runs (its first word when that is a path, else an interpreter's first argument), when it is a path under `root`. */
+function scriptOf(argv: readonly string[], cwd: string, root: string): { path: string; key: string } | null {
   const [first, second] = argv;
   if (first === undefined) return null;
   const interpreted = INTERPRETERS.has(first.split("/").pop() ?? "");
   const name = interpreted ? (second !== undefined && !second.startsWith("-") ? second : null) : first.includes("/") ? first : null;
   if (name === null) return null;
   const path = resolve(cwd, name);
-  const inside = relative(resolve(root), path);
-  if (inside.startsWith("..") || isAbsolute(inside)) return null;
-  const sha256 = fileDigest(path);
-  return sha256 === null ? null : { path, sha256 };
+  const key = relative(resolve(root), path);
+  if (key.startsWith("..") || isAbsolute(key)) return null;
+  return { path, key };
+}
+
+/**
+ * The pin of the script `argv` runs from under `root`: its digest in `recorded` (the run's record, taken when
+ * the run was created) when that has it, else its digest now.
+ */
+export function pinProgram(argv: readonly string[], cwd: string, root: string, recorded: PinTable = {}): PinnedProgram | null {
+  const script = scriptOf(argv, cwd, root);
+  if (script === null) return null;
+  const sha256 = Object.hasOwn(recorded, script.key) ? (recorded[script.key] as string) : fileDigest(script.path);
+  return sha256 === null ? null : { path: script.path, sha256 };
+}
+
+/** The digests now of the scripts that `commands` (run in `cwd`) run from under `root`: what a new run's record keeps. */
+export function pinTable(commands: ReadonlyArray<readonly string[]>, cwd: string, root: string): PinTable {
+  const table: PinTable = {};
+  for (const argv of commands) {
+    const script = scriptOf(argv, cwd, root);
+    const sha256 = script ? fileDigest(script.path) : null;
+    if (script && sha256 !== null) table[script.key] = sha256;
+  }
+  return table;
 }
 
 /** The first words of a shell command line (enough to find the program it runs; quotes stripped, stops at an operator). */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
 import { DEFAULT_NOTIFY_EVENTS, type NotifyTarget } from "../../src/notify/notify-target.js";
 import { shellCommandLine } from "../../src/util/shell-words.js";
+import { leadingWords, pinTable } from "../../src/store/pinned-program.js";
 import { processAlive, waitUntil } from "../helpers/cli.js";
 import { notifierFor, runEnded } from "../fixtures/notify-harness.js";
 
@@ -64,6 +65,29 @@ describe("a notification script in the project is pinned when the run starts", (
     const unpinned = notifierFor([target], { cwd: project });
     unpinned.notifier.notify(runEnded());
     await unpinned.notifier.drain(10_000);
+    assert.equal(readFileSync(outside, "utf8"), "pwned\n");
+  });
+
+  test("a notifier started after the rewrite (ralph continue) pins the script as the run's record has it: the rewrite is not run", async () => {
+    const project = mkdtempSync(join(dir, "pinned-"));
+    const outside = join(dir, "written-outside-on-continue");
+    const script = join(project, "notify.sh");
+    writeFileSync(script, "#!/bin/sh\ncat > /dev/null\n", { mode: 0o755 });
+    const target: NotifyTarget = { kind: "command", command: "./notify.sh", events: DEFAULT_NOTIFY_EVENTS };
+    // What the run's record keeps from its creation; the agent rewrites the script before the run is continued.
+    const pins = pinTable([leadingWords(target.command)], project, project);
+    assert.deepEqual(Object.keys(pins), ["notify.sh"]);
+    writeFileSync(script, `#!/bin/sh\necho pwned > "${outside}"\n`, { mode: 0o755 });
+    const { notifier, failures, delivered } = notifierFor([target], { cwd: project, pins });
+    notifier.notify(runEnded());
+    await notifier.drain(10_000);
+    assert.equal(existsSync(outside), false, "the rewritten script did not run");
+    assert.equal(delivered.length, 0);
+    assert.equal(failures[0]?.error, `not run: ${script} changed since the run started; ralph runs only the script as it was then`);
+    // Control: the same notifier without the record's pins (pinned again now) runs the agent's script.
+    const repinned = notifierFor([target], { cwd: project });
+    repinned.notifier.notify(runEnded());
+    await repinned.notifier.drain(10_000);
     assert.equal(readFileSync(outside, "utf8"), "pwned\n");
   });
 
