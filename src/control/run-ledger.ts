@@ -3,11 +3,11 @@
 // settings.json and final status.json it wrote, and which runner drives it now. An agent works in the
 // project: deleting the locks or status.json, editing settings.json or planting a run directory there
 // changes nothing here. (It runs as the same user, so it could write here too; `--sandbox` hides it.)
-import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, sep } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { requireBuiltin } from "../util/require-builtin.js";
 import { canonical, entryFile, ledgerDir, parseEntry, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
 import type { RunnerAlive } from "./lock-file.js";
 
@@ -38,7 +38,8 @@ export function recordRunCreated(
 ): void {
   // A run that already exists keeps its record (creating it again fails: a --name already taken).
   if (readLedgerEntry(runDir, env) !== null && existsDir(canonical(runDir))) return;
-  const settings = settingsText === null ? null : createHash("sha256").update(settingsText).digest("hex");
+  // node:crypto loaded here, not at import: the Stop hook records runs without settings.
+  const settings = settingsText === null ? null : (requireBuiltin("node:crypto") as typeof import("node:crypto")).createHash("sha256").update(settingsText).digest("hex");
   writeEntry({ version: 1, run_id: runId, run_dir: canonical(runDir), created_at: new Date().toISOString(), settings_sha256: settings, status_sha256: null, runner, ...found }, env);
 }
 

@@ -1,9 +1,13 @@
 // Running a person's command (a check, a notification) supervised like an agent: the run's supervision
 // (its own cgroup, a subreaper, or parentage and marker), a time limit, and its whole tree ended once it exits.
-import { randomUUID } from "node:crypto";
+import { requireBuiltin } from "../util/require-builtin.js";
 import { pause } from "../util/pause.js";
 import type { EndTreeReport } from "./kill-tree.js";
 import { spawnAgent, type AgentExit, type SpawnAgentOptions, type SpawnResult } from "./spawn-agent.js";
+
+// Loaded at the first command, not by every file that imports this one (the Stop hook with a loop, which runs
+// a command only when a check does).
+const crypto = (): typeof import("node:crypto") => requireBuiltin("node:crypto") as typeof import("node:crypto");
 
 /** Starts a tree (the run's Supervision.spawn, or spawnAgent when there is no run). */
 export type SpawnTree = (options: SpawnAgentOptions) => Promise<SpawnResult>;
@@ -39,7 +43,7 @@ const DRAIN_MS = 250;
 /** Runs the command and resolves once it and everything it started have ended (never rejects). */
 export async function runSupervised(command: SupervisedCommand): Promise<SupervisedOutcome> {
   const spawn = command.spawn ?? spawnAgent;
-  const started = await spawn({ argv: command.argv, cwd: command.cwd, env: command.env, stdin: command.stdin, marker: { key: command.markerKey, value: randomUUID() } });
+  const started = await spawn({ argv: command.argv, cwd: command.cwd, env: command.env, stdin: command.stdin, marker: { key: command.markerKey, value: crypto().randomUUID() } });
   if (!started.ok) return { started: false, message: started.message };
   const { agent } = started;
   agent.stdout.on("data", (chunk: Buffer) => command.onStdout?.(chunk));

@@ -178,6 +178,18 @@ describe("quick start paths answer as the full CLI does", () => {
     }
   });
 
+  test("hook handle deciding a stop of an active loop loads none of Node's crypto; a loop with a --check does, to run it", async () => {
+    const input = (cwd: string) => JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
+    const stopLoads = async (start: string[]): Promise<string[]> => {
+      const dir = project();
+      assert.equal((await runRalph(["hook", "start", "Do", "it", "-n", "3", ...start], dir, ENV)).code, 0);
+      return builtinsLoaded(RALPH, ["hook", "handle"], dir, input(dir));
+    };
+    assert.equal((await stopLoads([])).includes("NativeModule crypto"), false);
+    // Control: the probe sees crypto where a stop loads it (a check runs as a supervised command).
+    assert.equal((await stopLoads(["--check", "true"])).includes("NativeModule crypto"), true);
+  });
+
   test("every other command runs the full CLI as one file from its code cache (full.cjs), answering as its ES module build does", async () => {
     const dir = project();
     for (const args of [["--help"], ["list"], ["list", "--json"], ["status", "--nosuch"], ["nosuch"]]) {
