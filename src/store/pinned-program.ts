@@ -1,22 +1,23 @@
 // The program a person's command runs, pinned when the run starts: a script named by path (`./notify.sh`,
-// `node scripts/review.mjs`) is read then, and a command whose script's bytes have changed since is not run.
+// `node scripts/review.mjs`) is read then, and a command whose script's bytes have changed since (or that was not
+// there then) is not run.
 import { isAbsolute, relative, resolve } from "node:path";
 import { fileDigest } from "./file-digest.js";
 
 /** Interpreters whose first argument is the script they run. */
 const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "node", "nodejs", "python", "python3", "perl", "ruby", "deno", "bun", "tsx"]);
 
-/** A pinned script: its path and the sha256 of its bytes when the run started (null: none to pin). */
+/** A pinned script: its path and the sha256 of its bytes when the run started (null: no regular file was there then). */
 export interface PinnedProgram {
   path: string;
-  sha256: string;
+  sha256: string | null;
 }
 
 /**
  * The digests of the scripts a run's commands run, taken when the run was created (before any agent ran) and
  * kept in the runner's record: each script's path relative to the directory it was found under, and its sha256.
  */
-export type PinTable = Record<string, string>;
+export type PinTable = Record<string, string | null>;
 
 /** The script `argv` runs (its first word when that is a path, else an interpreter's first argument), when it is a path under `root`. */
 function scriptOf(argv: readonly string[], cwd: string, root: string): { path: string; key: string } | null {
@@ -38,8 +39,7 @@ function scriptOf(argv: readonly string[], cwd: string, root: string): { path: s
 export function pinProgram(argv: readonly string[], cwd: string, root: string, recorded: PinTable = {}): PinnedProgram | null {
   const script = scriptOf(argv, cwd, root);
   if (script === null) return null;
-  const sha256 = Object.hasOwn(recorded, script.key) ? (recorded[script.key] as string) : fileDigest(script.path);
-  return sha256 === null ? null : { path: script.path, sha256 };
+  return { path: script.path, sha256: Object.hasOwn(recorded, script.key) ? (recorded[script.key] ?? null) : fileDigest(script.path) };
 }
 
 /** The digests now of the scripts that `commands` (run in `cwd`) run from under `root`: what a new run's record keeps. */
@@ -47,8 +47,8 @@ export function pinTable(commands: ReadonlyArray<readonly string[]>, cwd: string
   const table: PinTable = {};
   for (const argv of commands) {
     const script = scriptOf(argv, cwd, root);
-    const sha256 = script ? fileDigest(script.path) : null;
-    if (script && sha256 !== null) table[script.key] = sha256;
+    // A script not there yet is pinned too: one the agent writes there later is not the person's.
+    if (script) table[script.key] = fileDigest(script.path);
   }
   return table;
 }
@@ -64,10 +64,11 @@ export function leadingWords(line: string): string[] {
   return words;
 }
 
-/** Why a pinned script may not run now (its bytes changed, or it is gone), or null when it is as it was. */
+/** Why a pinned script may not run now (its bytes changed, it is gone, or it appeared), or null when it is as it was. */
 export function pinBroken(pin: PinnedProgram | null): string | null {
   if (pin === null) return null;
   const now = fileDigest(pin.path);
   if (now === pin.sha256) return null;
+  if (pin.sha256 === null) return `${pin.path} was not there when the run started`;
   return now === null ? `${pin.path} is gone since the run started` : `${pin.path} changed since the run started`;
 }

@@ -1,7 +1,7 @@
 // Command and desktop notifications with real processes: stdin, exit codes, process trees ended at their limit.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
@@ -88,6 +88,27 @@ describe("a notification script in the project is pinned when the run starts", (
     const repinned = notifierFor([target], { cwd: project });
     repinned.notifier.notify(runEnded());
     await repinned.notifier.drain(10_000);
+    assert.equal(readFileSync(outside, "utf8"), "pwned\n");
+  });
+
+  test("a script named but not there when the run started, written there later by the agent, is not run (pinned once there, it runs)", async () => {
+    const project = mkdtempSync(join(dir, "pinned-"));
+    const outside = join(dir, "written-outside-appeared");
+    const target: NotifyTarget = { kind: "command", command: "sh hooks/notify.sh", events: DEFAULT_NOTIFY_EVENTS };
+    const pins = pinTable([leadingWords(target.command)], project, project);
+    assert.deepEqual(pins, { "hooks/notify.sh": null });
+    const { notifier, failures, delivered } = notifierFor([target], { cwd: project, pins });
+    mkdirSync(join(project, "hooks"));
+    writeFileSync(join(project, "hooks", "notify.sh"), `echo pwned > "${outside}"\n`);
+    notifier.notify(runEnded());
+    await notifier.drain(10_000);
+    assert.equal(existsSync(outside), false, "the script the agent wrote did not run");
+    assert.equal(delivered.length, 0);
+    assert.equal(failures[0]?.error, `not run: ${join(project, "hooks", "notify.sh")} was not there when the run started; ralph runs only the script as it was then`);
+    // Control: a notifier started once the agent's script is there (nothing pinned its absence) runs it.
+    const late = notifierFor([target], { cwd: project });
+    late.notifier.notify(runEnded());
+    await late.notifier.drain(10_000);
     assert.equal(readFileSync(outside, "utf8"), "pwned\n");
   });
 
