@@ -1,6 +1,25 @@
 // The fields state.md and the in-session loop's file share: the cap, the promise and the completion criteria.
-import { parseCount } from "../util/parse-value.js";
+import { closestWord, parseCount } from "../util/parse-value.js";
 import { parseReviewFields, reviewFields, type ReviewSpec } from "./review-fields.js";
+
+/** The criterion types ralph checks itself; any other type is a label for a `command` check. */
+export const CRITERION_TYPES = ["command", "file_exists", "no_files", "tasks_done", "review"] as const;
+
+/** The first words of the built-in types' families: a type starting so is a misspelling, not a label. */
+const FAMILY_PREFIXES = ["file_", "files_", "no_", "task_", "tasks_", "review_"];
+
+/**
+ * Why `type` is refused: a near miss of a built-in type (`file_exist`) or an unknown member of one of their
+ * families (`file_missing`), which would otherwise run its `check` as a shell command. Null for a label.
+ */
+function misspeltType(type: string): string | null {
+  if ((CRITERION_TYPES as readonly string[]).includes(type)) return null;
+  const near = closestWord(type, CRITERION_TYPES);
+  const lower = type.toLowerCase();
+  if (near === null && !FAMILY_PREFIXES.some((prefix) => lower.startsWith(prefix))) return null;
+  const hint = near === null ? "" : `did you mean ${near}? `;
+  return `type ${JSON.stringify(type)} is not a criterion type (${hint}built in: ${CRITERION_TYPES.join(", ")}; any other name is a label for a shell command)`;
+}
 
 /** One completion criterion; an unknown `type` is a label for a `command` check. */
 export interface Criterion {
@@ -66,6 +85,8 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
     const { type: rawType = "command", check } = entry as Record<string, unknown>;
     if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
     const type = rawType.trim();
+    const misspelt = misspeltType(type);
+    if (misspelt !== null) return { ok: false, message: `${where}: ${misspelt}` };
     if (type === "review") {
       const review = parseReviewFields(entry as Record<string, unknown>, where);
       if (!review.ok) return review;
