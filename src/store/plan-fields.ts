@@ -28,11 +28,14 @@ export interface Criterion {
   check: string;
   /** Set on `type: review`: how the reviewer runs. */
   review?: ReviewSpec;
+  /** Where the check runs and its paths are read from, relative to the work tree's root (a `--check` typed in a subdirectory). */
+  dir?: string;
 }
 
 /** A criterion as state.md writes it: `{type, check}`, and a review's own keys. */
 export function criterionFields(criterion: Criterion): Record<string, unknown> {
-  return criterion.review ? reviewFields(criterion.review, criterion.check) : { type: criterion.type, check: criterion.check };
+  if (criterion.review) return reviewFields(criterion.review, criterion.check);
+  return criterion.dir === undefined ? { type: criterion.type, check: criterion.check } : { type: criterion.type, check: criterion.check, dir: criterion.dir };
 }
 
 /** The completion rules and cap of a loop, as both files hold them. */
@@ -82,7 +85,7 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
       return { ok: false, message: `${where} must be {type, check}` };
     }
-    const { type: rawType = "command", check } = entry as Record<string, unknown>;
+    const { type: rawType = "command", check, dir } = entry as Record<string, unknown>;
     if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
     const type = rawType.trim();
     const misspelt = misspeltType(type);
@@ -93,15 +96,25 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
       criteria.push({ type, check: review.label, review: review.review });
       continue;
     }
+    if (dir !== undefined && !isInsideDir(dir)) {
+      return { ok: false, message: `${where}: dir: expected a directory inside the project, relative to its root (e.g. packages/api), got ${JSON.stringify(dir)}` };
+    }
+    const at = dir === undefined ? {} : { dir };
     // tasks_done may leave its check empty: it then means the run's own task list.
     if (type === "tasks_done" && (check === undefined || check === null)) {
-      criteria.push({ type, check: "" });
+      criteria.push({ type, check: "", ...at });
       continue;
     }
     if (typeof check !== "string" || (type !== "tasks_done" && check.trim() === "")) {
       return { ok: false, message: `${where} (${type}) needs a "check" string` };
     }
-    criteria.push({ type, check });
+    criteria.push({ type, check, ...at });
   }
   return { ok: true, criteria };
+}
+
+/** A relative path that stays inside the directory it is read from (no `..`, not absolute). */
+function isInsideDir(dir: unknown): dir is string {
+  if (typeof dir !== "string" || dir.trim() === "" || dir.startsWith("/")) return false;
+  return !dir.split(/[\\/]/).includes("..");
 }
