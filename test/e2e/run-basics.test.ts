@@ -96,7 +96,7 @@ describe("ralph run", () => {
     ["-n abc", ["run", "-n", "abc", "go"], /--max-iterations: expected a whole number/],
     ["-n -1", ["run", "-n", "-1", "go"], /max-iterations/],
     ["an unknown option", ["run", "--frobnicate", "go"], /unknown option '--frobnicate'/],
-    ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file nope\.md: cannot be read/],
+    ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file \/.*\/nope\.md: cannot be read/],
     ["no prompt at all", ["run"], /no prompt/],
     ["a bad duration", ["run", "--timeout", "soon", "go"], /--timeout: expected a duration/],
     ["a zero timeout", ["run", "--timeout", "0", "go"], /--timeout: expected a duration longer than 0/],
