@@ -90,19 +90,26 @@ function sandboxWithYamlPolicy(settings: RunSettings, fromYaml: unknown): RunSet
 /** The largest prompt file ralph reads (Gemini CLI, for one, takes at most 8 MB on stdin). */
 const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
 
-/** The prompt's bytes from words, --prompt-file, or PROMPT.md, or a UsageError. */
+/** The prompt's bytes from words, --prompt-file, or PROMPT.md, or a UsageError (also for an empty one: the agent would get no task). */
 export function resolvePrompt(words: string[], settings: RunSettings, projectDir: string): Buffer {
   if (words.length > 0 && settings.promptFile) throw new UsageError("give the prompt as words or with --prompt-file, not both");
-  if (words.length > 0) return Buffer.from(words.join(" "));
+  if (words.length > 0) {
+    const prompt = Buffer.from(words.join(" "));
+    if (prompt.toString("utf8").trim() === "") throw new UsageError('the prompt is empty: expected the task in words (ralph run "fix the failing tests"), with --prompt-file FILE, or in PROMPT.md');
+    return prompt;
+  }
   const file = settings.promptFile ?? (existsSync(join(projectDir, "PROMPT.md")) ? "PROMPT.md" : null);
   if (!file) throw new UsageError("no prompt: give it as words, with --prompt-file FILE, or in PROMPT.md");
+  let prompt: Buffer;
   try {
     // Links are fine here (the file is the user's), but a FIFO or device would block or never end.
-    return readPromptFile(resolve(projectDir, file));
+    prompt = readPromptFile(resolve(projectDir, file));
   } catch (error) {
     const detail = error instanceof RunFileError ? error.message.slice(error.message.lastIndexOf(": ") + 2) : `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
     throw new UsageError(`--prompt-file ${resolve(projectDir, file)}: ${detail}; expected a regular file of at most 8 MB`);
   }
+  if (prompt.toString("utf8").trim() === "") throw new UsageError(`${settings.promptFile ? "--prompt-file " : ""}${resolve(projectDir, file)} is empty: expected the task for the agent in it`);
+  return prompt;
 }
 
 /** Checks the agent choice against `-- CMD ARGS` and --agent-cmd; returns the settings to run with. */
