@@ -12,6 +12,7 @@ import { mebibytes } from "../../view/render-lines.js";
 import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
+import { foreignTodo, foreignWhy } from "../../control/foreign-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
@@ -43,6 +44,8 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
   // Cells hold the agent's words (a question): control characters shown, never obeyed.
   process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
+  const foreign = runs.filter((run) => run.state === "foreign").map((run) => run.id);
+  if (foreign.length > 0) process.stdout.write(`${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n`);
   return 0;
 }
 
@@ -114,6 +117,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
  * still runs its current iteration, and says what it does at its end (the JSON keeps the state as it is).
  */
 function stateText(report: RunStatusReport): string {
+  if (report.state === "foreign") return `foreign: ${foreignWhy()}`;
   if (report.state !== "running") return report.state;
   const boundary = `at the end of iteration ${report.iteration}`;
   if (existsSync(join(report.run_dir, "STOP"))) return `stopping ${boundary} (ralph stop --now ends it at once)`;
@@ -122,7 +126,7 @@ function stateText(report: RunStatusReport): string {
 }
 
 function nextLine(report: RunStatusReport): string[] {
-  if (report.state === "foreign") return [`next       ralph did not create this run directory (no record of it): look at it, then remove it if it is not yours`];
+  if (report.state === "foreign") return [`next       ${foreignTodo(report.run_dir)}`];
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
