@@ -171,7 +171,7 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .exitOverride()
     .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(cwd, opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
-  else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
+  else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, install, uninstall (handle is the hook itself)");
   return program;
 }
 
