@@ -4,8 +4,9 @@
 // is hostile data: it must hold exactly one ref, refs/heads/ralph/<id>, and its whole history; it is fetched
 // into a fresh bare repository with no system, user or template configuration and pushed, never forced, with
 // the token handed to git through its environment (GIT_CONFIG_COUNT), never on a command line or in a file.
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, openSync, readSync, closeSync, readdirSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
