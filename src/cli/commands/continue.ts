@@ -15,13 +15,8 @@ import { pickRun } from "../pick-run.js";
 import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
-import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
-
-function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Parsed<T>): T {
-  const parsed = parse(raw);
-  if (!parsed.ok) throw new UsageError(`${flag}: expected ${parsed.expected}, got ${JSON.stringify(raw)}`);
-  return parsed.value;
-}
+import { parseCount, parsePositiveDuration, parseUsd } from "../../util/parse-value.js";
+import { parsedOption } from "../parsed-option.js";
 
 function savedSettings(file: string): RunSettings {
   let text: string;
