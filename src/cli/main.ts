@@ -4,7 +4,8 @@ import "./no-inspector.js";
 import "./small-young-generation.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { addRunOptions, dashedName } from "./run-flags.js";
+import { addRunOptions, dashedName, declaredOption } from "./run-flags.js";
+import { runFlag, runOption } from "../config/run-options.js";
 import { UsageError } from "./usage-error.js";
 import { sayFailure } from "./failure-exit.js";
 import { findProject } from "./find-project.js";
@@ -41,11 +42,11 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .command("child-run", { hidden: true })
     .argument("<parent>")
     .argument("<name>")
-    .option("--task <id>")
-    .option("--resolve")
-    .option("--max-cost <usd>")
-    .option("--max-runtime <dur>")
-    .option("--watch-parent")
+    .addOption(declaredOption(runOption("task")))
+    .addOption(declaredOption(runOption("resolve")))
+    .addOption(declaredOption(runOption("maxCostUsd")))
+    .addOption(declaredOption(runOption("maxRuntimeMs")))
+    .addOption(declaredOption(runFlag("--watch-parent")))
     .action((parent: string, name: string, opts: ChildRunOptions) => done(import("./commands/child-run.js").then((m) => m.childRunCommand(parent, name, opts))));
   program
     .command("demo")
@@ -106,11 +107,11 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
     .command("continue")
     .description("continue a finished, stopped or crashed run, keeping its counters, spend and history")
     .argument("[run]", "run id (default: the single active run, else the latest)")
-    .option("-n, --max-iterations <n>", "new iteration cap (counted from the run's start; 0 = unlimited)")
-    .option("--max-cost <usd>", "new spend cap for the whole run, in US dollars")
-    .option("--max-runtime <dur>", "new cap on the run's total time since it first started, e.g. 2h")
-    .option("--json", "write the event stream to stdout instead of human output")
-    .option("--live", "show the agent's messages and tool calls as they stream")
+    .addOption(declaredOption(runOption("maxIterations"), "new iteration cap (counted from the run's start; 0 = unlimited)"))
+    .addOption(declaredOption(runOption("maxCostUsd"), "new spend cap for the whole run, in US dollars"))
+    .addOption(declaredOption(runOption("maxRuntimeMs"), "new cap on the run's total time since it first started, e.g. 2h"))
+    .addOption(declaredOption(runOption("json")))
+    .addOption(declaredOption(runOption("live")))
     .exitOverride()
     .action((run: string | undefined, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program

@@ -6,7 +6,8 @@ import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
 import { childRun, resolveRun } from "../../launch/child-settings.js";
 import { startRun } from "../../launch/start-run.js";
-import { parsePositiveDuration, parseRunId, parseUsd, type Parsed } from "../../util/parse-value.js";
+import { parseRunId, type Parsed } from "../../util/parse-value.js";
+import { runOption } from "../../config/run-options.js";
 
 /** The options the parent gives a child. */
 export interface ChildRunOptions {
@@ -29,8 +30,8 @@ export async function childRunCommand(parentId: string, name: string, options: C
   parsed("NAME", name, parseRunId(name));
   if ((options.resolve === true) === (options.task !== undefined)) throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
   const given = {
-    ...(options.maxCost !== undefined ? { maxCostUsd: parsed("--max-cost", options.maxCost, parseUsd(options.maxCost)) } : {}),
-    ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsed("--max-runtime", options.maxRuntime, parsePositiveDuration(options.maxRuntime)) } : {}),
+    ...(options.maxCost !== undefined ? { maxCostUsd: parsed("--max-cost", options.maxCost, runOption("maxCostUsd").parse(options.maxCost)) } : {}),
+    ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsed("--max-runtime", options.maxRuntime, runOption("maxRuntimeMs").parse(options.maxRuntime)) } : {}),
   };
   const child = options.resolve ? resolveRun(projectDir, parentId, name) : childRun(projectDir, parentId, options.task ?? null, name, given);
   return startRun({ projectDir, runId: name, settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent: options.watchParent === true }, launchWords);
