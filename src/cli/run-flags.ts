@@ -17,8 +17,8 @@ export function declaredOption(spec: OptionSpec | FlagSpec, help?: string): Opti
 }
 
 /** Adds every `ralph run` option to a command, from their declarations. */
-export function addRunOptions(command: Command): Command {
-  for (const spec of RUN_OPTION_SPECS) command.addOption(declaredOption(spec));
+export function addRunOptions(command: Command, specs: readonly OptionSpec[] = RUN_OPTION_SPECS): Command {
+  for (const spec of specs) command.addOption(declaredOption(spec));
   for (const spec of RUN_FLAG_SPECS) command.addOption(declaredOption(spec));
   return command;
 }

@@ -171,7 +171,7 @@ const sandboxType = custom(
 /** Every `ralph run` option except the prompt words, `-- CMD ARGS` and the notification flags: the one place each is declared. */
 export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   option("promptFile", "-p, --prompt-file <file>", nullable(text), null, "read the prompt from a file (default: PROMPT.md when present)"),
-  option("maxIterations", "-n, --max-iterations <n>", count, 3, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)"),
+  option("maxIterations", "-n, --max-iterations <n>", count, 3, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)", { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." }),
   option("completionPromise", "--completion-promise <text>", nullable(text), null, "end when the agent's final message holds <promise>TEXT</promise>"),
   option("checks", "--check <cmd>", textList, [], "completion criterion: a shell command that passes on exit 0 (repeatable)", {
     repeatable: true,
@@ -184,8 +184,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     details: "In ralph.yaml, `agent_args:` may be a list.",
   }),
   option("model", "--model <model>", nullable(text), null, "model passed to the agent (default: the agent's own)"),
-  option("timeoutMs", "--timeout <dur>", positiveDuration, 30 * 60_000, "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default {default})"),
-  option("idleTimeoutMs", "--idle-timeout <dur>", nullable(positiveDuration), null, "end an iteration that printed nothing for DUR (default off)"),
+  option("timeoutMs", "--timeout <dur>", positiveDuration, 30 * 60_000, "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default {default})", { details: "The iteration is ended (its whole process tree) and counted as failed." }),
+  option("idleTimeoutMs", "--idle-timeout <dur>", nullable(positiveDuration), null, "end an iteration that printed nothing for DUR (default off)", { details: "The iteration is ended and counted as failed." }),
   option("graceMs", "--grace <dur>", duration, 5000, "time between the polite signal and SIGKILL when ending an agent (default {default})"),
   option("maxCostUsd", "--max-cost <usd>", nullable(usd), null, "stop with BUDGET_EXCEEDED once the recorded spend reaches USD"),
   option("maxRuntimeMs", "--max-runtime <dur>", nullable(positiveDuration), null, "stop with RUNTIME_EXCEEDED once the run has lasted DUR"),
@@ -198,7 +198,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     3,
     "iterations in a row with the same failure (same check output or same agent error) before FAILED (default {default}, 0 = off)",
   ),
-  option("onBillingError", "--on-billing-error <mode>", choice(["fail", "wait"] as const), "fail", "on a billing error (credit balance too low): fail the run, or wait like a usage limit (default {default})"),
+  option("onBillingError", "--on-billing-error <mode>", choice(["fail", "wait"] as const), "fail", "on a billing error (credit balance too low): fail the run, or wait like a usage limit (default {default})", { details: "A billing error is `credit balance too low` or `insufficient_quota`." }),
   option("preflight", "--preflight <on|off>", choice(["on", "off"] as const), "on", "before iteration 1, check the agent binary, the work directory and the checks' programs (default {default})"),
   option("onLimit", "--on-limit <mode>", choice(["wait", "stop"] as const), "wait", "on a provider usage limit: wait for the reset, or stop (default {default})"),
   option("onAsk", "--on-ask <mode>", choice(["wait", "continue"] as const), "wait", "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default {default})"),
@@ -206,8 +206,8 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   option("dryRun", "--dry-run", boolean, false, "never start the agent: log the argv it would run and sleep --dry-run-delay"),
   option("dryRunDelayMs", "--dry-run-delay <dur>", duration, 1000, "how long each dry-run iteration sleeps (default {default})"),
   option("json", "--json", boolean, false, "write the event stream to stdout instead of human output"),
-  option("name", "--name <id>", nullable(runId), null, "run id (default YYYYMMDD-HHMMSS-xxxx)"),
-  option("memoryMax", "--memory-max <size>", nullable(size), null, "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)"),
+  option("name", "--name <id>", nullable(runId), null, "run id (default YYYYMMDD-HHMMSS-xxxx)", { details: "Letters, digits, `.`, `_`, `-`, starting with a letter, digit or `_`; generated ids are UTC and sort by start time." }),
+  option("memoryMax", "--memory-max <size>", nullable(size), null, "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)", { details: "K, M, G and T are powers of 1024; see [supervision](../internals/supervision.md)." }),
   option("pidsMax", "--pids-max <n>", nullable(positiveCount), null, "process-count cap of each iteration's agent tree (needs a writable cgroup)"),
   option("lingerMs", "--linger <dur>", positiveDuration, 10_000, "end an agent still running this long after its final result (default {default})"),
   option(
@@ -219,15 +219,16 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     { repeatable: true, details: "A list in ralph.yaml (`fallback_agent:`), comma-separated in the environment." },
   ),
   option("maxWaitMs", "--max-wait <dur>", duration, 0, "longest usage-limit wait before switching to a --fallback-agent (default {default}: switch at once)"),
-  option("worktree", "--worktree", boolean, false, "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched"),
+  option("worktree", "--worktree", boolean, false, "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
   option(
     "commit",
     "--commit <policy>",
     nullable(choice(["iteration", "off"] as const)),
     null,
     "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)",
+    { details: "`iteration` without a worktree is refused; a `--parallel` run commits each child's iterations." },
   ),
-  option("parallel", "--parallel <n>", nullable(positiveCount), null, "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch"),
+  option("parallel", "--parallel <n>", nullable(positiveCount), null, "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
   option("task", "--task <id>", nullable(text), null, "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done"),
   option(
     "taskIndex",
@@ -235,6 +236,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     nullable(taskIndex),
     null,
     "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
+    { details: "A task already done ends NO_WORK at once; N beyond the list is a usage error. See [many machines](../many-machines.md)." },
   ),
   option("parent", "--parent <run>", nullable(runId), null, "(set by --parallel) the run that started this one", { internal: true }),
   option(
