@@ -37,7 +37,7 @@ test("one default changed in its declaration: --help, the ralph.yaml schema and 
   assert.match(help, /stop after N iterations with MAX_ITERATIONS\s+\(default 7; 0\s+=\s+unlimited\)/);
   const schema = JSON.parse(changed["schemas/ralph-yaml.schema.json"] ?? "{}") as { properties: Record<string, { default?: unknown }> };
   assert.equal(schema.properties.max_iterations?.default, 7);
-  assert.match(changed["docs/reference/options.md"] ?? "", /^\| `-n, --max-iterations <n>` \| `RALPH_MAX_ITERATIONS` \| `max_iterations` \| whole number \| `7` \| stop after N iterations with MAX_ITERATIONS \(default 7; 0 = unlimited\) \|$/m);
+  assert.match(changed["docs/reference/options.md"] ?? "", /^\| `-n, --max-iterations <n>` \| `RALPH_MAX_ITERATIONS` \| `max_iterations` \| whole number \| `7` \| stop after N iterations with MAX_ITERATIONS \(default 7; 0 = unlimited\)/m);
   assert.match(changed["docs/reference/commands.md"] ?? "", /\(default\s+7;\s+0\s+=\s+unlimited\)/);
   // Known-false control: the declarations in force say 3, and the files on disk then differ from the changed ones.
   const current = await generatedFiles();
