@@ -8,26 +8,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { tightenRules } from "../store/state-guard.js";
 import { readHookLoop, renderHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { trustedLoopCopy, trustLoopFile } from "./loop-trust.js";
 
 /** The parts of `proposed` that only tighten `trusted`; the rest is kept from `trusted`, and named. */
 export function tightenLoop(trusted: HookLoop, proposed: HookLoop): { loop: HookLoop; ignored: string[]; applied: string[] } {
-  const loop = { ...trusted };
-  const applied: string[] = [];
-  const ignored: string[] = [];
-  if (proposed.active !== trusted.active) {
-    if (!proposed.active) {
-      loop.active = false;
-      applied.push("active: false");
-    } else ignored.push("active: true");
-  }
-  const [from, to] = [trusted.maxIterations, proposed.maxIterations];
-  if (to !== from) {
-    const tighter = to > 0 && (from === 0 || to < from);
-    if (tighter) loop.maxIterations = to;
-    (tighter ? applied : ignored).push(`max_iterations ${from} -> ${to}`);
-  }
+  const { rules: loop, applied, ignored } = tightenRules(trusted, proposed);
   const had = trusted.completionCriteria.map((criterion) => JSON.stringify(criterion));
   const has = proposed.completionCriteria.map((criterion) => JSON.stringify(criterion));
   if (had.join("\n") !== has.join("\n")) {
