@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
 import { notifyTargetsFromFlags, notifyTargetsFromRalphYaml } from "../../notify/notify-config.js";
-import type { RunSettings } from "../../config/run-options.js";
+import { runOption, type RunSettings } from "../../config/run-options.js";
 import { givenFlags } from "../run-flags.js";
 import { resolveSettings } from "../../config/resolve-settings.js";
 import { parseCriteria } from "../../store/plan-fields.js";
@@ -49,7 +49,7 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     if (!parsed.ok) throw new UsageError(parsed.message);
     criteria = parsed.criteria;
   }
-  return { settings: { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get("sandbox")?.value) }, criteria };
+  return { settings: { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get(runOption("sandbox").yaml ?? "")?.value) }, criteria };
 }
 
 /** `--sandbox` or RALPH_SANDBOX chooses the mode; the network, paths and variables still come from ralph.yaml. */
@@ -100,7 +100,9 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const projectDir = findProject(process.cwd());
   const loaded = loadSettings(command, projectDir, process.env);
   const trailingWords = trailing ?? [];
-  const checked = checkSettings(loaded.settings, { trailing, agentGiven: givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined });
+  const agent = runOption("agent");
+  const agentGiven = givenFlags(command).has(agent.flag) || (agent.env !== null && process.env[agent.env] !== undefined);
+  const checked = checkSettings(loaded.settings, { trailing, agentGiven });
   if (!checked.ok) throw new UsageError(checked.message);
   const misplaced = ralphFlagsIn(trailingWords, command);
   if (misplaced.length > 0) {
