@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { addRunOptions, declaredOption } from "./run-flags.js";
 import { runFlag, runOption, type OptionSpec } from "../config/run-options.js";
 import { findProject } from "./find-project.js";
+import { SET_KEYS } from "../config/state-changes.js";
 
 /** The hook command's module, loaded only for `ralph hook …`. */
 export type HookModule = typeof import("./commands/hook.js");
@@ -113,7 +114,7 @@ export function buildProgram(trailing: string[] | null, done: (code: Promise<num
     .action((run: string | undefined, _opts: unknown, command: Command) => done(import("./commands/continue.js").then((m) => m.continueCommand(cwd, run, command))));
   program
     .command("set")
-    .description("change a run's desired state (state.md), also while it runs: active, max_iterations, completion_promise, check, tasks")
+    .description(`change a run's desired state (state.md), also while it runs: ${SET_KEYS.join(", ")}`)
     .argument("[run]", "run id (default: the single active run)")
     .argument("[changes...]", "key=value (check may repeat and replaces the checks; an empty value removes a promise or task list)")
     .exitOverride()

@@ -6,7 +6,7 @@ import { closestWord, parseBoolean, parseCount } from "../util/parse-value.js";
 export type StateChanges = Partial<Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;
 
 /** The keys `ralph set` accepts. */
-const SET_KEYS = ["active", "max_iterations", "completion_promise", "check", "tasks"] as const;
+export const SET_KEYS = ["active", "max_iterations", "completion_promise", "check", "tasks"] as const;
 
 /**
  * Reads `key=value` words. `check` may repeat and replaces the completion criteria with those commands
