@@ -62,3 +62,18 @@ test("ralph.yaml's schema knows every key ralph.yaml accepts, and no internal op
   assert.equal(schema.properties.parent, undefined);
   assert.equal(schema.properties.timeout?.default, "30m");
 });
+
+test("init's ralph.yaml is valid against ralph.yaml's schema; a misspelt key and a bad value are not", async () => {
+  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  const { parse } = await import("yaml");
+  const { ralphYamlTemplate } = await import("../../src/config/init-template.js");
+  const schema = JSON.parse(readFileSync(new URL("schemas/ralph-yaml.schema.json", root), "utf8")) as object;
+  const validate = new Ajv2020({ strict: false }).compile(schema);
+  for (const found of [null, { command: "npm test", source: "package.json" }]) {
+    const yaml = parse(ralphYamlTemplate(found)) as Record<string, unknown>;
+    assert.ok(validate(yaml), JSON.stringify(validate.errors));
+    // Known-false controls: the schema does refuse what ralph refuses.
+    assert.equal(validate({ ...yaml, max_iteration: 3 }), false);
+    assert.equal(validate({ ...yaml, on_limit: "later" }), false);
+  }
+});
