@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { runOption } from "../config/run-options.js";
 import { DEFAULT_BLOCK_CAP } from "./block-cap.js";
 
 /** One command file and whether it was (re)written. */
@@ -63,7 +64,7 @@ Explain the following to the user, briefly and in your own words, then stop.
 ralph runs an in-session loop through a Claude Code Stop hook: \`/ralph-loop PROMPT [options]\` starts it,
 and every time this session tries to stop, the hook feeds PROMPT back as the next instruction.
 
-- \`--max-iterations N\` (\`-n N\`): stop after N iterations. The default is 3; 0 means unlimited.
+- \`--max-iterations N\` (\`-n N\`): stop after N iterations. The default is ${runOption("maxIterations").defaultValue}; 0 means unlimited.
 - \`--completion-promise TEXT\`: the loop ends when your final message contains \`<promise>TEXT</promise>\`
   and it is true. A tag that is quoted, negated, in code, or copied from the prompt does not count.
 - \`--check CMD\` (repeatable): a completion criterion, a shell command that must exit 0. With a promise,

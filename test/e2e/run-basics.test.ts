@@ -147,7 +147,9 @@ describe("ralph run", () => {
     writeFileSync(join(dir, "ralph.yaml"), "agent: demo\nmax_iteration: 5\n");
     const result = await runRalph(["run", "go"], dir);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /ralph\.yaml: line 2: unknown key "max_iteration"/);
+    assert.match(result.stderr, /ralph\.yaml: line 2: unknown key "max_iteration" \(did you mean max_iterations\?\)$/m);
+    // The near key only, not the list of every key (internal ones among them).
+    assert.doesNotMatch(result.stderr, /completion_promise|resolve/);
     assert.equal(existsSync(join(dir, ".ralph")), false);
   });
 

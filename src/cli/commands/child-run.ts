@@ -5,8 +5,8 @@ import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
 import { childRun, resolveRun } from "../../launch/child-settings.js";
 import { startRun } from "../../launch/start-run.js";
-import { parsePositiveDuration, parseRunId, parseUsd } from "../../util/parse-value.js";
-import { parsedOption } from "../parsed-option.js";
+import { parseRunId } from "../../util/parse-value.js";
+import { parsedOption, parsedSetting } from "../parsed-option.js";
 
 /** The options the parent gives a child. */
 export interface ChildRunOptions {
@@ -24,8 +24,8 @@ export async function childRunCommand(parentId: string, name: string, options: C
   parsedOption("NAME", name, parseRunId);
   if ((options.resolve === true) === (options.task !== undefined)) throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
   const given = {
-    ...(options.maxCost !== undefined ? { maxCostUsd: parsedOption("--max-cost", options.maxCost, parseUsd) } : {}),
-    ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsedOption("--max-runtime", options.maxRuntime, parsePositiveDuration) } : {}),
+    ...(options.maxCost !== undefined ? { maxCostUsd: parsedSetting("maxCostUsd", options.maxCost) } : {}),
+    ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsedSetting("maxRuntimeMs", options.maxRuntime) } : {}),
   };
   const child = options.resolve ? resolveRun(projectDir, parentId, name) : childRun(projectDir, parentId, options.task ?? null, name, given);
   return startRun({ projectDir, runId: name, settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent: options.watchParent === true }, launchWords);

@@ -1,8 +1,9 @@
 // `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook.
 import { hostname } from "node:os";
 import { relative } from "node:path";
-import { Command, CommanderError, Option } from "commander";
-import { parseCount, parseText } from "../../util/parse-value.js";
+import { Command, CommanderError } from "commander";
+import { runOption } from "../../config/run-options.js";
+import { declaredOption } from "../run-flags.js";
 import { blockCap } from "../../hook/block-cap.js";
 import { cancelHookLoop } from "../../hook/cancel-loop.js";
 import { hookFiles, projectDirFrom, type HookFiles } from "../../hook/hook-files.js";
@@ -34,10 +35,11 @@ interface StartFlags {
 }
 
 function addStartOptions(command: Command): Command {
+  // The same options as `ralph run`'s, from their declarations (defaults included).
   return command
-    .addOption(new Option("-n, --max-iterations <n>", "stop after N iterations with MAX_ITERATIONS (default 3; 0 = unlimited)"))
-    .addOption(new Option("--completion-promise <text>", "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
-    .addOption(new Option("--check <cmd>", "completion criterion: a shell command that passes on exit 0 (repeatable)").argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]));
+    .addOption(declaredOption(runOption("maxIterations")))
+    .addOption(declaredOption(runOption("completionPromise"), "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
+    .addOption(declaredOption(runOption("checks")));
 }
 
 /** Parses argument text read with --stdin as the same options, split with shell quoting rules. */
@@ -65,9 +67,10 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   }
   const prompt = words.join(" ");
   if (prompt.trim() === "") throw new UsageError("no prompt given: ralph hook start PROMPT... [options] (or --stdin)");
-  const max = parseCount(flags.maxIterations ?? 3);
-  if (!max.ok) throw new UsageError(`--max-iterations: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
-  const promise = flags.completionPromise === undefined ? null : parseText(flags.completionPromise.trim());
+  const cap = runOption("maxIterations");
+  const max = flags.maxIterations === undefined ? { ok: true as const, value: cap.defaultValue } : cap.parse(flags.maxIterations);
+  if (!max.ok) throw new UsageError(`${cap.flag}: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
+  const promise = flags.completionPromise === undefined ? null : runOption("completionPromise").parse(flags.completionPromise.trim());
   if (promise && !promise.ok) throw new UsageError(`--completion-promise: expected ${promise.expected}`);
   const checks = flags.check ?? [];
   const emptyCheck = checks.find((check) => check.trim() === "");

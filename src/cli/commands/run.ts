@@ -5,7 +5,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
 import { notifyTargetsFromFlags, notifyTargetsFromRalphYaml } from "../../notify/notify-config.js";
-import type { RunSettings } from "../../config/run-options.js";
+import { runOption, type RunSettings } from "../../config/run-options.js";
 import { givenFlags } from "../run-flags.js";
 import { resolveSettings } from "../../config/resolve-settings.js";
 import { parseCriteria } from "../../store/plan-fields.js";
@@ -18,7 +18,8 @@ import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
-import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
+import { commitPolicy } from "../../launch/run-worktree.js";
+import { checkSettings } from "../../config/check-settings.js";
 import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
@@ -55,7 +56,7 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     if (!parsed.ok) throw new UsageError(parsed.message);
     criteria = parsed.criteria;
   }
-  const settings = { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get("sandbox")?.value) };
+  const settings = { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get(runOption("sandbox").yaml ?? "")?.value) };
   return { settings, criteria, checksDir: flags.has("--check") ? dir : null };
 }
 
@@ -112,24 +113,8 @@ export function resolvePrompt(words: string[], settings: RunSettings, projectDir
   return prompt;
 }
 
-/** Checks the agent choice against `-- CMD ARGS` and --agent-cmd; returns the settings to run with. */
-export function settleAgent(settings: RunSettings, trailing: string[] | null, agentGiven: boolean): RunSettings {
-  if (trailing && trailing.length === 0) throw new UsageError("-- must be followed by a command and its arguments");
-  if (trailing && settings.agentCmd) throw new UsageError("give the command with --agent-cmd or after --, not both");
-  const agentCmd = trailing ?? settings.agentCmd;
-  if (agentCmd && agentGiven && settings.agent !== "command") {
-    throw new UsageError(`--agent ${settings.agent} does not take a command; use --agent command (or leave --agent out)`);
-  }
-  const agent = agentCmd ? "command" : settings.agent;
-  if (agent === "command" && !agentCmd) throw new UsageError("--agent command needs --agent-cmd CMD or -- CMD ARGS");
-  const repeated = settings.fallbackAgents.find((name, i) => name === agent || settings.fallbackAgents.indexOf(name) !== i);
-  if (repeated) throw new UsageError(`--fallback-agent: expected agents other than the main one and each other, got ${repeated} twice`);
-  return { ...settings, agent, agentCmd };
-}
-
 /** The run's first plan (state.md), after checking the task list and criteria; `checksDir` is where `--check` was typed. */
 export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string, checksDir: string | null = null): Plan {
-  if (settings.task && !settings.tasks) throw new UsageError("--task needs --tasks FILE: the task list it names a task of");
   if (settings.tasks) {
     const file = resolve(projectDir, settings.tasks);
     const tasks = loadTasks(file);
@@ -148,28 +133,20 @@ export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt
   };
 }
 
-/** `--parallel N` needs a task list and is not combined with `--task`. */
-function checkParallel(settings: RunSettings): void {
-  if (settings.parallel === null) return;
-  if (!settings.tasks) throw new UsageError("--parallel needs --tasks FILE: each child run works on one of its tasks");
-  if (settings.task) throw new UsageError("--parallel and --task do not go together: --parallel gives each child its task");
-}
-
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
   const loaded = loadSettings(command, projectDir, process.env, process.cwd());
-  // --parent and --resolve are set only on the internal command a --parallel run starts its children with.
-  if (loaded.settings.parent) throw new UsageError("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
-  if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
-  const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
-  const misplaced = ralphFlagsIn(trailing ?? [], command);
+  const trailingWords = trailing ?? [];
+  const agent = runOption("agent");
+  const agentGiven = givenFlags(command).has(agent.flag) || (agent.env !== null && process.env[agent.env] !== undefined);
+  const checked = checkSettings(loaded.settings, { trailing, agentGiven });
+  if (!checked.ok) throw new UsageError(checked.message);
+  const misplaced = ralphFlagsIn(trailingWords, command);
   if (misplaced.length > 0) {
     process.stderr.write(`ralph: warning: ${misplaced.join(", ")} after -- ${misplaced.length === 1 ? "goes" : "go"} to the agent command, not to ralph; put ralph's options before --\n`);
   }
-  checkCommitSettings(settled);
-  const picked = pickTaskByIndex(settled, projectDir, process.env);
-  checkParallel(picked);
+  const picked = pickTaskByIndex(checked.settings, projectDir, process.env);
   const settings = { ...picked, commit: commitPolicy(picked) };
   const prompt = resolvePrompt(words, settings, projectDir);
   if (prompt.toString("utf8").includes(PROMPT_TEMPLATE_LINE)) {
