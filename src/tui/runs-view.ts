@@ -94,13 +94,13 @@ const pad = (text: string, width: number): string => (text.length >= width ? `${
 
 /** Column widths for a screen `width` cells wide. */
 function columns(width: number): { id: number; wide: boolean } {
-  return { id: width >= 120 ? 28 : 22, wide: width >= 120 };
+  return { id: width >= 150 ? 30 : 22, wide: width >= 150 };
 }
 
 /** The column header line. */
 export function headerLine(width: number): Span[] {
   const { id, wide } = columns(width);
-  const text = `  ${pad("RUN", id)}${pad("STATE", 12)}${pad("ITER", 8)}${pad("SPEND", 9)}${pad("TOKENS", 8)}${pad("AGE", 5)}? ${wide ? `${pad("TASK", 40)}LAST EVENT` : "TASK / LAST EVENT"}`;
+  const text = `  ${pad("RUN", id)}${pad("STATE", 15)}${pad("ITER", 8)}${pad("SPEND", 9)}${pad("TOKENS", 8)}${pad("AGE", 5)}? ${wide ? `${pad("TASK", 40)}LAST EVENT` : "TASK / LAST EVENT"}`;
   return [span("bold", text)];
 }
 
@@ -108,8 +108,8 @@ export function headerLine(width: number): Span[] {
 export function runLine(listed: ListedRun, selected: boolean, width: number, now: number): Span[] {
   const { row } = listed;
   const { id, wide } = columns(width);
-  const fold = listed.child ? " └ " : listed.children > 0 ? (listed.folded ? `+${listed.children} ` : " ▾ ") : "";
-  const name = pad(`${fold}${row.id}`, id);
+  const fold = listed.child ? "  └ " : listed.children > 0 ? (listed.folded ? "▸ " : "▾ ") : "";
+  const name = pad(`${fold}${row.id}${listed.folded ? ` (+${listed.children})` : ""}`, id);
   const age = row.started_at ? Math.max(0, Math.round((now - Date.parse(row.started_at)) / 1000)) : null;
   const what = row.task ?? "";
   const last = row.reason ?? "";
@@ -117,7 +117,7 @@ export function runLine(listed: ListedRun, selected: boolean, width: number, now
   return [
     span(base, selected ? "› " : "  "),
     span(base, name),
-    span(selected ? "select" : stateStyle(row.state), pad(row.state, 12)),
+    span(selected ? "select" : stateStyle(row.state), pad(row.state, 15)),
     span(base, `${pad(iterText(row), 8)}${pad(spendText(row.cost_usd), 9)}${pad(tokenText(row.tokens), 8)}${pad(ageText(age), 5)}`),
     span(selected ? "select" : "warn", row.question !== null ? "? " : "  "),
     span(base, wide ? `${pad(what, 40)}${last}` : what !== "" ? `${what} · ${last}` : last),
