@@ -1,0 +1,59 @@
+// Golden screens of `ralph tui`: the runs view and the run view at 80×24 and 160×48, read back as text from
+// a headless terminal and compared with test/golden/tui-*.txt. Times, ages, sizes, the resource figures (cgroup
+// mode only) and the temporary project's name change from run to run: every number is masked to 9 and runs of spaces to two, so the comparison is
+// deterministic. RALPH_UPDATE_GOLDEN=1 writes the files anew.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
+import { startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
+
+const project = tempProjects("ralph-tui-golden-");
+const tuis: TuiTerminal[] = [];
+after(() => tuis.forEach((tui) => tui.running() && tui.pty.kill("SIGKILL")));
+
+const goldenFile = (name: string) => fileURLToPath(new URL(`../../../test/golden/${name}`, import.meta.url));
+
+/** A screen with what changes between runs masked. */
+function masked(screen: string, dir: string): string {
+  return screen
+    .split("\n")
+    .map((line) => line.replaceAll(basename(dir), "PROJECT").replace(/ · cpu [\d.]+s · mem [\d.]+ MiB · \d+ procs/, "").replace(/\d+(\.\d+)?/g, "9").replace(/ {2,}/g, "  ").trimEnd())
+    .join("\n")
+    .trimEnd();
+}
+
+function compare(name: string, actual: string): void {
+  const file = goldenFile(name);
+  if (process.env.RALPH_UPDATE_GOLDEN === "1") writeFileSync(file, `${actual}\n`);
+  assert.equal(actual, readFileSync(file, "utf8").trimEnd(), `${name} differs from the golden screen`);
+}
+
+describe("ralph tui golden screens", () => {
+  let dir = "";
+  test("two ended runs", async () => {
+    dir = project();
+    const first = await runRalph(["run", "--name", "alpha", "-n", "2", "build the parser", ...fakeAgent("--print", "reading src/parse.ts", "--print", "the tests pass")], dir);
+    assert.equal(first.code, 3, first.stderr);
+    const second = await runRalph(["run", "--name", "beta", "-n", "3", "--completion-promise", "FIN", "write the docs", ...fakeAgent("--print", "docs written", "--promise", "FIN")], dir);
+    assert.equal(second.code, 0, second.stderr);
+  });
+  for (const [columns, rows] of [
+    [80, 24],
+    [160, 48],
+  ] as const) {
+    test(`runs view and run view at ${columns}×${rows}`, async () => {
+      const t = startTui(dir, [], columns, rows, cleanEnv({ NO_COLOR: "1" }));
+      tuis.push(t);
+      const runs = await t.waitFor((screen) => /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen), "both runs");
+      compare(`tui-runs-${columns}x${rows}.txt`, masked(runs, dir));
+      t.type("\r");
+      const run = await t.waitFor((screen) => screen.includes("<promise>FIN</promise>") && screen.includes("── agent output"), "the run view");
+      compare(`tui-run-${columns}x${rows}.txt`, masked(run, dir));
+      t.type("q");
+      await t.exited;
+    });
+  }
+});
