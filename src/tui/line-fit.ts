@@ -32,9 +32,27 @@ const SGR: Record<Style, string> = {
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
+/** Characters one cell wide that lines often hold (Latin-1, punctuation, arrows, box drawing, shapes). */
+const NARROW = /^[\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25ff]$/;
+const widths = new Map<string, number>();
+
+/** The cells one grapheme takes, remembered (a screen shows the same few again and again). */
+function graphemeWidth(grapheme: string): number {
+  if (grapheme.length === 1 && (PRINTABLE_ASCII.test(grapheme) || NARROW.test(grapheme))) return 1;
+  let width = widths.get(grapheme);
+  if (width === undefined) {
+    width = stringWidth(grapheme);
+    if (widths.size < 10_000) widths.set(grapheme, width);
+  }
+  return width;
+}
+
 /** The cells `text` takes on a terminal. */
 export function cellWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  let cells = 0;
+  for (const { segment } of graphemes.segment(text)) cells += graphemeWidth(segment);
+  return cells;
 }
 
 /** `text` cut to at most `width` cells (by whole characters); the cells it takes. */
@@ -43,7 +61,7 @@ function cut(text: string, width: number): { text: string; cells: number } {
   let out = "";
   let cells = 0;
   for (const { segment } of graphemes.segment(text)) {
-    const w = stringWidth(segment);
+    const w = graphemeWidth(segment);
     if (cells + w > width) break;
     out += segment;
     cells += w;

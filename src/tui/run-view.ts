@@ -12,7 +12,9 @@ export type Pane = "output" | "log" | "report";
 /** The pane's lines and where the view is in them. */
 export interface PaneLines {
   pane: Pane;
-  lines: Span[][];
+  /** How many lines the pane holds, and those from `from` to `to` (only the shown ones are made). */
+  total: number;
+  slice(from: number, to: number): Span[][];
   /** Lines scrolled up from the end (0: following the end). */
   fromEnd: number;
   /** Whether more lines are before the first one held. */
@@ -59,13 +61,13 @@ export function iterationLines(iterations: IterationRow[], room: number): Span[]
 /** The pane's title line and its `room - 1` visible lines (the end, or as far up as scrolled). */
 export function paneLines(view: PaneLines, room: number): Span[][] {
   const body = Math.max(1, room - 1);
-  const total = view.lines.length;
+  const total = view.total;
   const last = Math.max(0, total - view.fromEnd);
   const first = Math.max(0, last - body);
   const where = total === 0 ? "empty" : `lines ${first + 1}-${last} of ${total}${view.earlier ? "+" : ""}${view.fromEnd === 0 ? " · following" : ""}`;
   const names: Record<Pane, string> = { output: "agent output", log: "run log", report: "report" };
   const title: Span[] = [span("bold", `── ${names[view.pane]} ── ${where} ── l: output/log · o: report · pgup/pgdn/home/end ──`)];
-  const shown = view.lines.slice(first, last);
+  const shown = view.slice(first, last);
   while (shown.length < body) shown.push([]);
   return [title, ...shown];
 }

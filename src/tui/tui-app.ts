@@ -66,7 +66,8 @@ export class TuiApp {
     private readonly projects: Project[],
     private readonly host: TuiHost,
   ) {
-    this.hub = new RunsHub(projects);
+    // Rows are read again at most five times a second per run: the screen shows no more than that.
+    this.hub = new RunsHub(projects, 200);
     this.hub.subscribe(() => this.invalidate());
     // Ages change every second; only the lines that change are drawn.
     this.ticker = setInterval(() => this.invalidate(), 1000);
@@ -191,7 +192,7 @@ export class TuiApp {
     const open = this.open as OpenRun;
     const page = Math.max(1, this.host.size().rows - 12);
     const scroll = (by: number) => {
-      const lines = this.paneSource(open).length;
+      const lines = this.paneSource(open).total;
       open.fromEnd = Math.max(0, Math.min(lines, open.fromEnd + by));
       // Scrolled to the top of what is held: read one more window back.
       if (open.fromEnd >= lines - page && open.pane !== "report") void open.detail.earlier(open.pane).then(() => this.invalidate());
@@ -330,10 +331,18 @@ export class TuiApp {
     this.invalidate();
   }
 
-  private paneSource(open: OpenRun): Span[][] {
-    if (open.pane === "report") return open.report ?? [];
-    if (open.pane === "log") return open.detail.log.map((line) => [span("dim", line)]);
-    return open.detail.output.map((line: Segment[]) => line.map((segment) => span(segment.tone, segment.text)));
+  /** The open pane's lines; only those shown are turned into spans. */
+  private paneSource(open: OpenRun): { total: number; slice(from: number, to: number): Span[][] } {
+    if (open.pane === "report") {
+      const report = open.report ?? [];
+      return { total: report.length, slice: (from, to) => report.slice(from, to) };
+    }
+    if (open.pane === "log") {
+      const log = open.detail.log;
+      return { total: log.length, slice: (from, to) => log.slice(from, to).map((line) => [span("dim", line)]) };
+    }
+    const output = open.detail.output;
+    return { total: output.length, slice: (from, to) => output.slice(from, to).map((line: Segment[]) => line.map((segment) => span(segment.tone, segment.text))) };
   }
 
   // ---- frames ----
@@ -402,8 +411,8 @@ export class TuiApp {
     const iterations = iterationLines([...open.detail.iterations.values()], iterationRoom);
     const paneRoom = Math.max(2, room - header.length - iterations.length);
     const source = this.paneSource(open);
-    open.fromEnd = Math.min(open.fromEnd, Math.max(0, source.length - (paneRoom - 1)));
-    return [...header, ...iterations, ...paneLines({ pane: open.pane, lines: source, fromEnd: open.fromEnd, earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane) }, paneRoom)];
+    open.fromEnd = Math.min(open.fromEnd, Math.max(0, source.total - (paneRoom - 1)));
+    return [...header, ...iterations, ...paneLines({ pane: open.pane, total: source.total, slice: source.slice, fromEnd: open.fromEnd, earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane) }, paneRoom)];
   }
 
   private keyBar(row: RunRow | null, width: number): Span[] {

@@ -19,7 +19,11 @@ export class RunsHub {
   private readonly listeners = new Set<(row: RunRow) => void>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly projects: Project[]) {
+  /** `settleMs`: how long a burst of file events in one run directory is gathered into one read. */
+  constructor(
+    private readonly projects: Project[],
+    private readonly settleMs = SETTLE_MS,
+  ) {
     for (const project of projects) this.rescan(project, true);
     this.timer = setInterval(() => this.projects.forEach((project) => this.rescan(project, true)), RESCAN_MS);
   }
@@ -86,7 +90,7 @@ export class RunsHub {
     this.pending.set(key, setTimeout(() => {
       this.pending.delete(key);
       this.refresh(project, id);
-    }, SETTLE_MS));
+    }, this.settleMs));
   }
 
   private watchDir(key: string, dir: string, onChange: () => void): void {
