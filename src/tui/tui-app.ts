@@ -66,8 +66,10 @@ export class TuiApp {
     private readonly projects: Project[],
     private readonly host: TuiHost,
   ) {
-    // Rows are read again at most five times a second per run: the screen shows no more than that.
-    this.hub = new RunsHub(projects, 200);
+    // Live rows are read again four times a second rather than at every line an agent writes: the screen
+    // shows no more than that, and watching each run directory woke the TUI a thousand times a second
+    // with eight agents streaming (bench/tui.ts). The runs directory is still watched: a new run shows at once.
+    this.hub = new RunsHub(projects, { rescanMs: 250, watchRuns: false });
     this.hub.subscribe(() => this.invalidate());
     // Ages change every second; only the lines that change are drawn.
     this.ticker = setInterval(() => this.invalidate(), 1000);
