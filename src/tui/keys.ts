@@ -48,6 +48,7 @@ export function parseKeys(data: string): Key[] {
     const char = data[at] as string;
     if (char === "\x1b") {
       // A CSI or SS3 sequence: ESC [ or ESC O, parameters, one final byte.
+      // eslint-disable-next-line no-control-regex -- matching the terminal's escape sequences is the point
       const csi = /^\x1b(?:\[[0-9;?]*[\x40-\x7e]|O[A-Z])/.exec(data.slice(at));
       if (csi) {
         const named = SEQUENCES[csi[0]];

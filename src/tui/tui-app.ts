@@ -355,6 +355,7 @@ export class TuiApp {
     const width = Math.max(20, columns);
     const height = Math.max(6, rows);
     const now = this.host.now();
+    this.keepSelection();
     const row = this.target();
     const fit = (spans: Span[], fill: Span["style"] = "plain") => fitLine(spans, width, this.host.color, fill);
     const bottom: Span[][] = [];
@@ -394,10 +395,16 @@ export class TuiApp {
     return [span("title", width >= 40 ? text : " ralph tui")];
   }
 
+  /** Keeps the selection on a listed run: the first one when none (or a run no longer listed) was. */
+  private keepSelection(): void {
+    if (this.open) return;
+    const listed = this.listed();
+    if (listed.length > 0 && (this.selected === null || !listed.some((item) => rowKey(item.row) === this.selected))) this.selected = rowKey((listed[0] as ListedRun).row);
+  }
+
   private runsViewLines(room: number, now: number): Span[][] {
     const listed = this.listed();
     if (listed.length === 0) return [[span("dim", this.rows().length === 0 ? "  no runs yet: start one with ralph run (they show here live)" : `  no ${this.filter} runs (f: change the filter)`)]];
-    if (this.selected === null || !listed.some((item) => rowKey(item.row) === this.selected)) this.selected = rowKey((listed[0] as ListedRun).row);
     const index = listed.findIndex((item) => rowKey(item.row) === this.selected);
     const visible = Math.max(1, room - 1);
     const first = Math.max(0, Math.min(index - Math.floor(visible / 2), listed.length - visible));

@@ -25,6 +25,9 @@ function masked(screen: string, dir: string): string {
     .trimEnd();
 }
 
+/** Whether the frame is drawn whole: its last row, the key bar, is written last. */
+const whole = (screen: string): boolean => (screen.split("\n").at(-1) ?? "").includes("(p pause)");
+
 function compare(name: string, actual: string): void {
   const file = goldenFile(name);
   if (process.env.RALPH_UPDATE_GOLDEN === "1") writeFileSync(file, `${actual}\n`);
@@ -47,10 +50,10 @@ describe("ralph tui golden screens", () => {
     test(`runs view and run view at ${columns}×${rows}`, async () => {
       const t = startTui(dir, [], columns, rows, cleanEnv({ NO_COLOR: "1" }));
       tuis.push(t);
-      const runs = await t.waitFor((screen) => /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen), "both runs");
+      const runs = await t.waitFor((screen) => whole(screen) && /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen), "both runs");
       compare(`tui-runs-${columns}x${rows}.txt`, masked(runs, dir));
       t.type("\r");
-      const run = await t.waitFor((screen) => screen.includes("<promise>FIN</promise>") && screen.includes("── agent output"), "the run view");
+      const run = await t.waitFor((screen) => whole(screen) && screen.includes("<promise>FIN</promise>") && screen.includes("── agent output"), "the run view");
       compare(`tui-run-${columns}x${rows}.txt`, masked(run, dir));
       t.type("q");
       await t.exited;
