@@ -17,14 +17,18 @@ export class Screen {
   private shown: string[] = [];
   private cursorShown = false;
 
-  constructor(private readonly write: (text: string) => void) {}
+  /** `color` false (NO_COLOR): lines hold no SGR sequence, and none is added after them. */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly color = true,
+  ) {}
 
   /** Draws `lines` (row 0 first), writing only those that differ from the frame before. */
   draw(lines: string[], cursor: Cursor | null): void {
     let out = "";
     for (let row = 0; row < lines.length; row++) {
       const line = lines[row] as string;
-      if (this.shown[row] !== line) out += `\x1b[${row + 1};1H${line}\x1b[0m`;
+      if (this.shown[row] !== line) out += `\x1b[${row + 1};1H${line}${this.color ? "\x1b[0m" : ""}`;
     }
     for (let row = lines.length; row < this.shown.length; row++) out += `\x1b[${row + 1};1H\x1b[2K`;
     if (cursor) out += `\x1b[${cursor.row + 1};${cursor.col + 1}H${this.cursorShown ? "" : "\x1b[?25h"}`;

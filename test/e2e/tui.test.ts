@@ -178,3 +178,29 @@ describe("ralph tui", () => {
     await t.exited;
   });
 });
+
+describe("ralph tui: terminal manners", () => {
+  test("redrawn whole on resize, from 80×24 up; NO_COLOR writes no colour", async () => {
+    const dir = project();
+    await runRalph(["run", "--name", "small", "-n", "1", "go", ...fakeAgent("--print", "hi")], dir);
+    const t = startTui(dir, [], 160, 48, cleanEnv({ NO_COLOR: "1" }));
+    tuis.push(t);
+    const lastRow = (screen: string) => screen.split("\n").at(-1) ?? "";
+    await t.waitFor((screen) => /› small\s+MAX_ITERATIONS/.test(screen) && lastRow(screen).includes("? help q quit"), "the runs at 160×48");
+    t.resize(80, 24);
+    await t.waitFor((screen) => screen.split("\n").length === 24 && /› small\s+MAX_ITERATIONS/.test(screen) && lastRow(screen).startsWith("(p pause)"), "the runs at 80×24");
+    t.resize(100, 30);
+    await t.waitFor((screen) => screen.split("\n").length === 30 && lastRow(screen).startsWith("(p pause)"), "the key bar on the last row at 100×30");
+    t.type("q");
+    await t.exited;
+    // Only the reset on leaving: no colour, bold or inverse anywhere.
+    // eslint-disable-next-line no-control-regex -- looking for escape sequences is the point
+    assert.doesNotMatch(t.raw(), /\x1b\[[0-9;]*[1-9][0-9;]*m/);
+  });
+
+  test("a terminal is required: without one, one line and exit 2", async () => {
+    const dir = project();
+    const piped = await runRalph(["tui"], dir);
+    assert.deepEqual([piped.code, piped.stderr], [2, "ralph: tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)\n"]);
+  });
+});

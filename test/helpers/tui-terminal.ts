@@ -15,7 +15,7 @@ export interface TuiTerminal {
   screen(): string[];
   /** Types `data` (keys as the terminal sends them). */
   type(data: string): void;
-  /** Waits until the screen satisfies `test` (checked as output arrives), failing after `timeoutMs`. */
+  /** Waits until the screen, between two frames, satisfies `test` (checked as output arrives), failing after `timeoutMs`. */
   waitFor(test: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
   resize(columns: number, rows: number): void;
   exited: Promise<{ exitCode: number; signal: number | undefined }>;
@@ -27,11 +27,13 @@ export function startTui(cwd: string, args: string[] = [], columns = 120, rows =
   const term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0 });
   const pty = spawn(process.execPath, [RALPH, "tui", ...args], { cwd, env: { TERM: "xterm-256color", ...env } as Record<string, string>, cols: columns, rows, name: "xterm-256color" });
   let raw = "";
+  /** What the emulator has carried out so far (raw may run ahead of it). */
+  let shown = "";
   let pending = Promise.resolve();
   const waiters = new Set<() => void>();
   pty.onData((data) => {
     raw += data;
-    pending = pending.then(() => new Promise<void>((resolve) => term.write(data, resolve)));
+    pending = pending.then(() => new Promise<void>((resolve) => term.write(data, () => ((shown += data), resolve()))));
     void pending.then(() => waiters.forEach((wake) => wake()));
   });
   let running = true;
@@ -57,7 +59,9 @@ export function startTui(cwd: string, args: string[] = [], columns = 120, rows =
       new Promise<string>((resolve, reject) => {
         const check = () => {
           const text = screen().join("\n");
-          if (test(text)) {
+          // Looked at between frames only, as a terminal that honours synchronized output shows them.
+          const between = shown.lastIndexOf("\x1b[?2026l") >= shown.lastIndexOf("\x1b[?2026h");
+          if (between && test(text)) {
             done();
             resolve(text);
           } else if (!running) {

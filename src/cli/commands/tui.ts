@@ -1,6 +1,7 @@
 // `ralph tui`: the terminal UI. Takes the terminal (raw mode, alternate screen) and gives it back as it was
 // on every way out: q, Ctrl-C, SIGTERM, SIGHUP (the SSH connection dropped), SIGQUIT and a crash. Leaving
 // never touches a run: the runs are other processes, and nothing here signals them.
+import { existsSync, statSync } from "node:fs";
 import { projectsOf } from "../../ui/projects.js";
 import { parseKeys } from "../../tui/keys.js";
 import { ENTER, LEAVE, Screen } from "../../tui/screen.js";
@@ -19,9 +20,15 @@ export async function tuiCommand(cwd: string, opts: { project?: string[] }, env:
   const stdin = process.stdin;
   const stdout = process.stdout;
   if (!stdin.isTTY || !stdout.isTTY) throw new UsageError("tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)");
-  const projects = projectsOf(opts.project && opts.project.length > 0 ? opts.project : [cwd]);
+  const dirs = opts.project && opts.project.length > 0 ? opts.project : [cwd];
+  for (const dir of dirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--project ${dir}: expected a project directory`);
+  }
+  const projects = projectsOf(dirs);
   // https://no-color.org: any non-empty NO_COLOR turns colour off.
   const color = !env.NO_COLOR;
+  let finish: (code: number) => void = () => undefined;
+  const ended = new Promise<number>((resolve) => (finish = resolve));
   const write = (text: string) => {
     try {
       stdout.write(text);
@@ -29,7 +36,10 @@ export async function tuiCommand(cwd: string, opts: { project?: string[] }, env:
       // The terminal is gone (a hang-up): nothing more to show.
     }
   };
-  const screen = new Screen(write);
+  const screen = new Screen(write, color);
+  // A terminal that hung up fails every later write (EIO): that ends the TUI quietly, never as a crash.
+  stdout.removeAllListeners("error");
+  stdout.on("error", () => finish(129));
   let restored = false;
   const restore = () => {
     if (restored) return;
@@ -41,8 +51,6 @@ export async function tuiCommand(cwd: string, opts: { project?: string[] }, env:
     }
     write(LEAVE);
   };
-  let finish: (code: number) => void = () => undefined;
-  const ended = new Promise<number>((resolve) => (finish = resolve));
   const fixedNow = env.RALPH_TUI_NOW ? Date.parse(env.RALPH_TUI_NOW) : Number.NaN;
   const app = new TuiApp(projects, {
     size: () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 }),
