@@ -20,6 +20,8 @@ const ENTER_ALT = "\x1b[?1049h";
 const LEAVE_ALT = "\x1b[?1049l";
 const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
 const state = (dir: string, id: string) => (existsSync(join(runDir(dir, id), "status.json")) ? String(readStatus(runDir(dir, id)).state) : "");
+/** The control files a person's request leaves in a run directory. */
+const controlFiles = (dir: string, id: string) => ["STOP", "PAUSE", "ANSWER"].filter((name) => existsSync(join(runDir(dir, id), name)));
 const runnerPid = (dir: string, id: string) => Number(readStatus(runDir(dir, id)).pid);
 
 function tui(dir: string, columns = 120, rows = 32): TuiTerminal {
@@ -63,7 +65,8 @@ describe("ralph tui", () => {
     const exit = await t.exited;
     assert.equal(exit.exitCode, 0);
     assert.ok(t.raw().lastIndexOf(LEAVE_ALT) > t.raw().indexOf(ENTER_ALT), "the alternate screen is left");
-    assert.equal(state(dir, "live"), "running", "q never affects a run");
+    assert.deepEqual(controlFiles(dir, "live"), [], "q never affects a run: no STOP, PAUSE or ANSWER");
+    assert.equal(state(dir, "live"), "running");
     assert.ok(processAlive(runnerPid(dir, "live")), "its runner goes on");
     // s: stop at the boundary, the run ends STOPPED and the TUI shows it.
     const again = tui(dir);
@@ -121,6 +124,7 @@ describe("ralph tui", () => {
     const raw = t.raw();
     assert.ok(raw.lastIndexOf(LEAVE_ALT) > raw.indexOf(ENTER_ALT), "the alternate screen is left");
     assert.ok(raw.lastIndexOf("\x1b[?25h") > raw.indexOf(ENTER_ALT), "the cursor is shown again");
+    assert.deepEqual(controlFiles(dir, "hup"), []);
     assert.equal(state(dir, "hup"), "running");
     assert.ok(processAlive(runnerPid(dir, "hup")));
     await stopRun(dir, "hup");
