@@ -68,6 +68,8 @@ export class RunDetail {
   readonly iterations = new Map<number, IterationRow>();
   output: Segment[][] = [];
   log: string[] = [];
+  /** Whether the run's files have been read once (until then the view says so rather than "empty"). */
+  loaded = false;
   /** Where the loaded part of events.jsonl and run.log starts (0: the whole file is loaded). */
   private outputStart = 0;
   private logStart = 0;
@@ -98,6 +100,7 @@ export class RunDetail {
     this.outputStart = events.start;
     this.log = log.lines;
     this.logStart = log.start;
+    this.loaded = true;
     this.tails.push(
       tailLines(this.paths.events, events.end, (lines) => {
         for (const line of lines) {

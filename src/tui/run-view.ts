@@ -19,6 +19,8 @@ export interface PaneLines {
   fromEnd: number;
   /** Whether more lines are before the first one held. */
   earlier: boolean;
+  /** Whether the pane's file is still being read for the first time. */
+  reading?: boolean;
 }
 
 /** The run's header: id, state, iteration, spend, tokens, age, task. */
@@ -37,9 +39,9 @@ export function runHeader(row: RunRow, now: number): Span[][] {
 const pad = (text: string, width: number): string => (text.length >= width ? `${text.slice(0, width - 1)} ` : text.padEnd(width));
 
 /** The iteration list's lines: its header and the newest `room - 1` iterations. */
-export function iterationLines(iterations: IterationRow[], room: number): Span[][] {
+export function iterationLines(iterations: IterationRow[], room: number, reading = false): Span[][] {
   const head: Span[] = [span("bold", `${pad("  #", 6)}${pad("RESULT", 10)}${pad("TIME", 8)}${pad("COST", 9)}${pad("CHECKS", 9)}${pad("REVIEW", 9)}${pad("COMMIT", 10)}TASK`)];
-  if (iterations.length === 0) return [head, [span("dim", "  no iteration yet")]];
+  if (iterations.length === 0) return [head, [span("dim", reading ? "  reading the run's events…" : "  no iteration yet")]];
   const shown = iterations.slice(-Math.max(1, room - 1));
   return [
     head,
@@ -64,7 +66,7 @@ export function paneLines(view: PaneLines, room: number): Span[][] {
   const total = view.total;
   const last = Math.max(0, total - view.fromEnd);
   const first = Math.max(0, last - body);
-  const where = total === 0 ? "empty" : `lines ${first + 1}-${last} of ${total}${view.earlier ? "+" : ""}${view.fromEnd === 0 ? " · following" : ""}`;
+  const where = view.reading ? "reading…" : total === 0 ? "empty" : `lines ${first + 1}-${last} of ${total}${view.earlier ? "+" : ""}${view.fromEnd === 0 ? " · following" : ""}`;
   const names: Record<Pane, string> = { output: "agent output", log: "run log", report: "report" };
   const title: Span[] = [span("bold", `── ${names[view.pane]} ── ${where} ── l: output/log · o: report · pgup/pgdn/home/end ──`)];
   const shown = view.slice(first, last);

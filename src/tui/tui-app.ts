@@ -417,11 +417,12 @@ export class TuiApp {
     if (!row) return [[span("warn", "this run is no longer listed (esc: back)")]];
     const header = runHeader(row, now);
     const iterationRoom = Math.max(2, Math.min(open.detail.iterations.size + 1, Math.floor((room - header.length) / 3)));
-    const iterations = iterationLines([...open.detail.iterations.values()], iterationRoom);
+    const reading = !open.detail.loaded;
+    const iterations = iterationLines([...open.detail.iterations.values()], iterationRoom, reading);
     const paneRoom = Math.max(2, room - header.length - iterations.length);
     const source = this.paneSource(open);
     open.fromEnd = Math.min(open.fromEnd, Math.max(0, source.total - (paneRoom - 1)));
-    return [...header, ...iterations, ...paneLines({ pane: open.pane, total: source.total, slice: source.slice, fromEnd: open.fromEnd, earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane) }, paneRoom)];
+    return [...header, ...iterations, ...paneLines({ pane: open.pane, total: source.total, slice: source.slice, fromEnd: open.fromEnd, earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane), reading: open.pane !== "report" && reading }, paneRoom)];
   }
 
   private keyBar(row: RunRow | null, width: number): Span[] {

@@ -1,13 +1,16 @@
 // Golden screens of `ralph tui`: the runs view and the run view at 80×24 and 160×48, read back as text from
-// a headless terminal and compared with test/golden/tui-*.txt. Times, ages, sizes, the resource figures (cgroup
-// mode only) and the temporary project's name change from run to run: every number is masked to 9 and runs of spaces to two, so the comparison is
-// deterministic. RALPH_UPDATE_GOLDEN=1 writes the files anew.
+// a headless terminal and compared with test/golden/tui-*.txt. The TUI's clock is fixed (RALPH_TUI_NOW) a few
+// seconds after the last run started, so an age never turns from "59s" into "1m" on a slow machine; the
+// durations, sizes, resource figures (cgroup mode only) and the temporary project's name still change from
+// run to run: every number is masked to 9 and runs of spaces to two. A screen is taken only once the frame
+// it waits for shows the run's files read (not the frame drawn on enter, before they are): the comparison
+// is deterministic. RALPH_UPDATE_GOLDEN=1 writes the files anew.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
 import { startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
 
 const project = tempProjects("ralph-tui-golden-");
@@ -48,12 +51,16 @@ describe("ralph tui golden screens", () => {
     [160, 48],
   ] as const) {
     test(`runs view and run view at ${columns}×${rows}`, async () => {
-      const t = startTui(dir, [], columns, rows, cleanEnv({ NO_COLOR: "1" }));
+      const lastStart = Date.parse(String(readStatus(join(dir, ".ralph", "runs", "beta")).started_at));
+      const now = new Date(lastStart + 5000).toISOString();
+      const t = startTui(dir, [], columns, rows, cleanEnv({ NO_COLOR: "1", RALPH_TUI_NOW: now }));
       tuis.push(t);
       const runs = await t.waitFor((screen) => whole(screen) && /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen), "both runs");
       compare(`tui-runs-${columns}x${rows}.txt`, masked(runs, dir));
       t.type("\r");
-      const run = await t.waitFor((screen) => whole(screen) && screen.includes("<promise>FIN</promise>") && screen.includes("── agent output"), "the run view");
+      // The frame drawn on enter comes before the run's files are read (its pane says "reading…"); the one
+      // to compare is the frame after, which shows the iterations and output together.
+      const run = await t.waitFor((screen) => whole(screen) && /── agent output ── lines \d+-\d+ of \d+/.test(screen), "the run view with the run's files read");
       compare(`tui-run-${columns}x${rows}.txt`, masked(run, dir));
       t.type("q");
       await t.exited;
