@@ -3,7 +3,8 @@
 // `ralph continue` reads them there and never takes again what an agent may have rewritten since.
 import { readLedgerEntry, type LedgerEntry } from "../control/run-ledger.js";
 import { reviewsOf } from "../engine/reviewing.js";
-import { leadingWords, pinTable } from "../store/pinned-program.js";
+import { leadingWords, pinTable, type PinTable } from "../store/pinned-program.js";
+import { commandDir } from "../notify/notifier.js";
 import { runPaths } from "../store/run-paths.js";
 import { remoteUrls } from "../worktree/land-branch.js";
 import type { StartRunInput } from "./start-run-input.js";
@@ -18,9 +19,9 @@ export async function creationFacts(input: Pick<StartRunInput, "projectDir" | "s
     if (parent?.pins) return { remotes: parent.remotes ?? {}, pins: parent.pins };
   }
   const reviews = reviewsOf(input.plan.completionCriteria).flatMap((criterion) => (criterion.review?.command ? [criterion.review.command] : []));
-  const notifications = input.settings.notifyTargets.flatMap((target) => (target.kind === "command" ? [leadingWords(target.command)] : []));
-  return {
-    remotes: await remoteUrls(input.projectDir),
-    pins: { review: pinTable(reviews, workDir, workDir), notify: pinTable(notifications, input.projectDir, input.projectDir) },
-  };
+  const notify: PinTable = {};
+  for (const target of input.settings.notifyTargets) {
+    if (target.kind === "command") Object.assign(notify, pinTable([leadingWords(target.command)], commandDir(input.projectDir, target), input.projectDir));
+  }
+  return { remotes: await remoteUrls(input.projectDir), pins: { review: pinTable(reviews, workDir, workDir), notify } };
 }
