@@ -28,6 +28,8 @@ export interface LedgerEntry {
   runner: LedgerRunner | null;
   /** The URL of each remote of the project when the run started (before any agent ran): what `land --push NAME` pushes to. */
   remotes?: Record<string, string>;
+  /** The tree a run's reviews diff against, taken before its first reviewed iteration: what `ralph continue` goes on from. */
+  review_base?: string;
 }
 
 /** The directory of the records (0700), from `env`. */
