@@ -34,6 +34,8 @@ export interface LedgerEntry {
    * commands' under the work tree, notification commands' under the project. Never taken again.
    */
   pins?: { review: PinTable; notify: PinTable };
+  /** The tree a run's reviews diff against, taken before its first reviewed iteration: what `ralph continue` goes on from. */
+  review_base?: string;
 }
 
 /** The directory of the records (0700), from `env`. */

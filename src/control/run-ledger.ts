@@ -44,7 +44,7 @@ export function recordRunCreated(
 }
 
 /** Updates the record of a run ralph created; does nothing for one it did not. What it found at creation stays. */
-export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner">>, env: NodeJS.ProcessEnv = process.env): void {
+export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner" | "review_base">>, env: NodeJS.ProcessEnv = process.env): void {
   const entry = readLedgerEntry(runDir, env);
   if (entry) writeEntry({ ...entry, ...change }, env);
 }

@@ -19,6 +19,7 @@ import { startAttempt } from "./start-attempt.js";
 import { LogAhead } from "../store/log-ahead.js";
 import { InputQueue } from "./input-queue.js";
 import { clearAnswer, discardAgentTimeRequests } from "../control/control-files.js";
+import { updateLedgerEntry } from "../control/run-ledger.js";
 import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 import { reviewsOf } from "./reviewing.js";
@@ -81,7 +82,7 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null, reviewBase: previous?.review_base ?? null },
+        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null, reviewBase: previous ? (readLedgerEntry(record.paths.dir, io.env)?.review_base ?? null) : null },
         io.now().getTime(),
       ),
     };
@@ -358,7 +359,11 @@ export class Driver {
     return reviewsOf(this.machine.plan.completionCriteria).length > 0;
   }
 
-  /** The tree reviews diff against: the one a continued run started from (kept in status.json), else the tree now. */
+  /**
+   * The tree reviews diff against: the one a continued run started from, else the tree now. It is kept in the
+   * runner's record, out of the agent's reach: status.json, which an unsandboxed agent can rewrite after a crash,
+   * would let it move the base past its own unreviewed work.
+   */
   private async reviewBase(signal: AbortSignal): Promise<TreeSnapshot> {
     const workDir = workDirOf(this.options);
     const kept = this.machine.tally.reviewBase;
@@ -368,7 +373,10 @@ export class Driver {
     const base = this.options.worktree?.base ?? null;
     const baseTree = base !== null ? await treeOfCommit(workDir, this.io.env, base) : null;
     const now = baseTree ?? (await snapshotTree(workDir, this.io.env, signal));
-    if (now.ok) this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
+    if (now.ok) {
+      this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
+      updateLedgerEntry(this.record.paths.dir, { review_base: now.tree }, this.io.env);
+    }
     return now;
   }
 

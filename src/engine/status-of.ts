@@ -6,7 +6,7 @@ import type { Machine, Phase } from "./phase.js";
 /** The status fields a live run's machine determines (the ending fields are written by finishRun). */
 export type StatusPatch = Pick<
   RunStatus,
-  "state" | "agent" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer" | "review" | "review_base"
+  "state" | "agent" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer" | "review"
 >;
 
 /** What status.json says for the machine. */
@@ -30,7 +30,6 @@ export function statusOf(machine: Machine): StatusPatch {
     question: tally.question?.text ?? null,
     answer: tally.answer,
     review: tally.review,
-    review_base: tally.reviewBase,
   };
 }
 

@@ -61,8 +61,6 @@ export interface RunStatus {
   answer?: string | null;
   /** The last review (`type: review` criterion): its iteration, verdict, and why it did not approve or its first finding. */
   review?: { iteration: number; verdict: "approve" | "changes" | "none"; detail: string } | null;
-  /** The work tree when the run first started, as a git tree id: what its reviews diff against, also once continued. */
-  review_base?: string | null;
 }
 
 /** Replaces status.json with `status`. */

@@ -167,12 +167,20 @@ describe("ralph land", () => {
     const bin = `${repo}-bin`;
     mkdirSync(bin);
     const record = `${repo}-gh.json`;
-    writeFileSync(join(bin, "gh"), `#!${process.execPath}\nconst fs = require("fs");\nfs.writeFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), body: fs.readFileSync(0, "utf8") }));\nconsole.log("https://example.test/pull/7");\n`);
+    // The fake gh records what gh would read to pick the repository: the remote of the directory it runs in.
+    const seeRemote = `let remote = ""; try { remote = require("child_process").execFileSync("git", ["config", "--get", "remote.origin.url"], { encoding: "utf8" }).trim(); } catch {}`;
+    writeFileSync(join(bin, "gh"), `#!${process.execPath}\nconst fs = require("fs");\n${seeRemote}\nfs.writeFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), body: fs.readFileSync(0, "utf8"), cwd: process.cwd(), remote }));\nconsole.log("https://example.test/pull/7");\n`);
     chmodSync(join(bin, "gh"), 0o755);
+    // The agent pointed the checkout's origin at a repository of its own after the run started.
+    git(repo, "remote", "set-url", "origin", "https://github.com/agent/fork.git");
+    execFileSync(join(bin, "gh"), ["control"], { cwd: repo, env: env(), input: "" });
+    assert.equal((JSON.parse(readFileSync(record, "utf8")) as { remote: string }).remote, "https://github.com/agent/fork.git", "control: gh run in the checkout sees the agent's remote");
     const result = await runRalph(["land", "w", "--push", "origin", "--pr"], repo, env({ PATH: pathWith([bin]) }));
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, `landing run w: DONE · checks 1/1 passed · no review\npushed ralph/w to origin (${remote}) as ralph/w\nopened a pull request of ralph/w into main: https://example.test/pull/7\n`);
-    const called = JSON.parse(readFileSync(record, "utf8")) as { args: string[]; body: string };
+    const called = JSON.parse(readFileSync(record, "utf8")) as { args: string[]; body: string; cwd: string; remote: string };
+    assert.equal(called.remote, "", "gh ran outside any repository: it reads no remote the agent set");
+    assert.ok(!called.cwd.startsWith(repo), called.cwd);
     assert.deepEqual(called.args, ["pr", "create", "--head", "ralph/w", "--base", "main", "--title", "ralph w: DONE", "--body-file", "-"]);
     assert.match(called.body, /^# ralph run w: DONE\n/);
     assert.match(called.body, /\| Branch \| `ralph\/w` from `main` /);

@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { cleanEnv, fakeClaudeEnv, finishWithin, processAlive, RALPH, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { updateLedgerEntry } from "../../src/control/run-ledger.js";
+import { snapshotTree } from "../../src/worktree/tree-snapshot.js";
 
 after(isolateGitConfig());
 const REVIEWER = fileURLToPath(new URL("../fixtures/review-agent.js", import.meta.url));
@@ -113,6 +115,25 @@ describe("type: review", () => {
     const asked = readFileSync(join(state, "review-1.txt"), "utf8");
     assert.match(asked, /^\+work of iteration 1$/m, "the first part's work reached the reviewer as a change");
     assert.match(asked, /^\+work of iteration 2$/m);
+  });
+
+  test("ralph continue after a crash: a review base written into status.json by the agent is not taken, the first part's work is still reviewed", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve", state);
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] First task\n- [ ] Second task\n");
+    const first = await runRalph(["run", "--name", "r", "-n", "1", "--tasks", "TASKS.md", "work", ...TICK_ONE_TASK], repo, gitEnv());
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    // As after a runner killed mid-run: no digest of its last status.json. An unsandboxed agent then moves the
+    // review base to the tree as it left it, so its first part's work would never be in a diff.
+    updateLedgerEntry(runDir(repo), { status_sha256: null });
+    const now = await snapshotTree(repo, gitEnv());
+    assert.ok(now.ok);
+    const status = JSON.parse(readFileSync(join(runDir(repo), "status.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(runDir(repo), "status.json"), JSON.stringify({ ...status, review_base: now.tree }));
+    const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());
+    assert.equal(continued.code, 0, continued.stdout + continued.stderr);
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+work of iteration 1$/m, "the first part's work reached the reviewer as a change");
   });
 
   for (const flag of ["--skip-worktree", "--assume-unchanged"]) {

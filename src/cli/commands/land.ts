@@ -98,7 +98,7 @@ export async function landCommand(projectDir: string, given: string | undefined,
     }
     process.stdout.write(`pushed ${branch} to ${remote}${url !== remote ? ` (${url})` : ""} as ${destination}\n`);
     if (!options.pr || !gh || !base) return 0;
-    const opened = await runGh(gh, ["pr", "create", "--head", destination, "--base", base, "--title", title, "--body-file", "-"], report ? renderReportMarkdown(report) : `${title}\n`, projectDir, env);
+    const opened = await runGh(gh, ["pr", "create", "--head", destination, "--base", base, "--title", title, "--body-file", "-"], report ? renderReportMarkdown(report) : `${title}\n`, url, env);
     if (opened.code !== 0) {
       process.stderr.write(`ralph: gh pr create failed (${opened.code ?? "not started"}): ${opened.stderr.trim().split("\n")[0] ?? ""}\n`);
       return 1;
