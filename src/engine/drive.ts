@@ -175,7 +175,7 @@ export class Driver {
     if (this.reviewed()) this.trees = { from: await this.reviewBase(signals.interrupted), to: null };
     // A reviewer script in the work tree is pinned as the run's record has it (read when the run was created,
     // before any agent ran; a continued run never takes it again): a rewritten one is never run.
-    const recorded = readLedgerEntry(record.paths.dir)?.pins?.review;
+    const recorded = readLedgerEntry(record.paths.dir, io.env)?.pins?.review;
     for (const criterion of reviewsOf(this.machine.plan.completionCriteria)) {
       const argv = criterion.review?.command;
       if (argv) this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options), recorded));
