@@ -1,8 +1,9 @@
-// A guide page that names an option's default (`--linger` later (default 10s)) names the declared one: the
-// pages are written by hand, so a default changed in config/run-options.ts must not leave them saying the old.
+// The guide pages are written by hand, so what they say of an option must follow its declaration
+// (config/run-options.ts): a default they name (`--linger` later (default 10s)) is the declared one, and an
+// environment variable they name is a declared option's or one the project itself reads or sets.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { RUN_OPTION_SPECS, type OptionSpec } from "../../src/config/run-options.js";
 import type { OptionType } from "../../src/config/option-types.js";
 
@@ -52,4 +53,41 @@ test("control: a default changed in its declaration is caught where a page still
   );
   const made = [{ path: "x.md", text: "Give `-n/--max-iterations` (default 4, 0 = unlimited) and `--max-wait DUR` (default `0`)." }];
   assert.deepEqual(drifted(made, RUN_OPTION_SPECS), ["x.md: --max-iterations says 4, declared 3"]);
+});
+
+/** Every RALPH_* name written in the files under `dirs` (the project's own variables: the runner's, the tests', deploy/'s). */
+function namesIn(dirs: string[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (url: URL): void => {
+    for (const name of readdirSync(url)) {
+      if (name === "node_modules" || name === "clis") continue;
+      const child = new URL(name, url);
+      if (statSync(child).isDirectory()) walk(new URL(`${name}/`, url));
+      else if (/\.(ts|mjs|js|sh|ya?ml)$/.test(name)) for (const match of readFileSync(child, "utf8").matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g)) names.add(match[0]);
+    }
+  };
+  for (const dir of dirs) walk(new URL(dir, root));
+  return names;
+}
+
+/** RALPH_* names a page gives that are neither a declared option's variable nor written anywhere in the project. */
+function unknownVariables(texts: Array<{ path: string; text: string }>, specs: readonly OptionSpec[], own: Set<string>): string[] {
+  const declared = new Set(specs.flatMap((spec) => (spec.env === null ? [] : [spec.env])));
+  const found: string[] = [];
+  for (const { path, text } of texts) {
+    for (const match of text.matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(match[0]) && !own.has(match[0])) found.push(`${path}: ${match[0]}`);
+  }
+  return found;
+}
+
+test("every RALPH_* variable a guide page names is a declared option's, or one the project reads or sets", () => {
+  // An option's variable counts only as declared: a test or script that sets it by name does not keep it alive.
+  const options = new Set(RUN_OPTION_SPECS.map((spec) => spec.env));
+  const own = new Set([...namesIn(["src/", "test/", "deploy/", "scripts/"])].filter((name) => !options.has(name)));
+  const texts = pages();
+  assert.deepEqual(unknownVariables(texts, RUN_OPTION_SPECS, own), []);
+  // Known-false control: with --task-index renamed in its declaration, the pages that name RALPH_TASK_INDEX are caught.
+  const renamed = RUN_OPTION_SPECS.map((spec) => (spec.key === "taskIndex" ? ({ ...spec, env: "RALPH_TASK_POSITION" } as OptionSpec) : spec));
+  const caught = unknownVariables(texts, renamed, own);
+  assert.ok(caught.length > 0 && caught.every((line) => line.endsWith(": RALPH_TASK_INDEX")), caught.join("; "));
 });
