@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { RUN_OPTION_SPECS, type OptionSpec } from "../../src/config/run-options.js";
 import type { OptionType } from "../../src/config/option-types.js";
+import type { Command } from "commander";
 
 const root = new URL("../../../", import.meta.url);
 
@@ -90,4 +91,56 @@ test("every RALPH_* variable a guide page names is a declared option's, or one t
   const renamed = RUN_OPTION_SPECS.map((spec) => (spec.key === "taskIndex" ? ({ ...spec, env: "RALPH_TASK_POSITION" } as OptionSpec) : spec));
   const caught = unknownVariables(texts, renamed, own);
   assert.ok(caught.length > 0 && caught.every((line) => line.endsWith(": RALPH_TASK_INDEX")), caught.join("; "));
+});
+
+/** Each command's long flags, by its words (`run`, `hook install`), from the command tree --help prints. */
+async function flagsByCommand(): Promise<Map<string, Set<string>>> {
+  const { buildProgram } = await import("../../src/cli/program.js");
+  const hook = await import("../../src/cli/commands/hook.js");
+  const program = buildProgram(null, () => undefined, hook);
+  const byCommand = new Map<string, Set<string>>();
+  const add = (words: string, command: Command): void => {
+    byCommand.set(words, new Set(["--help", ...command.options.flatMap((option) => (option.long ? [option.long] : []))]));
+    for (const sub of command.commands) add(`${words} ${sub.name()}`, sub);
+  };
+  for (const command of program.commands) add(command.name(), command);
+  return byCommand;
+}
+
+/** `ralph CMD … --flag` written in a page where CMD has no such flag: `page:line: ralph CMD --flag`. */
+function unknownFlags(texts: Array<{ path: string; text: string }>, byCommand: Map<string, Set<string>>): string[] {
+  const found: string[] = [];
+  let checked = 0;
+  for (const { path, text } of texts) {
+    text.split("\n").forEach((line, index) => {
+      for (const match of line.matchAll(/\bralph ([a-z-]+)(?: ([a-z-]+))?((?: [^`#|,\n]*)?)/g)) {
+        const [, first = "", second, after = ""] = match;
+        const sub = second !== undefined && byCommand.has(`${first} ${second}`);
+        const words = sub ? `${first} ${second}` : first;
+        const flags = byCommand.get(words);
+        if (!flags) continue;
+        // The words after the command, up to `--` (after it come the agent's own), quoted values left out.
+        const rest = `${sub || second === undefined ? "" : ` ${second}`}${after}`.split(" -- ")[0] ?? "";
+        checked += 1;
+        for (const flag of rest.replace(/"[^"]*"|'[^']*'/g, "").matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
+          if (!flags.has(flag[0])) found.push(`${path}:${index + 1}: ralph ${words} ${flag[0]}`);
+        }
+      }
+    });
+  }
+  // Nothing read would prove nothing: the pages hold dozens of `ralph CMD …` lines.
+  if (texts.length > 1 && checked < 30) found.push(`only ${checked} ralph command lines read`);
+  return found;
+}
+
+test("every `ralph CMD --flag` a page writes is a flag CMD has", async () => {
+  const byCommand = await flagsByCommand();
+  const texts = pages();
+  assert.deepEqual(unknownFlags(texts, byCommand), []);
+  // Known-false controls: a flag of another command, and --max-cost with `continue` declaring it no more.
+  const made = [{ path: "x.md", text: "ralph stop RUN --json\n`ralph run \"go\" --notify \"./n.sh --channel x\" -- ./agent --flag`" }];
+  assert.deepEqual(unknownFlags(made, byCommand), ["x.md:1: ralph stop --json"]);
+  const without = new Map(byCommand);
+  without.set("continue", new Set([...(byCommand.get("continue") ?? [])].filter((flag) => flag !== "--max-cost")));
+  assert.ok(unknownFlags(texts, without).some((line) => line.endsWith("ralph continue --max-cost")));
 });
