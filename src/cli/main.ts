@@ -74,8 +74,10 @@ start(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
+  // A failure nothing above caught: said as every other (cli/failure-exit.ts), without a stack.
   (error: unknown) => {
-    process.stderr.write(`ralph: internal error: ${String(error)}\n`);
-    process.exitCode = 1;
+    const said = sayFailure(error, false);
+    process.stderr.write(`ralph: ${said.line}\n`);
+    process.exitCode = said.code;
   },
 );

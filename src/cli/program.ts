@@ -142,6 +142,12 @@ export function buildProgram(trailing: string[] | null, done: (code: Promise<num
     .exitOverride()
     .action((opts: { port?: string; host?: string; project?: string[] }) => done(import("./commands/ui.js").then((m) => m.uiCommand(cwd, opts))));
   program
+    .command("tui")
+    .description("a full-screen terminal UI: watch every run live and pause, stop, continue, set or answer them")
+    .option("--project <dir>", "a project to show (repeatable; default: the current directory)", (dir: string, dirs: string[] = []) => [...dirs, dir])
+    .exitOverride()
+    .action((opts: { project?: string[] }) => done(import("./commands/tui.js").then((m) => m.tuiCommand(cwd, opts))));
+  program
     .command("report")
     .description("what a reviewer needs: outcome, iterations, checks, commits, diffstat, child runs, open questions")
     .argument("[run]", "run id (default: the latest run)")
@@ -170,7 +176,7 @@ export function buildProgram(trailing: string[] | null, done: (code: Promise<num
     .exitOverride()
     .action((opts: { json?: boolean }) => done(import("./commands/doctor.js").then((m) => m.doctorCommand(cwd, opts.json === true))));
   if (hook) hook.registerHookCommand(program, trailing, done);
-  else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install");
+  else program.command("hook").description("in-session loop through a Claude Code Stop hook: start, cancel, install, uninstall (handle is the hook itself)");
   return program;
 }
 

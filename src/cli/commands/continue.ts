@@ -1,7 +1,7 @@
 // `ralph continue RUN`: go on with a finished, stopped or crashed run, keeping its counters, spend and history.
 import { readRegular } from "../../store/regular-file.js";
 import type { Command } from "commander";
-import { runOption, type RunSettings } from "../../config/run-options.js";
+import type { RunSettings } from "../../config/run-options.js";
 import { parseSavedSettings } from "../../config/saved-settings.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { summariseRun } from "../../control/list-runs.js";
@@ -15,14 +15,7 @@ import { pickRun } from "../pick-run.js";
 import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
-
-/** A value given to one of the run options `continue` shares, read by that option's own parser. */
-function parsedOption<K extends keyof RunSettings>(key: K, raw: string): RunSettings[K] {
-  const spec = runOption(key);
-  const parsed = spec.parse(raw);
-  if (!parsed.ok) throw new UsageError(`${spec.flag}: expected ${parsed.expected}, got ${JSON.stringify(raw)}`);
-  return parsed.value;
-}
+import { parsedSetting } from "../parsed-option.js";
 
 function savedSettings(file: string): RunSettings {
   let text: string;
@@ -48,12 +41,12 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
-  const maxIterations = opts.maxIterations === undefined ? null : parsedOption("maxIterations", opts.maxIterations);
+  const maxIterations = opts.maxIterations === undefined ? null : parsedSetting("maxIterations", opts.maxIterations);
   const read = readPlanFile(paths.state);
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
-  if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("maxCostUsd", opts.maxCost);
-  if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("maxRuntimeMs", opts.maxRuntime);
+  if (opts.maxCost !== undefined) settings.maxCostUsd = parsedSetting("maxCostUsd", opts.maxCost);
+  if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedSetting("maxRuntimeMs", opts.maxRuntime);
   const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
   // A --parallel parent counts child runs started, not iterations: its cap applies to each child.
   if (settings.parallel === null && plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
