@@ -4,6 +4,7 @@ import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
 import { DEFAULT_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
 import type { Parsed } from "../util/parse-value.js";
+import { DEFAULT_MAX_ITERATIONS } from "../store/plan-fields.js";
 import {
   argumentList,
   boolean,
@@ -171,7 +172,7 @@ const sandboxType = custom(
 /** Every `ralph run` option except the prompt words, `-- CMD ARGS` and the notification flags: the one place each is declared. */
 export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   option("promptFile", "-p, --prompt-file <file>", nullable(text), null, "read the prompt from a file (default: PROMPT.md when present)"),
-  option("maxIterations", "-n, --max-iterations <n>", count, 3, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)", { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." }),
+  option("maxIterations", "-n, --max-iterations <n>", count, DEFAULT_MAX_ITERATIONS, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)", { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." }),
   option("completionPromise", "--completion-promise <text>", nullable(text), null, "end when the agent's final message holds <promise>TEXT</promise>"),
   option("checks", "--check <cmd>", textList, [], "completion criterion: a shell command that passes on exit 0 (repeatable)", {
     repeatable: true,

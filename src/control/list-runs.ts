@@ -47,9 +47,17 @@ export function summariseRun(
   armed?: string | null,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
-  const status = readStatusFile(paths.status);
-  const entry = readLedgerEntry(paths.dir);
-  const state = runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id);
+  const read = () => {
+    const status = readStatusFile(paths.status);
+    const entry = readLedgerEntry(paths.dir);
+    return { status, entry, state: runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id) };
+  };
+  const first = read();
+  // The record named a runner that is gone now: it may have ended the run normally after the files were read
+  // (its last steps: the final status.json, then its record let go). Now that it is gone, nothing of it
+  // writes any more, so a second read sees how it left the run.
+  const runner = first.entry?.runner;
+  const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read() : first;
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   return {
     status,

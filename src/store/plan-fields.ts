@@ -39,6 +39,12 @@ export function criterionFields(criterion: Criterion): Record<string, unknown> {
 }
 
 /** The completion rules and cap of a loop, as both files hold them. */
+/**
+ * The iteration cap of a run that names none: `ralph run -n`'s default (config/run-options.ts declares the
+ * option with it), and what a state.md or loop file without `max_iterations:` means.
+ */
+export const DEFAULT_MAX_ITERATIONS = 3;
+
 export interface PlanRules {
   /** 0 = unlimited. */
   maxIterations: number;
@@ -52,7 +58,7 @@ export function planRules(file: string, fields: Record<string, unknown>): { ok: 
     ok: false as const,
     message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field]) ?? "nothing"}`,
   });
-  const maxIterations = wholeNumber(fields.max_iterations ?? 3);
+  const maxIterations = wholeNumber(fields.max_iterations ?? DEFAULT_MAX_ITERATIONS);
   if (maxIterations === null) return fail("max_iterations", "a whole number (0 = unlimited)");
   const promise = fields.completion_promise ?? null;
   if (promise !== null && typeof promise !== "string") return fail("completion_promise", "a text or null");

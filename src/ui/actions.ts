@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseCount } from "../util/parse-value.js";
+import { runOption } from "../config/run-options.js";
 import { isRunnerAlive } from "../control/runner-alive.js";
 import { answerRun } from "../control/answer-run.js";
 import { summariseRun } from "../control/list-runs.js";
@@ -61,9 +61,11 @@ export async function runAction(ref: RunRef, action: Action, body: Record<string
 async function continueRun(ref: RunRef, rawCap: unknown): Promise<ActionResult> {
   const args = [RALPH_MAIN, "continue", ref.id];
   if (rawCap !== undefined && rawCap !== null && rawCap !== "") {
-    const cap = parseCount(rawCap);
-    if (!cap.ok) return { status: 400, message: `max_iterations: expected ${cap.expected}, got ${JSON.stringify(rawCap)}` };
-    args.push("-n", String(cap.value));
+    // Read as `ralph continue -n` reads it, by the option's declared parser.
+    const option = runOption("maxIterations");
+    const cap = option.parse(rawCap);
+    if (!cap.ok) return { status: 400, message: `${option.yaml ?? option.flag}: expected ${cap.expected}, got ${JSON.stringify(rawCap)}` };
+    args.push(option.flag, String(cap.value));
   }
   const scratch = mkdtempSync(join(tmpdir(), "ralph-ui-continue-"));
   const errFile = join(scratch, "stderr");

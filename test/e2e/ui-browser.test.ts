@@ -109,20 +109,26 @@ describe("ralph ui in chromium", () => {
     assert.deepEqual(ready.procs.filter(procRunning), [], "every recorded pid is gone");
     await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
 
-    // Continue, from the page, as a detached `ralph continue x -n 2`.
+    // Continue, from the page, as a detached `ralph continue x -n 2`. The page shows the server's answer once
+    // it arrives, which can be after the stream already said "running": wait for the answer, then for the page.
     await p.fill("#continue-n", "2");
+    const answered = p.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname.endsWith("/continue"), { timeout: 30_000 });
     await p.click('button[data-action="continue"]');
     const again = await waitForJson<Ready>(join(files, "ready-2.json"), 20_000);
     const runner = cleanup.runner(runDirOf(dir, "x"));
     await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
-    assert.match((await p.locator("#message").textContent()) ?? "", /continues/);
+    const said = ((await (await answered).json()) as { message?: string }).message ?? "";
+    assert.match(said, /^run x continues \(pid \d+\)$/);
+    await p.locator("#message", { hasText: said }).waitFor({ timeout: 5_000 });
     await p.click('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
     await pollUntil(() => !procRunning(runner), "the continued runner to end", 20_000);
     assert.deepEqual(survivors(tag), []);
     assert.deepEqual(again.procs.filter(procRunning), []);
     await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
-    assert.equal(await p.locator('#iterations tr').count(), 2);
+    // The iterations come down the events stream, which may reach the page after the state did.
+    await p.locator("#iterations tr").nth(1).waitFor({ timeout: 5_000 });
+    assert.equal(await p.locator("#iterations tr").count(), 2);
     await p.close();
   });
 

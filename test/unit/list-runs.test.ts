@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listRuns } from "../../src/control/list-runs.js";
+import { listRuns, summariseRun } from "../../src/control/list-runs.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
 import { fileDigest, recordRunCreated, updateLedgerEntry } from "../../src/control/run-ledger.js";
 
@@ -50,6 +50,23 @@ describe("listRuns", () => {
     const dir = projectWith([{ id: "a", mode: "run", ended: true }, { id: "b", mode: "run" }]);
     assert.deepEqual(states(dir, true), [["a", "DONE", false], ["b", "running", true]]);
     assert.deepEqual(states(dir, false), [["a", "DONE", false], ["b", "stale", false]]);
+  });
+
+  test("a runner that ends its run normally while the run is read: DONE, not INTERRUPTED (the files are read again once it is gone)", () => {
+    const dir = projectWith([{ id: "r", mode: "run" }]);
+    const runDir = join(dir, ".ralph", "runs", "r");
+    // The runner finishes between the reads and the look at it: the final status.json, the marker, its record let go.
+    const endsWhileRead = () => {
+      const now = new Date(0).toISOString();
+      writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: "r", mode: "run", pid: 999999, pid_start: "1", hostname: "h", state: "ended", exit_reason: "DONE", iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: now }));
+      appendCompletionMarker(join(runDir, "progress.txt"), "DONE");
+      updateLedgerEntry(runDir, { runner: null, status_sha256: fileDigest(join(runDir, "status.json")) });
+      return false;
+    };
+    assert.equal(summariseRun(dir, "r", endsWhileRead, new Date(0)).summary.state, "DONE");
+    // Known-false control: a runner killed with its record still naming it stays INTERRUPTED on the second read.
+    const killed = projectWith([{ id: "k", mode: "run", marker: true }]);
+    assert.equal(summariseRun(killed, "k", () => false, new Date(0)).summary.state, "INTERRUPTED");
   });
 
   test("a marker in progress.txt never gives a reason its runner did not record: a live runner's status decides, a dead one's run is INTERRUPTED", () => {

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { applyStateChanges, parseStateChanges } from "../../src/config/state-changes.js";
+import { applyStateChanges, parseStateChanges, SET_KEYS } from "../../src/config/state-changes.js";
+import { RUN_OPTION_SPECS, runOption } from "../../src/config/run-options.js";
 import { renderPlan, type Plan } from "../../src/store/plan-file.js";
 import { StateGuard, tightenOnly } from "../../src/store/state-guard.js";
 
@@ -99,6 +100,24 @@ describe("parseStateChanges", () => {
   test("refuses unknown keys, bad values and words without '='", () => {
     for (const words of [["max_iterations=1e1"], ["max_iterations=-1"], ["active=maybe"], ["active="], ["prompt=x"], ["max_iterations"], []]) {
       assert.equal(parseStateChanges(words).ok, false, words.join(" "));
+    }
+  });
+
+  test("its keys are the declared options' ralph.yaml keys, each read by that option's parser", () => {
+    const yamlKeys = new Set(RUN_OPTION_SPECS.map((spec) => spec.yaml));
+    assert.deepEqual(
+      SET_KEYS.filter((key) => !yamlKeys.has(key)),
+      ["active"],
+      "a ralph set key that is not a declared ralph.yaml key",
+    );
+    // The same value refused for the same reason as the flag: -n's parser words max_iterations='s refusal.
+    for (const [key, value] of [["maxIterations", "1e1"], ["maxIterations", "-1"], ["tasks", ""]] as const) {
+      const spec = runOption(key);
+      const parsed = spec.parse(value);
+      assert.ok(!parsed.ok);
+      const said = parseStateChanges([`${spec.yaml}=${value}`]);
+      if (value === "") assert.ok(said.ok, "an empty tasks= removes the task list");
+      else assert.deepEqual(said, { ok: false, message: `${spec.yaml}=${value}: expected ${spec.yaml}=N, ${parsed.expected}` });
     }
   });
 
