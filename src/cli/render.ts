@@ -196,7 +196,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
   return [
-    colour(visible(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`)),
+    colour(visible(`${result.reason}: ${result.detail}${view.dryRun && result.reason !== "DRY_RUN" ? " (dry run)" : ""}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     ...(view.temporary ? [] : [`run directory: ${result.runDir}`, ...(step ? [`next: ${step}`] : [])]),
   ];

@@ -8,16 +8,17 @@ import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-trying-");
 
-test("a dry run is marked as one in its summary, ralph list and ralph status, with no advice to continue it", async () => {
+test("a dry run ends DRY_RUN (exit 0) with no progress lines, marked as one in list and status, with no advice to continue it", async () => {
   const dir = project();
-  const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--name", "d", "go", ...fakeAgent()], dir);
-  assert.equal(result.code, 3, result.stderr);
-  assert.match(result.stdout, /^MAX_ITERATIONS: .* \(dry run\)$/m);
+  const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "2", "--name", "d", "go", ...fakeAgent()], dir);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^DRY_RUN: showed 2 iterations \(reached max_iterations 2\); no agent was started$/m);
+  assert.doesNotMatch(result.stdout, /progress|MAX_ITERATIONS|\(dry run\)/);
   assert.match(result.stdout, /^next: that was a dry run: no agent was started; to run it for real, run the same command without --dry-run$/m);
   assert.doesNotMatch(result.stdout, /ralph continue/);
-  assert.match((await runRalph(["list"], dir)).stdout, /^d {2,}MAX_ITERATIONS \(dry run\) /m);
+  assert.match((await runRalph(["list"], dir)).stdout, /^d {2,}DRY_RUN {2,}2\/2 /m);
   const status = await runRalph(["status", "d"], dir);
-  assert.match(status.stdout, /^state {6}MAX_ITERATIONS \(exit code 3\) · dry run: the agent was never started$/m);
+  assert.match(status.stdout, /^state {6}DRY_RUN \(exit code 0\) · the agent was never started$/m);
   assert.doesNotMatch(status.stdout, /ralph continue/);
   const json = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; dry_run: boolean }> };
   assert.deepEqual(json.runs.map((run) => [run.id, run.dry_run]), [["d", true]]);

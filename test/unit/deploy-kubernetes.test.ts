@@ -65,6 +65,7 @@ describe("deploy/kubernetes manifests against the Kubernetes API schema", () => 
         case "DONE":
         case "NO_WORK":
         case "STOPPED":
+        case "DRY_RUN":
           return "Succeeded";
         case "MAX_ITERATIONS":
         case "BUDGET_EXCEEDED":

@@ -38,7 +38,7 @@ export function ageText(iso, now = Date.now()) {
 /** The icon and tone of each state, as a CI run page shows them: one glance tells how a run stands. */
 const STATE_LOOK = {
   running: ["●", "running"], starting: ["●", "running"], paused: ["❚❚", "waiting"], waiting: ["◷", "waiting"], needs_human: ["?", "waiting"],
-  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], INTERRUPTED: ["■", "neutral"],
+  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], DRY_RUN: ["○", "neutral"], INTERRUPTED: ["■", "neutral"],
   MAX_ITERATIONS: ["◼", "limit"], BUDGET_EXCEEDED: ["◼", "limit"], RUNTIME_EXCEEDED: ["◼", "limit"],
   FAILED: ["✗", "bad"], STALLED: ["✗", "bad"], stale: ["○", "neutral"],
 };
@@ -46,8 +46,9 @@ const STATE_LOOK = {
 /** A state as icon and word, with data-tone for its colour; a dry run says so. */
 export function stateBadge(state, dryRun = false) {
   const [icon, tone] = STATE_LOOK[state] ?? ["•", "neutral"];
+  const marked = dryRun && state !== "DRY_RUN";
   return el("span", { class: "badge", "data-tone": tone, title: dryRun ? `${state} (dry run: no agent was started)` : state },
-    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, dryRun ? el("span", { class: "dry" }, " dry run") : null);
+    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, marked ? el("span", { class: "dry" }, " dry run") : null);
 }
 
 /** Whether a state is one a run ends in (an exit reason). */

@@ -32,7 +32,7 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   const parents = new Set(runs.map((run) => run.parent));
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
-    run.dry_run ? `${run.state} (dry run)` : run.state,
+    run.dry_run && run.state !== "DRY_RUN" ? `${run.state} (dry run)` : run.state,
     // A --parallel parent counts child runs, not iterations of its own (each child has its own cap).
     parents.has(run.id) ? `${run.iteration} run${run.iteration === 1 ? "" : "s"}` : iterationText(run),
     `$${run.cost_usd.toFixed(4)}`,
@@ -86,7 +86,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}${pauseRequested(report) ? " · pause requested: it pauses before its next iteration (ralph resume to cancel)" : ""}`,
+    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? ` · ${report.state === "DRY_RUN" ? "" : "dry run: "}the agent was never started` : ""}${pauseRequested(report) ? " · pause requested: it pauses before its next iteration (ralph resume to cancel)" : ""}`,
     report.children.length > 0
       ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
       : `iteration  ${iterationText(report)}`,
