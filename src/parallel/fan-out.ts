@@ -14,7 +14,7 @@ import { openQuestion } from "../control/list-runs.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
-import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
+import { allTasksEnding, childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
 import { startNotifications } from "../engine/run-notifications.js";
 import { remainingBudgetUsd } from "../control/limit-rules.js";
 
@@ -94,6 +94,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const ended = new Map<string, { task: Task; costUsd: number }>();
   const failed = new Map<string, string>();
   let started = previous?.iteration ?? 0;
+  const startedBefore = started;
   let resolving: (Running & { id: string }) | null = null;
   const earlier = previous ? io.readEvents(paths) : [];
   const queue = new MergeQueue(
@@ -234,12 +235,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
             start(next);
             pending = pending.filter((task) => task !== next);
           }
-          if (running.size === 0 && queue.length === 0 && queue.current === null) {
-            ending =
-              failed.size > 0
-                ? { reason: "FAILED", detail: `${failed.size} task(s) left pending: ${[...failed.values()].join("; ")}` }
-                : { reason: "NO_WORK", detail: `every task in ${settings.tasks} is done` };
-          }
+          if (running.size === 0 && queue.length === 0 && queue.current === null) ending = allTasksEnding(settings.tasks, started - startedBefore, [...failed.values()]);
         }
       }
       if (ending) passOn(ending);
