@@ -12,7 +12,8 @@ const LAYERS = {
   control: 3, hook: 3, report: 3,
   engine: 4,
   parallel: 5, ui: 5,
-  cli: 6,
+  launch: 6,
+  cli: 7,
 };
 
 const args = process.argv.slice(2);
@@ -82,6 +83,13 @@ const report = { files: files.length, imports, upward: upward.sort(), cycles, un
 if (args.includes("--json")) process.stdout.write(`${JSON.stringify(report)}\n`);
 else {
   process.stdout.write(`${report.files} files, ${imports} imports, ${upward.length} up the layers, ${cycles.length} cycles\n`);
+  // The layers from the top down, each with its folders and their files.
+  const count = (folder) => files.filter((file) => folderOf(file) === folder).length;
+  const levels = [...new Set(Object.values(LAYERS))].sort((a, b) => b - a);
+  for (const level of levels) {
+    const folders = Object.keys(LAYERS).filter((folder) => LAYERS[folder] === level && count(folder) > 0);
+    if (folders.length > 0) process.stdout.write(`  layer ${level}: ${folders.map((folder) => `${folder} (${count(folder)})`).join(", ")}\n`);
+  }
   for (const line of upward) process.stdout.write(`  up: ${line}\n`);
   for (const cycle of cycles) process.stdout.write(`  cycle: ${cycle.join(" <-> ")}\n`);
   for (const folder of unknown) process.stdout.write(`  folder without a layer: ${folder}\n`);

@@ -61,8 +61,11 @@ async function start(argv: string[]): Promise<void> {
   }
 }
 
-// An error none of the paths words is a bug of ralph's: said with exit code 1, as main.ts says it.
+// An error none of the paths words: said as main.ts says every failure (cli/failure-exit.ts), loaded only now so
+// that the quick paths compile none of it.
 start(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`ralph: internal error: ${String(error)}\n`);
-  process.exitCode = 1;
+  const { sayFailure } = cachedFile("quick-status") as typeof import("./quick-status.js");
+  const said = sayFailure(error, false);
+  process.stderr.write(`ralph: ${said.line}\n`);
+  process.exitCode = said.code;
 });

@@ -3,14 +3,14 @@
 import "./no-inspector.js";
 import "./small-young-generation.js";
 import { readFileSync } from "node:fs";
-import { isAbsolute, relative } from "node:path";
 import { Command, CommanderError } from "commander";
 import { addRunOptions, dashedName } from "./run-flags.js";
 import { UsageError } from "./usage-error.js";
-import { RunFileError } from "../store/regular-file.js";
+import { sayFailure } from "./failure-exit.js";
 import { findProject } from "./find-project.js";
 
 type HookModule = typeof import("./commands/hook.js");
+type ChildRunOptions = import("./commands/child-run.js").ChildRunOptions;
 import { isContainerInit, runUnderReaper } from "../process/pid1.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -36,6 +36,17 @@ function buildProgram(trailing: string[] | null, done: (code: Promise<number>) =
       .addHelpText("after", `${QUOTING_NOTE}\n\nThe command agent: ralph run "fix the tests" -- ./my-agent --flag   (the prompt arrives on stdin)`)
       .exitOverride(),
   ).action((words: string[], _options: unknown, command: Command) => done(import("./commands/run.js").then((m) => m.runCommand(words, command, trailing))));
+  // Internal: how a --parallel parent starts a child run or a resolve run as a process of its own.
+  program
+    .command("child-run", { hidden: true })
+    .argument("<parent>")
+    .argument("<name>")
+    .option("--task <id>")
+    .option("--resolve")
+    .option("--max-cost <usd>")
+    .option("--max-runtime <dur>")
+    .option("--watch-parent")
+    .action((parent: string, name: string, opts: ChildRunOptions) => done(import("./commands/child-run.js").then((m) => m.childRunCommand(parent, name, opts))));
   program
     .command("demo")
     .description("a full loop with the built-in demo agent in a temp project (no API key, no network)")
@@ -201,27 +212,9 @@ function reportError(error: unknown): number {
     process.stderr.write(`ralph: ${message}${error.code === "commander.unknownCommand" ? "; see ralph --help" : ""}\n`);
     return 2;
   }
-  if (error instanceof UsageError || error instanceof RunFileError) {
-    process.stderr.write(`ralph: ${error.message}\n`);
-    return 2;
-  }
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === "ENOSPC" || code === "EDQUOT") {
-    // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
-    process.stderr.write(`ralph: disk full: ${(error as Error).message}\n`);
-    return 1;
-  }
-  const path = (error as NodeJS.ErrnoException | null)?.path;
-  if ((code === "EROFS" || code === "EACCES" || code === "EPERM") && path !== undefined) {
-    // A read-only or someone else's project: bad input, not a bug of ralph's.
-    const shown = relative(process.cwd(), path);
-    const where = shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
-    const why = code === "EROFS" ? "the file system is read-only" : "permission denied";
-    process.stderr.write(`ralph: cannot write ${where} (${code}: ${why}): ralph needs a writable project directory\n`);
-    return 2;
-  }
-  process.stderr.write(`ralph: internal error: ${(error as Error).stack ?? String(error)}\n`);
-  return 1;
+  const said = sayFailure(error);
+  process.stderr.write(`ralph: ${said.line}\n`);
+  return said.code;
 }
 
 // A reader that closes the pipe early (`ralph run --help | head -1`) is no error of ralph's: stop writing

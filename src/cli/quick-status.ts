@@ -2,8 +2,10 @@
 // so that the call reads and compiles one module instead of the command tree and a dozen chunks.
 import { statusCommand } from "./commands/inspect.js";
 import { findProject } from "./find-project.js";
-import { UsageError } from "./usage-error.js";
-import { RunFileError } from "../store/regular-file.js";
+import { sayFailure } from "./failure-exit.js";
+
+// The one wording of failures, for the entry file to load only when something failed (see fast-start.ts).
+export { sayFailure };
 
 /** Runs `ralph status [RUN] [--json]`; resolves to its exit code, or null on a failure only the full CLI words. */
 export async function quickStatus(run: string | undefined, json: boolean): Promise<number | null> {
@@ -11,8 +13,9 @@ export async function quickStatus(run: string | undefined, json: boolean): Promi
     return await statusCommand(findProject(process.cwd()), run, json);
   } catch (error) {
     // Bad input (no such run, no runs yet, a planted file): worded as main.ts words it for every command.
-    if (!(error instanceof UsageError || error instanceof RunFileError)) return null;
-    process.stderr.write(`ralph: ${error.message}\n`);
-    return 2;
+    const said = sayFailure(error);
+    if (!said.input) return null;
+    process.stderr.write(`ralph: ${said.line}\n`);
+    return said.code;
   }
 }

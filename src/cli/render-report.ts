@@ -42,6 +42,12 @@ export function renderReportMarkdown(report: RunReport): string {
     const { files_changed, insertions, deletions } = report.diffstat;
     lines.push("## Changes", "", `${files_changed} file(s) changed, ${insertions} insertion(s), ${deletions} deletion(s)`, "", "```", report.diffstat.text.trimEnd(), "```", "");
   }
+  const planted = report.iterations.filter((iteration) => iteration.planted.length > 0);
+  if (planted.length > 0) {
+    lines.push("## Planted by the agent (sandbox_tamper)", "", "Moved out of the work tree and not committed: each would have made git run or follow it later.", "");
+    for (const iteration of planted) lines.push(`- iteration ${iteration.iteration}: ${iteration.planted.map((path) => `\`${cell(path)}\``).join(", ")}`);
+    lines.push("");
+  }
   if (report.children.length > 0) {
     lines.push("## Child runs", "", "| Run | Task | Outcome | Branch | Merge | Resolves | Cost |", "|---|---|---|---|---|---|---|");
     for (const child of report.children) {

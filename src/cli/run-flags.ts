@@ -55,7 +55,7 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--parent": { flags: "--parent <run>", help: "(set by --parallel) the run that started this one" },
   "--sandbox": {
     flags: "--sandbox",
-    help: "run the agent and its checks in a bubblewrap sandbox (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default off)",
+    help: "run the agent and its checks in a bubblewrap sandbox, or fail (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default auto: sandboxed where bubblewrap works)",
   },
   "--max-resolve": { flags: "--max-resolve <n>", help: "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default 2)" },
   "--resolve": { flags: "--resolve", help: "(set by --parallel) resolve a merge in the parent's integration worktree" },
@@ -96,6 +96,8 @@ export function addRunOptions(command: Command): Command {
     if (repeatable) option.argParser(collect);
     command.addOption(option);
   }
+  // The way out of the default sandbox (its value lands on --sandbox: false, read as off).
+  command.addOption(new Option("--no-sandbox", "run the agent and its checks without the sandbox"));
   // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.
   command.addOption(new Option("--watch-parent").hideHelp());
   return command;

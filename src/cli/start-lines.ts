@@ -3,7 +3,7 @@ import { PERMISSION_MODES, permissionFlags } from "../agents/permission-mode.js"
 import { formatDuration } from "../util/parse-value.js";
 import { describeTarget } from "../notify/notifier.js";
 import { Redactor } from "../redact/redactor.js";
-import type { StartRunInput } from "./start-run-input.js";
+import type { StartRunInput } from "../launch/start-run-input.js";
 
 /** What a person should know before the agent starts working in their project. */
 export function startLines(input: Pick<StartRunInput, "runId" | "settings" | "plan" | "previous"> & { worktree?: { path: string; branch: string } | null }): string[] {

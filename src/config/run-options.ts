@@ -1,7 +1,7 @@
 // The options of `ralph run`: their names in each source, parsers and defaults.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
-import { NO_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
+import { DEFAULT_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
 import {
   parseBoolean,
   parseChoice,
@@ -154,7 +154,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("task", "--task", nullable(parseText), null),
   spec("taskIndex", "--task-index", nullable(parseTaskIndex), null),
   spec("parent", "--parent", nullable(parseRunId), null),
-  spec("sandbox", "--sandbox", parseSandbox, NO_SANDBOX),
+  spec("sandbox", "--sandbox", parseSandbox, DEFAULT_SANDBOX),
   spec("maxResolve", "--max-resolve", parseCount, 2),
   spec("resolve", "--resolve", parseBoolean, false),
 ] as OptionSpec[];

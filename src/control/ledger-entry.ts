@@ -26,6 +26,8 @@ export interface LedgerEntry {
   /** sha256 of status.json as the last runner left it at its end; null while one runs, or after a crash. */
   status_sha256: string | null;
   runner: LedgerRunner | null;
+  /** The URL of each remote of the project when the run started (before any agent ran): what `land --push NAME` pushes to. */
+  remotes?: Record<string, string>;
 }
 
 /** The directory of the records (0700), from `env`. */

@@ -43,7 +43,7 @@ export function recordRunCreated(runDir: string, runId: string, settingsText: st
 }
 
 /** Updates the record of a run ralph created; does nothing for one it did not. */
-export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner">>, env: NodeJS.ProcessEnv = process.env): void {
+export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner" | "remotes">>, env: NodeJS.ProcessEnv = process.env): void {
   const entry = readLedgerEntry(runDir, env);
   if (entry) writeEntry({ ...entry, ...change }, env);
 }

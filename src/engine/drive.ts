@@ -1,5 +1,6 @@
 // The driver: feeds inputs to `step`, performs the effects it returns through EngineIo, and keeps
 // status.json in line with the machine. All of the engine's I/O happens here.
+import { pinProgram, type PinnedProgram } from "../util/pinned-program.js";
 import { resolve } from "node:path";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Ending } from "../run/finish-run.js";
@@ -10,6 +11,7 @@ import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
 import { commitChanges } from "./commit-changes.js";
+import { tamperedRun } from "./sandbox-tamper.js";
 import type { AgentHandle } from "./run-agent.js";
 import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
@@ -20,7 +22,7 @@ import { statusOf, type StatusPatch } from "./status-of.js";
 import { step } from "./step.js";
 import { reviewsOf } from "./reviewing.js";
 import { runReviews } from "./run-review.js";
-import { isTree, snapshotTree, type TreeSnapshot } from "../worktree/tree-snapshot.js";
+import { isTree, snapshotTree, treeOfCommit, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
@@ -29,12 +31,15 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
+  /** In a sandbox: says what the agent planted in the work tree during the attempt in flight (see tamper-scan.ts). */
+  private tamper: (() => string[]) | null = null;
   /**
    * The work tree when the run started and after the iteration just judged: what a reviewer's diff spans. The
    * start stays put: a review runs only once the rest would end the run DONE, so work done in iterations that
    * were never reviewed (earlier tasks, an iteration without a claim) is in the diff too.
    */
   private trees: { from: TreeSnapshot | null; to: TreeSnapshot | null } = { from: null, to: null };
+  private readonly reviewPins = new Map<string, PinnedProgram | null>();
   /** Ends the stall check's first look at the work tree (a signal, stop --now), before the loop reads inputs. */
   private firstLook: AbortController | null = null;
   private readonly cancels: Array<() => void> = [];
@@ -166,6 +171,11 @@ export class Driver {
       this.cancels.push(() => failed.removeEventListener("abort", onFailed));
     }
     if (this.reviewed()) this.trees = { from: await this.reviewBase(signals.interrupted), to: null };
+    // A reviewer script in the work tree is read now, before any agent ran: a rewritten one is never run.
+    for (const criterion of reviewsOf(this.machine.plan.completionCriteria)) {
+      const argv = criterion.review?.command;
+      if (argv) this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options)));
+    }
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
       const onInterrupt = (): void => firstLook.abort();
@@ -257,6 +267,7 @@ export class Driver {
 
   private spawn(attempt: Attempt): void {
     const { io } = this;
+    this.tamper = io.sandbox?.watchTamper?.(workDirOf(this.options), resolve(this.record.paths.dir, "planted")) ?? null;
     const started = startAttempt(attempt, {
       options: this.options,
       io,
@@ -283,9 +294,15 @@ export class Driver {
     // A signal or stop --now while the commit's git runs ends it, as it ends checks.
     const commit = new AbortController();
     this.checks = commit;
-    const run = await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
-      if (this.checks === commit) this.checks = null;
-    });
+    const planted = this.tamper?.() ?? [];
+    this.tamper = null;
+    const run =
+      planted.length > 0
+        ? tamperedRun(this.record, attempt.iteration, ended, planted)
+        : await commitChanges(this.options, io, this.record, attempt, ended, commit.signal).finally(() => {
+            if (this.checks === commit) this.checks = null;
+          });
+    if (this.checks === commit) this.checks = null;
     const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else {
@@ -343,7 +360,11 @@ export class Driver {
     const workDir = workDirOf(this.options);
     const kept = this.machine.tally.reviewBase;
     if (kept !== null && (await isTree(workDir, this.io.env, kept))) return { ok: true, tree: kept };
-    const now = await snapshotTree(workDir, this.io.env, signal);
+    // A worktree run's work started at its base commit (for a task branch gone on with, where that branch
+    // left the one the run started from): all of it since then is unreviewed, whatever the tree holds now.
+    const base = this.options.worktree?.base ?? null;
+    const baseTree = base !== null ? await treeOfCommit(workDir, this.io.env, base) : null;
+    const now = baseTree ?? (await snapshotTree(workDir, this.io.env, signal));
     if (now.ok) this.machine = { ...this.machine, tally: { ...this.machine.tally, reviewBase: now.tree } };
     return now;
   }
@@ -355,7 +376,7 @@ export class Driver {
     // What the judged iteration's agent spent is not in the tally yet: the reviewers' budget is what is left after it.
     const { phase } = this.machine;
     const spentUsd = this.machine.tally.costUsd + (phase.id === "reviewing" ? (phase.judging.run.outcome.costUsd ?? 0) : 0);
-    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd, trees: this.trees, signal: controller.signal };
+    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd, trees: this.trees, pins: this.reviewPins, signal: controller.signal };
     runReviews(effect, context).then(
       (reviews) => {
         if (this.checks === controller) this.checks = null;

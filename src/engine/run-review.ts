@@ -15,6 +15,7 @@ import type { ReviewResult } from "./phase.js";
 import { startAgent } from "./run-agent.js";
 import type { AttemptContext } from "./start-attempt.js";
 import { remainingBudgetUsd } from "../control/limit-rules.js";
+import { pinBroken, type PinnedProgram } from "../util/pinned-program.js";
 
 /** What a review that started no reviewer process adds to its answer (it is not an agent call). */
 const NOT_RUN = { ran: false } as const;
@@ -28,6 +29,8 @@ export interface ReviewContext extends Omit<AttemptContext, "onResult"> {
   trees: { from: TreeSnapshot | null; to: TreeSnapshot | null };
   /** Aborting ends the reviewer under way; the reviews after it are not run. */
   signal: AbortSignal;
+  /** The script each reviewer `command` runs, as it was when the run started (by the command's argv as JSON). */
+  pins?: ReadonlyMap<string, PinnedProgram | null>;
 }
 
 /** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
@@ -71,6 +74,9 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const remaining = remainingBudgetUsd(options.settings.maxCostUsd, context.spentUsd) ?? undefined;
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
   if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
+  // The person's reviewer script, rewritten since the run started (by the agent, say), gives no verdict.
+  const broken = spec.command ? pinBroken(context.pins?.get(JSON.stringify(spec.command)) ?? null) : null;
+  if (broken !== null) return none(`not run: the reviewer's script ${broken}; ralph runs only the script as it was then`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
   let prompt;
@@ -127,6 +133,11 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const failure = run.endedBy === "interrupted" ? "it was ended: the run is stopping" : failureOf(run);
   if (failure) return none(`the reviewer failed: ${failure}`, { ...spend, ...changed });
   const verdict = judgeReview(run.outcome.finalMessage ?? "", prompt);
+  // The reviewer saw only part of the change: its approval does not cover the rest, so it is no approval.
+  if (verdict.verdict === "approve" && "text" in what.diff && what.diff.truncated) {
+    const reason = `the run's diff is too large to show whole (over ${DIFF_CAP_BYTES / 1024} KiB); an approval of part of it does not count`;
+    return { ...base, ...spend, ...changed, verdict: "none", reason, findings: verdict.findings };
+  }
   return verdict.verdict === "none"
     ? { ...base, ...spend, ...changed, verdict: "none", reason: verdict.reason, findings: verdict.findings }
     : { ...base, ...spend, ...changed, verdict: verdict.verdict, reason: null, findings: verdict.findings };

@@ -25,6 +25,7 @@ import { createHookRun, endHookLoop, hasEnded, newRunId, openHookRun, type HookC
 import { patchHookLoop, readHookLoop, type HookLoop } from "./hook-loop-file.js";
 import { readLastAssistantMessage, waitForTranscript, type TranscriptRetry } from "./last-message.js";
 import { withLoopLock } from "./loop-lock.js";
+import { guardLoopFile } from "./loop-guard.js";
 import { readTranscriptUsage } from "./transcript-usage.js";
 
 /** What the hook tells Claude Code. */
@@ -48,9 +49,20 @@ export async function handleStop(input: StopHookInput, deps: HandleDeps): Promis
   // Another session's loop is none of this session's business: no lock, no waiting, no message.
   const peek = readHookLoop(files.loop);
   if (peek.kind === "ok" && peek.loop.active && peek.loop.sessionId !== "" && peek.loop.sessionId !== input.sessionId) return allow();
-  const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, () => decide(input, deps, files));
+  const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, async () => {
+    // An edit made to the loop file during the session only tightens it; a loosening is refused, in one line.
+    const refused = guardLoopFile(files.loop);
+    return withNote(await decide(input, deps, files), refused);
+  });
   if (locked.ok) return locked.value;
   return allow(`ralph: another process (pid ${locked.holder?.pid ?? "?"}) holds ${files.lock}; this stop was let through`);
+}
+
+/** The decision with `note` (a line for the person) shown too. */
+function withNote(decision: StopDecision, note: string | null): StopDecision {
+  if (note === null) return decision;
+  if (decision.kind === "block") return { ...decision, systemMessage: `${note}\n${decision.systemMessage}` };
+  return { kind: "allow", message: decision.message === null ? note : `${note}\n${decision.message}` };
 }
 
 async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles): Promise<StopDecision> {
@@ -156,7 +168,9 @@ async function evaluateAndContinue(
   }
   if (maxReached) return end(files, record, deps, maxReached);
 
-  // Checks may have taken minutes: a cancel or an edit made meanwhile wins over this decision.
+  // Checks may have taken minutes: a cancel or a tightening made meanwhile wins over this decision.
+  const late = guardLoopFile(files.loop);
+  if (late !== null) record.log(late);
   const fresh = readHookLoop(files.loop);
   if (fresh.kind !== "ok") return end(files, record, deps, { reason: "FAILED", detail: fresh.kind === "corrupt" ? `corrupt state file: ${fresh.message}` : "state file removed during the iteration" });
   if (!fresh.loop.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });

@@ -1,6 +1,7 @@
 // `.claude/ralph-loop.local.md`: the in-session loop's state as YAML front matter, with the prompt as the body.
 import { existsSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { trustLoopFile } from "./loop-trust.js";
 import { parseFrontMatter, renderFrontMatter } from "../store/front-matter.js";
 import { criterionFields, planRules, wholeNumber, type PlanRules } from "../store/plan-fields.js";
 
@@ -89,6 +90,7 @@ export function renderHookLoop(state: HookLoop): string {
 /** Writes a whole new state file (only `ralph hook start` does this). */
 export function writeHookLoop(file: string, state: HookLoop): void {
   writeFileAtomic(file, renderHookLoop(state));
+  trustLoopFile(file);
 }
 
 /**
@@ -106,6 +108,7 @@ export function patchHookLoop(file: string, patch: HookLoopPatch): boolean {
   const patched = patchText(text, patch);
   if (patched === null) return false;
   writeFileAtomic(file, patched);
+  trustLoopFile(file);
   return true;
 }
 

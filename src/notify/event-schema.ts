@@ -102,6 +102,7 @@ const BODIES = {
   },
   agent_lingered: { iteration: int, agent: z.string(), linger_ms: int.describe("the --linger in force") },
   sandbox_denied: { iteration: int, host: z.string().describe("the host the sandboxed agent tried to reach"), port: int },
+  sandbox_tamper: { iteration: int, paths: z.array(z.string()).describe("what the sandboxed agent planted that git would run or follow later (a nested repository, a gitlink, .git/commondir), moved out of the work tree") },
   notification_failed: {
     target: z.string().describe("the target with URL secrets redacted"),
     event: z.string().describe("type of the event that was not delivered"),

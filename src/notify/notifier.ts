@@ -7,6 +7,7 @@ import { postWebhook, WEBHOOK_TIMING, type DeliveryResult, type WebhookTiming } 
 import { redactUrl, redactUrlsIn } from "./redact-url.js";
 import { COMMAND_LIMITS, runNotifyCommand, type CommandLimits } from "./run-notify-command.js";
 import type { SpawnTree } from "../process/run-supervised.js";
+import { leadingWords, pinBroken, pinProgram, type PinnedProgram } from "../util/pinned-program.js";
 
 /** The fields of a `notification_failed` event (the caller adds v, ts, run and type). */
 export interface NotificationFailure {
@@ -71,6 +72,7 @@ export class Notifier {
   private abandon = new AbortController();
   private readonly redactor: Redactor;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly pins = new Map<NotifyTarget, PinnedProgram | null>();
 
   constructor(
     private readonly targets: readonly NotifyTarget[],
@@ -78,6 +80,9 @@ export class Notifier {
   ) {
     this.env = options.env ?? process.env;
     this.redactor = new Redactor(this.env);
+    // A script a command target runs from the project is read now: the agent may rewrite it later.
+    const cwd = options.cwd ?? process.cwd();
+    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), cwd, cwd));
   }
 
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */
@@ -146,9 +151,12 @@ export class Notifier {
         const body = target.format === "slack" ? JSON.stringify({ text: eventSummary(event) }) : payload;
         return postWebhook(target.url, body, this.options.webhook ?? WEBHOOK_TIMING, this.abandon.signal);
       }
-      case "command":
+      case "command": {
+        const broken = pinBroken(this.pins.get(target) ?? null);
+        if (broken !== null) return Promise.resolve({ ok: false, attempts: 0, message: `not run: ${broken}; ralph runs only the script as it was then` });
         // A shell command line, like a `command` check; the event is one line of JSON on its stdin.
         return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, { cwd, env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
+      }
       case "desktop": {
         const command = desktopCommand(eventTitle(event), eventSummary(event), this.options.platform ?? process.platform, this.env);
         if (!command.ok) return Promise.resolve({ ok: false, attempts: 0, message: command.message });

@@ -31,8 +31,8 @@ export function childEnding(status: RunStatus | null, exit: ChildExit): { reason
  * The parent's ending once no child runs and none is left to start: FAILED when a task was left pending, DONE
  * when its children finished every task, NO_WORK only when nothing was open when it started (no child ran).
  */
-export function allTasksEnding(tasksFile: string, childrenRun: number, leftPending: readonly string[]): Ending {
+export function allTasksEnding(tasksFile: string, childrenRan: boolean, leftPending: readonly string[]): Ending {
   if (leftPending.length > 0) return { reason: "FAILED", detail: `${leftPending.length} task(s) left pending: ${leftPending.join("; ")}` };
-  if (childrenRun === 0) return { reason: "NO_WORK", detail: `every task in ${tasksFile} was already done` };
-  return { reason: "DONE", detail: `the children finished every task in ${tasksFile} (${childrenRun} child run${childrenRun === 1 ? "" : "s"})` };
+  if (!childrenRan) return { reason: "NO_WORK", detail: `every task in ${tasksFile} was already done` };
+  return { reason: "DONE", detail: `the children finished every task in ${tasksFile}` };
 }

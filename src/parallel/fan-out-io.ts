@@ -7,6 +7,8 @@ import type { RunHost } from "../run/new-status.js";
 import type { RecordListener } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
+import type { RunSettings } from "../config/run-options.js";
+import type { Plan } from "../store/plan-file.js";
 
 /** How a child process ended, and the first lines it wrote on stderr (a usage error, say). */
 export interface ChildExit {
@@ -53,4 +55,19 @@ export interface FanOutIo {
   signals: SignalSource;
   host: RunHost;
   listener: RecordListener;
+}
+
+/** What to fan out. */
+export interface FanOutOptions {
+  projectDir: string;
+  runId: string;
+  settings: RunSettings & { parallel: number; tasks: string };
+  plan: Plan;
+  /** The parent's previous status when continuing it (`ralph continue`): its children count and spend go on. */
+  previous: RunStatus | null;
+  notes?: string[];
+  /** The parent's integration worktree: its top, branch, the task file's path from the top and its text at HEAD. */
+  integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
+  /** How the parent's process supervises its children's agents. */
+  supervision: RunStatus["supervision"];
 }

@@ -27,7 +27,7 @@ export function iterationsOf(events: RunEvent[]): ReportIteration[] {
   for (const event of events) {
     const number = num(event.iteration);
     if (number === null) continue;
-    const entry = byNumber.get(number) ?? { iteration: number, result: null, agent: null, task: null, duration_ms: null, cost_usd: null, checks: [], reviews: [], commit: null };
+    const entry = byNumber.get(number) ?? { iteration: number, result: null, agent: null, task: null, duration_ms: null, cost_usd: null, checks: [], reviews: [], commit: null, planted: [] };
     byNumber.set(number, entry);
     if (event.type === "iteration_started") {
       entry.task = str(event.task);
@@ -38,6 +38,8 @@ export function iterationsOf(events: RunEvent[]): ReportIteration[] {
       entry.duration_ms = (entry.duration_ms ?? 0) + (num(event.duration_ms) ?? 0);
       entry.cost_usd = num(event.cost_usd) === null ? entry.cost_usd : (entry.cost_usd ?? 0) + (num(event.cost_usd) ?? 0);
       entry.commit = str(event.commit) ?? entry.commit;
+    } else if (event.type === "sandbox_tamper") {
+      entry.planted.push(...(Array.isArray(event.paths) ? event.paths.map(String) : []));
     } else if (event.type === "criteria_checked") {
       const verdict = { criterion: String(event.criterion), check: String(event.check), passed: event.passed === true, detail: String(event.detail ?? "") };
       (verdict.criterion === "review" ? entry.reviews : entry.checks).push(verdict);

@@ -15,6 +15,7 @@ const iteration = z.object({
   checks: z.array(check).describe("completion checks run after it (review criteria excluded)"),
   reviews: z.array(check).describe("review verdicts (criterion type review), when the run has them"),
   commit: z.string().nullable().describe("the commit made on the run's branch, if any"),
+  planted: z.array(z.string()).describe("what the sandboxed agent planted that git would run later (sandbox_tamper), moved out of the work tree"),
 });
 
 const child = z.object({

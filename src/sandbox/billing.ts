@@ -29,6 +29,21 @@ const CREDENTIALS: Record<AgentName, Array<[variable: string, what: string]>> = 
   command: [],
 };
 
+/** Besides its credentials, what each agent CLI reads of its environment to reach its provider and keep its state. */
+const OWN: Record<AgentName, string[]> = {
+  claude: ["ANTHROPIC_*", "CLAUDE_CODE_*", "CLAUDE_CONFIG_DIR", "DISABLE_*", "MAX_THINKING_TOKENS", "MCP_TIMEOUT", "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS"],
+  codex: ["OPENAI_*", "CODEX_*"],
+  gemini: ["GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"],
+  opencode: ["OPENCODE_*", "OPENROUTER_API_KEY"],
+  demo: [],
+  command: [],
+};
+
+/** The variables an agent CLI is meant to get: its credentials and its own settings (a trailing `*` matches a prefix). */
+export function agentVariables(agent: AgentName): string[] {
+  return [...CREDENTIALS[agent].map(([variable]) => variable), ...OWN[agent]];
+}
+
 /** One line on the agent's credentials (never their values), or null for agents that need none. */
 export function credentialsLine(agent: AgentName, env: NodeJS.ProcessEnv): string | null {
   const known = CREDENTIALS[agent];

@@ -1,7 +1,7 @@
 // The bubblewrap command line of one sandboxed process: what it sees, writes, and which namespaces it gets.
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** Secret paths no sandboxed agent can read (SPEC section 15). */
 export const DEFAULT_READ_DENY = ["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.docker/config.json", "~/.kube"];
@@ -18,6 +18,8 @@ export interface Walls {
   writeAllow: string[];
   /** The agent's own state (writable) and the code-running files in it (read-only again). */
   agentState: { writable: string[]; readOnly: string[] };
+  /** Files the agent works on a private copy of (bound writable over the real one, never copied back). */
+  copies?: ReadonlyArray<{ copy: string; path: string }>;
   /** Unreadable paths: the defaults and `sandbox.read_deny`. */
   readDeny: string[];
   /** A unix socket to bind into the sandbox at the same path (the network proxy), or null. */
@@ -28,6 +30,34 @@ export interface Walls {
   programs: string[];
   /** Where the command starts, when not in the work directory. */
   startDir?: string;
+  /** The run's own directory (RALPH_RUN_DIR): its files but settings.json stay readable; every other run is hidden. */
+  runDir?: string;
+}
+
+/** Files of a run directory the agent never sees: its settings name webhook URLs and notification commands. */
+const RUN_SECRETS = new Set(["settings.json", "requests"]);
+
+/**
+ * The project's runs hidden behind an empty read-only directory, with the current run's other files bound
+ * back read-only one by one. A file bound over would not do: ralph replaces settings.json by a rename
+ * during a run, which detaches a mount over it in the sandbox and shows the new one.
+ */
+function hideRuns(ralphDir: string, runDir: string | undefined): string[] {
+  const runs = join(ralphDir, "runs");
+  if (!existsSync(runs)) return [];
+  const options = ["--tmpfs", runs];
+  const own = runDir === undefined ? null : real(runDir);
+  if (own !== null && own.startsWith(`${runs}/`)) {
+    options.push("--dir", own);
+    let names: string[] = [];
+    try {
+      names = readdirSync(own);
+    } catch {
+      // Gone meanwhile: nothing to bind back.
+    }
+    for (const name of names) if (!RUN_SECRETS.has(name)) options.push("--ro-bind", join(own, name), join(own, name));
+  }
+  return [...options, "--remount-ro", runs];
 }
 
 /** The directories the sandbox replaces with empty private ones. */
@@ -48,6 +78,14 @@ function real(path: string): string | null {
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Mount options hiding one path: an empty read-only directory over a directory, /dev/null over a file. */
 function hide(path: string): string[] {
   const target = real(path);
@@ -55,7 +93,30 @@ function hide(path: string): string[] {
   return statSync(target).isDirectory() ? ["--tmpfs", target, "--remount-ro", target] : ["--ro-bind", "/dev/null", target];
 }
 
-/** The git files of a work directory that make git run code: its config, hooks and attributes. */
+/**
+ * What in a repository's `.git` names code git runs or redirects git elsewhere: directories (made empty when
+ * missing, so there is something to bind read-only: an empty one changes nothing for git) and files (made
+ * empty when missing, where an empty file means the same as none). `commondir` cannot be made so (git
+ * refuses an empty one): an iteration that creates it fails (see tamper-scan.ts).
+ */
+const GIT_CODE_DIRS = ["hooks", "info", "modules", "worktrees"];
+const GIT_CODE_FILES = ["config", "config.worktree", "objects/info/alternates"];
+
+/** Makes `path` (a directory, or an empty file) where it is missing; false where it cannot be. */
+function placeholder(path: string, directory: boolean): boolean {
+  try {
+    if (directory) mkdirSync(path, { recursive: true });
+    else {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, "", { flag: "a" });
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The git paths of a work directory that make git run code or look elsewhere: read-only inside. */
 function gitProtected(workDir: string): string[] {
   const dotGit = join(workDir, ".git");
   let isDir: boolean;
@@ -65,12 +126,19 @@ function gitProtected(workDir: string): string[] {
     return [];
   }
   // A worktree's `.git` is a file naming a directory outside it, which stays read-only like the rest.
-  const inside = isDir ? ["config", "hooks", "info", "config.worktree"].map((name) => join(dotGit, name)) : [dotGit];
-  return [...inside, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
+  if (!isDir) return [dotGit, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
+  const dirs = GIT_CODE_DIRS.map((name) => join(dotGit, name)).filter((path) => existsSync(path) || placeholder(path, true));
+  const files = GIT_CODE_FILES.map((name) => join(dotGit, name)).filter((path) => existsSync(path) || placeholder(path, false));
+  return [...dirs, ...files, ...[join(dotGit, "commondir"), join(workDir, ".gitmodules")].filter((path) => existsSync(path))];
 }
 
 /** The namespaces and mounts of every sandbox, before its own paths (the probe starts one with these). */
 export const SANDBOX_BASE_OPTIONS: readonly string[] = [
+  // A user namespace and no capability at all, whoever starts ralph (root included): no mount, umount,
+  // remount or cgroup move from inside; bubblewrap sets no_new_privs, so no setuid program gives one back.
+  "--unshare-user",
+  "--cap-drop",
+  "ALL",
   "--die-with-parent",
   "--new-session",
   "--unshare-pid",
@@ -122,6 +190,10 @@ export function bwrapOptions(walls: Walls): string[] {
     const target = real(expandPath(path, walls.home, walls.projectDir));
     if (target !== null && !(walls.readOnlyWork === true && (target === work || target.startsWith(`${work}/`)))) options.push("--bind", target, target);
   }
+  for (const { copy, path } of walls.copies ?? []) {
+    const target = real(path);
+    if (target !== null) options.push("--bind", copy, target);
+  }
   for (const path of walls.agentState.readOnly) {
     const target = real(path);
     if (target !== null) options.push("--ro-bind", target, target);
@@ -130,11 +202,16 @@ export function bwrapOptions(walls: Walls): string[] {
   const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");
   // ralph.yaml too: an agent that edits it would loosen the sandbox of the person's next run.
   const ralphYaml = [join(work, "ralph.yaml"), join(real(walls.projectDir) ?? walls.projectDir, "ralph.yaml")].filter((path, index, all) => all.indexOf(path) === index && existsSync(path));
+  // `.git` bound onto itself is a mount point: the agent can neither rename it away nor put its own in its place.
+  const dotGit = join(work, ".git");
+  if (walls.readOnlyWork !== true && isDirectory(dotGit)) options.push("--bind", dotGit, dotGit);
   const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
   for (const path of readOnly) options.push("--ro-bind", path, path);
+  if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.runDir));
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
     options.push(bind, work, work);
+    if (walls.readOnlyWork !== true && isDirectory(dotGit)) options.push("--bind", dotGit, dotGit);
     for (const path of gitProtected(work)) options.push("--ro-bind", path, path);
   }
   for (const path of walls.readDeny) options.push(...hide(expandPath(path, walls.home, walls.projectDir)));

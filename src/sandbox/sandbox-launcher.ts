@@ -4,6 +4,9 @@
 // Inside: the agent gets the default signals back, and, with a network allowlist, a forwarder listens on
 // the sandbox's own loopback and carries each connection to ralph's proxy through a bound unix socket.
 
+/** What the sandbox shows, said when the agent's program cannot be started inside it. */
+const SEEN = " (inside the sandbox: the work directory, ralph's files and the paths in the agent's command line; /tmp, /var/tmp and /run are private and empty; give another path with sandbox.write_allow, or run with --no-sandbox)";
+
 /** The port the forwarder listens on inside the sandbox (its network namespace is its own). */
 export const PROXY_PORT = 3128;
 
@@ -16,7 +19,7 @@ exit 127;`;
 // argv: PROGRAM ARGS... (no network: nothing to forward)
 const INSIDE_PLAIN = `$SIG{$_} = "DEFAULT" for qw(INT TERM HUP QUIT);
 exec { $ARGV[0] } @ARGV;
-print STDERR "ralph sandbox: cannot run $ARGV[0]: $!\\n";
+print STDERR "ralph sandbox: cannot run $ARGV[0]: $!${SEEN}\\n";
 exit 127;`;
 
 // argv: PORT SOCKET PROGRAM ARGS... The listener is bound before the agent starts, so its first connection
@@ -26,7 +29,7 @@ exit 127;`;
 // SO_REUSEADDR 2, WNOHANG 1), the same on x86 and ARM.
 const INSIDE_FORWARD = `my ($port, $path) = splice(@ARGV, 0, 2);
 my @signals = qw(INT TERM HUP QUIT);
-sub run_agent { $SIG{$_} = "DEFAULT" for @signals; exec { $ARGV[0] } @ARGV; print STDERR "ralph sandbox: cannot run $ARGV[0]: $!\\n"; exit 127 }
+sub run_agent { $SIG{$_} = "DEFAULT" for @signals; exec { $ARGV[0] } @ARGV; print STDERR "ralph sandbox: cannot run $ARGV[0]: $!${SEEN}\\n"; exit 127 }
 socket(my $listener, 2, 1, 0) or die "ralph sandbox: socket: $!\\n";
 setsockopt($listener, 1, 2, pack("l", 1));
 bind($listener, pack("S n C4 x8", 2, $port, 127, 0, 0, 1)) or die "ralph sandbox: bind 127.0.0.1:$port: $!\\n";

@@ -15,12 +15,15 @@ export interface SandboxSettings {
   readDeny: string[];
   /** More paths the agent may write (besides the work directory and its private /tmp). */
   writeAllow: string[];
-  /** Names (a trailing `*` matches a prefix) of the variables that pass into the sandbox; null: all of them. */
+  /** Names (a trailing `*` matches a prefix) of more variables that pass into the sandbox, besides its fixed allowlist; null: none. */
   env: string[] | null;
 }
 
 /** The setting when nothing asks for a sandbox. */
 export const NO_SANDBOX: SandboxSettings = { mode: "off", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null };
+
+/** `ralph run`'s default: sandboxed where bubblewrap works, else one line saying why and the run goes on without. */
+export const DEFAULT_SANDBOX: SandboxSettings = { ...NO_SANDBOX, mode: "auto" };
 
 const MODES: readonly SandboxMode[] = ["on", "off", "auto"];
 const KEYS = ["mode", "network", "allow", "read_deny", "write_allow", "env"];
@@ -79,7 +82,7 @@ export function parseSandbox(raw: unknown): Parsed<SandboxSettings> {
   return { ok: true, value: { mode: chosen, network, readDeny, writeAllow, env: env ?? null } };
 }
 
-/** Whether a variable name passes `sandbox.env` (null passes everything). */
+/** Whether a variable name matches one of `allowed` (null matches everything). */
 export function envPasses(name: string, allowed: string[] | null): boolean {
   if (allowed === null) return true;
   return allowed.some((pattern) => (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : pattern === name));

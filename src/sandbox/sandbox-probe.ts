@@ -24,9 +24,13 @@ export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
   if (tried.error) return { ok: false, why: `bwrap could not be started: ${tried.error.message}` };
   if (tried.status !== 0) {
     const said = (tried.stderr ?? "").trim().split("\n")[0] ?? "";
-    const hint = /user namespace|uid map|Operation not permitted|setting up uid/i.test(said)
-      ? " (unprivileged user namespaces are refused here: allow them, e.g. sysctl kernel.unprivileged_userns_clone=1 or an AppArmor profile for bwrap, or run where they are allowed)"
-      : "";
+    const userns = /user namespace|uid map|Operation not permitted|setting up uid|No space left/i.test(said);
+    // As root too: without a user namespace the agent would keep root's capabilities, so no weaker sandbox is built.
+    const hint = !userns
+      ? ""
+      : process.getuid?.() === 0
+        ? " (the kernel gives no user namespace here, and without one the agent would hold root's capabilities: allow user namespaces, e.g. sysctl user.max_user_namespaces=10000, or in a container run it with a seccomp profile that allows them)"
+        : " (unprivileged user namespaces are refused here: allow them, e.g. sysctl kernel.unprivileged_userns_clone=1 or an AppArmor profile for bwrap, or run where they are allowed)";
     return { ok: false, why: `bwrap cannot create a sandbox here: ${said || `exit ${tried.status ?? tried.signal}`}${hint}` };
   }
   const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim() ?? "bubblewrap";

@@ -1,18 +1,28 @@
 // One run's sandbox: the walls (bubblewrap), the way out (the egress proxy), and the environment that passes.
-import { isAbsolute } from "node:path";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentName } from "../agents/types.js";
 import { findOnPath } from "../process/supervision.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import { agentState } from "./agent-state.js";
+import { agentVariables } from "./billing.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
+import { watchTamper } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
-/** Variables every sandboxed process keeps whatever `sandbox.env` says (a process cannot work without them; the OpenCode one keeps a reviewer off the tree's configuration). */
-const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_*", "TZ", "RALPH_*", "NO_COLOR", "FORCE_COLOR", "IS_SANDBOX", "OPENCODE_DISABLE_PROJECT_CONFIG"];
+/**
+ * The variables every sandboxed process gets (an allowlist: everything else stays out unless `sandbox.env`
+ * names it): what a process cannot work without, and only the RALPH_* meant for the agent (its run, run
+ * directory and iteration, whether it reviews, the demo's, and the supervision's marker) — never the
+ * person's RALPH_* settings, which can carry a webhook URL.
+ */
+const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR", "FORCE_COLOR", "OPENCODE_DISABLE_PROJECT_CONFIG"];
+const RALPH_FOR_AGENT = ["RALPH_RUN_ID", "RALPH_RUN_DIR", "RALPH_ITERATION", "RALPH_REVIEW", "RALPH_DEMO_TASKS", "RALPH_DEMO_FREE", "RALPH_DEMO_DELAY_MS", "RALPH_SUPERVISOR", "RALPH_CHECK_TREE"];
 /** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
 const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
@@ -23,6 +33,8 @@ export interface SandboxIo {
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv };
   /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
   watchDenied(report: (denied: Denied) => void): () => void;
+  /** Starts watching the work tree for planted repositories; the returned function says what was planted and undoes it (see tamper-scan.ts). */
+  watchTamper?(workDir: string, quarantineDir: string): () => string[];
 }
 
 /** How a reviewer is walled in: the work tree read-only, and its own agent's state writable. */
@@ -85,11 +97,15 @@ export function allowedHosts(settings: SandboxSettings, agent: AgentName, env: N
 export class Sandbox implements SandboxIo {
   private readonly listeners = new Set<(denied: Denied) => void>();
   private proxy: EgressProxy | null = null;
+  private copyDir: string | null = null;
+  /** Every host:port the proxy refused during the run. */
+  private readonly refused = new Set<string>();
+  private readonly copies = new Map<string, string>();
 
   private constructor(
     private readonly probe: Extract<SandboxProbe, { ok: true }>,
     private readonly settings: SandboxSettings,
-    private readonly dirs: { projectDir: string; workDir: string; agent: AgentName },
+    private readonly dirs: { projectDir: string; workDir: string; agent: AgentName; reviewers?: readonly AgentName[] },
     readonly hosts: string[],
   ) {}
 
@@ -101,7 +117,10 @@ export class Sandbox implements SandboxIo {
     if (sandbox.hosts.length > 0) {
       // Loaded only for a sandbox that reaches hosts: it loads Node's http and net modules.
       const { startEgressProxy } = await import("./egress-proxy.js");
-      sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => sandbox.listeners.forEach((listen) => listen(denied)));
+      sandbox.proxy = await startEgressProxy(sandbox.hosts, (denied) => {
+        sandbox.refused.add(`${denied.host}:${denied.port}`);
+        sandbox.listeners.forEach((listen) => listen(denied));
+      });
     }
     return sandbox;
   }
@@ -109,14 +128,43 @@ export class Sandbox implements SandboxIo {
   /** One line for the run's start: what is walled in and what gets out. */
   describe(): string {
     const network = this.hosts.length === 0 ? "no network" : `network only to ${this.hosts.join(", ")}`;
-    return `sandbox: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
+    const how = this.settings.mode === "auto" ? "sandbox (on by default; --no-sandbox runs without it)" : "sandbox";
+    return `${how}: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
   }
 
-  /** The environment inside: `sandbox.env` applied, temp directories private, the proxy set. */
+  /** The names a variable may have to pass in: the fixed list, the agents' own, and `sandbox.env`. */
+  private allowed(): string[] {
+    const agents = [this.dirs.agent, ...(this.dirs.reviewers ?? [])];
+    return [...ALWAYS, ...RALPH_FOR_AGENT, ...agents.flatMap((agent) => agentVariables(agent)), ...(this.settings.env ?? [])];
+  }
+
+  /** The names of the person's variables that pass in (for the start line; values never). */
+  passing(env: NodeJS.ProcessEnv): string[] {
+    const inside = this.environment(env);
+    return Object.keys(env).filter((name) => inside[name] !== undefined && inside[name] === env[name]).sort();
+  }
+
+  /** One start line naming every variable of the person's that reaches the agent. */
+  describeEnvironment(env: NodeJS.ProcessEnv): string {
+    const names = this.passing(env);
+    return `sandbox: variables passed in: ${names.length > 0 ? names.join(", ") : "none"} (and RALPH_RUN_ID, RALPH_RUN_DIR, RALPH_ITERATION; every other one stays out unless sandbox.env names it)`;
+  }
+
+  /** The run's closing lines on refused connections: the hosts, and the `sandbox.network.allow` line that lets them through. */
+  refusedLines(): string[] {
+    if (this.refused.size === 0) return [];
+    const hosts = [...this.refused].sort();
+    const allow = [...new Set([...this.hosts, ...hosts])].map((host) => JSON.stringify(host)).join(", ");
+    return [`sandbox: the agent was refused connections to ${hosts.join(", ")}`, `to allow them, in ralph.yaml: sandbox: {network: {allow: [${allow}]}}`];
+  }
+
+  /** The environment inside: an allowlist (see ALWAYS) and `sandbox.env`, temp directories private, the proxy set. */
   environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const allowed = this.settings.env === null ? null : [...ALWAYS, ...this.settings.env];
+    const allowed = this.allowed();
     const inside: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(env)) if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
+    // Claude Code as root skips permission prompts only when told it is sandboxed: here it is, and only here.
+    inside.IS_SANDBOX = "1";
     for (const name of [...PROXY_VARIABLES, "SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) delete inside[name];
     for (const name of ["TMPDIR", "TMP", "TEMP"]) inside[name] = "/tmp";
     if (this.proxy !== null) for (const name of PROXY_VARIABLES) inside[name] = `http://127.0.0.1:${PROXY_PORT}`;
@@ -125,19 +173,27 @@ export class Sandbox implements SandboxIo {
 
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv } {
     const home = homeOf(env);
+    const state = agentState(view?.agent ?? this.dirs.agent, home);
     const walls = {
       projectDir: this.dirs.projectDir,
       workDir: this.dirs.workDir,
       home,
-      agentState: agentState(view?.agent ?? this.dirs.agent, home),
+      agentState: state,
+      copies: state.copies.map((path) => ({ path, copy: this.privateCopy(path) })).filter((entry): entry is { path: string; copy: string } => entry.copy !== null),
       readOnlyWork: view?.readOnly === true,
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
       socket: this.proxy?.socket ?? null,
-      programs: [RALPH_ROOT, ...(isAbsolute(argv[0] ?? "") ? [argv[0] as string] : [])],
+      // The agent's program and every path in its command line (a script under /tmp, hidden by the private /tmp otherwise).
+      programs: [RALPH_ROOT, ...argv.filter((arg) => isAbsolute(arg))],
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
+      ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
     };
     return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
+  }
+
+  watchTamper(workDir: string, quarantineDir: string): () => string[] {
+    return watchTamper(workDir, quarantineDir);
   }
 
   watchDenied(report: (denied: Denied) => void): () => void {
@@ -154,8 +210,31 @@ export class Sandbox implements SandboxIo {
     return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
   }
 
-  /** Stops the proxy. */
+  /**
+   * The run's private copy of `path` (made at its first use, 0600 in a 0700 directory of the run's own),
+   * or null when it cannot be made. Nothing is ever copied back: what the agent writes into it (an MCP
+   * server, a command) stays in the copy and goes with it at the run's end.
+   */
+  private privateCopy(path: string): string | null {
+    const made = this.copies.get(path);
+    if (made !== undefined) return made;
+    try {
+      this.copyDir ??= mkdtempSync(join(tmpdir(), "ralph-sandbox-state-"));
+      const copy = join(this.copyDir, `${this.copies.size}-${basename(path)}`);
+      copyFileSync(path, copy);
+      chmodSync(copy, 0o600);
+      this.copies.set(path, copy);
+      return copy;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Stops the proxy and removes the private copies. */
   async close(): Promise<void> {
+    if (this.copyDir !== null) rmSync(this.copyDir, { recursive: true, force: true });
+    this.copyDir = null;
+    this.copies.clear();
     this.listeners.clear();
     await this.proxy?.close();
     this.proxy = null;

@@ -84,6 +84,7 @@ export type EventBody =
   | { type: "tasks_reopened"; iteration: number; tasks: string[]; reason: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
   | { type: "sandbox_denied"; iteration: number; host: string; port: number }
+  | { type: "sandbox_tamper"; iteration: number; paths: string[] }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
   | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
   | { type: "child_started"; child: string; task: string; branch: string }

@@ -21,23 +21,38 @@ export interface RejectedChange {
 /** What a boundary found in state.md. */
 export type BoundaryRead = { kind: "same" } | { kind: "changed"; state: Plan } | { kind: "broken"; message: string };
 
-/** The parts of `proposed` that only tighten `trusted`: active false, a lower non-zero cap. The rest is kept from `trusted`. */
-export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; applied: string[]; ignored: string[] } {
-  const state = { ...trusted };
+/** The rules every guarded loop file shares: whether it is active, and its iteration cap (0: none). */
+export interface LoopRules {
+  active: boolean;
+  maxIterations: number;
+}
+
+/**
+ * The tightenings of `active` and the cap in `proposed`, written into a copy of `trusted`: active false, a
+ * lower non-zero cap. Each change is named in `applied` or `ignored`. The one rule for state.md and hook mode's loop file.
+ */
+export function tightenRules<T extends LoopRules>(trusted: T, proposed: T): { rules: T; applied: string[]; ignored: string[] } {
+  const rules = { ...trusted };
   const applied: string[] = [];
   const ignored: string[] = [];
   if (proposed.active !== trusted.active) {
     if (!proposed.active) {
-      state.active = false;
+      rules.active = false;
       applied.push("active: false");
     } else ignored.push("active: true");
   }
   const [from, to] = [trusted.maxIterations, proposed.maxIterations];
   if (to !== from) {
     const tighter = to > 0 && (from === 0 || to < from);
-    if (tighter) state.maxIterations = to;
+    if (tighter) rules.maxIterations = to;
     (tighter ? applied : ignored).push(`max_iterations ${from} -> ${to}`);
   }
+  return { rules, applied, ignored };
+}
+
+/** The parts of `proposed` that only tighten `trusted`: active false, a lower non-zero cap. The rest is kept from `trusted`. */
+export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; applied: string[]; ignored: string[] } {
+  const { rules: state, applied, ignored } = tightenRules(trusted, proposed);
   if (proposed.completionPromise !== trusted.completionPromise) ignored.push("completion_promise");
   if (JSON.stringify(proposed.completionCriteria) !== JSON.stringify(trusted.completionCriteria)) ignored.push("completion_criteria");
   if (proposed.tasks !== trusted.tasks) ignored.push("tasks");

@@ -1,7 +1,8 @@
 // The git steps of `ralph land`: is the person's checkout clean, merge a run's branch into it (or nothing
 // at all), push a run's branch to a remote. Repository hooks never run: the agent could have written them.
 import { EVERYTHING_BUT_RALPH } from "./worktree-location.js";
-import { runGit } from "./run-git.js";
+import { freshGitEnv, withFreshGitDir } from "./fresh-git-dir.js";
+import { runGit, runGitRaw } from "./run-git.js";
 import type { GitStep } from "./integration-git.js";
 
 const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
@@ -29,8 +30,41 @@ export async function mergeIntoCheckout(dir: string, branch: string, message: st
   return head.ok ? { ok: true, commit: head.stdout.trim() } : { ok: false, message: head.stderr };
 }
 
-/** Pushes local `branch` to `remote` as branch `destination` (never forced). */
-export async function pushBranch(dir: string, remote: string, branch: string, destination: string): Promise<GitStep<object>> {
-  const pushed = await runGit(dir, [...NO_HOOKS, "push", "--quiet", remote, `refs/heads/${branch}:refs/heads/${destination}`]);
-  return pushed.ok ? { ok: true } : { ok: false, message: `git push ${remote}: ${pushed.stderr.split("\n").slice(-1)[0] ?? "failed"}` };
+// The only transports a push may use; `ext::` and every other one that runs a program are refused.
+const ALLOWED_PROTOCOLS = "https:ssh:git:file";
+// A push runs the person's ssh and credential helpers (their user configuration), never a repository's hooks or monitor.
+const PUSH_SETTINGS = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "color.ui=false", "-c", "core.pager=cat"];
+
+/** The URL of each remote configured in the repository at `dir` (its `remote.NAME.url`), as read now. */
+export async function remoteUrls(dir: string): Promise<Record<string, string>> {
+  const listed = await runGit(dir, ["config", "-z", "--get-regexp", "^remote\\..*\\.url$"]);
+  const urls: Record<string, string> = {};
+  if (!listed.ok) return urls;
+  for (const entry of listed.stdout.split("\0")) {
+    const [key, url] = [entry.slice(0, entry.indexOf("\n")), entry.slice(entry.indexOf("\n") + 1)];
+    const name = key.slice("remote.".length, -".url".length);
+    if (name !== "" && url !== "" && !(name in urls)) urls[name] = url;
+  }
+  return urls;
+}
+
+/**
+ * Pushes local `branch` of the repository at `dir` to `url` as branch `destination` (never forced). The push
+ * runs in a git directory of ralph's own that borrows only the repository's objects: no `remote.*`, `url.*`,
+ * `pushurl`, `receivepack`, `credential.*` or `core.sshCommand` the repository sets applies, and only the https,
+ * ssh, git and file transports are allowed.
+ */
+export async function pushBranch(dir: string, url: string, branch: string, destination: string, env: NodeJS.ProcessEnv = process.env): Promise<GitStep<object>> {
+  const tip = await runGit(dir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}^{commit}`]);
+  if (!tip.ok) return { ok: false, message: `no branch ${branch} to push` };
+  const pushed = await withFreshGitDir(dir, env, (gitDir) =>
+    runGitRaw(gitDir, [`--git-dir=${gitDir}`, "push", "--quiet", "--", url, `${tip.stdout.trim()}:refs/heads/${destination}`], {
+      env: { ...freshGitEnv(env, true), GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
+      configArgs: PUSH_SETTINGS,
+      timeoutMs: 600_000,
+    }),
+  );
+  if (pushed.ok) return { ok: true };
+  const why = "message" in pushed ? pushed.message : (pushed.stderr.split("\n").filter((line) => line !== "").slice(-1)[0] ?? "failed");
+  return { ok: false, message: `git push ${url}: ${why}` };
 }

@@ -55,7 +55,7 @@ export async function createWorktree(
   if ("error" in repo) return failed({ kind: "not-a-repo", dir: projectDir, detail: repo.error });
   const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", `${from}^{commit}`]);
   if (!head.ok) return failed({ kind: "no-commit", top: repo.top });
-  const base = head.stdout.trim();
+  const startCommit = head.stdout.trim();
   const path = worktreePath(projectDir, runId);
   const branch = worktreeBranch(runId);
   if (existsSync(path)) return failed({ kind: "path-exists", path });
@@ -63,8 +63,12 @@ export async function createWorktree(
   if (!(await runGit(projectDir, ["check-ref-format", `refs/heads/${branch}`])).ok) return failed({ kind: "bad-branch-name", branch });
   const reused = await branchExists(projectDir, branch);
   if (reused && !options.reuseBranch) return failed({ kind: "branch-exists", branch });
+  // A reused branch's work since it left the branch the run starts from has never been reviewed: its base is
+  // that fork point, so the review's diff and the report cover all of it.
+  const fork = reused ? await runGit(projectDir, ["merge-base", `refs/heads/${branch}`, startCommit]) : null;
+  const base = fork?.ok ? fork.stdout.trim() : startCommit;
   mkdirSync(worktreesDir(projectDir), { recursive: true, mode: 0o700 });
-  const args = reused ? ["worktree", "add", "--quiet", path, branch] : ["worktree", "add", "--quiet", "-b", branch, path, base];
+  const args = reused ? ["worktree", "add", "--quiet", path, branch] : ["worktree", "add", "--quiet", "-b", branch, path, startCommit];
   // Two runs adding worktrees to one repository at the same moment make git fail reading the other's
   // half-written record ("failed to read .git/worktrees/…/commondir"), after it made the branch: one at a time.
   const added = await oneAtATime(join(worktreesDir(projectDir), ".add.lock"), () => runGit(projectDir, args));

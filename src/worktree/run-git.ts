@@ -22,6 +22,8 @@ export interface GitOptions {
   noOptionalLocks?: boolean;
   /** An index of ralph's own (a snapshot of the work tree), never the repository's. */
   indexFile?: string;
+  /** The `-c` switches instead of the inert ones (a push in a git directory of ralph's own, with the person's ssh and credentials). */
+  configArgs?: string[];
 }
 
 /** The default limit of one git command. */
@@ -58,7 +60,8 @@ export async function gitSession(cwd: string, options: Omit<GitOptions, "onStdou
   const listed = await spawnGit(cwd, [...inertConfigArgs(), "config", "-z", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."], env, limits);
   if (!listed.ok && limits.signal?.aborted) return () => Promise.resolve(listed);
   const drivers = listed.ok ? repositoryDrivers(listed.stdout.toString("utf8")) : {};
-  return (args, onStdout) => spawnGit(cwd, [...inertConfigArgs(), ...args], { ...env, ...drivers }, { ...limits, onStdout });
+  const config = options.configArgs ?? inertConfigArgs();
+  return (args, onStdout) => spawnGit(cwd, [...config, ...args], { ...env, ...drivers }, { ...limits, onStdout });
 }
 
 /** Live git process groups, ended if the runner exits while one still runs. */

@@ -3,6 +3,7 @@
 import { copyFileSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { withFreshGitDir, freshGitEnv } from "./fresh-git-dir.js";
 import { gitSession, runGitRaw, type GitSessionRun } from "./run-git.js";
 
 /** A snapshot: the tree object of the work tree's files (tracked and untracked, not ignored), or why there is none. */
@@ -73,21 +74,32 @@ export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string
   const enough = new AbortController();
   const onAbort = (): void => enough.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
-  const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch", from, to], {
-    env,
-    signal: enough.signal,
-    onStdout: (chunk) => {
-      if (size >= capBytes) return;
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= capBytes) enough.abort();
-    },
-  });
+  // In a git directory of ralph's own: no attribute of the tree, the repository or the system (`-diff`, a
+  // textconv, a driver) changes what is shown. A file is binary only when its bytes are, shown with its size.
+  const result = await withFreshGitDir(cwd, env, (gitDir) =>
+    runGitRaw(gitDir, [`--git-dir=${gitDir}`, "-c", "core.attributesFile=/dev/null", "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch", from, to], {
+      env: freshGitEnv(env),
+      signal: enough.signal,
+      onStdout: (chunk) => {
+        if (size >= capBytes) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= capBytes) enough.abort();
+      },
+    }),
+  );
   signal?.removeEventListener("abort", onAbort);
   const truncated = size >= capBytes;
-  if (!result.ok && !truncated) return { ok: false, message: `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}` };
+  if (!result.ok && !truncated) return { ok: false, message: "message" in result ? result.message : `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}` };
   const text = Buffer.concat(chunks).subarray(0, capBytes).toString("utf8");
   return { ok: true, text: text.replace(/\n$/, ""), truncated };
+}
+
+/** The tree of commit `commit` (a run's base), or null when git cannot name it. */
+export async function treeOfCommit(cwd: string, env: NodeJS.ProcessEnv, commit: string): Promise<TreeSnapshot | null> {
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(commit)) return null;
+  const result = await runGitRaw(cwd, ["rev-parse", "--verify", "-q", `${commit}^{tree}`], { env });
+  return result.ok ? { ok: true, tree: result.stdout.toString("utf8").trim() } : null;
 }
 
 /** Whether `id` names a tree object of the repository at `cwd` (a tree id read back from a run's status). */

@@ -68,20 +68,36 @@ test("a stopped run's open question does not make a bare ralph answer ambiguous:
   assert.equal(readStatus(runDir(dir, "a")).question, "Which database?");
 });
 
-test("after ralph pause, status says a pause is requested; the runner says paused once", async () => {
+test("after ralph pause, status says the run is pausing at the end of its iteration; the runner says paused once", async () => {
   const dir = project();
   const gate = join(dir, "gate");
   const run = start(dir, ["run", "--name", "p", "-n", "2", "go", ...fakeAgent("--wait-for", gate)]);
   await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
   assert.equal((await runRalph(["pause", "p"], dir)).code, 0);
   const status = await runRalph(["status", "p"], dir);
-  assert.match(status.stdout, /^state {6}running · pause requested: it pauses before its next iteration/m);
+  assert.match(status.stdout, /^state {6}pausing at the end of iteration 1 \(ralph resume p cancels it\)$/m);
   writeFileSync(gate, "go");
   await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
   assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
   const result = await finishWithin(run, 20_000);
   assert.equal(result.code, 3, result.stderr);
   assert.equal(result.stdout.split("\n").filter((line) => /^paused\b/.test(line)).length, 1, result.stdout);
+});
+
+test("after ralph stop, status says the run is stopping at the end of its iteration, not running", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  const run = start(dir, ["run", "--name", "s", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
+  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  const before = await runRalph(["status", "s"], dir);
+  assert.match(before.stdout, /^state {6}running$/m, "control: before the stop, the run reads running");
+  assert.equal((await runRalph(["stop", "s"], dir)).code, 0);
+  const status = await runRalph(["status", "s"], dir);
+  assert.match(status.stdout, /^state {6}stopping at the end of iteration 1 \(ralph stop --now ends it at once\)$/m);
+  assert.equal(JSON.parse((await runRalph(["status", "s", "--json"], dir)).stdout).state, "running", "the JSON state is unchanged");
+  writeFileSync(gate, "go");
+  const result = await finishWithin(run, 20_000);
+  assert.match(result.stdout + result.stderr, /STOP/);
 });
 
 test("a --parallel parent counts child runs, not iterations of a cap it does not have", async () => {
@@ -93,7 +109,7 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
   const ran = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env);
   assert.equal(ran.code, 0, ran.stderr);
   const list = (await runRalph(["list"], repo, env)).stdout;
-  assert.match(list, /^par {2,}NO_WORK {2,}3 runs {2,}/m);
+  assert.match(list, /^par {2,}DONE {2,}3 runs {2,}/m);
   assert.match(list, /^ {2}par-1 {2,}DONE {2,}1\/2 /m);
   assert.doesNotMatch(list, /∞/);
   const status = (await runRalph(["status", "par"], repo, env)).stdout;

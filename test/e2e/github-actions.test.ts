@@ -38,6 +38,8 @@ interface ActionSpec {
 }
 interface WorkflowStep {
   id?: string;
+  name?: string;
+  run?: string;
   uses?: string;
   with?: Record<string, string>;
   if?: string;
@@ -77,6 +79,39 @@ describe("deploy/github-actions against GitHub's parser and schema", () => {
       }
     }
     assert.equal(loop.steps.find((s) => s.id === "ralph")?.with?.["task-index"], "${{ matrix.index }}");
+  });
+});
+
+describe("the workflow's push step", () => {
+  test("pushes the task's branch to this repository's URL and runs none of the checkout's git config (plain git push runs it)", () => {
+    const workflow = parse(readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, { steps: WorkflowStep[] }> };
+    const step = workflow.jobs.loop?.steps.find((s) => s.name === "Push the task's branch");
+    assert.ok(step?.run);
+    const checkout = tempRepo();
+    const remote = `${checkout}-remote.git`;
+    git(checkout, "init", "-q", "--bare", remote);
+    git(checkout, "remote", "add", "origin", remote);
+    git(checkout, "commit", "-q", "--allow-empty", "-m", "the task's work");
+    git(checkout, "branch", "ralph/US-2");
+    // What the unsandboxed agent writes into the checkout's config.
+    const mark = `${checkout}-pwned`;
+    const program = `${checkout}-evil.sh`;
+    writeFileSync(program, `#!/bin/sh\nprintf '%s' "$GIT_CONFIG_PARAMETERS" >> "${mark}"\nexit 1\n`, { mode: 0o755 });
+    git(checkout, "config", "protocol.allow", "always");
+    git(checkout, "config", "remote.origin.pushurl", `ext::${program}`);
+    git(checkout, "config", `url.ext::${program} #.insteadOf`, `file://${remote}`);
+    git(checkout, "config", "credential.helper", `!${program}`);
+    const server = `file://${join(remote, "..")}`;
+    const repository = remote.split("/").pop()?.replace(/\.git$/, "") ?? "";
+    const ran = spawnSync("bash", ["-e", "-c", step.run], { cwd: checkout, encoding: "utf8", env: { ...process.env, BRANCH: "ralph/US-2", TOKEN: "the-job-token", GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository } });
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(existsSync(mark), false, "the agent's program did not run");
+    assert.equal(git(remote, "rev-parse", "refs/heads/ralph/US-2"), git(checkout, "rev-parse", "ralph/US-2"));
+    // Control: the step as it was (git push origin with the token in -c) runs the agent's program, token and all.
+    const auth = `AUTHORIZATION: basic ${Buffer.from("x-access-token:the-job-token").toString("base64")}`;
+    const plain = spawnSync("git", ["-c", "core.hooksPath=/dev/null", "-c", `http.https://github.com/.extraheader=${auth}`, "push", "origin", "refs/heads/ralph/US-2:refs/heads/ralph/US-2"], { cwd: checkout, encoding: "utf8" });
+    assert.notEqual(plain.status, 0);
+    assert.match(readFileSync(mark, "utf8"), /extraheader/);
   });
 });
 

@@ -56,7 +56,7 @@ describe("ralph run --parallel", () => {
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(readStatus(runDir(repo, "p")).exit_reason, "DONE");
-    assert.match(result.stdout, /^DONE: the children finished every task in prd\.json \(3 child runs\)$/m);
+    assert.match(result.stdout, /^DONE: the children finished every task in prd\.json$/m);
     // The parent supervises its children's agents: its status names the same mode as theirs.
     assert.equal(readStatus(runDir(repo, "p")).supervision, readStatus(runDir(repo, "p-1")).supervision);
     assert.deepEqual(passes(repo, "p"), { "US-1": true, "US-2": true, "US-3": true }, result.stdout);
@@ -184,6 +184,14 @@ describe("ralph run --parallel", () => {
     assert.match(notInHead.stderr, /^ralph: --tasks todo\.md: not in HEAD; each --parallel child works in a worktree from HEAD/);
     const resolve = await runRalph(["run", "--agent", "demo", "--resolve", "work"], repo, env());
     assert.deepEqual([resolve.code, resolve.stderr], [2, "ralph: --resolve is set by a --parallel run on its resolve runs, together with --parent and --name\n"]);
+    // A child run is started only through the internal child-run command, never through ralph run.
+    const parent = await runRalph(["run", "--agent", "demo", "--parent", "p", "--task", "US-001", "--name", "p-1", "work"], repo, env());
+    assert.deepEqual([parent.code, parent.stderr], [2, "ralph: --parent is set by a --parallel run on its child runs (ralph child-run), not by hand\n"]);
+    const neither = await runRalph(["child-run", "p", "p-1"], repo, env());
+    assert.deepEqual([neither.code, neither.stderr], [2, "ralph: child-run: give either --task ID or --resolve (set by a --parallel run)\n"]);
+    const noParent = await runRalph(["child-run", "p", "p-1", "--task", "US-001"], repo, env());
+    assert.equal(noParent.code, 2);
+    assert.match(noParent.stderr, /^ralph: --parent p: no readable /);
     const maxResolve = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--max-resolve", "x", "work"], repo, env());
     assert.equal(maxResolve.code, 2);
     assert.match(maxResolve.stderr, /^ralph: --max-resolve: expected a whole number/);

@@ -185,6 +185,39 @@ describe("type: review", () => {
     assert.deepEqual(reviews(repo).map((event) => [event.iteration, event.verdict]), [[1, "changes"], [2, "approve"]]);
   });
 
+  test("a reviewer script in the work tree that the agent rewrites to approve is not run: no verdict, the run never ends DONE", async () => {
+    const repo = tempRepo();
+    writeFileSync(join(repo, "review.sh"), "cat > /dev/null\necho 'FINDING: not yet.'\necho '<verdict>changes</verdict>'\n");
+    writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: the person's reviewer\n    command: ["sh", "review.sh"]\n`);
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "the person's reviewer");
+    // The agent rewrites the reviewer to approve, changes a file and claims the promise.
+    const agent = ["--", "sh", "-c", `cat > /dev/null; printf 'cat > /dev/null\\necho "<verdict>approve</verdict>"\\n' > review.sh; echo "line $RALPH_ITERATION" >> work.txt; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "2", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.match(readFileSync(join(repo, "review.sh"), "utf8"), /approve/, "the agent did rewrite it");
+    const verdicts = reviews(repo);
+    assert.deepEqual(verdicts.map((event) => event.verdict), ["none", "none"]);
+    assert.match(String(verdicts[0]?.reason), /^not run: the reviewer's script .*\/review\.sh changed since the run started; ralph runs only the script as it was then$/);
+    // Control: the rewritten script, run as ralph ran it before, approves.
+    assert.match(spawnSync("sh", ["review.sh"], { cwd: repo, input: "", encoding: "utf8" }).stdout, /<verdict>approve<\/verdict>/);
+  });
+
+  test("a diff too large to show whole is no approval: the reviewer's approve gives no verdict (a small diff's approve ends DONE)", async () => {
+    const state = outside();
+    const repo = reviewRepo("approve,approve", state);
+    const agent = ["--", "sh", "-c", `cat > /dev/null; head -c 300000 /dev/zero | tr '\\0' 'x' | fold -w 100 > big.txt; echo '<promise>DONE</promise>'`];
+    const result = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    const [verdict] = reviews(repo);
+    assert.equal(verdict?.verdict, "none");
+    assert.equal(verdict?.reason, "the run's diff is too large to show whole (over 200 KiB); an approval of part of it does not count");
+    // Control: the same reviewer approving a small change ends the run DONE.
+    const small = reviewRepo("approve", outside());
+    const done = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", "--", "sh", "-c", "cat > /dev/null; echo x > small.txt; echo '<promise>DONE</promise>'"], small, gitEnv());
+    assert.equal(done.code, 0, done.stdout + done.stderr);
+  });
+
   test("control: a reviewer that always asks for changes never lets the run end DONE", async () => {
     const state = outside();
     const repo = reviewRepo("changes", state);

@@ -16,6 +16,8 @@ import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 const cleanup = cleanupAfterTests();
 const HOSTILE = fileURLToPath(new URL("../fixtures/hostile-agent.js", import.meta.url));
 const SECRET = "secret-key-material-4711";
+// A webhook nobody listens on (only needs_human would reach it, and nothing asks).
+const WEBHOOK = "http://127.0.0.1:9/hostile-hook-secret";
 
 /** Why a sandbox cannot be built here (from `ralph doctor --json`), or null. */
 function sandboxMissing(): string | null {
@@ -78,7 +80,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
     writeFileSync(join(home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
     writeFileSync(
       join(dir, "ralph.yaml"),
-      `sandbox:\n  mode: ${sandboxed ? "on" : "off"}\n  network:\n    allow: ["127.0.0.1:${portOf(allowed)}"]\n`,
+      `sandbox:\n  mode: ${sandboxed ? "on" : "off"}\n  network:\n    allow: ["127.0.0.1:${portOf(allowed)}"]\n  env: ["HOSTILE_*"]\n`,
     );
     const env = cleanEnv({
       RALPH_SUPERVISION: mode,
@@ -89,8 +91,15 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
       HOSTILE_BLOCKED: String(portOf(blocked)),
       ...(daemon ? { HOSTILE_UNIX: unixPath } : {}),
       ...(mode === "cgroup" ? { HOSTILE_CGROUP: "1" } : { HOSTILE_SUBREAPER: "1" }),
+      // Secrets of the person's: ralph's own environment, and a webhook in the run's settings.
+      GITHUB_TOKEN: "ghp_hostile",
+      AWS_SECRET_ACCESS_KEY: "aws-hostile",
+      RALPH_WEBHOOK_URL: WEBHOOK,
+      // ralph.yaml decides.
+      RALPH_SANDBOX: "",
     });
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "--agent", "command", "go", "--", process.execPath, HOSTILE], dir, env);
+    const args = ["run", "--name", "x", "-n", "1", "--grace", "1s", "--webhook", WEBHOOK, "--notify-events", "needs_human"];
+    const ralph = cleanup.ralph([...args, "--agent", "command", "go", "--", process.execPath, HOSTILE], dir, env);
     const result = await within(ralph.done, 60_000, "ralph's exit");
     const report = join(dir, "attacks.json");
     assert.ok(existsSync(report), `the agent wrote no report:\n${result.stdout}${result.stderr}`);
@@ -105,7 +114,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
   }
 
   const RUN_DIR_FILES = ["ANSWER", "STOP", "settings.json", "requests/set-zz-1.request.json"];
-  const COMMON = ["write_outside", "read_secret", "loosen_ralph_yaml", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
+  const COMMON = ["write_outside", "read_secret", "read_env_secret", "read_run_settings", "loosen_ralph_yaml", ...RUN_DIR_FILES.map((name) => `write_run_dir_${name}`), "ralph_stop", "ralph_set", "connect_blocked_direct", "signal_ralph"];
 
   for (const mode of ["cgroup", "subreaper"] as const) {
     const own = mode === "cgroup" ? "leave_cgroup" : "kill_subreaper";
@@ -114,7 +123,7 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
     describe(`${mode} supervision`, { skip: modeSkip ?? false }, () => {
       test("sandboxed: every attempt fails, and the refused connection is a sandbox_denied event", async () => {
         const { attempts, outside, runDir, events, result, dir } = await attack(mode, true);
-        for (const name of [...COMMON, "connect_blocked_proxy", own, ...(daemon ? ["connect_unix_socket"] : [])]) {
+        for (const name of [...COMMON, "hold_capabilities", "connect_blocked_proxy", own, ...(daemon ? ["connect_unix_socket"] : [])]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, false, `${name} got through: ${JSON.stringify(attempt)}\n${result.stdout}`);
         }
@@ -149,7 +158,8 @@ describe("--sandbox against a hostile agent", { concurrency: 2, skip: skip ?? fa
           assert.ok(attempt?.ok || /refused: the request comes from this run's agent|is for people/.test(attempt?.detail ?? ""), `${name}: ${JSON.stringify(attempt)}`);
         }
         const refusedByRalph = ["ralph_set", "ralph_stop"];
-        for (const name of [...COMMON.filter((attack) => !refusedByRalph.includes(attack)), own, "connect_allowed", ...(daemon ? ["connect_unix_socket"] : [])]) {
+        const root = process.getuid?.() === 0 ? ["hold_capabilities"] : [];
+        for (const name of [...COMMON.filter((attack) => !refusedByRalph.includes(attack)), ...root, own, "connect_allowed", ...(daemon ? ["connect_unix_socket"] : [])]) {
           const attempt = attempts.get(name);
           assert.equal(attempt?.ok, true, `${name} failed without the sandbox: ${JSON.stringify(attempt)}\n${result.stdout}${result.stderr}`);
         }
@@ -230,7 +240,7 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
   test("sandbox.env: only the listed variables (and the ones every process needs) reach the agent", async () => {
     const { dir } = cleanup.project("ralph-sandbox-env-");
     writeFileSync(join(dir, "ralph.yaml"), "sandbox:\n  env: [KEEP_ME]\n");
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", "env > env.txt"], dir, cleanEnv({ KEEP_ME: "kept", DROP_ME: "dropped" }));
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", "env > env.txt"], dir, cleanEnv({ KEEP_ME: "kept", DROP_ME: "dropped", RALPH_SANDBOX: "" }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const seen = readFileSync(join(dir, "env.txt"), "utf8").split("\n");
@@ -245,7 +255,7 @@ describe("--sandbox and the commands around the agent", { concurrency: 2, skip: 
     writeFileSync(join(dir, "secrets.env"), "TOKEN=hunter2\n");
     writeFileSync(join(dir, "ralph.yaml"), `sandbox:\n  read_deny: [secrets.env]\n  write_allow: ["${shared}"]\n`);
     const script = `cat secrets.env > seen.txt 2>&1; echo cache > "$1/cache.txt"`;
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", script, "agent", shared], dir, cleanEnv());
+    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", script, "agent", shared], dir, cleanEnv({ RALPH_SANDBOX: "" }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     assert.doesNotMatch(readFileSync(join(dir, "seen.txt"), "utf8"), /hunter2/);
@@ -293,14 +303,14 @@ describe("--sandbox where no sandbox can be built", { concurrency: 2 }, () => {
     const ralph = cleanup.ralph(["run", "--sandbox", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, cleanEnv({ PATH: `${files}:/usr/bin:/bin` }));
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 2, result.stdout + result.stderr);
-    assert.match(result.stderr, /bwrap cannot create a sandbox here: bwrap: setting up uid map: Permission denied \(unprivileged user namespaces are refused here/);
+    assert.match(result.stderr, /bwrap cannot create a sandbox here: bwrap: setting up uid map: Permission denied \((unprivileged user namespaces are refused here|the kernel gives no user namespace here, and without one the agent would hold root's capabilities)/);
     assert.equal(existsSync(join(dir, ".ralph")), false);
   });
 
   test("sandbox: auto runs without it, after one warning line", async () => {
     const { dir } = cleanup.project("ralph-sandbox-auto-");
     writeFileSync(join(dir, "ralph.yaml"), "sandbox: auto\n");
-    const ralph = cleanup.ralph(["run", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, noBwrap());
+    const ralph = cleanup.ralph(["run", "-n", "1", "--agent", "command", "go", "--", "/bin/true"], dir, { ...noBwrap(), RALPH_SANDBOX: "auto" });
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));

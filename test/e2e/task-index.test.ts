@@ -2,12 +2,15 @@
 // state, NO_WORK at once for a done one, usage errors that create nothing, and the task's own branch.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cleanEnv, readEvents, readStatus, runRalph } from "../helpers/cli.js";
 import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
+const REVIEWER = fileURLToPath(new URL("../fixtures/review-agent.js", import.meta.url));
 
 const env = (extra: Record<string, string> = {}) => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0", ...extra });
 const run = (repo: string, args: string[], extra?: Record<string, string>) => runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "-n", "3", ...args, "work"], repo, env(extra));
@@ -63,6 +66,27 @@ describe("ralph run --task-index", () => {
       assert.doesNotMatch(result.stderr, /at .*\.js:\d+/);
       assert.equal(existsSync(join(repo, ".ralph")), false, args.join(" "));
     }
+  });
+
+  test("going on from the task's branch, the review's diff covers the earlier run's unreviewed commits, from where the branch left", async () => {
+    const repo = storiesRepo();
+    const state = mkdtempSync(join(tmpdir(), "ralph-review-state-"));
+    const command = [process.execPath, REVIEWER, "--answers", "approve", "--state", state];
+    writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: fixture reviewer\n    command: ${JSON.stringify(command)}\n`);
+    git(repo, "add", "ralph.yaml");
+    git(repo, "commit", "-q", "-m", "review criterion");
+    // The earlier pod's work on ralph/US-1, pushed before its task was done: never reviewed.
+    const earlier = join(repo, "..", `${repo.split("/").pop()}-earlier`);
+    git(repo, "worktree", "add", "-q", "-b", "ralph/US-1", earlier);
+    writeFileSync(join(earlier, "smuggled.txt"), "the earlier pod's unreviewed line\n");
+    git(earlier, "add", "smuggled.txt");
+    git(earlier, "commit", "-q", "-m", "earlier pod");
+    git(repo, "worktree", "remove", earlier);
+    const result = await run(repo, ["--task-index", "0", "--worktree"]);
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    const asked = readFileSync(join(state, "review-1.txt"), "utf8");
+    assert.match(asked, /^\+the earlier pod's unreviewed line$/m);
+    rmSync(state, { recursive: true, force: true });
   });
 
   test("the task's branch left by an earlier run elsewhere is gone on from, not refused", async () => {

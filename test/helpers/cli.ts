@@ -29,7 +29,11 @@ export function tempProject(prefix = "ralph-e2e-"): { dir: string; cleanup: () =
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
-  return { ...env, ...extra };
+  // `ralph run` is sandboxed by default; tests not about the sandbox run without it (the default itself is
+  // covered by e2e/sandbox-default). RALPH_SANDBOX: "" leaves the choice to ralph.yaml and the default.
+  const merged: NodeJS.ProcessEnv = { ...env, RALPH_SANDBOX: "off", ...extra };
+  if (merged.RALPH_SANDBOX === "") delete merged.RALPH_SANDBOX;
+  return merged;
 }
 
 /** Collects a child's output; resolves on 'close' with it and how the child ended. */

@@ -199,9 +199,32 @@ describe("push-branch.mjs, the pod's notification command", () => {
     assert.equal(push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: remote, RALPH_POD_BASE: base }).status, 0);
     assert.equal(remoteHas(remote, "refs/heads/ralph/US-1"), true);
     assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), false);
-    // Control: without RALPH_REMOTE the clone's origin is where it goes.
-    assert.equal(push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: "", RALPH_POD_BASE: base }).status, 0);
-    assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), true);
+    // Without RALPH_REMOTE nothing is pushed (the clone's origin is the agent's to change).
+    const unset = push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: "", RALPH_POD_BASE: base });
+    assert.equal(unset.status, 2);
+    assert.match(unset.stderr, /^push-branch: RALPH_REMOTE is not set/);
+    assert.equal(remoteHas(elsewhere, "refs/heads/ralph/US-1"), false);
+  });
+
+  test("runs none of the clone's git config: url.insteadOf to ext::, protocol.ext.allow, receivepack (plain git push runs them)", () => {
+    const { clone, remote, base } = setup();
+    git(clone, "commit", "-q", "--allow-empty", "-m", "work");
+    git(clone, "branch", "-f", "ralph/US-1", "HEAD");
+    const mark = `${clone}-pwned`;
+    const program = `${clone}-evil.sh`;
+    writeFileSync(program, `#!/bin/sh\necho ran >> "${mark}"\nexit 1\n`, { mode: 0o755 });
+    git(clone, "config", "protocol.allow", "always");
+    git(clone, "config", "protocol.ext.allow", "always");
+    git(clone, "config", `url.ext::${program} #.insteadOf`, remote);
+    git(clone, "config", "remote.origin.receivepack", program);
+    git(clone, "config", "core.sshCommand", program);
+    const pushed = push(clone, { type: "run_ended", run: "US-1" }, { RALPH_REMOTE: remote, RALPH_POD_BASE: base });
+    assert.equal(pushed.status, 0, pushed.stderr);
+    assert.equal(existsSync(mark), false, "the agent's program did not run");
+    assert.equal(git(remote, "rev-parse", "refs/heads/ralph/US-1"), git(clone, "rev-parse", "ralph/US-1"));
+    // Control: a plain git push to the same URL from the clone runs it.
+    assert.throws(() => git(clone, "push", "-q", remote, "ralph/US-1:refs/heads/control"));
+    assert.match(readFileSync(mark, "utf8"), /ran/);
   });
 });
 

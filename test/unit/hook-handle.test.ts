@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handleStop, type HandleDeps, type StopDecision } from "../../src/hook/handle-stop.js";
 import { hookFiles } from "../../src/hook/hook-files.js";
+import { trustedLoopCopy } from "../../src/hook/loop-trust.js";
 import { parseStopHookInput, type StopHookInput } from "../../src/hook/hook-input.js";
 import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
@@ -194,6 +195,43 @@ describe("hook handle", () => {
     writeFileSync(join(dir, "done.txt"), "x");
     assert.equal((await handleStop(input({ stopHookActive: true }), deps(dir))).kind, "allow");
     assert.deepEqual(marker(dir, runId), ["completion_reason=DONE", "promise=COMPLETE"]);
+  });
+
+  test("the agent's loosening edit of the loop file (drop the failing check, max_iterations 0) is refused at the next stop, in one line; the loop goes on with its rules", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    const runId = await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    assertBlock(await handleStop(input(), deps(dir)));
+    // What the session's agent writes: no check, no cap.
+    const loosened = readFileSync(loopFile, "utf8").replace(/^max_iterations: 5$/m, "max_iterations: 0").replace(/^completion_criteria:[\s\S]*?(?=^started_at:)/m, "completion_criteria: []\n");
+    assert.notEqual(loosened, readFileSync(loopFile, "utf8"));
+    writeFileSync(loopFile, loosened);
+    const decision = await handleStop(input({ stopHookActive: true, lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir));
+    assertBlock(decision);
+    const [first] = decision.systemMessage.split("\n");
+    assert.equal(first, "ralph: an edit to ralph-loop.local.md made during the session was refused (max_iterations 5 -> 0, completion_criteria): it would loosen the loop, which goes on with its rules; change them with ralph hook start");
+    assert.match(decision.reason, /checks failed/);
+    assert.equal(state(dir).maxIterations, 5);
+    assert.deepEqual(state(dir).completionCriteria, [{ type: "command", check: "exit 1" }]);
+    assert.equal(events(dir, runId).some((e) => e.type === "run_ended"), false);
+    // A tightening made the same way is applied: a lower cap, an added check.
+    const tightened = readFileSync(loopFile, "utf8").replace(/^max_iterations: 5$/m, "max_iterations: 4");
+    writeFileSync(loopFile, tightened);
+    assertBlock(await handleStop(input({ stopHookActive: true }), deps(dir)));
+    assert.equal(state(dir).maxIterations, 4);
+  });
+
+  test("control: without ralph's copy of the loop file (the unguarded file), the same loosening edit ends the loop DONE", async () => {
+    const dir = project();
+    const loopFile = hookFiles(dir).loop;
+    await start(dir, { maxIterations: 5, criteria: [{ type: "command", check: "exit 1" }] });
+    assertBlock(await handleStop(input(), deps(dir)));
+    const loosened = readFileSync(loopFile, "utf8").replace(/^max_iterations: 5$/m, "max_iterations: 0").replace(/^completion_criteria:[\s\S]*?(?=^started_at:)/m, "completion_criteria: []\n");
+    writeFileSync(loopFile, loosened);
+    rmSync(trustedLoopCopy(loopFile), { force: true });
+    const decision = await handleStop(input({ stopHookActive: true, lastAssistantMessage: "<promise>DONE</promise>" }), deps(dir));
+    assert.equal(decision.kind, "allow");
+    assert.match(decision.kind === "allow" ? (decision.message ?? "") : "", /DONE/);
   });
 
   test("a corrupt state file ends the loop FAILED with a clear message, once", async () => {

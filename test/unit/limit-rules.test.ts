@@ -22,7 +22,7 @@ test("the --parallel parent applies the same runtime and budget rules (its max_i
 });
 
 test("a --parallel parent whose children finished every task ends DONE; NO_WORK only when nothing was open at its start", () => {
-  assert.deepEqual(allTasksEnding("prd.json", 3, []), { reason: "DONE", detail: "the children finished every task in prd.json (3 child runs)" });
-  assert.deepEqual(allTasksEnding("prd.json", 0, []), { reason: "NO_WORK", detail: "every task in prd.json was already done" });
-  assert.equal(allTasksEnding("prd.json", 2, ["child p-2 ended FAILED: x"]).reason, "FAILED");
+  assert.deepEqual(allTasksEnding("prd.json", true, []), { reason: "DONE", detail: "the children finished every task in prd.json" });
+  assert.deepEqual(allTasksEnding("prd.json", false, []), { reason: "NO_WORK", detail: "every task in prd.json was already done" });
+  assert.equal(allTasksEnding("prd.json", true, ["child p-2 ended FAILED: x"]).reason, "FAILED");
 });

@@ -44,6 +44,44 @@ async function hangingTree(pids: string): Promise<number[]> {
   return tree;
 }
 
+describe("a notification script in the project is pinned when the run starts", () => {
+  test("a script the agent rewrote is not run: the notification is skipped, saying why (the unpinned script runs the agent's code)", async () => {
+    const project = mkdtempSync(join(dir, "pinned-"));
+    const outside = join(dir, "written-outside");
+    const script = join(project, "notify.sh");
+    writeFileSync(script, "#!/bin/sh\ncat > /dev/null\n", { mode: 0o755 });
+    const target: NotifyTarget = { kind: "command", command: "./notify.sh --quiet", events: DEFAULT_NOTIFY_EVENTS };
+    const { notifier, failures, delivered } = notifierFor([target], { cwd: project });
+    // What the sandboxed agent writes into the work tree; ralph would run it outside the sandbox.
+    writeFileSync(script, `#!/bin/sh\necho pwned > "${outside}"\n`, { mode: 0o755 });
+    notifier.notify(runEnded());
+    await notifier.drain(10_000);
+    assert.equal(existsSync(outside), false, "the rewritten script did not run");
+    assert.equal(delivered.length, 0);
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0]?.error, `not run: ${script} changed since the run started; ralph runs only the script as it was then`);
+    // Control: a notifier started after the rewrite (nothing pinned before it) runs the agent's script.
+    const unpinned = notifierFor([target], { cwd: project });
+    unpinned.notifier.notify(runEnded());
+    await unpinned.notifier.drain(10_000);
+    assert.equal(readFileSync(outside, "utf8"), "pwned\n");
+  });
+
+  test("`node scripts/notify.mjs` pins the script; a script unchanged, and `cat >> file`, run as before", async () => {
+    const project = mkdtempSync(join(dir, "pinned-"));
+    const out = join(project, "log.jsonl");
+    writeFileSync(out, "");
+    const { notifier, failures, delivered } = notifierFor([{ kind: "command", command: "cat >> log.jsonl", events: DEFAULT_NOTIFY_EVENTS }], { cwd: project });
+    notifier.notify(runEnded());
+    await notifier.drain(10_000);
+    notifier.notify(runEnded());
+    await notifier.drain(10_000);
+    assert.deepEqual(failures, []);
+    assert.equal(delivered.length, 2);
+    assert.equal(readFileSync(out, "utf8").split("\n").filter(Boolean).length, 2);
+  });
+});
+
 describe("command notifications", () => {
   test("a command gets the event JSON on stdin", async () => {
     const out = join(dir, "stdin.json");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunLogReader, type LogEntry } from "../../src/cli/run-log-reader.js";
+import { RunLogReader, type LogEntry } from "../../src/view/run-log-reader.js";
 import { RunRecord } from "../../src/run/run-record.js";
 import { runPaths } from "../../src/store/run-paths.js";
 import { newStatus } from "../../src/run/new-status.js";

@@ -5,10 +5,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runIdForTask, pickTaskByIndex } from "../../src/cli/task-index.js";
+import { runIdForTask, pickTaskByIndex } from "../../src/launch/task-index.js";
 import { defaultSettings } from "../../src/config/run-options.js";
 import { parseRunId } from "../../src/util/parse-value.js";
-import { UsageError } from "../../src/cli/usage-error.js";
+import { LaunchFailure } from "../../src/launch/launch-failure.js";
 
 describe("runIdForTask", () => {
   const cases: Array<[string, string]> = [
@@ -39,7 +39,7 @@ describe("pickTaskByIndex", () => {
   writeFileSync(join(dir, "prd.json"), JSON.stringify({ userStories: [{ id: "A", title: "a", passes: true }, { id: "B", title: "b" }, { id: "C", title: "c", priority: 0 }] }));
   const settings = (patch: Partial<ReturnType<typeof defaultSettings>>) => ({ ...defaultSettings(), tasks: "prd.json", ...patch });
   const refused = (patch: Partial<ReturnType<typeof defaultSettings>>, env: NodeJS.ProcessEnv, message: RegExp) =>
-    assert.throws(() => pickTaskByIndex(settings(patch), dir, env), (error: unknown) => error instanceof UsageError && message.test(error.message));
+    assert.throws(() => pickTaskByIndex(settings(patch), dir, env), (error: unknown) => error instanceof LaunchFailure && message.test(error.message));
 
   test("file order, not priority and not the others' state: index 0 is the done task A, index 2 is C", () => {
     assert.deepEqual([0, 1, 2].map((taskIndex) => pickTaskByIndex(settings({ taskIndex }), dir, {})).map((s) => [s.task, s.name]), [["A", "A"], ["B", "B"], ["C", "C"]]);

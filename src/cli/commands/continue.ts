@@ -12,7 +12,8 @@ import { archiveStop, clearAnswer } from "../../control/control-files.js";
 import { continueRefusal } from "../../control/verify-run.js";
 import { forPeopleOnly } from "../for-people.js";
 import { pickRun } from "../pick-run.js";
-import { startRun } from "../start-run.js";
+import { startRun } from "../../launch/start-run.js";
+import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
 import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
 
@@ -70,5 +71,5 @@ export async function continueCommand(projectDir: string, given: string | undefi
     if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);
   };
-  return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare });
+  return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare }, launchWords);
 }

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { defaultSettings } from "../../config/run-options.js";
 import { generateRunId } from "../../store/run-paths.js";
 import { ralphOnPath } from "../ralph-on-path.js";
-import { startRun } from "../start-run.js";
+import { startRun } from "../../launch/start-run.js";
+import { launchWords } from "../launch-words.js";
 
 const DEMO_PRD = {
   project: "greeter",
@@ -58,7 +59,7 @@ export async function demoCommand(keep: boolean): Promise<number> {
         keep
           ? [`files the demo agent wrote: ${join(projectDir, "demo-output")}`, `inspect the run: cd ${projectDir} && ${ralph} status`]
           : [`the demo's temporary project is removed now; to look around in it afterwards: ${ralph} demo --keep`, `next: in your own project, ${ralph} init`],
-    });
+    }, launchWords);
   } finally {
     if (!keep) rmSync(projectDir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 // `ralph doctor`: how agent trees would be supervised here and why, the agent CLIs found, Node's version, orphaned worktrees.
-import { execFile } from "node:child_process";
+import { versionOf } from "../../launch/version-of.js";
 import { CLAUDE_BIN_VARIABLE } from "../../agents/claude.js";
 import { CODEX_BIN_VARIABLE } from "../../agents/codex.js";
 import { GEMINI_BIN_VARIABLE } from "../../agents/gemini.js";
@@ -28,17 +28,6 @@ const AGENTS: Array<[string, string, string]> = [
   ["gemini", GEMINI_BIN_VARIABLE, "gemini"],
   ["opencode", OPENCODE_BIN_VARIABLE, "opencode"],
 ];
-
-/** `<bin> --version`, first line, within 15 s. */
-function versionOf(path: string): Promise<{ version: string | null; error: string | null }> {
-  return new Promise((resolve) => {
-    execFile(path, ["--version"], { timeout: 15_000, encoding: "utf8" }, (error, stdout) => {
-      const first = stdout.trim().split("\n")[0]?.trim() ?? "";
-      if (first !== "") resolve({ version: first, error: null });
-      else resolve({ version: null, error: error ? error.message.split("\n")[0] ?? "failed" : "printed nothing" });
-    });
-  });
-}
 
 async function checkAgent([agent, variable, fallback]: [string, string, string]): Promise<AgentCheck> {
   const given = process.env[variable] || fallback;

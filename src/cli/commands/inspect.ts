@@ -86,7 +86,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${report.state}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? ` · ${report.state === "DRY_RUN" ? "" : "dry run: "}the agent was never started` : ""}${pauseRequested(report) ? " · pause requested: it pauses before its next iteration (ralph resume to cancel)" : ""}`,
+    `state      ${stateText(report)}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? ` · ${report.state === "DRY_RUN" ? "" : "dry run: "}the agent was never started` : ""}`,
     report.children.length > 0
       ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
       : `iteration  ${iterationText(report)}`,
@@ -109,9 +109,16 @@ export async function statusCommand(projectDir: string, given: string | undefine
   return 0;
 }
 
-/** A PAUSE file the runner has not acted on yet: the run still runs its current iteration. */
-function pauseRequested(report: RunStatusReport): boolean {
-  return report.state === "running" && existsSync(join(report.run_dir, "PAUSE"));
+/**
+ * The state as a person reads it: a running run with a STOP or PAUSE file the runner has not acted on yet
+ * still runs its current iteration, and says what it does at its end (the JSON keeps the state as it is).
+ */
+function stateText(report: RunStatusReport): string {
+  if (report.state !== "running") return report.state;
+  const boundary = `at the end of iteration ${report.iteration}`;
+  if (existsSync(join(report.run_dir, "STOP"))) return `stopping ${boundary} (ralph stop --now ends it at once)`;
+  if (existsSync(join(report.run_dir, "PAUSE"))) return `pausing ${boundary} (ralph resume ${report.id} cancels it)`;
+  return report.state;
 }
 
 function nextLine(report: RunStatusReport): string[] {

@@ -10,7 +10,7 @@ import type { RunEvent } from "../../store/event-log.js";
 import { pickRun } from "../pick-run.js";
 import { createRenderer } from "../render.js";
 import { iterationHeader, liveLine } from "../render-lines.js";
-import { RunLogReader } from "../run-log-reader.js";
+import { RunLogReader } from "../../view/run-log-reader.js";
 import { ForwardLines } from "../../store/file-lines.js";
 import { UsageError } from "../usage-error.js";
 

@@ -14,12 +14,12 @@ import { generateRunId, runPaths } from "../../store/run-paths.js";
 import type { Plan } from "../../store/plan-file.js";
 import type { Criterion } from "../../store/plan-fields.js";
 import { findProject } from "../find-project.js";
-import { startRun } from "../start-run.js";
-import { preflight } from "../preflight.js";
+import { startRun } from "../../launch/start-run.js";
+import { launchWords } from "../launch-words.js";
+import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
-import { checkCommitSettings, commitPolicy } from "../run-worktree.js";
-import { childRun, resolveRun } from "../child-settings.js";
-import { pickTaskByIndex } from "../task-index.js";
+import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
+import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
 
@@ -120,16 +120,9 @@ function checkParallel(settings: RunSettings): void {
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
-  const watchParent = command.getOptionValue("watchParent") === true;
   const loaded = loadSettings(command, projectDir, process.env);
-  if (loaded.settings.parent) {
-    const flags = givenFlags(command);
-    const given = { ...(flags.has("--max-cost") ? { maxCostUsd: loaded.settings.maxCostUsd } : {}), ...(flags.has("--max-runtime") ? { maxRuntimeMs: loaded.settings.maxRuntimeMs } : {}) };
-    const child = loaded.settings.resolve
-      ? resolveRun(projectDir, loaded.settings.parent, loaded.settings.name)
-      : childRun(projectDir, loaded.settings.parent, loaded.settings.task, loaded.settings.name, given);
-    return startRun({ projectDir, runId: child.settings.name ?? "", settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent });
-  }
+  // --parent and --resolve are set only on the internal command a --parallel run starts its children with.
+  if (loaded.settings.parent) throw new UsageError("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
   if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
   const misplaced = ralphFlagsIn(trailing ?? [], command);
@@ -150,7 +143,7 @@ export async function runCommand(words: string[], command: Command, trailing: st
   const runId = settings.name ?? generateRunId(new Date());
   if (existsSync(runPaths(projectDir, runId).dir)) throw new UsageError(`--name ${runId}: a run with this id already exists (use ralph continue ${runId})`);
   // A run named after its task (--task-index) is named like one given --name: runs on other tasks may go beside it.
-  return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null });
+  return startRun({ projectDir, runId, settings, plan, previous: null, projectLock: settings.name === null }, launchWords);
 }
 
 /** Reads a prompt file through any link the user made, refusing what is not a regular file or is too large. */

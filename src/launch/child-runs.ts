@@ -18,10 +18,10 @@ import { RALPH_MAIN } from "../process/ralph-entry.js";
 
 const STDERR_KEPT = 4096;
 
-/** Starts child run `start.childId` of `parentId` as `ralph run --parent ... --task ... --watch-parent`. */
+/** Starts child run `start.childId` of `parentId` as `ralph child-run PARENT NAME --task ... --watch-parent`. */
 function startChildRun(projectDir: string, parentId: string, start: ChildStart, env: NodeJS.ProcessEnv): ChildHandle {
   // `--flag=value`: a task id may start with "-", and must never be read as an option.
-  const args = [RALPH_MAIN, "run", `--parent=${parentId}`, `--task=${start.taskId}`, `--name=${start.childId}`, "--watch-parent"];
+  const args = [RALPH_MAIN, "child-run", parentId, start.childId, `--task=${start.taskId}`, "--watch-parent"];
   if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
   const seconds = childRuntimeSeconds(start);
   if (seconds !== null) args.push(`--max-runtime=${seconds}s`);
@@ -64,7 +64,7 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
     startChild: (start) => (engines ? startChildEngine(projectDir, parentId, start, engines) : startChildRun(projectDir, parentId, start, given.env)),
     startResolve(resolveId, prompt) {
       writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
-      return spawnRun(projectDir, [RALPH_MAIN, "run", `--parent=${parentId}`, "--resolve", `--name=${resolveId}`, "--watch-parent"], given.env);
+      return spawnRun(projectDir, [RALPH_MAIN, "child-run", parentId, resolveId, "--resolve", "--watch-parent"], given.env);
     },
     merge: {
       head: () => headOf(top),

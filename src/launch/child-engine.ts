@@ -14,8 +14,9 @@ import { childSignals, type ChildSignals } from "../parallel/child-signals.js";
 import { childRun } from "./child-settings.js";
 import { openRun, type OpenedRun } from "./open-run.js";
 import { runSpawners } from "./run-spawners.js";
+import { supervisionNotes } from "./supervision-notes.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
-import { UsageError } from "./usage-error.js";
+import type { LaunchWords } from "./launch-words.js";
 
 /** What the parent's process shares with every child engine in it. */
 export interface ChildHost {
@@ -31,6 +32,8 @@ export interface ChildHost {
   sandboxProbe: OpenedRun["sandboxProbe"];
   /** Run just before the parent's process is forced out (a second signal): each running child marks itself INTERRUPTED. */
   onForcedExit: Set<() => void>;
+  /** How a child's failure to start is said, and its exit code, as a child process would have said it. */
+  words: Pick<LaunchWords, "failure" | "worktreeFailure">;
 }
 
 /** A listener that shows nothing: a child writes nothing where a person looks (its parent speaks for it). */
@@ -40,8 +43,8 @@ const SILENT = { event: () => undefined, log: () => undefined };
 export function startChildEngine(projectDir: string, parentId: string, start: ChildStart, shared: ChildHost): ChildHandle {
   const signals = childSignals();
   const exited = runChild(projectDir, parentId, start, shared, signals).catch((error: unknown): ChildExit => {
-    const message = (error as Error).message ?? String(error);
-    return { code: error instanceof UsageError ? 2 : 1, signal: null, stderr: `ralph: ${message}\n` };
+    const said = shared.words.failure(error);
+    return { code: said.code, signal: null, stderr: `ralph: ${said.line}\n` };
   });
   return { exited, signal: (signal) => signals.pass(signal) };
 }
@@ -61,8 +64,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
   const input = { projectDir, runId: start.childId, settings, plan, previous: null, projectLock: false };
   const { supervision, host } = shared;
   const holder: LockHolder = { pid: host.pid, pid_start: host.pidStart, hostname: host.hostname, run_id: start.childId, acquired_at: new Date().toISOString() };
-  const notes = [`supervision: ${supervision.mode} (${supervision.report.why}), shared with the parent run ${parentId}'s process`];
-  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  const notes = supervisionNotes(supervision, `, shared with the parent run ${parentId}'s process`);
   const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined, sandboxProbe: shared.sandboxProbe });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);
@@ -80,7 +82,7 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
         host,
         ...runSpawners(supervision, sandbox, marked),
         supervision: supervision.mode,
-        commitIteration: commitForEngine,
+        commitIteration: commitForEngine(shared.words.worktreeFailure),
       }),
     );
     // As a child process would have ended: dead of the signal passed on, else with the run's exit code.

@@ -1,5 +1,5 @@
 // The preflight before iteration 1: the agent's program is there, the work directory is writable, and the
-// checks' programs are found. A failure is a usage error that says how to fix it; nothing has been created yet.
+// checks' programs are found. A failure is a LaunchFailure (cli says how to fix it); nothing has been created yet.
 import { accessSync, constants } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
@@ -8,46 +8,36 @@ import type { AgentName } from "../agents/types.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { Plan } from "../store/plan-file.js";
 import { findOnPath } from "../process/supervision.js";
-import { UsageError } from "./usage-error.js";
-
-const INSTALL: Record<AgentName, string> = {
-  claude: "npm install -g @anthropic-ai/claude-code, or name it with RALPH_CLAUDE_BIN",
-  codex: "npm install -g @openai/codex, or name it with RALPH_CODEX_BIN",
-  gemini: "npm install -g @google/gemini-cli, or name it with RALPH_GEMINI_BIN",
-  opencode: "npm install -g opencode-ai, or name it with RALPH_OPENCODE_BIN",
-  demo: "",
-  command: "check the command given with --agent-cmd or after --",
-};
+import { LaunchFailure, type PreflightProblem } from "./launch-failure.js";
 
 // Words a shell runs itself: a check starting with one of them names no program to look for.
 const SHELL_WORDS = new Set(["!", "{", "(", "[", "[[", ":", ".", "true", "false", "test", "echo", "printf", "exit", "cd", "set", "export", "unset", "source", "eval", "exec", "command", "type", "read", "if", "for", "while", "until", "case", "time", "env"]);
 
-/** Throws a UsageError naming the first thing that would make iteration 1 fail at once, and how to fix it. */
+/** Throws a LaunchFailure naming the first thing that would make iteration 1 fail at once. */
 export function preflight(settings: RunSettings, plan: Plan, projectDir: string, env: NodeJS.ProcessEnv): void {
   if (settings.preflight === "off" || settings.dryRun) return;
-  const off = "(--preflight off skips these checks)";
+  const fail = (problem: PreflightProblem) => new LaunchFailure({ kind: "preflight", problem });
   for (const agent of [settings.agent, ...settings.fallbackAgents]) {
     const program = agentProgram(agent, settings, projectDir, env);
     if (program === null || found(resolve(projectDir, program), env, program)) continue;
-    const demo = agent === "demo" ? "" : "; or try ralph with --agent demo, which needs no CLI";
-    throw new UsageError(`preflight: the ${agent} agent's program ${program} was not found; install it (${INSTALL[agent]})${demo} ${off}`);
+    throw fail({ kind: "agent-missing", agent, program });
   }
   try {
     accessSync(projectDir, constants.W_OK);
   } catch {
-    throw new UsageError(`preflight: the work directory ${projectDir} is not writable, so the agent could change nothing there; fix its permissions or run ralph elsewhere ${off}`);
+    throw fail({ kind: "not-writable", dir: projectDir });
   }
   for (const criterion of plan.completionCriteria) {
     if (criterion.review) {
       const { agent, command } = criterion.review;
       const program = agentProgram(agent, { agentCmd: command, model: null }, projectDir, env);
       if (program === null || found(resolve(projectDir, program), env, program)) continue;
-      throw new UsageError(`preflight: the reviewer ${JSON.stringify(criterion.check)} runs ${program}, which was not found; ${agent === "command" ? "check the review's command" : `install it (${INSTALL[agent]})`} or change the review criterion in ralph.yaml ${off}`);
+      throw fail({ kind: "reviewer-missing", check: criterion.check, agent, program });
     }
     if (criterion.type === "file_exists" || criterion.type === "no_files" || criterion.type === "tasks_done") continue;
     const program = firstProgram(criterion.check);
     if (program === null || found(program, env)) continue;
-    throw new UsageError(`preflight: check ${JSON.stringify(criterion.check)} runs ${program}, which is not on PATH; install it or change the check ${off}`);
+    throw fail({ kind: "check-missing", check: criterion.check, program });
   }
 }
 

@@ -13,13 +13,19 @@ import { fileDigest, projectLockHolders, recordRunCreated, thisRunner, updateLed
 import { projectLockPath, runDirProblem, runPaths, type RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { UsageError } from "./usage-error.js";
+import { LaunchFailure, refused, type OpeningProblem } from "./launch-failure.js";
 import { excludeRunFiles } from "../worktree/exclude-run-files.js";
+import { remoteUrls } from "../worktree/land-branch.js";
 import { openIntegration } from "./integration-place.js";
 import { openWorkPlace, type WorkPlace } from "./run-worktree.js";
 import { probeRunSandbox, sandboxNotes } from "./run-sandbox.js";
 import { Sandbox } from "../sandbox/sandbox.js";
 import type { AgentName } from "../agents/types.js";
+
+/** A run that cannot be opened. */
+function opening(problem: OpeningProblem): LaunchFailure {
+  return new LaunchFailure({ kind: "opening", problem });
+}
 
 /** A run ready for its loop; `release()` gives back its locks and closes its record (never twice). */
 export interface OpenedRun {
@@ -64,7 +70,7 @@ function makeRunDirs(projectDir: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
-    throw new UsageError(`cannot create ${join(projectDir, ".ralph", "runs")} (${code}): the project must be writable`);
+    throw opening({ kind: "not-writable", what: join(projectDir, ".ralph", "runs"), code });
   }
 }
 
@@ -82,10 +88,10 @@ function createNewRun(input: StartRunInput, status: RunStatus): void {
       "settings.json": settingsText(input.settings),
     });
   } catch (error) {
-    if (error instanceof RunDirExists) throw new UsageError(`--name ${input.runId}: a run with this id already exists (use ralph continue ${input.runId})`);
+    if (error instanceof RunDirExists) throw opening({ kind: "run-exists", runId: input.runId });
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOSPC" || code === "EDQUOT") throw error; // reported as a full disk, exit 1
-    throw new UsageError(`cannot create the run directory of ${input.runId} (${code}): the project must be writable`);
+    throw opening({ kind: "not-writable", what: `the run directory of ${input.runId}`, code });
   }
 }
 
@@ -102,7 +108,7 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
   let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
   try {
     const problem = runDirProblem(input.projectDir, input.runId);
-    if (problem) throw new UsageError(problem);
+    if (problem) throw refused(problem);
     place = await openWorkPlace(input.projectDir, input.runId, input.settings, input.previous !== null);
     makeRunDirs(input.projectDir);
     // A child's parent has already made git ignore the project's .ralph/.
@@ -111,21 +117,22 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
-        throw new UsageError(`another run is active in this project (${lock.holder?.run_id ?? "unknown"}, pid ${lock.holder?.pid ?? "?"}); stop it, or give --name to run several`);
+        throw opening({ kind: "project-busy", runId: lock.holder?.run_id ?? null, pid: lock.holder?.pid ?? null });
       }
       releases.push(lock.release);
       // The lock file is in the project, where the agent can delete it: the runners' records say it too.
       const other = projectLockHolders(input.projectDir, isRunnerAlive).find((entry) => entry.run_id !== input.runId && entry.runner?.pid !== holder.pid);
-      if (other) throw new UsageError(`another run is active in this project (${other.run_id}, pid ${other.runner?.pid ?? "?"}); stop it, or give --name to run several`);
+      if (other) throw opening({ kind: "project-busy", runId: other.run_id, pid: other.runner?.pid ?? null });
       if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
     }
     if (!input.previous) {
       const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: holder.pid, pidStart: holder.pid_start, hostname: holder.hostname }, new Date(), opener.supervision);
       recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(holder.pid_start, input.projectLock));
+      updateLedgerEntry(paths.dir, { remotes: await remoteUrls(input.projectDir) });
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
-    if (!lock.ok) throw new UsageError(`run ${input.runId} is being driven by another runner (pid ${lock.holder?.pid ?? "?"})`);
+    if (!lock.ok) throw opening({ kind: "run-driven", runId: input.runId, pid: lock.holder?.pid ?? null });
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
     if (input.previous) {

@@ -11,10 +11,9 @@ import { dieOfSignal, watchSignals } from "../process/signals.js";
 import { FAN_OUT_MARKER_KEY, Supervision } from "../process/supervision.js";
 import type { LockHolder } from "../control/lock-file.js";
 import { readStatusFile } from "../store/status-file.js";
-import { createRenderer, summaryLines } from "./render.js";
-import { startLines } from "./start-lines.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { UsageError } from "./usage-error.js";
+import { LaunchFailure } from "./launch-failure.js";
+import type { LaunchWords } from "./launch-words.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runSpawners } from "./run-spawners.js";
 import { runFanOut } from "../parallel/fan-out.js";
@@ -22,14 +21,14 @@ import { childProcesses, realFanOutIo } from "./child-runs.js";
 import type { ChildHost } from "./child-engine.js";
 import { commitForEngine, commitPolicy } from "./run-worktree.js";
 import { openRun, type OpenedRun } from "./open-run.js";
+import { supervisionNotes } from "./supervision-notes.js";
 
 export type { StartRunInput } from "./start-run-input.js";
 
 /** Runs the loop and returns the exit code; on a signal the process dies of that signal instead. */
-export async function startRun(input: StartRunInput): Promise<number> {
+export async function startRun(input: StartRunInput, words: LaunchWords): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   const holder: LockHolder = { pid: process.pid, pid_start: pidStart, hostname: hostname(), run_id: input.runId, acquired_at: new Date().toISOString() };
-  const notes: string[] = [];
   // The environment as a plain object: every read of process.env is a call into Node, once per variable,
   // and the engine copies it into each agent's environment.
   const env = { ...process.env };
@@ -40,9 +39,8 @@ export async function startRun(input: StartRunInput): Promise<number> {
     pidStart,
     caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
   });
-  if (typeof supervision === "string") throw new UsageError(supervision);
-  notes.push(`supervision: ${supervision.mode} (${supervision.report.why})`);
-  for (const [name, source] of Object.entries(supervision.report.controllers)) if (source.startsWith("unavailable")) notes.push(`${name} figures and cap ${source}`);
+  if (typeof supervision === "string") throw new LaunchFailure({ kind: "refused", message: supervision });
+  const notes = supervisionNotes(supervision);
   let opened: OpenedRun;
   try {
     opened = await openRun(input, { holder, supervision: supervision.mode, notes });
@@ -60,7 +58,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
   const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: FAN_OUT_MARKER_KEY, value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
   const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
-  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set() } : null;
+  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set(), words } : null;
   const signals = watchSignals(() => {
     markEndedIfNot(paths.progress, "INTERRUPTED");
     for (const mark of engines?.onForcedExit ?? []) mark();
@@ -68,9 +66,10 @@ export async function startRun(input: StartRunInput): Promise<number> {
   const jobControl = fanMarker ? watchJobControl(fanMarker) : null;
   const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
   const out = process.stdout;
-  const listener = createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out);
-  if (!input.settings.json) for (const line of startLines({ ...input, worktree })) out.write(`${line}\n`);
+  const listener = words.view(input, out);
+  if (!input.settings.json) for (const line of words.startLines(input, worktree)) out.write(`${line}\n`);
   let result: RunResult;
+  let refused: string[];
   try {
     const { parallel, tasks } = input.settings;
     result = parallel !== null && tasks !== null && integration
@@ -100,7 +99,7 @@ export async function startRun(input: StartRunInput): Promise<number> {
         supervision: supervision.mode,
         startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
         watchJobControl,
-        commitIteration: commitForEngine,
+        commitIteration: commitForEngine(words.worktreeFailure),
       }),
     );
     // Every child engine has ended (the fan-out waits for them): nothing is left for the guardian to guard.
@@ -110,18 +109,12 @@ export async function startRun(input: StartRunInput): Promise<number> {
     jobControl?.dispose();
     stopWatchingParent();
     listener.close();
+    refused = sandbox?.refusedLines() ?? [];
     await sandbox?.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    const parallel = input.settings.parallel !== null;
-    const view = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, costReported: listener.costReported || (parallel && result.costUsd > 0), tokens: readStatusFile(paths.status)?.tokens ?? null, maxIterations: input.plan.maxIterations, parallel };
-    const review = input.temporary
-      ? []
-      : worktree
-      ? [`branch ${worktree.branch} (worktree ${worktree.path}): review with git log -p HEAD..${worktree.branch}; merging it is your decision`, `report: ralph report ${input.runId}; merge it into your branch: ralph land ${input.runId} (--push REMOTE, --pr)`]
-      : [`report: ralph report ${input.runId}`];
-    for (const line of [...summaryLines(result, view), ...review, ...(input.epilogue?.(result) ?? [])]) out.write(`${line}\n`);
+    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null, refused)) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { RunSettings } from "../config/run-options.js";
 import { parseCount } from "../util/parse-value.js";
 import { loadTasks, type Task } from "../judge/tasks.js";
-import { UsageError } from "./usage-error.js";
+import { refused } from "./launch-failure.js";
 
 /** The variable a Kubernetes Indexed Job sets in each pod to the pod's index. */
 export const JOB_INDEX_VARIABLE = "JOB_COMPLETION_INDEX";
@@ -14,26 +14,26 @@ export const JOB_INDEX_VARIABLE = "JOB_COMPLETION_INDEX";
  */
 export function pickTaskByIndex(settings: RunSettings, projectDir: string, env: NodeJS.ProcessEnv): RunSettings {
   if (settings.taskIndex === null) return settings;
-  if (!settings.tasks) throw new UsageError("--task-index needs --tasks FILE: the task list it picks a task of");
-  if (settings.task) throw new UsageError("--task-index and --task do not go together: give the task by its position or by its id");
-  if (settings.parallel !== null) throw new UsageError("--parallel and --task-index do not go together: --parallel gives each child its task");
+  if (!settings.tasks) throw refused("--task-index needs --tasks FILE: the task list it picks a task of");
+  if (settings.task) throw refused("--task-index and --task do not go together: give the task by its position or by its id");
+  if (settings.parallel !== null) throw refused("--parallel and --task-index do not go together: --parallel gives each child its task");
   const index = settings.taskIndex === "job" ? jobIndex(env) : settings.taskIndex;
   const list = loadTasks(resolve(projectDir, settings.tasks));
-  if (!list.ok) throw new UsageError(`--tasks ${settings.tasks}: ${list.message}`);
+  if (!list.ok) throw refused(`--tasks ${settings.tasks}: ${list.message}`);
   const task = list.tasks[index];
   if (!task) {
     const count = list.tasks.length;
-    throw new UsageError(`--task-index ${index}: expected 0 to ${count - 1}, the positions of the ${count} task(s) in ${settings.tasks}`);
+    throw refused(`--task-index ${index}: expected 0 to ${count - 1}, the positions of the ${count} task(s) in ${settings.tasks}`);
   }
   return { ...settings, task: task.id, name: settings.name ?? runIdForTask(task, index) };
 }
 
-/** JOB_COMPLETION_INDEX as a whole number, or a UsageError naming the variable. */
+/** JOB_COMPLETION_INDEX as a whole number, or a LaunchFailure naming the variable. */
 function jobIndex(env: NodeJS.ProcessEnv): number {
   const raw = env[JOB_INDEX_VARIABLE];
-  if (raw === undefined) throw new UsageError(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be set (a Kubernetes Indexed Job sets it in each pod)`);
+  if (raw === undefined) throw refused(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be set (a Kubernetes Indexed Job sets it in each pod)`);
   const parsed = parseCount(raw);
-  if (!parsed.ok) throw new UsageError(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be ${parsed.expected}, got ${JSON.stringify(raw)}`);
+  if (!parsed.ok) throw refused(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be ${parsed.expected}, got ${JSON.stringify(raw)}`);
   return parsed.value;
 }
 

@@ -5,10 +5,10 @@ import { loadTasks } from "../judge/tasks.js";
 import { checkCommitAuthor, commitIteration } from "../worktree/commit-iteration.js";
 import { createWorktree, removeNewWorktree, reuseWorktree, type RunWorktree } from "../worktree/open-worktree.js";
 import type { EngineIo } from "../engine/engine-io.js";
-import { renderWorktreeFailure } from "./render-worktree.js";
+import type { WorktreeFailure } from "../worktree/worktree-failure.js";
 import { branchExists, currentBranch, realPath, repositoryOf, worktreeBranch } from "../worktree/worktree-location.js";
 import { runGit } from "../worktree/run-git.js";
-import { UsageError } from "./usage-error.js";
+import { LaunchFailure, refused } from "./launch-failure.js";
 
 /** The place a run works in; `undo` removes a worktree made for a run that then could not start. */
 export interface WorkPlace {
@@ -27,30 +27,30 @@ export function commitPolicy(settings: Pick<RunSettings, "worktree" | "commit" |
 /** Checks --commit against --worktree before anything is created: ralph commits only on a run's own branch. */
 export function checkCommitSettings(settings: Pick<RunSettings, "worktree" | "commit" | "parallel">): void {
   if (settings.commit === "iteration" && !settings.worktree && settings.parallel === null) {
-    throw new UsageError("--commit iteration needs --worktree: ralph commits only on a run's own branch, never on yours");
+    throw refused("--commit iteration needs --worktree: ralph commits only on a run's own branch, never on yours");
   }
 }
 
 /**
  * Creates the run's worktree (or, continuing, finds it again) after checking who would commit in it.
- * Every failure is a UsageError, and a worktree made here is removed again before it is thrown.
+ * Every failure is a LaunchFailure, and a worktree made here is removed again before it is thrown.
  */
 export async function openWorkPlace(projectDir: string, runId: string, settings: RunSettings, continuing: boolean): Promise<WorkPlace> {
   const nothing = async () => undefined;
   // A resolve run works in its parent's integration worktree, where the merge waits; it commits nothing.
   if (settings.resolve && settings.parent) {
     const opened = await reuseWorktree(projectDir, settings.parent);
-    if (!opened.ok) throw new UsageError(`--resolve: ${renderWorktreeFailure(opened.failure)}`);
+    if (!opened.ok) throw new LaunchFailure({ kind: "worktree", flag: "--resolve", failure: opened.failure });
     return { dir: opened.cwd, worktree: null, undo: nothing };
   }
   if (!settings.worktree && settings.parallel === null) return { dir: projectDir, worktree: null, undo: nothing };
   // Outside a repository the missing repository is the first thing to fix, not the missing git identity.
   const flag = settings.parallel !== null ? "--parallel" : "--worktree";
   const repo = await repositoryOf(projectDir);
-  if ("error" in repo) throw new UsageError(`${flag}: ${renderWorktreeFailure({ kind: "not-a-repo", dir: projectDir, detail: repo.error })}`);
+  if ("error" in repo) throw new LaunchFailure({ kind: "worktree", flag, failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error } });
   if (commitPolicy(settings) === "iteration") {
     const author = await checkCommitAuthor(projectDir);
-    if (!author.ok) throw new UsageError(`--commit iteration: ${renderWorktreeFailure(author.failure)}`);
+    if (!author.ok) throw new LaunchFailure({ kind: "worktree", flag: "--commit iteration", failure: author.failure });
   }
   // A --parallel parent integrates on a worktree of its own, from HEAD, so HEAD must hold the task list.
   if (settings.parallel !== null) await checkTasksInHead(projectDir, settings.tasks ?? "");
@@ -59,7 +59,7 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
   const baseBranch = continuing ? null : await currentBranch(projectDir);
   // A run named after its task (--task-index) goes on from that task's branch when one is there.
   const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, from, { reuseBranch: settings.taskIndex !== null });
-  if (!opened.ok) throw new UsageError(`${settings.parallel !== null ? "--parallel" : "--worktree"}: ${renderWorktreeFailure(opened.failure)}`);
+  if (!opened.ok) throw new LaunchFailure({ kind: "worktree", flag, failure: opened.failure });
   const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
   const kept = "reused" in opened && opened.reused === true;
   const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree, kept);
@@ -68,7 +68,7 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
     const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));
     if (!tasks.ok) {
       await undo();
-      throw new UsageError(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
+      throw refused(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
     }
   }
   return { dir: worktree.cwd, worktree, undo, ...(base ? { base } : {}) };
@@ -77,15 +77,17 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
 /** Refuses a --parallel run whose repository has no HEAD, or whose HEAD lacks the task list the children need. */
 async function checkTasksInHead(projectDir: string, tasks: string): Promise<void> {
   const repo = await repositoryOf(projectDir);
-  if ("error" in repo) throw new UsageError(`--parallel: ${renderWorktreeFailure({ kind: "not-a-repo", dir: projectDir, detail: repo.error })}`);
+  if ("error" in repo) throw new LaunchFailure({ kind: "worktree", flag: "--parallel", failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error } });
   const inRepo = relative(repo.top, realPath(resolve(projectDir, tasks)));
   if (!(await runGit(projectDir, ["cat-file", "-e", `HEAD:${inRepo}`])).ok) {
-    throw new UsageError(`--tasks ${tasks}: not in HEAD; each --parallel child works in a worktree from HEAD, so commit the task list first`);
+    throw refused(`--tasks ${tasks}: not in HEAD; each --parallel child works in a worktree from HEAD, so commit the task list first`);
   }
 }
 
-/** The engine's commit step: the worktree library, with a failure worded for the log. */
-export const commitForEngine: NonNullable<EngineIo["commitIteration"]> = async (what) => {
-  const done = await commitIteration(what);
-  return done.ok ? { ok: true, commit: done.commit, files: done.files } : { ok: false, message: renderWorktreeFailure(done.failure) };
-};
+/** The engine's commit step: the worktree library, with a failure worded for the log by `say`. */
+export function commitForEngine(say: (failure: WorktreeFailure) => string): NonNullable<EngineIo["commitIteration"]> {
+  return async (what) => {
+    const done = await commitIteration(what);
+    return done.ok ? { ok: true, commit: done.commit, files: done.files } : { ok: false, message: say(done.failure) };
+  };
+}

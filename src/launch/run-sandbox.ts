@@ -4,7 +4,7 @@ import type { RunSettings } from "../config/run-options.js";
 import { credentialsLine } from "../sandbox/billing.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { probeSandbox, type SandboxProbe } from "../sandbox/sandbox-probe.js";
-import { UsageError } from "./usage-error.js";
+import { refused } from "./launch-failure.js";
 
 /** The probe when the run is sandboxed; null when it is not (off, or auto where no sandbox works: one warning line). */
 export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => void process.stderr.write(line)): Extract<SandboxProbe, { ok: true }> | null {
@@ -12,7 +12,7 @@ export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, w
   if (mode === "off" || settings.dryRun) return null;
   const probe = probeSandbox(env);
   if (probe.ok) return probe;
-  if (mode === "on") throw new UsageError(`--sandbox: ${probe.why}`);
+  if (mode === "on") throw refused(`--sandbox: ${probe.why}`);
   warn(`ralph: warning: sandbox: auto, but ${probe.why}; the agent runs without a sandbox\n`);
   return null;
 }
@@ -20,5 +20,5 @@ export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, w
 /** What the run says at its start about its sandbox and the agent's credentials. */
 export function sandboxNotes(settings: RunSettings, sandbox: Sandbox | null, env: NodeJS.ProcessEnv): string[] {
   const credentials = credentialsLine(settings.agent, sandbox ? sandbox.environment(env) : env);
-  return [...(sandbox ? [sandbox.describe()] : []), ...(credentials === null ? [] : [credentials])];
+  return [...(sandbox ? [sandbox.describe(), sandbox.describeEnvironment(env)] : []), ...(credentials === null ? [] : [credentials])];
 }

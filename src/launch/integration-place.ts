@@ -10,7 +10,7 @@ import { fileAt, headOf, resetTo } from "../worktree/integration-git.js";
 import { realPath } from "../worktree/worktree-location.js";
 import type { FanOutOptions } from "../parallel/fan-out.js";
 import type { WorkPlace } from "./run-worktree.js";
-import { UsageError } from "./usage-error.js";
+import { refused } from "./launch-failure.js";
 
 /** Where the parent integrates: its worktree's top, the directory checks run in, the task file from the top, the checks. */
 export interface IntegrationPlace {
@@ -33,7 +33,7 @@ export async function openIntegration(
   place: WorkPlace,
 ): Promise<{ options: FanOutOptions["integration"]; place: IntegrationPlace }> {
   const worktree = place.worktree;
-  if (!worktree || !settings.tasks) throw new UsageError("--parallel: the integration worktree could not be opened");
+  if (!worktree || !settings.tasks) throw refused("--parallel: the integration worktree could not be opened");
   const top = realPath(worktree.path);
   const tasksPath = relative(top, realPath(resolve(worktree.cwd, settings.tasks)));
   let base = place.base ?? null;
@@ -48,11 +48,11 @@ export async function openIntegration(
     target = (merged?.commit as string | undefined) ?? (base.commit || "HEAD");
   }
   const reset = await resetTo(top, target);
-  if (!reset.ok) throw new UsageError(`--parallel: ${worktree.path}: ${reset.message}`);
+  if (!reset.ok) throw refused(`--parallel: ${worktree.path}: ${reset.message}`);
   const head = await headOf(top);
-  if (!head.ok) throw new UsageError(`--parallel: ${worktree.path}: ${head.message}`);
+  if (!head.ok) throw refused(`--parallel: ${worktree.path}: ${head.message}`);
   const text = await fileAt(top, head.commit, tasksPath);
-  if (!text.ok) throw new UsageError(`--tasks ${settings.tasks}: not on ${worktree.branch}: ${text.message}`);
+  if (!text.ok) throw refused(`--tasks ${settings.tasks}: not on ${worktree.branch}: ${text.message}`);
   const checks: Criterion[] = plan.completionCriteria.filter((criterion) => criterion.type === "command");
   return {
     options: { path: worktree.path, branch: worktree.branch, head: head.commit, tasksPath, tasksText: text.text, base: base.commit, baseBranch: base.branch },

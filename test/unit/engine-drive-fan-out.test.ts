@@ -1,0 +1,216 @@
+// The `--parallel` parent driven end to end through a fake FanOutIo: no processes, no git. Children end when
+// the test says; merges are made by a fake integration branch that can conflict.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultSettings } from "../../src/config/run-options.js";
+import { runFanOut, type FanOutOptions } from "../../src/parallel/fan-out.js";
+import type { ChildExit, ChildStart, FanOutIo } from "../../src/parallel/fan-out-io.js";
+import type { SentinelState } from "../../src/control/control-files.js";
+import type { RunStatus } from "../../src/store/status-file.js";
+import type { InterruptSignal } from "../../src/exit/exit-reasons.js";
+
+const TASKS = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })) });
+
+/** A fake outside world: each child waits until `finish` is called for it. */
+function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean } = {}) {
+  const finishers = new Map<string, (exit: ChildExit) => void>();
+  const statuses = new Map<string, Partial<RunStatus>>();
+  const started: ChildStart[] = [];
+  const merged: string[] = [];
+  const signalled: Array<[string, string]> = [];
+  const stops: Array<[string, boolean]> = [];
+  const sentinels: SentinelState = { stop: false, stopNow: false, pause: false, answer: null };
+  const interrupted = new AbortController();
+  let first: InterruptSignal | null = null;
+  let startedHook: (start: ChildStart) => void = () => undefined;
+  let commits = 0;
+  let merging = "";
+  // The files git would call unmerged now.
+  let conflicted: string[] = [];
+  const io: FanOutIo = {
+    startChild(start) {
+      started.push(start);
+      const exited = new Promise<ChildExit>((done) => finishers.set(start.childId, done));
+      queueMicrotask(() => startedHook(start));
+      return { exited, signal: (signal) => signalled.push([start.childId, signal]) };
+    },
+    startResolve(id) {
+      if (options.resolves) conflicted = [];
+      statuses.set(id, { exit_reason: options.resolves ? "DONE" : "FAILED", last_action: "resolve", cost_usd: 0.1 });
+      return { exited: Promise.resolve({ code: 0, signal: null, stderr: "" }), signal: () => undefined };
+    },
+    merge: {
+      head: async () => ({ ok: true, commit: `c${commits}` }),
+      startMerge: async (branch) => {
+        merging = branch;
+        conflicted = options.conflictOn?.includes(branch) ? ["a.txt"] : [];
+        return { ok: true, conflicts: conflicted };
+      },
+      unmerged: async () => ({ ok: true, paths: conflicted }),
+      hasMarkers: (path) => conflicted.includes(path),
+      stageAllBut: async (paths) => {
+        conflicted = paths;
+        return { ok: true };
+      },
+      writeTasks: async () => ({ ok: true }),
+      commit: async () => {
+        commits += 1;
+        merged.push(merging);
+        return { ok: true, commit: `c${commits}` };
+      },
+      resetTo: async () => {
+        conflicted = [];
+        return { ok: true };
+      },
+      runChecks: async () => ({ passed: true, output: "" }),
+    },
+    readEvents: () => [],
+    readChildStatus: (id) => (statuses.get(id) as RunStatus | undefined) ?? null,
+    readSentinels: () => ({ ...sentinels }),
+    stopChild(id, now) {
+      stops.push([id, now]);
+      return true;
+    },
+    now: () => new Date(),
+    env: {},
+    signals: { interrupted: interrupted.signal, urgent: new AbortController().signal, firstSignal: () => first },
+    host: { pid: 4242, pidStart: null, hostname: "fake" },
+    listener: { event: () => undefined, log: () => undefined },
+  };
+  return {
+    io,
+    started,
+    merged,
+    signalled,
+    stops,
+    sentinels,
+    onStart: (hook: (start: ChildStart) => void) => (startedHook = hook),
+    finish(id: string, reason: string, costUsd = 0.25) {
+      statuses.set(id, { exit_reason: reason as RunStatus["exit_reason"], last_action: `ended ${reason}`, cost_usd: costUsd });
+      finishers.get(id)?.({ code: reason === "DONE" ? 0 : 1, signal: null, stderr: "" });
+    },
+    signal(signal: InterruptSignal) {
+      first = signal;
+      interrupted.abort();
+    },
+  };
+}
+
+function options(dir: string, patch: Partial<FanOutOptions["settings"]> = {}): FanOutOptions {
+  const settings = { ...defaultSettings(), agent: "command" as const, parallel: 2, tasks: "prd.json", ...patch };
+  return {
+    projectDir: dir,
+    runId: "p",
+    settings,
+    plan: { active: true, maxIterations: 3, completionPromise: null, completionCriteria: [], tasks: "prd.json", prompt: Buffer.from("x") },
+    previous: null,
+    integration: { path: dir, branch: "ralph/p", head: "c0", tasksPath: "prd.json", tasksText: TASKS, base: "c0", baseBranch: "main" },
+    supervision: "tree",
+  };
+}
+
+const events = (dir: string) => readFileSync(join(dir, ".ralph", "runs", "p", "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; child?: string; task?: string });
+
+describe("runFanOut through fakes", { timeout: 15_000 }, () => {
+  test("three tasks, two at a time: each DONE child merged in the order it ended, then DONE", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      // The second child ends first; the first once the third has started (in the second's place); then the third.
+      world.onStart((start) => {
+        if (start.childId === "p-2") world.finish("p-2", "DONE");
+        if (start.childId === "p-3") {
+          world.finish("p-1", "DONE");
+          world.finish("p-3", "DONE");
+        }
+      });
+      const result = await runFanOut(options(dir), world.io);
+      assert.deepEqual([result.reason, result.exitCode, result.iterations], ["DONE", 0, 3]);
+      assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-1", "ralph/p-3"]);
+      assert.deepEqual(world.started.map((start) => start.taskId), ["T1", "T2", "T3"]);
+      assert.equal(result.costUsd, 0.75);
+      assert.deepEqual(events(dir).filter((event) => event.type === "child_merged").map((event) => event.task), ["T2", "T1", "T3"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a conflict no resolve run can fix: the merge is abandoned and the parent ends FAILED naming the task", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld({ conflictOn: ["ralph/p-1"] });
+      world.onStart((start) => world.finish(start.childId, "DONE"));
+      const result = await runFanOut(options(dir, { maxResolve: 1 }), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /1 task\(s\) left pending: merge of ralph\/p-1 abandoned/);
+      assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-3"]);
+      assert.deepEqual(events(dir).filter((event) => event.type === "merge_abandoned").map((event) => event.task), ["T1"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a child's failure: its task stays pending, its siblings go on and are merged, the parent ends FAILED", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => world.finish(start.childId, start.taskId === "T2" ? "FAILED" : "DONE"));
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /child p-2 ended FAILED/);
+      assert.deepEqual(world.merged, ["ralph/p-1", "ralph/p-3"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("budget: over --max-cost no child starts and the running ones are stopped at their boundary", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId === "p-1") world.finish("p-1", "DONE", 1.5);
+      });
+      const stopped = new Promise<void>((done) => {
+        const stopChild = world.io.stopChild;
+        world.io.stopChild = (id, now) => {
+          queueMicrotask(() => world.finish(id, "STOPPED", 0));
+          done();
+          return stopChild(id, now);
+        };
+      });
+      const result = await runFanOut(options(dir, { maxCostUsd: 1 }), world.io);
+      await stopped;
+      assert.equal(result.reason, "BUDGET_EXCEEDED");
+      assert.deepEqual(world.stops, [["p-2", false]]);
+      assert.deepEqual(world.started.map((start) => [start.childId, start.maxCostUsd]), [["p-1", 1], ["p-2", 1]]);
+      assert.deepEqual(world.merged, ["ralph/p-1"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a signal is passed on to every child; the parent ends INTERRUPTED once they are gone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId === "p-2") world.signal("SIGTERM");
+      });
+      const signalled = world.io.startChild;
+      world.io.startChild = (start) => {
+        const handle = signalled(start);
+        return { exited: handle.exited, signal: (signal) => (handle.signal(signal), world.finish(start.childId, "INTERRUPTED", 0)) };
+      };
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "INTERRUPTED");
+      assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
+      assert.deepEqual(world.merged, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
