@@ -10,6 +10,8 @@ export interface RunRow extends RunSummary {
   tokens: number;
   reason: string | null;
   branch: string | null;
+  /** A `--parallel` parent: how many children it keeps going at once (its iteration counts child runs); else null. */
+  parallel: number | null;
 }
 
 /** The text of a field when status.json carries it as a non-empty string. */
@@ -28,5 +30,6 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
     tokens: (status?.tokens?.input ?? 0) + (status?.tokens?.output ?? 0),
     reason: text(status?.last_action),
     branch: text(extra.branch),
+    parallel: typeof extra.parallel === "number" && extra.parallel > 0 ? extra.parallel : null,
   };
 }

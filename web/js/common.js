@@ -14,7 +14,9 @@ export function el(tag, attrs = {}, ...children) {
 export const money = (usd) => `$${Number(usd ?? 0).toFixed(4)}`;
 
 /** `3/10`, `3/∞` or `3/?`, as `ralph list` prints it. */
-export const iterationText = (row) => `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
+export const iterationText = (row) =>
+  // A --parallel parent counts child runs, not iterations of a cap it does not have (as `ralph list` says).
+  row.parallel ? `${row.iteration} run${row.iteration === 1 ? "" : "s"}` : `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
 
 /** A token count shortened: 950, 12.3k, 4.1M. */
 export function tokensText(count) {
