@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
+import { ledgerReader, readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
@@ -38,17 +38,21 @@ export function armedHookRun(projectDir: string): string | null {
   return runId !== undefined && /^active:[ \t]*true[ \t]*$/m.test(frontMatter) ? runId : null;
 }
 
-/** One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known. */
+/**
+ * One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known,
+ * `ledger` a reader of many runs' records (ledgerReader) when listing.
+ */
 export function summariseRun(
   projectDir: string,
   id: string,
   alive: RunnerAlive,
   now: Date,
   armed?: string | null,
+  ledger?: (id: string) => LedgerEntry | null,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
   const status = readStatusFile(paths.status);
-  const entry = readLedgerEntry(paths.dir);
+  const entry = ledger ? ledger(id) : readLedgerEntry(paths.dir);
   const state = runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id);
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   return {
@@ -132,7 +136,9 @@ export function runEnding({ summary, status }: RunRecord): { reason: ExitReason 
 /** listRuns, each summary with the status it was read from. */
 export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {
   const armed = armedHookRun(projectDir);
-  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed)));
+  const ids = runIds(projectDir);
+  const ledger = ledgerReader(runsDir(projectDir), ids.length);
+  return sortByStart(ids.map((id) => summariseRun(projectDir, id, alive, now, armed, ledger)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */
