@@ -168,10 +168,18 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
 /** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */
 function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
   const ids = new Set(runs.map((run) => run.id));
+  // Each run's children looked up, not searched for: a listing of 10,000 runs made 100 million comparisons.
+  const children = new Map<string, T[]>();
+  for (const run of runs) {
+    if (run.parent === null || run.parent === run.id) continue;
+    const siblings = children.get(run.parent);
+    if (siblings) siblings.push(run);
+    else children.set(run.parent, [run]);
+  }
   const ordered: Array<{ run: T; depth: number }> = [];
   const visit = (run: T, depth: number) => {
     ordered.push({ run, depth });
-    for (const child of runs) if (child.parent === run.id && child.id !== run.id) visit(child, depth + 1);
+    for (const child of children.get(run.id) ?? []) visit(child, depth + 1);
   };
   for (const run of runs) if (run.parent === null || !ids.has(run.parent) || run.parent === run.id) visit(run, 0);
   return ordered;
