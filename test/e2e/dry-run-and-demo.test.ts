@@ -1,7 +1,8 @@
 // Trying ralph out: a dry run says it is one everywhere, and the free demo neither charges nor litters.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
@@ -55,5 +56,23 @@ test("ralph demo reports no pretend cost, names ralph (not node and a path), and
   assert.ok(existsSync(join(keptDir, "demo-output")));
   const status = await runRalph(["status"], keptDir);
   assert.match(status.stdout, /^state {6}DONE/m);
+  // The demo's project is a git repository, as a real one is: stall detection is on and sees the progress.
+  assert.doesNotMatch(kept.stdout, /stall detection needs git/);
+  assert.match(kept.stdout, /^progress in iteration 1: /m);
+  assert.equal(spawnSync("git", ["-C", keptDir, "log", "--format=%s"], { encoding: "utf8" }).stdout.trim(), "The demo project: three user stories");
   rmSync(keptDir, { recursive: true, force: true });
+});
+
+test("the demo agent in a person's project marks its tasks and writes no demo-output/ there", async () => {
+  const dir = project();
+  writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n- [ ] two\n");
+  const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "3", "--name", "d", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  assert.equal(readFileSync(join(dir, "TASKS.md"), "utf8"), "- [x] one\n- [x] two\n");
+  assert.equal(existsSync(join(dir, "demo-output")), false, "nothing written into the person's project");
+  // Known-false control: in ralph demo's own project (what RALPH_DEMO_PROJECT says) it does write its files.
+  const own = project();
+  writeFileSync(join(own, "TASKS.md"), "- [ ] one\n");
+  assert.equal((await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "--name", "d", "go"], own, cleanEnv({ RALPH_DEMO_DELAY_MS: "0", RALPH_DEMO_PROJECT: "1" }))).code, 0);
+  assert.equal(existsSync(join(own, "demo-output")), true);
 });
