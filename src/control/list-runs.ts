@@ -118,7 +118,8 @@ function runState(
 
 /** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
-  return listRunRecords(projectDir, alive, now).map((record) => record.summary);
+  // Each status.json let go as soon as it is summarised: a listing of 10,000 runs keeps only the summaries.
+  return sortByStart(recordsOf(projectDir, alive, now, (record) => ({ summary: record.summary }))).map((record) => record.summary);
 }
 
 /** One run as listing read it: its summary and the status.json it came from. */
@@ -135,10 +136,15 @@ export function runEnding({ summary, status }: RunRecord): { reason: ExitReason 
 
 /** listRuns, each summary with the status it was read from. */
 export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {
+  return sortByStart(recordsOf(projectDir, alive, now, (record) => record));
+}
+
+/** Every run of a project, summarised, each record kept as `keep` makes it. */
+function recordsOf<T>(projectDir: string, alive: RunnerAlive, now: Date, keep: (record: RunRecord) => T): T[] {
   const armed = armedHookRun(projectDir);
   const ids = runIds(projectDir);
   const ledger = ledgerReader(runsDir(projectDir), ids.length);
-  return sortByStart(ids.map((id) => summariseRun(projectDir, id, alive, now, armed, ledger)));
+  return ids.map((id) => keep(summariseRun(projectDir, id, alive, now, armed, ledger)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */

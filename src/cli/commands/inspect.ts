@@ -12,11 +12,13 @@ import { mebibytes } from "../../view/render-lines.js";
 import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
+import { letYoungGenerationGrow } from "../young-generation.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
   const problem = runDirProblem(projectDir);
   if (problem) throw new UsageError(problem);
+  letYoungGenerationGrow();
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
     process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
@@ -79,6 +81,7 @@ export async function statusReport(projectDir: string, given: string | undefined
 
 /** `ralph status [RUN] [--json]`. */
 export async function statusCommand(projectDir: string, given: string | undefined, json: boolean): Promise<number> {
+  letYoungGenerationGrow();
   const report = await statusReport(projectDir, given, new Date());
   if (json) {
     writeOut(`${JSON.stringify(report)}\n`);
