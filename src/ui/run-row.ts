@@ -12,6 +12,8 @@ export interface RunRow extends RunSummary {
   branch: string | null;
   /** A `--parallel` parent: how many children it keeps going at once (its iteration counts child runs); else null. */
   parallel: number | null;
+  /** The task the run works on now (status.json `current_task`), shown by the terminal UI. */
+  task: string | null;
 }
 
 /** The text of a field when status.json carries it as a non-empty string. */
@@ -31,5 +33,6 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
     reason: text(status?.last_action),
     branch: text(extra.branch),
     parallel: typeof extra.parallel === "number" && extra.parallel > 0 ? extra.parallel : null,
+    task: text(status?.current_task),
   };
 }
