@@ -22,10 +22,15 @@ export function fixture(name: string): string {
  */
 const MACHINE_COSTS = new Set(["NODE_EXTRA_CA_CERTS"]);
 
-/** Environment for ralph: no RALPH_* settings leak in from the caller, nor the machine's start-up costs. */
+/**
+ * Environment for ralph: no RALPH_* settings leak in from the caller, nor the machine's start-up costs. The
+ * sandbox is off unless a suite asks for it (RALPH_SANDBOX, or --sandbox, which outranks it): the figures are
+ * ralph's own, comparable with builds from before the sandbox was on by default, and the sandbox suite
+ * measures what it adds.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if ((!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") && !MACHINE_COSTS.has(key)) env[key] = value;
+  const env: NodeJS.ProcessEnv = { RALPH_SANDBOX: "off" };
+  for (const [key, value] of Object.entries(process.env)) if ((!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION" || key === "RALPH_SANDBOX") && !MACHINE_COSTS.has(key)) env[key] = value;
   return { ...env, ...extra };
 }
 

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identify, stillLive, waitAllGone, killAll, type Identity } from "./proc-watch.js";
-import { eventTime, fixture, readEvents, runDir, scratchDir, startNode, startRalph, type Started } from "./ralph-cli.js";
+import { builds, cleanEnv, eventTime, fixture, readEvents, runDir, scratchDir, startNode, startRalph, RALPH, type Started } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, sleep, wallMs } from "./stats.js";
 
@@ -25,12 +25,15 @@ function wallFrom(file: string): number {
   return Number(readFileSync(file, "utf8"));
 }
 
-/** One run: iteration 1 ends normally (the baseline), the request is written during iteration 2. */
-async function react(request: Request, project: string, id: string): Promise<{ next: number; acted: number; exited: number }> {
+/**
+ * One run of build `main`: iteration 1 ends normally (the baseline), the request is written during iteration
+ * 2. `sandbox`: its mode, when not the suites' own (off, see cleanEnv).
+ */
+async function react(request: Request, project: string, id: string, main: string, sandbox?: string): Promise<{ next: number; acted: number; exited: number }> {
   const gates = join(project, `gates-${id}`);
   mkdirSync(gates);
   const run = runDir(project, id);
-  const ralph = startRalph(["run", "--name", id, "-n", "5", "reaction", "--", process.execPath, fixture("gate-agent"), gates], project);
+  const ralph = startNode([main, "run", "--name", id, "-n", "5", "reaction", "--", process.execPath, fixture("gate-agent"), gates], project, sandbox === undefined ? cleanEnv() : cleanEnv({ RALPH_SANDBOX: sandbox }));
   try {
     return await drive(request, ralph, gates, run);
   } catch (error) {
@@ -131,12 +134,21 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
   let clean = 0;
   let attempt = 0;
   for (let round = 0; round < runs; round++) {
-    for (const request of ["stop", "pause", "inactive"] as const) {
-      const result = await retryOnce(`reaction ${request}`, () => react(request, project, `${request}-${++attempt}`), log);
-      samples.add("next", result.next);
-      samples.add(request, result.acted);
-      if (request !== "pause") samples.add(`${request}.exit`, result.exited);
+    // BENCH_BEFORE: an earlier build's reactions too, alternating with this one's in each round.
+    const order = round % 2 === 0 ? builds() : builds().reverse();
+    for (const { label, main } of order) {
+      for (const request of ["stop", "pause", "inactive"] as const) {
+        const result = await retryOnce(`reaction ${request}${label}`, () => react(request, project, `${request}-${++attempt}`, main), log);
+        samples.add(`next${label}`, result.next);
+        samples.add(`${request}${label}`, result.acted);
+        if (request !== "pause") samples.add(`${request}${label}.exit`, result.exited);
+      }
     }
+    // This build's STOP with the sandbox at its default (auto): what each iteration's bubblewrap adds to it.
+    const boxed = await retryOnce("reaction stop (sandbox auto)", () => react("stop", project, `stop-${++attempt}`, RALPH, "auto"), log);
+    samples.add("next.boxed", boxed.next);
+    samples.add("stop.boxed", boxed.acted);
+    samples.add("stop.boxed.exit", boxed.exited);
     const now = await retryOnce("stop --now", () => stopNow(project, `now-${++attempt}`), log);
     samples.add("now", now.total);
     samples.add("now.afterFile", now.afterStopFile);
@@ -144,7 +156,6 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
     samples.add("direct", await retryOnce("direct TERM", () => directTerm(project, ++attempt), log));
     log(`reaction: round ${round + 1}/${runs}`);
   }
-  const next = samples.get("next");
   const group = "Reaction time";
   const rows: Row[] = [];
   const requests: Array<[Request, string, string]> = [
@@ -152,12 +163,13 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
     ["pause", "PAUSE file → paused", "touch .ralph/runs/<id>/PAUSE"],
     ["inactive", "state.md active: false → run_ended", "sed -i 's/^active: true/active: false/' .ralph/runs/<id>/state.md"],
   ];
-  for (const [request, figure, command] of requests) {
-    const value = samples.get(request);
-    const exited = samples.get(`${request}.exit`);
+  for (const { label } of builds()) for (const [request, figure, command] of requests) {
+    const next = samples.get(`next${label}`);
+    const value = samples.get(`${request}${label}`);
+    const exited = samples.get(`${request}${label}.exit`);
     rows.push({
       group,
-      figure: `${figure}, after the agent's exit`,
+      figure: `${figure}, after the agent's exit${label}`,
       unit: "ms",
       value,
       ...(next ? { baseline: { label: "agent exit → next iteration", value: next } } : {}),
@@ -167,6 +179,18 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
       command: `${command} while an iteration runs`,
     });
   }
+  const [boxedNext, boxed, boxedExit] = [samples.get("next.boxed"), samples.get("stop.boxed"), samples.get("stop.boxed.exit")];
+  rows.push({
+    group,
+    figure: "STOP file → run_ended, after the agent's exit, sandbox: auto (the default)",
+    unit: "ms",
+    value: boxed,
+    ...(boxedNext ? { baseline: { label: "agent exit → next iteration", value: boxedNext } } : {}),
+    target: `< ${TARGET_MS} ms`,
+    met: boxed ? boxed.median < TARGET_MS : null,
+    ...(boxedExit ? { note: `ralph process gone after ${boxedExit.median.toFixed(0)} ms (${boxedExit.min.toFixed(0)}–${boxedExit.max.toFixed(0)}); bubblewrap where it works` } : {}),
+    command: "touch .ralph/runs/<id>/STOP while an iteration runs (RALPH_SANDBOX=auto)",
+  });
   const now = samples.get("now");
   const afterFile = samples.get("now.afterFile");
   const direct = samples.get("direct");

@@ -28,7 +28,9 @@ export async function benchSandbox(runs: number, log: (line: string) => void): P
   let attempt = 0;
   const perIteration = async (variant: Variant): Promise<number> => {
     const id = `sandbox-${++attempt}`;
-    const ralph = startRalph(["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "bench", "--", "true"], dirs[variant], { env: cleanEnv() });
+    // Each variant's ralph.yaml says its sandbox: no RALPH_SANDBOX outranks it.
+    const { RALPH_SANDBOX: _off, ...env } = cleanEnv();
+    const ralph = startRalph(["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "bench", "--", "true"], dirs[variant], { env });
     const exit = await ralph.exited;
     if (exit.code !== 3) throw new Error(`ralph (${variant}) -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
     const events = readEvents(runDir(dirs[variant], id));

@@ -1,7 +1,8 @@
 // Scale: `ralph list` and `ralph status` over 10,000 run directories, and the start-up time of `ralph --version`.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
+import { builds, cleanEnv, fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { retryOnce, Samples } from "./stats.js";
 
@@ -10,14 +11,24 @@ const LIST_TARGET_MS = 1000;
 const VERSION_TARGET_MS = 150;
 const FILES = ["status.json", "progress.txt", "events.jsonl", "state.md"];
 
-/** Fills `project` with `count` copies of one real run, ids spread over 30 days; 1 in 100 looks like a dead runner's. */
-export async function populate(project: string, count = RUNS): Promise<string[]> {
+/**
+ * Fills `project` with `count` copies of one real run, ids spread over 30 days; 1 in 100 looks like a dead
+ * runner's. With `stateHome` (an XDG_STATE_HOME of the benchmark's own), each copy also gets the runner's
+ * record there, as a run ralph made has: a listing reads it for every run (without, each is foreign).
+ */
+export async function populate(project: string, count = RUNS, stateHome: string | null = null): Promise<string[]> {
   const template = "template";
-  const exit = await startRalph(["run", "--name", template, "-n", "1", "scale", "--", "true"], project).exited;
+  const env = stateHome === null ? cleanEnv() : cleanEnv({ XDG_STATE_HOME: stateHome });
+  const exit = await startRalph(["run", "--name", template, "-n", "1", "scale", "--", "true"], project, { env }).exited;
   if (exit.code !== 3) throw new Error(`scale: template run exit ${exit.code ?? exit.signal}`);
   const source = runDir(project, template);
   const contents = FILES.map((name) => readFileSync(join(source, name), "utf8"));
   rmSync(source, { recursive: true, force: true });
+  const records = stateHome === null ? null : join(stateHome, "ralph", "runs");
+  const record = records === null ? null : (JSON.parse(readFileSync(join(records, readdirSync(records)[0] as string), "utf8")) as Record<string, unknown>);
+  if (records !== null) rmSync(records, { recursive: true, force: true });
+  if (records !== null) mkdirSync(records, { recursive: true, mode: 0o700 });
+  const runsDir = realpathSync(join(project, ".ralph", "runs"));
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const start = Date.UTC(2026, 0, 1);
   const ids: string[] = [];
@@ -33,6 +44,11 @@ export async function populate(project: string, count = RUNS): Promise<string[]>
       if (stale && name === "status.json") text = text.replace(/"state": "ended"/, '"state": "running"').replace(/"pid": \d+/, '"pid": 4194304');
       writeFileSync(join(dir, name), text, { mode: 0o600 });
     });
+    if (records !== null && record !== null) {
+      const canonicalDir = join(runsDir, id);
+      const file = `${createHash("sha256").update(canonicalDir).digest("hex").slice(0, 40)}.json`;
+      writeFileSync(join(records, file), `${JSON.stringify({ ...record, run_id: id, run_dir: canonicalDir, status_sha256: null })}\n`, { mode: 0o600 });
+    }
     ids.push(id);
   }
   return ids;
@@ -41,12 +57,18 @@ export async function populate(project: string, count = RUNS): Promise<string[]>
 /** Times each command `runs` times (interleaved, so a slow moment hits them all alike). */
 export async function benchScale(runs: number, log: (line: string) => void): Promise<Row[]> {
   const project = scratchDir("scale");
-  const ids = await populate(project);
-  log(`scale: ${ids.length} runs written`);
+  const stateHome = scratchDir("scale-state");
+  const env = cleanEnv({ XDG_STATE_HOME: stateHome });
+  const ids = await populate(project, RUNS, stateHome);
+  log(`scale: ${ids.length} runs written, each with its runner's record`);
   const node = process.execPath;
+  // BENCH_BEFORE: the listing of an earlier build too, in the same rounds.
+  const listings = builds().flatMap(({ label, main }): Array<[string, string[], number]> => [
+    [`list.json${label}`, [main, "list", "--json"], 0],
+    [`list${label}`, [main, "list"], 0],
+  ]);
   const probes: Array<[string, string[], number]> = [
-    ["list.json", [RALPH, "list", "--json"], 0],
-    ["list", [RALPH, "list"], 0],
+    ...listings,
     ["status.auto", [RALPH, "status", "--json"], 0],
     ["status.id", [RALPH, "status", "--json", ids[ids.length - 1] as string], 0],
     ["floor.read", [fixture("read-runs"), project], 0],
@@ -58,7 +80,7 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
   for (let round = 0; round < runs * 2; round++) {
     for (const [name, args, code] of probes) {
       if (round >= runs && !name.startsWith("version") && !name.startsWith("floor.node")) continue;
-      samples.add(name, await retryOnce(name, () => timeProcess(node, args, project, undefined, code), log));
+      samples.add(name, await retryOnce(name, () => timeProcess(node, args, project, env, code), log));
     }
   }
   log(`scale: done`);
@@ -79,8 +101,10 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
     };
   };
   return [
-    withBaseline("list.json", "ralph list --json", "ralph list --json", "node reading the same files", read, LIST_TARGET_MS),
-    withBaseline("list", "ralph list (table)", "ralph list", "node reading the same files", read, LIST_TARGET_MS),
+    ...builds().flatMap(({ label }) => [
+      withBaseline(`list.json${label}`, `ralph list --json${label}`, "ralph list --json", "node reading the same files", read, LIST_TARGET_MS),
+      withBaseline(`list${label}`, `ralph list (table)${label}`, "ralph list", "node reading the same files", read, LIST_TARGET_MS),
+    ]),
     withBaseline("status.auto", "ralph status --json (no RUN: finds the latest)", "ralph status --json", "node reading the same files", read),
     withBaseline("status.id", "ralph status --json RUN", "ralph status --json <id>", "ralph --version", version),
     { ...withBaseline("version", "ralph --version (start-up)", "ralph --version", "node -e 0", bare, VERSION_TARGET_MS), group: "Start-up" },

@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-const clis = [{ dir: "test/clis/opencode", bin: "opencode" }];
+// Each CLI the tests run for real, pinned with its lock file in a directory of its own: together about
+// 750 MB that a plain `npm install` of ralph never downloads.
+const clis = [
+  { dir: "test/clis/claude", bin: "claude" },
+  { dir: "test/clis/codex", bin: "codex" },
+  { dir: "test/clis/gemini", bin: "gemini" },
+  { dir: "test/clis/opencode", bin: "opencode" },
+];
 const CHROMIUM = "/usr/bin/chromium";
 const BWRAP = "/usr/bin/bwrap";
 

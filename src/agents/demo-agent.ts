@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The demo agent program: "implements" the first open task of a prd.json or checklist by writing a file,
-// marks it done, and prints Claude Code-shaped stream-json. Deterministic and offline.
+// The demo agent program: "implements" the first open task of a prd.json or checklist by writing a file (in
+// `ralph demo`'s own project only), marks it done, and prints Claude Code-shaped stream-json. Deterministic, offline.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -90,13 +90,17 @@ async function main(): Promise<void> {
     finalText = `Every task is already done.\n<promise>${promise}</promise>`;
   } else {
     const path = join("demo-output", `${slug(`${task.id} ${task.title}`)}.md`);
+    // Files only in `ralph demo`'s own project: in a person's project it marks its task and writes nothing else.
+    const writes = process.env.RALPH_DEMO_PROJECT === "1";
     emit({ type: "assistant", message: { content: [{ type: "text", text: `Working on ${task.id}: ${task.title}` }] }, session_id: sessionId });
-    emit({ type: "assistant", message: { content: [{ type: "tool_use", id: `tool-${iteration}`, name: "Write", input: { file_path: path } }] }, session_id: sessionId });
+    emit({ type: "assistant", message: { content: [{ type: "tool_use", id: `tool-${iteration}`, name: writes ? "Write" : "Think", input: writes ? { file_path: path } : { about: task.title } }] }, session_id: sessionId });
     await sleep(stepDelayMs);
-    mkdirSync("demo-output", { recursive: true });
-    writeFileSync(path, `# ${task.id}: ${task.title}\n\nImplemented by the demo agent in iteration ${iteration}.\n`);
+    if (writes) {
+      mkdirSync("demo-output", { recursive: true });
+      writeFileSync(path, `# ${task.id}: ${task.title}\n\nImplemented by the demo agent in iteration ${iteration}.\n`);
+    }
     tasks?.complete();
-    emit({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: `tool-${iteration}`, content: `wrote ${path}` }] }, session_id: sessionId });
+    emit({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: `tool-${iteration}`, content: writes ? `wrote ${path}` : "thought it through (the demo agent writes files only in ralph demo's own project)" }] }, session_id: sessionId });
     const allDone = tasks ? tasks.remainingAfter === 0 : iteration >= 3;
     finalText = allDone
       ? `Finished ${task.id}. Every task is done.\n<promise>${promise}</promise>`

@@ -17,8 +17,10 @@ export interface NextStepInput {
 /** The next step after a run ended with `reason`, as one line, or null when there is nothing to do. */
 export function nextStep(input: NextStepInput): string | null {
   const { reason, runId: id } = input;
-  if (input.dryRun && reason !== "FAILED") return "that was a dry run: no agent was started; to run it for real, run the same command without --dry-run";
+  if (input.dryRun && reason !== "FAILED") return nextStep({ ...input, reason: "DRY_RUN", dryRun: false });
   switch (reason) {
+    case "DRY_RUN":
+      return "that was a dry run: no agent was started; to run it for real, run the same command without --dry-run";
     case "DONE":
       return `review the changes; the whole story: ralph logs ${id}`;
     case "NO_WORK":

@@ -35,6 +35,7 @@ interface Running {
   tool: string | null;
   retries: number;
   apiErrors: number;
+  thinks: boolean;
 }
 
 /** A listener that prints a run's progress to `out` in the chosen mode. */
@@ -110,7 +111,8 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
       switch (event.type) {
         case "iteration_started":
           criteria = [];
-          running = { iteration: event.iteration, startedAt: Date.parse(event.ts) || Date.now(), tokens: null, tool: null, retries: 0, apiErrors: 0 };
+          // A command agent (a script) does not think: its line shows only what is known of it.
+          running = { iteration: event.iteration, startedAt: Date.parse(event.ts) || Date.now(), tokens: null, tool: null, retries: 0, apiErrors: 0, thinks: event.agent !== "command" };
           print(iterationHeader(event, maxIterations));
           if (tty && !clock) clock = setInterval(draw, 1000).unref();
           return;
@@ -198,7 +200,7 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
   return [
-    colour(visible(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`)),
+    colour(visible(`${result.reason}: ${result.detail}${view.dryRun && result.reason !== "DRY_RUN" ? " (dry run)" : ""}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     ...(view.temporary ? [] : [`run directory: ${result.runDir}`, ...(step ? [`next: ${step}`] : [])]),
   ];

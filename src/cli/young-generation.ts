@@ -1,5 +1,6 @@
 // V8's young generation kept at its first size (1 MB semi-spaces) instead of growing to 16 MB ones, which a
-// run streaming its agent's output otherwise reaches (the measurements are in the README's Development section).
+// run streaming its agent's output otherwise reaches (the measurements are in docs/internals/development.md);
+// and let grow again by a command that reads every run once and ends (`ralph list`, `ralph status`).
 import { requireBuiltin } from "../util/require-builtin.js";
 
 /**
@@ -8,4 +9,14 @@ import { requireBuiltin } from "../util/require-builtin.js";
  */
 export function keepYoungGenerationSmall(): void {
   (requireBuiltin("node:v8") as typeof import("node:v8")).setFlagsFromString("--semi-space-growth-factor=1");
+}
+
+/**
+ * V8's own growth (a factor of 2), for a command that holds what it reads until it prints it and then ends:
+ * with 1 MB semi-spaces, listing 10,000 runs kept everything it had read alive through 120 collections,
+ * each copying it again. Set once the full CLI is loaded (its code cache is taken only under the flags it
+ * was made with).
+ */
+export function letYoungGenerationGrow(): void {
+  (requireBuiltin("node:v8") as typeof import("node:v8")).setFlagsFromString("--semi-space-growth-factor=2");
 }

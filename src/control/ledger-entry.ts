@@ -1,7 +1,7 @@
 // Reading the runner's record of a run (run-ledger.ts describes the ledger and writes it), apart from the
 // writing side so that the read-only commands (`ralph status`, `ralph list`) load nothing they do not use:
 // the record's file name is a sha256 of a path, taken without Node's crypto (src/util/sha256.ts).
-import { readFileSync, realpathSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
@@ -72,12 +72,46 @@ export function parseEntry(text: string): LedgerEntry | null {
 /** The record of run directory `runDir`, or null when ralph did not create it (or the record is unreadable). */
 export function readLedgerEntry(runDir: string, env: NodeJS.ProcessEnv = process.env): LedgerEntry | null {
   const dir = canonical(runDir);
+  return readEntryOf(dir, entryFile(dir, env));
+}
+
+function readEntryOf(dir: string, file: string): LedgerEntry | null {
   let text: string;
   try {
-    text = readFileSync(entryFile(dir, env), "utf8");
+    text = readFileSync(file, "utf8");
   } catch {
     return null;
   }
   const entry = parseEntry(text);
   return entry && entry.run_dir === dir ? entry : null;
+}
+
+/**
+ * readLedgerEntry for many runs of one runs directory (a listing): the directory's links are resolved once,
+ * not once a run; the records there are listed once, so a run with none (a foreign one) costs no failed
+ * open; and, for more than a few runs, the names are hashed by node:crypto (the plain-JavaScript digest is
+ * quicker to load, slower per call).
+ */
+export function ledgerReader(runsDir: string, count: number, env: NodeJS.ProcessEnv = process.env): (id: string) => LedgerEntry | null {
+  let parent: string;
+  try {
+    parent = realpathSync(resolve(runsDir));
+  } catch {
+    parent = resolve(runsDir);
+  }
+  const records = ledgerDir(env);
+  let present: Set<string> | null;
+  try {
+    present = new Set(readdirSync(records));
+  } catch {
+    present = null;
+  }
+  const crypto = count > 32 ? (requireBuiltin("node:crypto") as typeof import("node:crypto")) : null;
+  const hash = (text: string): string => (crypto ? crypto.createHash("sha256").update(text).digest("hex") : sha256Hex(text));
+  return (id) => {
+    const dir = join(parent, id);
+    const name = `${hash(dir).slice(0, 40)}.json`;
+    if (present !== null && !present.has(name)) return null;
+    return readEntryOf(dir, join(records, name));
+  };
 }

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
+import { ledgerReader, readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
@@ -38,26 +38,30 @@ export function armedHookRun(projectDir: string): string | null {
   return runId !== undefined && /^active:[ \t]*true[ \t]*$/m.test(frontMatter) ? runId : null;
 }
 
-/** One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known. */
+/**
+ * One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known,
+ * `ledger` a reader of many runs' records (ledgerReader) when listing.
+ */
 export function summariseRun(
   projectDir: string,
   id: string,
   alive: RunnerAlive,
   now: Date,
   armed?: string | null,
+  ledger?: (id: string) => LedgerEntry | null,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
-  const read = () => {
+  const read = (entryOf: () => LedgerEntry | null) => {
     const status = readStatusFile(paths.status);
-    const entry = readLedgerEntry(paths.dir);
+    const entry = entryOf();
     return { status, entry, state: runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id) };
   };
-  const first = read();
+  const first = read(() => (ledger ? ledger(id) : readLedgerEntry(paths.dir)));
   // The record named a runner that is gone now: it may have ended the run normally after the files were read
   // (its last steps: the final status.json, then its record let go). Now that it is gone, nothing of it
-  // writes any more, so a second read sees how it left the run.
+  // writes any more, so a second read (of the record itself, not of a listing's copy) sees how it left the run.
   const runner = first.entry?.runner;
-  const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read() : first;
+  const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read(() => readLedgerEntry(paths.dir)) : first;
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   return {
     status,
@@ -122,7 +126,8 @@ function runState(
 
 /** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
-  return listRunRecords(projectDir, alive, now).map((record) => record.summary);
+  // Each status.json let go as soon as it is summarised: a listing of 10,000 runs keeps only the summaries.
+  return sortByStart(recordsOf(projectDir, alive, now, (record) => ({ summary: record.summary }))).map((record) => record.summary);
 }
 
 /** One run as listing read it: its summary and the status.json it came from. */
@@ -139,8 +144,15 @@ export function runEnding({ summary, status }: RunRecord): { reason: ExitReason 
 
 /** listRuns, each summary with the status it was read from. */
 export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date): RunRecord[] {
+  return sortByStart(recordsOf(projectDir, alive, now, (record) => record));
+}
+
+/** Every run of a project, summarised, each record kept as `keep` makes it. */
+function recordsOf<T>(projectDir: string, alive: RunnerAlive, now: Date, keep: (record: RunRecord) => T): T[] {
   const armed = armedHookRun(projectDir);
-  return sortByStart(runIds(projectDir).map((id) => summariseRun(projectDir, id, alive, now, armed)));
+  const ids = runIds(projectDir);
+  const ledger = ledgerReader(runsDir(projectDir), ids.length);
+  return ids.map((id) => keep(summariseRun(projectDir, id, alive, now, armed, ledger)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */

@@ -6,6 +6,7 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { Machine, Repeat, Step } from "./phase.js";
 import { end } from "./transitions.js";
 import { clip } from "../util/clip.js";
+import { limitEnding } from "../control/limit-rules.js";
 
 /** The guards that can end a run. */
 export type GuardName = "stalled" | "same_failure" | "billing";
@@ -32,10 +33,22 @@ export function nextRepeat(before: Repeat | null, now: { key: string; what: stri
   return before?.key === now.key ? { ...before, count: before.count + 1 } : { ...now, count: 1 };
 }
 
-/** The run ends by guard `guard`: its one-line explanation is logged and published before the ending. */
-export function guardEnd(machine: Machine, guard: GuardName, ending: Ending, entries: RecordEntry[], why: string): Step {
+/**
+ * The run ends by guard `guard`: its one-line explanation is logged and published before the ending. A guard
+ * ends a run only when it cuts it short: when this iteration was the last the cap allows, the run ends
+ * MAX_ITERATIONS as it would have anyway, its detail saying what the guard saw (`seen`).
+ */
+export function guardEnd(machine: Machine, guard: GuardName, ending: Ending, entries: RecordEntry[], why: string, seen: string | null = null): Step {
+  const cap = seen === null ? null : capReached(machine);
+  if (cap) return end(machine, { reason: "MAX_ITERATIONS", detail: `${cap.detail}; ${seen}` }, entries);
   entries.push({ kind: "log", line: `guard ${guard}: ${why}` }, { kind: "event", body: { type: "guard_fired", guard, detail: ending.detail } });
   return end(machine, ending, entries);
+}
+
+/** The cap's ending when the iteration just judged was the last one max_iterations allows, else null. */
+function capReached(machine: Machine): Ending | null {
+  const ending = limitEnding({ maxIterations: machine.plan.maxIterations, maxRuntimeMs: null, maxCostUsd: null }, { iterations: machine.tally.iteration, elapsedMs: 0, costUsd: 0 });
+  return ending?.reason === "MAX_ITERATIONS" ? ending : null;
 }
 
 function inBrackets(line: string): string {

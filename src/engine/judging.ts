@@ -46,9 +46,10 @@ export function agentExited(machine: Machine, attempt: Attempt, run: AgentRun, t
   // The reviews are not checks: they run after them, once the rest would end the run DONE (settle).
   const criteria = withoutReviews(toCheck.length === 0 && marked.length > 0 && input.mayCheck ? gatesOf(machine.plan.completionCriteria) : toCheck);
   const tally = { ...machine.tally, limitsInARow: 0 };
+  // A dry run changes nothing, so no progress is looked for (and none reported missing).
   return {
     machine: to(machine, { id: "judging", attempt, run, claim, failure, marked, tasksAfter }, { tally }),
-    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria, fingerprint: machine.config.stallLimit > 0 && !failure }],
+    effects: [{ kind: "runChecks", iteration: attempt.iteration, criteria, fingerprint: machine.config.stallLimit > 0 && !failure && !machine.config.dryRun }],
   };
 }
 
@@ -139,7 +140,8 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   if (fatal) return withReopen(end(settled, { reason: "FAILED", detail: `${fatal}; no retry can fix this, so the run ends now` }, entries), gate.reopened);
   if (failure) {
     entries.push(...logs(`iteration ${attempt.iteration} failed (${failure}); ${failures}/${machine.config.maxFailures} consecutive failures`));
-    const repeated = sameFailure(settled, entries);
+    // A failure the consecutive-failure rule ends the run for is not hidden behind the cap.
+    const repeated = sameFailure(settled, entries, failures < machine.config.maxFailures);
     if (repeated) return withReopen(repeated, gate.reopened);
     if (failures >= machine.config.maxFailures) return withReopen(end(settled, { reason: "FAILED", detail: `${failures} consecutive failed iterations, last: ${failure}` }, entries), gate.reopened);
     return withReopen(goOn(to(settled, settled.phase, { tally: { ...tally, failingChecks: gate.context || tally.failingChecks } }), entries), gate.reopened);
@@ -166,13 +168,13 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   return withReopen(afterProgress(to(settled, settled.phase, { tally }), attempt, input.fingerprint, entries), gate.reopened);
 }
 
-/** FAILED when the same failure came `--same-failure-limit` iterations in a row, else null. */
-function sameFailure(settled: Machine, entries: RecordEntry[]): Step | null {
+/** FAILED when the same failure came `--same-failure-limit` iterations in a row (MAX_ITERATIONS at the cap, when `yieldsToCap`), else null. */
+function sameFailure(settled: Machine, entries: RecordEntry[], yieldsToCap = true): Step | null {
   const { repeat } = settled.tally;
   const limit = settled.config.sameFailureLimit;
   if (!repeat || limit === 0 || repeat.count < limit) return null;
   const detail = `the same failure ${repeat.count} times in a row: ${repeat.what}`;
-  return guardEnd(settled, "same_failure", { reason: "FAILED", detail }, entries, `${detail}; another iteration would not change it (--same-failure-limit ${limit}; 0 turns this guard off)`);
+  return guardEnd(settled, "same_failure", { reason: "FAILED", detail }, entries, `${detail}; another iteration would not change it (--same-failure-limit ${limit}; 0 turns this guard off)`, yieldsToCap ? detail : null);
 }
 
 /** Stall detection: the progress fingerprint after the iteration against the one before; STALLED or on. */
@@ -199,7 +201,7 @@ function afterProgress(settled: Machine, attempt: Attempt, now: Fingerprint | nu
   const next = to(settled, settled.phase, { tally });
   if (stalled >= limit) {
     const detail = `${stalled} consecutive iterations without a change to the git tree, HEAD or task list`;
-    return guardEnd(next, "stalled", { reason: "STALLED", detail }, entries, `${detail}; the run ends STALLED (--stall-limit ${limit}; 0 turns this guard off)`);
+    return guardEnd(next, "stalled", { reason: "STALLED", detail }, entries, `${detail}; the run ends STALLED (--stall-limit ${limit}; 0 turns this guard off)`, `no progress was seen in the last ${stalled} iterations (no change to the git tree, HEAD or task list)`);
   }
   return goOn(next, entries);
 }

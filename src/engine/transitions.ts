@@ -84,11 +84,14 @@ function stopOf(input: Input & { type: "sentinel" }): Ending | null {
 /** How `active: false` in state.md ends a run. */
 const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: false" };
 
-/** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration. */
+/** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED when a limit is reached before the next iteration (DRY_RUN in a dry run). */
 export function limitReached(machine: Machine, nowMs: number): Ending | null {
   const { iteration, costUsd, startedAtMs } = machine.tally;
   const { maxRuntimeMs, maxCostUsd } = machine.config;
-  return limitEnding({ maxIterations: machine.plan.maxIterations, maxRuntimeMs, maxCostUsd }, { iterations: iteration, elapsedMs: nowMs - startedAtMs, costUsd });
+  const ending = limitEnding({ maxIterations: machine.plan.maxIterations, maxRuntimeMs, maxCostUsd }, { iterations: iteration, elapsedMs: nowMs - startedAtMs, costUsd });
+  // A dry run that has shown its iterations ends as one: nothing was tried, so no limit was hit.
+  if (ending && machine.config.dryRun) return { reason: "DRY_RUN", detail: `showed ${iteration} ${iteration === 1 ? "iteration" : "iterations"} (${ending.detail}); no agent was started` };
+  return ending;
 }
 
 /** On to the next boundary, after recording `entries`; the world is looked at afresh there. */

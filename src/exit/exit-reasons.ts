@@ -4,6 +4,7 @@ export const EXIT_REASONS = [
   "DONE",
   "NO_WORK",
   "STOPPED",
+  "DRY_RUN",
   "MAX_ITERATIONS",
   "BUDGET_EXCEEDED",
   "RUNTIME_EXCEEDED",
@@ -23,6 +24,7 @@ const EXIT_CODES: Readonly<Record<Exclude<ExitReason, "INTERRUPTED">, number>> =
   DONE: 0,
   NO_WORK: 0,
   STOPPED: 0,
+  DRY_RUN: 0,
   MAX_ITERATIONS: 3,
   BUDGET_EXCEEDED: 3,
   RUNTIME_EXCEEDED: 3,
@@ -49,6 +51,7 @@ export function isExitReason(value: string): value is ExitReason {
 export const EXIT_REASON_MEANINGS: Readonly<Record<ExitReason, string>> = {
   DONE: "the promise and/or every completion criterion was satisfied",
   NO_WORK: "the task list had nothing open",
+  DRY_RUN: "a dry run (--dry-run) showed its iterations; no agent was started",
   STOPPED: "a STOP file (ralph stop) or `active: false` in state.md",
   MAX_ITERATIONS: "the iteration cap (-n) was reached",
   BUDGET_EXCEEDED: "the recorded spend reached --max-cost",

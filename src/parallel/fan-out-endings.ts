@@ -26,3 +26,13 @@ export function childEnding(status: RunStatus | null, exit: ChildExit): { reason
   const said = exit.stderr.split("\n").find((line) => line.trim() !== "")?.replace(/^ralph: /, "") ?? "no message";
   return { reason: "NOT_STARTED", detail: `it could not start (exit ${exit.code ?? exit.signal ?? "?"}): ${said}` };
 }
+
+/**
+ * The parent's ending once no child runs and none is left to start: FAILED when a task was left pending, DONE
+ * when its children finished every task, NO_WORK only when nothing was open when it started (no child ran).
+ */
+export function allTasksEnding(tasksFile: string, childrenRan: boolean, leftPending: readonly string[]): Ending {
+  if (leftPending.length > 0) return { reason: "FAILED", detail: `${leftPending.length} task(s) left pending: ${leftPending.join("; ")}` };
+  if (!childrenRan) return { reason: "NO_WORK", detail: `every task in ${tasksFile} was already done` };
+  return { reason: "DONE", detail: `the children finished every task in ${tasksFile}` };
+}

@@ -6,7 +6,7 @@
 //        |   a look: start children up to N on pending tasks; merge the next DONE child; relay questions
 //        |
 //        | signal, STOP, a limit, a failed task list, a failed merge or record,
-//        | no child running and nothing to merge (NO_WORK, or FAILED when a task was left pending)
+//        | no child running and nothing to merge (DONE; NO_WORK when no child ran; FAILED when a task was left pending)
 //        v
 //     [ending] -- each look: pass the ending on to every child (signal, or STOP file); merges go on
 //        |
@@ -26,7 +26,7 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { RunEvent } from "../store/event-log.js";
 import type { ChildExit, ChildStart } from "./fan-out-io.js";
-import { childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
+import { allTasksEnding, childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
 
 /** What does not change while the parent runs. */
 export interface FanOutConfig {
@@ -252,8 +252,7 @@ function startChildren(before: FanOutState, input: Look, effects: FanOutEffect[]
     effects.push({ kind: "record", entry: { kind: "log", line: `child ${id} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${id})` } });
   }
   if (state.running.length > 0 || input.queue.length > 0 || input.queue.current !== null) return state;
-  const failed = state.failed.map((entry) => entry.reason);
-  return endWith(state, failed.length > 0 ? { reason: "FAILED", detail: `${failed.length} task(s) left pending: ${failed.join("; ")}` } : { reason: "NO_WORK", detail: `every task in ${config.tasksName} is done` });
+  return endWith(state, allTasksEnding(config.tasksName, state.ended.length > 0, state.failed.map((entry) => entry.reason)));
 }
 
 /** Passes the parent's ending on to every child still running: the signal itself, or a STOP file. */

@@ -56,6 +56,11 @@ const sampledPeaks = new WeakMap<RunnerCgroup, boolean>();
 export class AgentCgroup {
   private peakMemory = 0;
   private peakPids = 0;
+  /**
+   * The most tasks the runner's stay inside (forkInside) can have added to the kernel's pids peak: its threads
+   * and the agent just born. A kernel peak at or below it may be the runner's, not the agent's (0: never inside).
+   */
+  private runnerShare = 0;
 
   private constructor(
     readonly tree: CgroupTree,
@@ -116,6 +121,7 @@ export class AgentCgroup {
   forkInside<T>(fork: () => T): { ok: true; value: T } | { ok: false; message: string } {
     const dirs = [this.tree.dir, ...this.tree.companions];
     const entered: number[] = [];
+    if (this.pids !== null) this.runnerShare = runnerThreads() + 1;
     let left = true;
     try {
       for (let i = 0; i < dirs.length; i++) {
@@ -130,6 +136,8 @@ export class AgentCgroup {
         if (writeControl(home, "cgroup.procs", String(process.pid)) !== null && writeControl(home, "cgroup.procs", String(process.pid)) !== null) left = false;
       }
       if (left) this.writeCaps();
+      // The agent alone, at once: the peak the kernel keeps includes the runner's threads while it was inside.
+      if (left && this.runnerShare > 0) this.sample();
     }
   }
 
@@ -146,9 +154,12 @@ export class AgentCgroup {
     this.tree.kill();
   }
 
-  /** Whether figures need sampling (no peak files here); sampling reads two small files. */
+  /**
+   * Whether figures need sampling: no peak files here, or a pids peak the runner's own threads may make
+   * (they count while it forks the agent from inside); sampling reads two small files.
+   */
   needsSampling(): boolean {
-    return this.sampled;
+    return this.sampled || this.runnerShare > 0;
   }
 
   /** Records the current memory and process count for peaks that the kernel does not keep here. */
@@ -177,6 +188,16 @@ export class AgentCgroup {
     return (own ?? 0) > 0;
   }
 
+  /**
+   * The agent tree's peak task count: the kernel's peak when it is above what the runner's stay could add,
+   * else the sampled peak (the agent itself counts as one); null when nothing counted.
+   */
+  private agentPids(kernelPeak: number | null): number | null {
+    if (kernelPeak !== null && kernelPeak > this.runnerShare) return kernelPeak;
+    if (this.peakPids > 0) return this.peakPids;
+    return kernelPeak === null ? null : 1;
+  }
+
   /** The figures so far (call before remove()). */
   figures(): ResourceFigures {
     const usage = readKey(join(this.tree.dir, "cpu.stat"), "usage_usec");
@@ -185,7 +206,7 @@ export class AgentCgroup {
     return {
       cpu_seconds: usage === null ? null : Math.round(usage / 1000) / 1000,
       peak_memory_bytes: memoryPeak ?? (this.memory && this.peakMemory > 0 ? this.peakMemory : null),
-      peak_pids: pidsPeak ?? (this.peakPids > 0 ? this.peakPids : null),
+      peak_pids: this.agentPids(pidsPeak),
       oom_kills: this.oomKills(),
     };
   }

@@ -22,7 +22,7 @@ import type { SandboxProbe } from "./sandbox-probe.js";
  * person's RALPH_* settings, which can carry a webhook URL.
  */
 const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR", "FORCE_COLOR", "OPENCODE_DISABLE_PROJECT_CONFIG"];
-const RALPH_FOR_AGENT = ["RALPH_RUN_ID", "RALPH_RUN_DIR", "RALPH_ITERATION", "RALPH_REVIEW", "RALPH_DEMO_TASKS", "RALPH_DEMO_FREE", "RALPH_DEMO_DELAY_MS", "RALPH_SUPERVISOR", "RALPH_CHECK_TREE"];
+const RALPH_FOR_AGENT = ["RALPH_RUN_ID", "RALPH_RUN_DIR", "RALPH_ITERATION", "RALPH_REVIEW", "RALPH_DEMO_TASKS", "RALPH_DEMO_FREE", "RALPH_DEMO_PROJECT", "RALPH_DEMO_DELAY_MS", "RALPH_SUPERVISOR", "RALPH_CHECK_TREE"];
 /** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
 const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];

@@ -24,6 +24,11 @@ function kindOf(stat: Stats): string {
  * the process in a synchronous open that no signal can interrupt.
  */
 export function openRegular(file: string, flags: number, mode = 0o600): number {
+  return openRegularStat(file, flags, mode).fd;
+}
+
+/** openRegular, with the file's fstat. */
+function openRegularStat(file: string, flags: number, mode = 0o600): { fd: number; stat: Stats } {
   let fd: number;
   try {
     fd = openSync(file, flags | SAFE, mode);
@@ -38,27 +43,29 @@ export function openRegular(file: string, flags: number, mode = 0o600): number {
     closeSync(fd);
     throw new RunFileError(`${file}: is ${kindOf(stat)}, not a regular file`);
   }
-  return fd;
+  return { fd, stat };
 }
 
 /** Reads a whole regular file as bytes; more than `maxBytes` is refused rather than read. */
 export function readRegular(file: string, maxBytes = 64 * 1024 * 1024): Buffer {
-  const fd = openRegular(file, constants.O_RDONLY);
+  const { fd, stat } = openRegularStat(file, constants.O_RDONLY);
   try {
-    const size = fstatSync(fd).size;
+    const size = stat.size;
     if (size > maxBytes) throw new RunFileError(`${file}: is ${size} bytes, more than the ${maxBytes} allowed`);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      // Not zeroed: only the bytes read are kept.
+      // Not zeroed: only the bytes read are kept. One byte more than the size: a file that grew is seen.
       const chunk = Buffer.allocUnsafe(Math.max(4096, size - total + 1));
       const read = readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
       total += read;
       if (total > maxBytes) throw new RunFileError(`${file}: is more than the ${maxBytes} bytes allowed`);
       chunks.push(chunk.subarray(0, read));
+      // A regular file read short is at its end: no second read to be told so (a listing reads thousands).
+      if (read < chunk.length) break;
     }
-    return Buffer.concat(chunks, total);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
   }

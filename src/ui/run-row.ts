@@ -10,6 +10,8 @@ export interface RunRow extends RunSummary {
   tokens: number;
   reason: string | null;
   branch: string | null;
+  /** A `--parallel` parent: how many children it keeps going at once (its iteration counts child runs); else null. */
+  parallel: number | null;
   /** The task the run works on now (status.json `current_task`), shown by the terminal UI. */
   task: string | null;
 }
@@ -30,6 +32,7 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
     tokens: (status?.tokens?.input ?? 0) + (status?.tokens?.output ?? 0),
     reason: text(status?.last_action),
     branch: text(extra.branch),
+    parallel: typeof extra.parallel === "number" && extra.parallel > 0 ? extra.parallel : null,
     task: text(status?.current_task),
   };
 }

@@ -163,6 +163,8 @@ export interface StatusLineState {
   tool: string | null;
   retries: number;
   apiErrors: number;
+  /** Whether the agent is a model CLI that thinks between tools (false: a command, whose silence says nothing). */
+  thinks?: boolean;
 }
 
 /** The one-line status of a running iteration, cut to `width` columns. */
@@ -170,7 +172,8 @@ export function statusLine(state: StatusLineState, width: number): string {
   const parts = [`[${ofText(state.iteration, state.maxIterations)}] ${elapsedText(state.elapsedMs)}`];
   if (state.tokens !== null) parts.push(`${tokenText(state.tokens)} tokens`);
   if (state.spend !== null) parts.push(`$${state.spend.toFixed(4)}`);
-  parts.push(state.tool ? `tool: ${state.tool}` : "thinking");
+  if (state.tool) parts.push(`tool: ${state.tool}`);
+  else if (state.thinks !== false) parts.push("thinking");
   if (state.retries > 0) parts.push(`${state.retries} ${state.retries === 1 ? "retry" : "retries"}`);
   if (state.apiErrors > 0) parts.push(`${state.apiErrors} API error${state.apiErrors === 1 ? "" : "s"}`);
   const line = parts.join(" · ").replace(/\s+/g, " ");

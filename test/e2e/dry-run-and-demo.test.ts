@@ -1,23 +1,25 @@
 // Trying ralph out: a dry run says it is one everywhere, and the free demo neither charges nor litters.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-trying-");
 
-test("a dry run is marked as one in its summary, ralph list and ralph status, with no advice to continue it", async () => {
+test("a dry run ends DRY_RUN (exit 0) with no progress lines, marked as one in list and status, with no advice to continue it", async () => {
   const dir = project();
-  const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--name", "d", "go", ...fakeAgent()], dir);
-  assert.equal(result.code, 3, result.stderr);
-  assert.match(result.stdout, /^MAX_ITERATIONS: .* \(dry run\)$/m);
+  const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "2", "--name", "d", "go", ...fakeAgent()], dir);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^DRY_RUN: showed 2 iterations \(reached max_iterations 2\); no agent was started$/m);
+  assert.doesNotMatch(result.stdout, /progress|MAX_ITERATIONS|\(dry run\)/);
   assert.match(result.stdout, /^next: that was a dry run: no agent was started; to run it for real, run the same command without --dry-run$/m);
   assert.doesNotMatch(result.stdout, /ralph continue/);
-  assert.match((await runRalph(["list"], dir)).stdout, /^d {2,}MAX_ITERATIONS \(dry run\) /m);
+  assert.match((await runRalph(["list"], dir)).stdout, /^d {2,}DRY_RUN {2,}2\/2 /m);
   const status = await runRalph(["status", "d"], dir);
-  assert.match(status.stdout, /^state {6}MAX_ITERATIONS \(exit code 3\) · dry run: the agent was never started$/m);
+  assert.match(status.stdout, /^state {6}DRY_RUN \(exit code 0\) · the agent was never started$/m);
   assert.doesNotMatch(status.stdout, /ralph continue/);
   const json = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; dry_run: boolean }> };
   assert.deepEqual(json.runs.map((run) => [run.id, run.dry_run]), [["d", true]]);
@@ -54,5 +56,23 @@ test("ralph demo reports no pretend cost, names ralph (not node and a path), and
   assert.ok(existsSync(join(keptDir, "demo-output")));
   const status = await runRalph(["status"], keptDir);
   assert.match(status.stdout, /^state {6}DONE/m);
+  // The demo's project is a git repository, as a real one is: stall detection is on and sees the progress.
+  assert.doesNotMatch(kept.stdout, /stall detection needs git/);
+  assert.match(kept.stdout, /^progress in iteration 1: /m);
+  assert.equal(spawnSync("git", ["-C", keptDir, "log", "--format=%s"], { encoding: "utf8" }).stdout.trim(), "The demo project: three user stories");
   rmSync(keptDir, { recursive: true, force: true });
+});
+
+test("the demo agent in a person's project marks its tasks and writes no demo-output/ there", async () => {
+  const dir = project();
+  writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n- [ ] two\n");
+  const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "3", "--name", "d", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  assert.equal(readFileSync(join(dir, "TASKS.md"), "utf8"), "- [x] one\n- [x] two\n");
+  assert.equal(existsSync(join(dir, "demo-output")), false, "nothing written into the person's project");
+  // Known-false control: in ralph demo's own project (what RALPH_DEMO_PROJECT says) it does write its files.
+  const own = project();
+  writeFileSync(join(own, "TASKS.md"), "- [ ] one\n");
+  assert.equal((await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "--name", "d", "go"], own, cleanEnv({ RALPH_DEMO_DELAY_MS: "0", RALPH_DEMO_PROJECT: "1" }))).code, 0);
+  assert.equal(existsSync(join(own, "demo-output")), true);
 });

@@ -27,6 +27,16 @@ describe("no progress: STALLED after 3 iterations by default", () => {
     assert.deepEqual(guards(dir).map((e) => e.guard), ["stalled"]);
   });
 
+  test("at the default cap (3) and stall limit (3) the cap ends the run: MAX_ITERATIONS, exit 3, saying no progress was seen", async () => {
+    const dir = tempRepo();
+    const result = await runRalph(["run", "--name", "g", "hello", ...agent("echo looked around")], dir, env());
+    assert.equal(result.code, 3, result.stderr);
+    assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
+    assert.match(result.stdout, /^MAX_ITERATIONS: reached max_iterations 3; no progress was seen in the last 3 iterations \(no change to the git tree, HEAD or task list\)$/m);
+    assert.equal(guards(dir).length, 0);
+    assert.doesNotMatch(log(dir), /guard stalled/);
+  });
+
   test("control: an agent that writes a file each iteration is not stalled; --stall-limit 0 turns the guard off", async () => {
     const dir = tempRepo();
     const moving = await runRalph(["run", "--name", "g", "-n", "4", "work", ...WRITES], dir, env());

@@ -106,7 +106,7 @@ describe("ralph run --parallel: the merge queue", () => {
 
     const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--check", NO_MARKERS, "--name", "m", "work", "--", process.execPath, agent], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log }));
     assert.equal(result.code, 0, result.stderr + result.stdout);
-    assert.equal(readStatus(runDir(repo, "m")).exit_reason, "NO_WORK");
+    assert.equal(readStatus(runDir(repo, "m")).exit_reason, "DONE");
     assert.deepEqual(snapshot(repo), before, "the person's checkout, index, branch, prd.json and note are as they were");
     // All three stories' work and marks on the integration branch, the task file's one-line layout kept.
     assert.deepEqual(flags(repo, "ralph/m"), { "US-1": true, "US-2": true, "US-3": true });
@@ -134,13 +134,13 @@ describe("ralph run --parallel: the merge queue", () => {
     const json = await runRalph(["report", "m", "--format", "json"], repo, env());
     assert.equal(json.code, 0, json.stderr);
     const report = JSON.parse(json.stdout) as { outcome: string; branch: string; base_branch: string; diffstat: { files_changed: number }; children: Array<{ run: string; merge: string | null; resolves: number }> };
-    assert.deepEqual([report.outcome, report.branch, report.base_branch, report.diffstat.files_changed], ["NO_WORK", "ralph/m", "main", 3]);
+    assert.deepEqual([report.outcome, report.branch, report.base_branch, report.diffstat.files_changed], ["DONE", "ralph/m", "main", 3]);
     assert.deepEqual(report.children.map((child) => [child.run, child.merge]).sort(), [["m-1", "merged"], ["m-2", "merged"], ["m-3", "merged"], ["m-resolve-1", null]]);
     const summary = join(repo, "..", `${repo.split("/").pop()}-summary.md`);
     writeFileSync(summary, "earlier step\n");
     const md = await runRalph(["report", "m"], repo, env({ GITHUB_STEP_SUMMARY: summary }));
     assert.equal(md.code, 0, md.stderr);
-    assert.match(md.stdout, /^# ralph run m: NO_WORK\n/);
+    assert.match(md.stdout, /^# ralph run m: DONE\n/);
     assert.match(md.stdout, /\| Branch \| `ralph\/m` from `main` /);
     assert.equal(readFileSync(summary, "utf8"), `earlier step\n${md.stdout}`);
     const bad = await runRalph(["report", "m", "--format", "html"], repo, env());

@@ -51,11 +51,12 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
 }
 
 describe("ralph run --parallel", () => {
-  test("--parallel 2 over three stories: NO_WORK, three branches, the parent's prd.json complete, children listed under it", async () => {
+  test("--parallel 2 over three stories: DONE, three branches, the parent's prd.json complete, children listed under it", async () => {
     const repo = storiesRepo();
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
     assert.equal(result.code, 0, result.stderr + result.stdout);
-    assert.equal(readStatus(runDir(repo, "p")).exit_reason, "NO_WORK");
+    assert.equal(readStatus(runDir(repo, "p")).exit_reason, "DONE");
+    assert.match(result.stdout, /^DONE: the children finished every task in prd\.json$/m);
     // The parent supervises its children's agents: its status names the same mode as theirs.
     assert.equal(readStatus(runDir(repo, "p")).supervision, readStatus(runDir(repo, "p-1")).supervision);
     assert.deepEqual(passes(repo, "p"), { "US-1": true, "US-2": true, "US-3": true }, result.stdout);
@@ -76,7 +77,7 @@ describe("ralph run --parallel", () => {
     const list = JSON.parse((await runRalph(["list", "--json"], repo, env())).stdout) as { runs: Array<{ id: string; parent: string | null }> };
     assert.deepEqual(list.runs.map((run) => [run.id, run.parent]).sort(), [["p", null], ["p-1", "p"], ["p-2", "p"], ["p-3", "p"]]);
     const text = (await runRalph(["list"], repo, env())).stdout.split("\n");
-    assert.match(text[1] ?? "", /^p +NO_WORK/);
+    assert.match(text[1] ?? "", /^p +DONE/);
     assert.deepEqual(text.slice(2, 5).map((line) => /^ {2}(p-\d) +DONE .* ralph\/p-\d$/.exec(line)?.[1]).sort(), ["p-1", "p-2", "p-3"]);
     const status = JSON.parse((await runRalph(["status", "p", "--json"], repo, env())).stdout) as { children: Array<{ id: string; state: string }> };
     assert.deepEqual(status.children.map((child) => [child.id, child.state]).sort(), [["p-1", "DONE"], ["p-2", "DONE"], ["p-3", "DONE"]]);
@@ -85,6 +86,16 @@ describe("ralph run --parallel", () => {
     const continued = await runRalph(["continue", "p-1", "-n", "2"], repo, env());
     assert.equal(continued.code, 0, continued.stderr + continued.stdout);
     assert.deepEqual([readStatus(runDir(repo, "p-1")).parent, readStatus(runDir(repo, "p-1")).branch, readStatus(runDir(repo, "p-1")).exit_reason], ["p", "ralph/p-1", "DONE"]);
+  });
+
+  test("--parallel over a list with nothing open at its start: NO_WORK, no child started", async () => {
+    const repo = storiesRepo();
+    writeFileSync(join(repo, "prd.json"), readFileSync(join(repo, "prd.json"), "utf8").replace(/"passes": false/g, '"passes": true'));
+    git(repo, "commit", "-qam", "all done");
+    const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "work"], repo, env());
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.deepEqual([readStatus(runDir(repo, "p")).exit_reason, readStatus(runDir(repo, "p")).iteration], ["NO_WORK", 0]);
+    assert.match(result.stdout, /^NO_WORK: every task in prd\.json was already done$/m);
   });
 
   test("a child that fails leaves its task pending and the parent says why (FAILED, exit 1)", async () => {

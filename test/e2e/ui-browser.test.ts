@@ -278,7 +278,7 @@ describe("the dashboard's look, in chromium", () => {
     assert.equal(ended.code, 3, ended.stderr);
     const failed = await runRalph(["run", "--name", "failing-run", "-n", "1", "--max-failures", "1", "go", ...fakeAgent("--exit", "1")], dir);
     assert.equal(failed.code, 1, failed.stderr);
-    assert.equal((await runRalph(["run", "--name", "dry", "--dry-run", "--dry-run-delay", "0", "-n", "1", "go", ...fakeAgent()], dir)).code, 3);
+    assert.equal((await runRalph(["run", "--name", "dry", "--dry-run", "--dry-run-delay", "0", "-n", "1", "go", ...fakeAgent()], dir)).code, 0);
     const gate = join(files, "gate");
     const live = cleanup.ralph(["run", "--name", "live", "-n", "1", "go", ...fakeAgent("--wait-for", gate)], dir);
     await waitForFile(`${gate}.started`);
@@ -292,8 +292,8 @@ describe("the dashboard's look, in chromium", () => {
     const icon = (id: string) => p.locator(`a.row[data-run="${id}"] .badge`).evaluate((badge) => [badge.getAttribute("data-tone"), badge.querySelector(".icon")?.textContent]);
     assert.deepEqual(await icon("live"), ["running", "●"]);
     assert.deepEqual(await icon("failing-run"), ["bad", "✗"]);
-    assert.deepEqual(await icon("dry"), ["limit", "◼"]);
-    assert.equal(await p.locator('a.row[data-run="dry"] .badge .dry').textContent(), " dry run");
+    assert.deepEqual(await icon("dry"), ["neutral", "○"]);
+    assert.equal(await p.locator('a.row[data-run="dry"] .cell.state').textContent(), "○ DRY_RUN");
     assert.equal(await p.locator('a.row[data-run="failing-run"] .badge .dry').count(), 0);
     assert.deepEqual(await cutCells(p, "a.row .cell.id, a.row .cell.state, a.row .cell.age, a.row .cell.iteration, a.row .cell.spend"), [], "no id, state, iteration, spend or age cut");
     assert.deepEqual(await offScreen(p, "#head .cell.reason, #head .cell.question", 900), [], "reason and question on screen at 900 px");
@@ -382,11 +382,75 @@ describe("the dashboard's look, in chromium", () => {
       ["par-1", "DONE", "ralph/par-1", "/run/0/par-1"],
       ["par-2", "DONE", "ralph/par-2", "/run/0/par-2"],
     ].sort((a, b) => children.findIndex((c) => c[0] === a[0]) - children.findIndex((c) => c[0] === b[0])));
-    assert.equal(await p.locator('[data-fact="child runs"]').textContent(), "2");
+    assert.equal(await p.locator('[data-fact="iteration"]').textContent(), "2 runs", "as ralph list says it");
+    assert.deepEqual(await p.locator("#child-list tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-merge"))), ["merged", "merged"]);
     assert.match((await p.locator('[data-fact="spend"]').textContent()) ?? "", /demo agent's pretend figure/);
     await screenshot(p, "run-page-parent");
     await p.click('#child-list a[href="/run/0/par-1"]');
     await p.locator('a[data-fact="parent run"]', { hasText: "par" }).waitFor({ timeout: 10_000 });
+    await p.close();
+  });
+
+  test("runs list at 1400 px: children right under their parent, the agent's name whole, a --parallel parent's iteration column as ralph list says it", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const repo = tempRepo();
+    writeFileSync(join(repo, "TASKS.md"), "- [ ] one\n- [ ] two\n");
+    git(repo, "add", "TASKS.md");
+    git(repo, "commit", "-q", "-m", "tasks");
+    const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
+    assert.equal((await runRalph(["run", "--name", "cmd", "-n", "1", "go", "--", "sh", "-c", "cat > /dev/null; echo hi"], repo, env)).code, 3);
+    assert.equal((await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env)).code, 0);
+    const ui = await startUi(cleanup, [repo], repo);
+    const p = await page();
+    await p.setViewportSize({ width: 1400, height: 700 });
+    await p.goto(ui.url);
+    await p.locator('a.row[data-run="par-2"]').waitFor({ timeout: 10_000 });
+    const order = await p.locator("a.row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")));
+    // Newest first, and each child right under its parent (the children started after it, so they sorted above).
+    assert.equal(order.indexOf("par") + 1, order.indexOf(order.find((id) => id?.startsWith("par-")) ?? ""), order.join(" "));
+    assert.deepEqual(order.filter((id) => id?.startsWith("par")).slice(1).sort(), ["par-1", "par-2"]);
+    assert.ok(order.indexOf("cmd") > order.indexOf("par-2") || order.indexOf("cmd") < order.indexOf("par"), order.join(" "));
+    assert.deepEqual(await cutCells(p, "a.row .cell.agent"), [], "the agent column is not cut at 1400 px");
+    assert.equal(await p.locator('a.row[data-run="cmd"] .cell.agent').textContent(), "command");
+    assert.equal(await p.locator('a.row[data-run="par"] .cell.iteration').textContent(), "2 runs");
+    assert.equal(await p.locator('a.row[data-run="par-1"] .cell.iteration').textContent(), "1/2");
+    await screenshot(p, "runs-table-1400", { fullPage: false });
+    await p.close();
+  });
+
+  test("a 0 s iteration: the durations chart is scaled to a second, its bar short; a child whose merge was abandoned is not shown DONE", async (t) => {
+    if (!available || !browserAvailable(t)) return;
+    const { dir } = cleanup.project("ralph-ui-");
+    assert.equal((await runRalph(["run", "--name", "z", "-n", "1", "go", "--", "true"], dir)).code, 3);
+    // Exactly 0 s, whatever the machine's load made of `true`: the iteration's recorded duration.
+    const zEvents = join(dir, ".ralph", "runs", "z", "events.jsonl");
+    writeFileSync(zEvents, readFileSync(zEvents, "utf8").replace(/("type":"iteration_ended".*?"duration_ms":)\d+/, (_all, head: string) => `${head}0`));
+    // A parent whose second child's merge was abandoned: the parent's events say so, the child itself ended DONE.
+    const runs = join(dir, ".ralph", "runs");
+    assert.equal((await runRalph(["run", "--name", "q", "-n", "1", "go", "--", "true"], dir)).code, 3);
+    assert.equal((await runRalph(["run", "--name", "q-1", "-n", "1", "--completion-promise", "OK", "go", "--", "sh", "-c", "cat >/dev/null; echo '<promise>OK</promise>'"], dir)).code, 0);
+    assert.equal((await runRalph(["run", "--name", "q-2", "-n", "1", "--completion-promise", "OK", "go", "--", "sh", "-c", "cat >/dev/null; echo '<promise>OK</promise>'"], dir)).code, 0);
+    for (const child of ["q-1", "q-2"]) {
+      const file = join(runs, child, "status.json");
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), parent: "q" }));
+    }
+    const events = join(runs, "q", "events.jsonl");
+    const line = (fields: Record<string, unknown>) => `${JSON.stringify({ v: 1, ts: new Date().toISOString(), run: "q", ...fields })}\n`;
+    writeFileSync(events, readFileSync(events, "utf8") + line({ type: "child_merged", child: "q-1", task: "1", commit: "a".repeat(40), resolves: 0 }) + line({ type: "merge_abandoned", child: "q-2", task: "2", reason: "conflicts in a.txt, still after 2 resolve iteration(s)", resolves: 2 }));
+    const ui = await startUi(cleanup, [dir], dir);
+    const p = await page();
+    await p.goto(ui.url.replace("/?", "/run/0/z?"));
+    await p.locator("#timeline svg").waitFor({ timeout: 10_000 });
+    const ticks = await p.locator("#timeline text.tick").evaluateAll((nodes) => nodes.map((node) => node.textContent));
+    assert.deepEqual(ticks.slice(0, 3), ["0.0s", "0.5s", "1.0s"], "a scale of a second, not 0.0s three times");
+    const bar = await p.locator('#timeline rect[data-iteration="1"]').evaluate((rect) => Number(rect.getAttribute("height")));
+    assert.ok(bar < 20, `the 0 s bar is short (${bar} px of 132)`);
+    await p.goto(ui.url.replace("/?", "/run/0/q?"));
+    await p.locator('#child-list tr[data-child="q-2"][data-merge="abandoned"]').waitFor({ timeout: 10_000 });
+    const state = (id: string) => p.locator(`#child-list tr[data-child="${id}"] td.state`).textContent();
+    assert.equal(await state("q-1"), "✓ DONE", "a merged child is DONE");
+    assert.equal(await state("q-2"), "✗ not merged");
+    assert.match((await p.locator('#child-list tr[data-child="q-2"] td.merge').textContent()) ?? "", /^abandoned: conflicts in a\.txt/);
     await p.close();
   });
 });

@@ -4,7 +4,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Job } from "kubernetes-models/batch/v1";
 import { Secret } from "kubernetes-models/v1";
@@ -65,6 +65,7 @@ describe("deploy/kubernetes manifests against the Kubernetes API schema", () => 
         case "DONE":
         case "NO_WORK":
         case "STOPPED":
+        case "DRY_RUN":
           return "Succeeded";
         case "MAX_ITERATIONS":
         case "BUDGET_EXCEEDED":
@@ -134,12 +135,13 @@ describe("deploy/kubernetes Containerfile and pod scripts", () => {
     for (const script of ["pod-start.sh", "push-branch.mjs"]) accessSync(join(KUBERNETES_DIR, script), constants.X_OK);
   });
 
-  test("Node 20, ralph from its npm tarball, git, bubblewrap and perl, and the agent CLI pinned as in package.json", () => {
+  test("Node 20, ralph from its npm tarball, git, bubblewrap and perl, and the agent CLI pinned as the tests pin it (test/clis)", () => {
     assert.match(containerfile, /^FROM docker\.io\/library\/node:20-/m);
     assert.match(containerfile, /npm pack .*--pack-destination \/tmp\/pack/);
     assert.match(containerfile, /npm install -g .*\/tmp\/pack\/\*\.tgz/);
     for (const name of ["git", "bubblewrap", "perl-base"]) assert.match(containerfile, new RegExp(`apt-get install [^\\n]*\\b${name}\\b`));
-    const devDependencies = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+    const clis = join(ROOT, "test", "clis");
+    const devDependencies = Object.assign({}, ...readdirSync(clis).map((dir) => (JSON.parse(readFileSync(join(clis, dir, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies)) as Record<string, string>;
     const pinned = /^ARG AGENT_PACKAGE=(@[^@\s]+\/[^@\s]+)@(\S+)$/m.exec(containerfile);
     assert.ok(pinned?.[1] && pinned[2], "AGENT_PACKAGE names a package and a version");
     assert.equal(devDependencies[pinned[1]], pinned[2]);

@@ -115,7 +115,7 @@ function options(dir: string, patch: Partial<FanOutOptions["settings"]> = {}): F
 const events = (dir: string) => readFileSync(join(dir, ".ralph", "runs", "p", "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; child?: string; task?: string });
 
 describe("runFanOut through fakes", { timeout: 15_000 }, () => {
-  test("three tasks, two at a time: each DONE child merged in the order it ended, then NO_WORK", async () => {
+  test("three tasks, two at a time: each DONE child merged in the order it ended, then DONE", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
     try {
       const world = fakeWorld();
@@ -128,7 +128,7 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
         }
       });
       const result = await runFanOut(options(dir), world.io);
-      assert.deepEqual([result.reason, result.exitCode, result.iterations], ["NO_WORK", 0, 3]);
+      assert.deepEqual([result.reason, result.exitCode, result.iterations], ["DONE", 0, 3]);
       assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-1", "ralph/p-3"]);
       assert.deepEqual(world.started.map((start) => start.taskId), ["T1", "T2", "T3"]);
       assert.equal(result.costUsd, 0.75);

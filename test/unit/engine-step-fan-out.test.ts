@@ -121,15 +121,21 @@ describe("fan-out step: the rules", () => {
     assert.deepEqual(logs(step.effects), ["child p-1 started on task T2: task T2 (branch ralph/p-1)", "child p-2 started on task T3: task T3 (branch ralph/p-2)"]);
   });
 
-  test("a task whose child ended here, DONE or not, is not started again; nothing left and nothing failed: NO_WORK", () => {
+  test("a task whose child ended here, DONE or not, is not started again; nothing left and nothing failed: DONE", () => {
     let state = withRunning("running", ["p-1"]);
     state = fanOutStep(state, exited("p-1", "DONE")).state;
     state = fanOutStep(state, exited("p-2", "FAILED")).state; // not running: ignored
     const tasks = { ok: true as const, format: "prd" as const, tasks: [task("T1")] };
     const step = fanOutStep(state, look({ tasks }));
     assert.deepEqual(of(step.effects, "start"), []);
-    assert.deepEqual(of(step.effects, "end"), [{ kind: "end", ending: { reason: "NO_WORK", detail: "every task in prd.json is done" } }]);
+    assert.deepEqual(of(step.effects, "end"), [{ kind: "end", ending: { reason: "DONE", detail: "the children finished every task in prd.json" } }]);
     assert.equal(step.state.phase, "ended");
+  });
+
+  test("a list with nothing open when the parent starts: NO_WORK, no child started", () => {
+    const step = fanOutStep(initialFanOut(CONFIG, 0), look({ tasks: { ok: true, format: "prd", tasks: [task("T1", true)] } }));
+    assert.deepEqual(of(step.effects, "start"), []);
+    assert.deepEqual(of(step.effects, "end"), [{ kind: "end", ending: { reason: "NO_WORK", detail: "every task in prd.json was already done" } }]);
   });
 
   test("merge order: DONE children are queued in the order they ended, not the order they started", () => {

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { step } from "../../src/engine/step.js";
 import { statusOf } from "../../src/engine/status-of.js";
+import { failureKey } from "../../src/engine/guards.js";
 import type { Effect, Input, JudgingPhase, Machine, Phase, ReviewResult, Step } from "../../src/engine/phase.js";
 import type { Criterion } from "../../src/judge/criteria.js";
 import type { RecordEntry } from "../../src/run/run-record.js";
@@ -468,6 +469,65 @@ const CASES: Case[] = [
     phase: "ended",
     effects: ["record"],
     reason: "STALLED",
+  },
+  {
+    name: "judging + an unchanged fingerprint at --stall-limit on the cap's last iteration → ended MAX_ITERATIONS, saying no progress was seen, no guard fired",
+    from: machine(judging(finished("working")), { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, stallLimit: 2 } }, { iteration: 2, stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
+    phase: "ended",
+    effects: ["record"],
+    reason: "MAX_ITERATIONS",
+    check: (result) => {
+      assert.match(endingOf(result)?.detail ?? "", /^reached max_iterations 2; no progress was seen in the last 2 iterations/);
+      assert.deepEqual(eventTypes(result).filter((type) => type === "guard_fired"), []);
+      assert.ok(!logLines(result).some((line) => line.startsWith("guard ")), logLines(result).join("\n"));
+    },
+  },
+  {
+    name: "judging + the same failing check at --same-failure-limit on the cap's last iteration → ended MAX_ITERATIONS naming the failure",
+    from: machine(judging(), { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } }, { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } }),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "MAX_ITERATIONS",
+    check: (result) => {
+      assert.match(endingOf(result)?.detail ?? "", /^reached max_iterations 2; the same failure 2 times in a row: check `npm test` exit 1 \(1 failing\)$/);
+      assert.deepEqual(eventTypes(result).filter((type) => type === "guard_fired"), []);
+    },
+  },
+  {
+    name: "judging + the same failing check at --same-failure-limit before the cap → ended FAILED by the guard",
+    from: machine(judging(), { plan: plan({ maxIterations: 5 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } }, { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } }),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+    check: (result) => assert.ok(eventTypes(result).includes("guard_fired")),
+  },
+  {
+    name: "judging + an agent failure that reaches --max-failures on the cap's last iteration → still ended FAILED",
+    from: machine(judging(finished(null), "exit 1"), { plan: plan({ maxIterations: 3 }) }, { iteration: 3, failures: 2 }),
+    input: { type: "checked", verdicts: [], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "FAILED",
+  },
+  {
+    name: "boundary + the cap reached in a dry run → ended DRY_RUN (exit 0), not MAX_ITERATIONS",
+    from: machine(boundary, { config: { ...machine(boundary).config, dryRun: true } }, { iteration: 5 }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "DRY_RUN",
+    check: (result) => assert.equal(endingOf(result)?.detail, "showed 5 iterations (reached max_iterations 5); no agent was started"),
+  },
+  {
+    name: "running + the agent exited in a dry run → judging, no progress fingerprint asked for",
+    from: machine(running, { config: { ...machine(running).config, stallLimit: 3, dryRun: true } }),
+    input: { type: "agentExited", run: finished(null) },
+    phase: "judging",
+    effects: ["runChecks"],
+    check: (result) => assert.deepEqual(result.effects.map((effect) => (effect.kind === "runChecks" ? effect.fingerprint : null)), [false]),
   },
   {
     name: "judging + a changed fingerprint → boundary, the stall count reset",

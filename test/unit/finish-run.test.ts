@@ -24,7 +24,7 @@ function status(runId: string): RunStatus {
 
 describe("finishRun", () => {
   const expectedCodes = {
-    DONE: 0, NO_WORK: 0, STOPPED: 0, MAX_ITERATIONS: 3, BUDGET_EXCEEDED: 3, RUNTIME_EXCEEDED: 3, FAILED: 1, STALLED: 1, INTERRUPTED: 143,
+    DONE: 0, NO_WORK: 0, STOPPED: 0, DRY_RUN: 0, MAX_ITERATIONS: 3, BUDGET_EXCEEDED: 3, RUNTIME_EXCEEDED: 3, FAILED: 1, STALLED: 1, INTERRUPTED: 143,
   } as const;
 
   for (const reason of EXIT_REASONS) {

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limitEnding, stopEnding } from "../../src/control/limit-rules.js";
-import { limitEnding as parentLimit, stopEnding as parentStop } from "../../src/parallel/fan-out-endings.js";
+import { allTasksEnding, limitEnding as parentLimit, stopEnding as parentStop } from "../../src/parallel/fan-out-endings.js";
 
 test("limits end a run in one order: iterations, then runtime, then budget; none reached → null", () => {
   const all = { maxIterations: 3, maxRuntimeMs: 10_000, maxCostUsd: 1 };
@@ -19,4 +19,10 @@ test("the --parallel parent applies the same runtime and budget rules (its max_i
   }
   assert.equal(parentStop({ stop: false, stopNow: false, pause: false, answer: null }), null);
   assert.equal(parentStop({ stop: true, stopNow: true, pause: false, answer: null })?.reason, stopEnding({ stop: true, stopNow: true }, { stop: "", now: "" })?.reason);
+});
+
+test("a --parallel parent whose children finished every task ends DONE; NO_WORK only when nothing was open at its start", () => {
+  assert.deepEqual(allTasksEnding("prd.json", true, []), { reason: "DONE", detail: "the children finished every task in prd.json" });
+  assert.deepEqual(allTasksEnding("prd.json", false, []), { reason: "NO_WORK", detail: "every task in prd.json was already done" });
+  assert.equal(allTasksEnding("prd.json", true, ["child p-2 ended FAILED: x"]).reason, "FAILED");
 });

@@ -1,10 +1,11 @@
 // listRuns: live, ended, stale and in-session (hook) runs.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listRuns, summariseRun } from "../../src/control/list-runs.js";
+import { ledgerReader, readLedgerEntry } from "../../src/control/ledger-entry.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
 import { fileDigest, recordRunCreated, updateLedgerEntry } from "../../src/control/run-ledger.js";
 
@@ -93,4 +94,23 @@ describe("listRuns", () => {
     writeFileSync(loopFile, "---\nactive: true\niteration: 1\nrun_id: h2\n---\nprompt\n");
     assert.deepEqual(states(dir, false), [["h1", "stale", false]], "a newer loop replaced it");
   });
+});
+
+test("a listing reads each run's record as one run's reading does: through a linked path, by either digest, none for a foreign run", () => {
+  const dir = projectWith([{ id: "a", mode: "run", ended: true }, { id: "b", mode: "run" }]);
+  mkdirSync(join(dir, ".ralph", "runs", "foreign"));
+  const link = `${dir}-link`;
+  symlinkSync(dir, link);
+  dirs.push(link);
+  const runs = join(link, ".ralph", "runs");
+  for (const count of [1, 1000]) {
+    const read = ledgerReader(runs, count);
+    for (const id of ["a", "b", "foreign"]) assert.deepEqual(read(id), readLedgerEntry(join(runs, id)), `${id} (${count} runs)`);
+    assert.notEqual(read("a"), null);
+    assert.equal(read("foreign"), null);
+  }
+  // The whole listing says what each run's own summary says.
+  const now = new Date();
+  const alive = () => false;
+  assert.deepEqual(listRuns(link, alive, now).map((run) => [run.id, run.state]), ["a", "b", "foreign"].map((id) => [id, summariseRun(link, id, alive, now).summary.state]).sort((x, y) => (x[1] === "foreign" ? -1 : 0) - (y[1] === "foreign" ? -1 : 0)));
 });

@@ -52,7 +52,7 @@ for (const mode of ["cgroup", "subreaper"]) {
     });
 
     it(mode === "cgroup" ? "the cgroup's CPU time and process count come back after the end" : "no figures without a cgroup", { skip }, async () => {
-      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 0.1 & sleep 0.1 & wait"], stdin: null });
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 0.6 & sleep 0.6 & wait"], stdin: null });
       assert.ok(started.ok);
       await started.agent.exited;
       await started.agent.end(ENDING);
@@ -61,6 +61,16 @@ for (const mode of ["cgroup", "subreaper"]) {
         assert.equal(typeof figures?.cpu_seconds, "number");
         assert.ok((figures?.peak_pids ?? 0) >= 3, JSON.stringify(figures));
       } else assert.equal(figures, null);
+    });
+
+    it(mode === "cgroup" ? "the process count is the agent's alone: not the runner's threads that forked it (`true` is one process)" : "no process count without a cgroup", { skip }, async () => {
+      const started = await supervision.spawn({ ...options, argv: ["true"], stdin: null });
+      assert.ok(started.ok);
+      await started.agent.exited;
+      await started.agent.end(ENDING);
+      const figures = started.agent.resources();
+      if (mode === "cgroup") assert.ok((figures?.peak_pids ?? 0) >= 1 && (figures?.peak_pids ?? 0) <= 2, JSON.stringify(figures));
+      else assert.equal(figures, null);
     });
 
     it("ending a running tree: each polite signal reaches each member once, in the root's group or in its own session", { skip }, async () => {

@@ -36,3 +36,21 @@ test("an iteration: header, then its line with tokens and resource figures, then
     "  promise ignored: a completion check failed (its output goes into the next prompt)",
   ]);
 });
+
+test("the live line says thinking only for an agent that thinks: a command agent's silence is not thinking", async () => {
+  const { createRenderer } = await import("../../src/cli/render.js");
+  const { PassThrough } = await import("node:stream");
+  const shown = (agent: string): string => {
+    const out = new PassThrough();
+    let written = "";
+    out.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+    const renderer = createRenderer({ json: false, live: false, maxIterations: 3, tty: true }, out);
+    renderer.event(event({ type: "iteration_started", iteration: 1, max_iterations: 3, agent }));
+    renderer.event(event({ type: "agent_event", kind: "text", text: "working" }));
+    renderer.close();
+    return written;
+  };
+  assert.doesNotMatch(shown("command"), /thinking/);
+  // Known-false control: a model CLI's line does say it.
+  assert.match(shown("claude"), /\[1\/3\] \S+ · thinking/);
+});

@@ -37,7 +37,8 @@ function emptyState(text) {
 export function timelineChart(iterations, describe) {
   if (!iterations.some((it) => typeof it.durationMs === "number")) return emptyState("no finished iteration yet");
   const root = frame("iteration timeline");
-  const max = Math.max(1, ...iterations.map((it) => it.durationMs ?? 0));
+  // At least a second high: iterations of 0 s show as short bars on a 0–1 s scale, not full ones on a 0–1 ms one.
+  const max = Math.max(1000, ...iterations.map((it) => it.durationMs ?? 0));
   axis(root, max, (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`);
   const plotWidth = WIDTH - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;

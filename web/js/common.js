@@ -14,7 +14,9 @@ export function el(tag, attrs = {}, ...children) {
 export const money = (usd) => `$${Number(usd ?? 0).toFixed(4)}`;
 
 /** `3/10`, `3/∞` or `3/?`, as `ralph list` prints it. */
-export const iterationText = (row) => `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
+export const iterationText = (row) =>
+  // A --parallel parent counts child runs, not iterations of a cap it does not have (as `ralph list` says).
+  row.parallel ? `${row.iteration} run${row.iteration === 1 ? "" : "s"}` : `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
 
 /** A token count shortened: 950, 12.3k, 4.1M. */
 export function tokensText(count) {
@@ -38,7 +40,7 @@ export function ageText(iso, now = Date.now()) {
 /** The icon and tone of each state, as a CI run page shows them: one glance tells how a run stands. */
 const STATE_LOOK = {
   running: ["●", "running"], starting: ["●", "running"], paused: ["❚❚", "waiting"], waiting: ["◷", "waiting"], needs_human: ["?", "waiting"],
-  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], INTERRUPTED: ["■", "neutral"],
+  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], DRY_RUN: ["○", "neutral"], INTERRUPTED: ["■", "neutral"],
   MAX_ITERATIONS: ["◼", "limit"], BUDGET_EXCEEDED: ["◼", "limit"], RUNTIME_EXCEEDED: ["◼", "limit"],
   FAILED: ["✗", "bad"], STALLED: ["✗", "bad"], stale: ["○", "neutral"],
 };
@@ -49,9 +51,10 @@ export const FOREIGN_TEXT = "ralph has no record of starting this run: it was st
 /** A state as icon and word, with data-tone for its colour; a dry run says so, and a foreign run why it is one. */
 export function stateBadge(state, dryRun = false) {
   const [icon, tone] = STATE_LOOK[state] ?? ["•", "neutral"];
+  const marked = dryRun && state !== "DRY_RUN";
   const title = dryRun ? `${state} (dry run: no agent was started)` : state === "foreign" ? `foreign: ${FOREIGN_TEXT}` : state;
   return el("span", { class: "badge", "data-tone": tone, title },
-    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, dryRun ? el("span", { class: "dry" }, " dry run") : null,
+    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, marked ? el("span", { class: "dry" }, " dry run") : null,
     state === "foreign" ? el("span", { class: "dry" }, " (no record: another HOME?)") : null);
 }
 

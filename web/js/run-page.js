@@ -17,6 +17,8 @@ let row = null;
 let lastAction = null;
 const expanded = new Set();
 const children = new Map();
+/** A --parallel parent's merge of each child, from its events: merged, or abandoned with why. */
+const merges = new Map();
 document.title = `ralph ${runId}`;
 $("run-id").textContent = runId;
 
@@ -34,7 +36,7 @@ function showRow(next) {
   $("state").dataset.state = row.state;
   const parent = children.size > 0;
   const facts = [
-    parent ? ["child runs", String(row.iteration)] : ["iteration", iterationText(row)],
+    ["iteration", iterationText(parent && !row.parallel ? { ...row, parallel: children.size } : row)],
     ["spend", spendText()],
     ["tokens", tokensText(row.tokens)],
     ["agent", row.agent ?? "-"],
@@ -120,6 +122,35 @@ function redrawIterations() {
   showQuestion();
 }
 
+const badge = (tone, icon, text, title = text) => el("span", { class: "badge", "data-tone": tone, title }, el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${text}`);
+
+/** How far a child's work got: a DONE child whose merge was abandoned never reached the integration branch. */
+function mergeOf(child) {
+  const merge = merges.get(child.id);
+  if (merge?.type === "merge_abandoned") return { state: "abandoned", text: `abandoned: ${String(merge.reason ?? "")}` };
+  if (merge?.type === "child_merged") return { state: "merged", text: "merged" };
+  // A resolve run works on the integration branch itself: it has nothing to merge.
+  const resolve = child.id.startsWith(`${runId}-resolve-`);
+  return child.state === "DONE" && !resolve ? { state: "pending", text: "waiting to merge" } : { state: "none", text: resolve ? "(resolves a merge)" : "-" };
+}
+
+/** A child's state on its parent's page: its own ending, unless its work was not merged. */
+function childState(child, merge) {
+  if (merge.state === "abandoned") return badge("bad", "✗", "not merged", `${child.state}, but its merge was abandoned: ${merge.text.replace(/^abandoned: /, "")}`);
+  return stateBadge(child.state);
+}
+
+/** Takes a parent's merge events (a later one for the same child replaces an earlier one). */
+function noteMerges(events) {
+  let changed = false;
+  for (const event of events) {
+    if (event.type !== "child_merged" && event.type !== "merge_abandoned") continue;
+    merges.set(String(event.child), event);
+    changed = true;
+  }
+  if (changed && children.size > 0) showChildren();
+}
+
 function showChildren() {
   const list = [...children.values()].sort((a, b) => (a.started_at ?? "").localeCompare(b.started_at ?? ""));
   $("children").hidden = list.length === 0;
@@ -127,9 +158,10 @@ function showChildren() {
   document.querySelector("main").classList.toggle("parent", list.length > 0);
   $("child-list").replaceChildren(
     ...list.map((child) =>
-      el("tr", { "data-child": child.id, "data-state": child.state },
+      el("tr", { "data-child": child.id, "data-state": child.state, "data-merge": mergeOf(child).state },
         el("td", {}, el("a", { href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(child.id)}` }, child.id)),
-        el("td", {}, stateBadge(child.state)),
+        el("td", { class: "state" }, childState(child, mergeOf(child))),
+        cell(mergeOf(child).text, { class: "merge" }),
         cell(iterationText(child)),
         cell(money(child.cost_usd)),
         cell(child.branch ?? "-", { class: "branch" }),
@@ -161,6 +193,8 @@ listen(`${base}/stream`, {
     appendLines($("output"), data.output.map(outputLine));
     appendLines($("log"), data.log.map(logLine));
     redrawIterations();
+    merges.clear();
+    noteMerges(charted);
     showRow(data.row);
   },
   append(data) {
@@ -168,6 +202,7 @@ listen(`${base}/stream`, {
     data.events.forEach((event) => iterations.add(event));
     appendLines($("output"), data.output.map(outputLine));
     if (data.events.length || expanded.size) redrawIterations();
+    noteMerges(data.events);
   },
   earlier(data) {
     // The snapshot is the end of the run's files; the charted events before it follow once read.
@@ -175,6 +210,7 @@ listen(`${base}/stream`, {
     iterations = new Iterations();
     charted.forEach((event) => iterations.add(event));
     redrawIterations();
+    noteMerges(data.events);
   },
   log(data) {
     appendLines($("log"), data.lines.map(logLine));

@@ -7,8 +7,8 @@ const OVERSCAN = 10;
 /** Columns: header, the value sorted on, and the cell text. */
 const COLUMNS = [
   { key: "project", label: "project", sort: (r, t) => t.projectName(r), text: (r, t) => t.projectName(r), multi: true },
-  // A --parallel child sorts right after its parent and is marked as its child.
-  { key: "id", label: "run", sort: (r) => (r.parent ? `${r.parent}\u0000${r.id}` : r.id), text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
+  // A --parallel child is listed right under its parent (whatever the order) and marked as its child.
+  { key: "id", label: "run", sort: (r) => r.id, text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
   { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state, node: (r) => stateBadge(r.state, r.dry_run === true) },
   { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
   { key: "spend", label: "spend", sort: (r) => r.cost_usd, text: (r) => money(r.cost_usd) },
@@ -19,6 +19,29 @@ const COLUMNS = [
   { key: "reason", label: "reason", sort: (r) => r.reason ?? "", text: (r) => r.reason ?? "" },
   { key: "question", label: "open question", sort: (r) => r.question ?? "", text: (r) => r.question ?? "" },
 ];
+
+/**
+ * The rows in their sorted order, each --parallel child moved right under its parent (the children in the same
+ * order among themselves); a child whose parent is filtered out stays where it sorted.
+ */
+export function underParents(rows) {
+  const shown = new Set(rows.map((row) => `${row.project}/${row.id}`));
+  const byParent = new Map();
+  for (const row of rows) {
+    if (!row.parent || !shown.has(`${row.project}/${row.parent}`)) continue;
+    const key = `${row.project}/${row.parent}`;
+    if (!byParent.has(key)) byParent.set(key, []);
+    byParent.get(key).push(row);
+  }
+  const out = [];
+  const place = (row, depth) => {
+    out.push(row);
+    // A resolve run of a child's merge is a child too: at most a parent's depth of nesting is followed.
+    if (depth < 4) for (const child of byParent.get(`${row.project}/${row.id}`) ?? []) place(child, depth + 1);
+  };
+  for (const row of rows) if (!row.parent || !shown.has(`${row.project}/${row.parent}`)) place(row, 0);
+  return out;
+}
 
 /** A table bound to the page's #head, #viewport, #spacer and #rows elements. */
 export class RunsTable {
@@ -95,7 +118,7 @@ export class RunsTable {
       const keyed = [];
       for (const row of this.rows.values()) if (this.matches(row)) keyed.push({ key: column.sort(row, this), row });
       keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * sign);
-      this.visible = keyed.map((entry) => entry.row);
+      this.visible = underParents(keyed.map((entry) => entry.row));
       this.spacer.style.height = `${this.visible.length * ROW_HEIGHT}px`;
       document.getElementById("count").textContent = `${this.visible.length} of ${this.rows.size} runs`;
       this.dirty = false;

@@ -6,6 +6,7 @@ import { defaultSettings } from "../../config/run-options.js";
 import { generateRunId } from "../../store/run-paths.js";
 import { ralphOnPath } from "../ralph-on-path.js";
 import { startRun } from "../../launch/start-run.js";
+import { runGit } from "../../worktree/run-git.js";
 import { launchWords } from "../launch-words.js";
 
 const DEMO_PRD = {
@@ -29,14 +30,29 @@ function ralphWord(env: NodeJS.ProcessEnv): string {
   return env.npm_command === "exec" ? "npx ralph-loop-runner" : "ralph";
 }
 
+/**
+ * Makes the demo project a git repository with its files committed, as a real project is: the run then
+ * shows what stall detection sees. Without git the demo still runs (and says stall detection is off).
+ */
+async function commitDemoProject(projectDir: string): Promise<void> {
+  const who = { GIT_AUTHOR_NAME: "ralph demo", GIT_AUTHOR_EMAIL: "demo@ralph.invalid", GIT_COMMITTER_NAME: "ralph demo", GIT_COMMITTER_EMAIL: "demo@ralph.invalid" };
+  const env = { ...process.env, ...who };
+  for (const args of [["init", "-q"], ["add", "prd.json", "PROMPT.md"], ["commit", "-q", "--no-gpg-sign", "-m", "The demo project: three user stories"]]) {
+    if (!(await runGit(projectDir, args, env)).ok) return;
+  }
+}
+
 /** Creates the demo project and runs the loop in it to DONE; the project is removed afterwards unless `keep`. */
 export async function demoCommand(keep: boolean): Promise<number> {
   const projectDir = mkdtempSync(join(tmpdir(), "ralph-demo-"));
   writeFileSync(join(projectDir, "prd.json"), `${JSON.stringify(DEMO_PRD, null, 2)}\n`);
   writeFileSync(join(projectDir, "PROMPT.md"), DEMO_PROMPT);
+  await commitDemoProject(projectDir);
   process.stdout.write(`ralph demo: a project with ${DEMO_PRD.userStories.length} user stories in ${projectDir}\n`);
   // The demo agent's pretend spend would read like money: the free demo reports none.
   process.env.RALPH_DEMO_FREE = "1";
+  // This project is the demo's own: its agent may write its files here (never in a person's project).
+  process.env.RALPH_DEMO_PROJECT = "1";
   const settings = { ...defaultSettings(), agent: "demo" as const, maxIterations: 10, completionPromise: "DONE", tasks: "prd.json", graceMs: 2000 };
   const ralph = ralphWord(process.env);
   try {

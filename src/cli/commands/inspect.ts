@@ -12,12 +12,14 @@ import { mebibytes } from "../../view/render-lines.js";
 import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
+import { letYoungGenerationGrow } from "../young-generation.js";
 import { foreignTodo, foreignWhy } from "../../control/foreign-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
   const problem = runDirProblem(projectDir);
   if (problem) throw new UsageError(problem);
+  letYoungGenerationGrow();
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
     process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
@@ -33,7 +35,7 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   const parents = new Set(runs.map((run) => run.parent));
   const rows = underParents(runs).map(({ run, depth }) => [
     `${"  ".repeat(depth)}${run.id}`,
-    run.dry_run ? `${run.state} (dry run)` : run.state,
+    run.dry_run && run.state !== "DRY_RUN" ? `${run.state} (dry run)` : run.state,
     // A --parallel parent counts child runs, not iterations of its own (each child has its own cap).
     parents.has(run.id) ? `${run.iteration} run${run.iteration === 1 ? "" : "s"}` : iterationText(run),
     `$${run.cost_usd.toFixed(4)}`,
@@ -82,6 +84,7 @@ export async function statusReport(projectDir: string, given: string | undefined
 
 /** `ralph status [RUN] [--json]`. */
 export async function statusCommand(projectDir: string, given: string | undefined, json: boolean): Promise<number> {
+  letYoungGenerationGrow();
   const report = await statusReport(projectDir, given, new Date());
   if (json) {
     writeOut(`${JSON.stringify(report)}\n`);
@@ -89,7 +92,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${stateText(report, runPaths(projectDir, report.id))}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}`,
+    `state      ${stateText(report, runPaths(projectDir, report.id))}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? ` · ${report.state === "DRY_RUN" ? "" : "dry run: "}the agent was never started` : ""}`,
     report.children.length > 0
       ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
       : `iteration  ${iterationText(report)}`,
@@ -175,10 +178,18 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
 /** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */
 function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
   const ids = new Set(runs.map((run) => run.id));
+  // Each run's children looked up, not searched for: a listing of 10,000 runs made 100 million comparisons.
+  const children = new Map<string, T[]>();
+  for (const run of runs) {
+    if (run.parent === null || run.parent === run.id) continue;
+    const siblings = children.get(run.parent);
+    if (siblings) siblings.push(run);
+    else children.set(run.parent, [run]);
+  }
   const ordered: Array<{ run: T; depth: number }> = [];
   const visit = (run: T, depth: number) => {
     ordered.push({ run, depth });
-    for (const child of runs) if (child.parent === run.id && child.id !== run.id) visit(child, depth + 1);
+    for (const child of children.get(run.id) ?? []) visit(child, depth + 1);
   };
   for (const run of runs) if (run.parent === null || !ids.has(run.parent) || run.parent === run.id) visit(run, 0);
   return ordered;
