@@ -5,7 +5,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { startInTerminal, startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
@@ -14,7 +14,12 @@ after(isolateGitConfig());
 const project = tempProjects("ralph-tui-");
 const start = trackedStarts();
 const tuis: TuiTerminal[] = [];
-after(() => tuis.forEach((tui) => tui.running() && tui.pty.kill("SIGKILL")));
+/** TUIs started under a shell on the terminal: a failed test leaves them to be ended here, by pid. */
+const shellTuis: number[] = [];
+after(() => {
+  tuis.forEach((tui) => tui.running() && tui.pty.kill("SIGKILL"));
+  shellTuis.forEach((pid) => processAlive(pid) && process.kill(pid, "SIGKILL"));
+});
 
 const ENTER_ALT = "\x1b[?1049h";
 const LEAVE_ALT = "\x1b[?1049l";
@@ -117,7 +122,9 @@ describe("ralph tui", () => {
     const record = join(dir, "prompts");
     start(dir, ["run", "--name", "q", "-n", "5", "--completion-promise", "FIN", "build it", ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
     const t = tui(dir);
-    await t.waitFor((screen) => screen.includes("? q asks: Which database?") && /› q\s+needs_human/.test(screen), "the open question");
+    const asking = await t.waitFor((screen) => screen.includes("? q asks: Which database?") && /› q\s+needs_human/.test(screen), "the open question");
+    // The run's row is marked in the ? column (after ITER, SPEND, TOKENS and AGE).
+    assert.match(asking, /› q\s+needs_human\s+\S+\s+\S+\s+\S+\s+\S+\s+\? /);
     t.type("a");
     await t.waitFor((screen) => screen.includes("answer q> "), "the answer box");
     t.type("Postgres 16\r");
@@ -286,6 +293,7 @@ describe("ralph tui: terminal manners", () => {
       assert.equal(t.emulator.buffer.active.type, "alternate");
       const [tuiPid] = childrenOf(t.pty.pid);
       assert.ok(tuiPid, "the TUI runs under the shell");
+      shellTuis.push(tuiPid as number);
       leave(t, tuiPid as number);
       const screen = await t.waitFor((text) => text.includes("shell back"), "the shell after the TUI");
       assert.match(screen, new RegExp(`tui exited ${way === "SIGHUP" ? 129 : way === "SIGTERM" ? 143 : 0}\\b`));
@@ -300,6 +308,24 @@ describe("ralph tui: terminal manners", () => {
       assert.equal((await t.exited).exitCode, 0);
     });
   }
+
+  test("--project shows the runs of several projects; a missing one is refused in one line", async () => {
+    const shop = project();
+    const blog = project();
+    await runRalph(["run", "--name", "shoprun", "-n", "1", "go", ...fakeAgent("--print", "hi")], shop);
+    await runRalph(["run", "--name", "blogrun", "-n", "1", "go", ...fakeAgent("--print", "hi")], blog);
+    const t = startTui(shop, ["--project", shop, "--project", blog]);
+    tuis.push(t);
+    const screen = await t.waitFor((text) => /shoprun\s+MAX_ITERATIONS/.test(text) && /blogrun\s+MAX_ITERATIONS/.test(text), "both projects' runs");
+    assert.ok(screen.includes(`${basename(shop)}, ${basename(blog)} · 2 runs`), "both projects named");
+    t.type("q");
+    await t.exited;
+    const missing = join(shop, "no-such-dir");
+    const refused = startTui(shop, ["--project", missing]);
+    tuis.push(refused);
+    assert.equal((await refused.exited).exitCode, 2);
+    assert.equal(refused.raw().trim(), `ralph: --project ${missing}: expected a project directory`);
+  });
 
   test("a terminal is required: without one, one line and exit 2", async () => {
     const dir = project();
