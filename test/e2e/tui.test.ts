@@ -152,6 +152,26 @@ describe("ralph tui", () => {
     await stopRun(dir, "hup");
   });
 
+  test("the terminal closing under it (the connection dropped) ends it without a crash, the runs going on", async () => {
+    const dir = project();
+    await liveRun(dir, "drop");
+    const t = tui(dir);
+    await t.waitFor((screen) => /› drop\s+running/.test(screen), "the run");
+    const tuiPid = t.pty.pid;
+    // The far end goes: the terminal's master side is closed (the kernel hangs up the TUI's session), and
+    // every write the TUI then makes to restore the terminal fails.
+    (t.pty as unknown as { destroy(): void }).destroy();
+    await waitUntil(() => !processAlive(tuiPid), "the TUI to end");
+    const exit = await t.exited;
+    // Ended by the hang-up, as any program on a dropped connection: not aborted by a failed terminal reset
+    // (SIGABRT) nor a crash (exit 1).
+    assert.deepEqual(exit, { exitCode: 0, signal: 1 });
+    assert.deepEqual(controlFiles(dir, "drop"), []);
+    assert.equal(state(dir, "drop"), "running");
+    assert.ok(processAlive(runnerPid(dir, "drop")));
+    await stopRun(dir, "drop");
+  });
+
   test("the agent's escape sequences arrive escaped, in the run view's output", async () => {
     const dir = project();
     await runRalph(["run", "--name", "esc", "-n", "1", "go", ...fakeAgent("--print", "before\x1b[2J\x1b]52;c;aGVsbG8=\x07after")], dir);
