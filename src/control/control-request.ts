@@ -6,6 +6,7 @@ import type { RunSummary } from "../store/run-summary.js";
 import { clearPause, requestPause, requestStop } from "./control-files.js";
 import { summariseRun } from "./list-runs.js";
 import { isRunnerAlive } from "./runner-alive.js";
+import { FOREIGN_SHORT } from "./foreign-run.js";
 
 /** A request on a live run's control files. */
 export type ControlAction = "stop" | "stop-now" | "pause" | "resume";
@@ -25,7 +26,7 @@ export function notLiveRefusal(summary: RunSummary, what: string): string | null
 
 /** Why nothing is done to a run directory ralph did not create, or null when it did. */
 export function foreignRefusal(summary: RunSummary, what: string): string | null {
-  return summary.state === "foreign" ? `run ${summary.id} is foreign: ralph has no record of creating it (a directory planted in .ralph/runs?); nothing to ${what}` : null;
+  return summary.state === "foreign" ? `run ${summary.id} is foreign: ${FOREIGN_SHORT}; nothing to ${what} (run ralph with the HOME or XDG_STATE_HOME it was started with)` : null;
 }
 
 /** The word a refusal uses for an action ("stop" for both stops). */
