@@ -6,7 +6,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { startInTerminal, startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
 
@@ -255,6 +255,25 @@ describe("ralph tui", () => {
     await t.exited;
     assert.equal(state(dir, "going"), "running", "nothing here touched the live run");
     await stopRun(dir, "going");
+  });
+
+  test("home scrolls back through a long run, reading it a window at a time", async () => {
+    const dir = project();
+    // About 1600 output events of 4000 characters each over three iterations: more than one window.
+    const script = "head -c 2100000 /dev/zero | tr '\\0' x | fold -w 4000; echo";
+    const long = await runRalph(["run", "--name", "long", "-n", "3", "go", ...agentAfter(script, "--print", "iteration over")], dir, undefined, 120_000);
+    assert.equal(long.code, 3, long.stderr);
+    const t = tui(dir);
+    await t.waitFor((screen) => /› long\s+MAX_ITERATIONS/.test(screen), "the run");
+    t.type("\r");
+    await t.waitFor((screen) => /── agent output ── lines \d+-\d+ of \d+\+ · following/.test(screen), "the run's end, with more before it (+)");
+    t.type("g");
+    await t.waitFor((screen) => /── agent output ── lines \d+-\d+ of \d+ ──/.test(screen), "the rest read back: nothing more before it");
+    t.type("g");
+    const top = await t.waitFor((screen) => /── agent output ── lines 1-\d+ of \d+ ──/.test(screen), "the first line");
+    assert.ok(top.includes("── iteration 1/3 ──"));
+    t.type("q");
+    await t.exited;
   });
 
   test("a --parallel parent folds its children under it", async () => {
