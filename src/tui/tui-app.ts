@@ -31,7 +31,7 @@ export interface TuiHost {
   draw(lines: string[], cursor: Cursor | null): void;
   /** Leaves the TUI (never touching a run). */
   quit(): void;
-  /** Whole seconds since the epoch shown as "now" (a test may fix it). */
+  /** Milliseconds since the epoch shown as "now" (RALPH_TUI_NOW fixes it for the golden screens). */
   now(): number;
 }
 

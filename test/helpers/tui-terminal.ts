@@ -9,6 +9,8 @@ const { Terminal } = xterm;
 /** A running `ralph tui` and its screen. */
 export interface TuiTerminal {
   pty: IPty;
+  /** The headless terminal the output is carried out in (its buffer and modes tell what state it was left in). */
+  emulator: InstanceType<typeof Terminal>;
   /** Everything the TUI wrote, escape sequences and all. */
   raw(): string;
   /** The screen's rows as text (trailing spaces cut). */
@@ -24,8 +26,13 @@ export interface TuiTerminal {
 
 /** Starts `ralph tui ARGS` in `cwd` on a `columns`×`rows` pseudo-terminal; the caller ends it. */
 export function startTui(cwd: string, args: string[] = [], columns = 120, rows = 32, env: NodeJS.ProcessEnv = cleanEnv()): TuiTerminal {
+  return startInTerminal(process.execPath, [RALPH, "tui", ...args], cwd, columns, rows, env);
+}
+
+/** Starts `file ARGS` (argv, no shell string) in `cwd` on a `columns`×`rows` pseudo-terminal; the caller ends it. */
+export function startInTerminal(file: string, args: string[], cwd: string, columns = 120, rows = 32, env: NodeJS.ProcessEnv = cleanEnv()): TuiTerminal {
   const term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0 });
-  const pty = spawn(process.execPath, [RALPH, "tui", ...args], { cwd, env: { TERM: "xterm-256color", ...env } as Record<string, string>, cols: columns, rows, name: "xterm-256color" });
+  const pty = spawn(file, args, { cwd, env: { TERM: "xterm-256color", ...env } as Record<string, string>, cols: columns, rows, name: "xterm-256color" });
   let raw = "";
   /** What the emulator has carried out so far (raw may run ahead of it). */
   let shown = "";
@@ -52,6 +59,7 @@ export function startTui(cwd: string, args: string[] = [], columns = 120, rows =
   };
   return {
     pty,
+    emulator: term,
     raw: () => raw,
     screen,
     type: (data) => pty.write(data),

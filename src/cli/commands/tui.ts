@@ -1,7 +1,10 @@
 // `ralph tui`: the terminal UI. Takes the terminal (raw mode, alternate screen) and gives it back as it was
-// on every way out: q, Ctrl-C, SIGTERM, SIGHUP (the SSH connection dropped), SIGQUIT and a crash. Leaving
+// on every way out: q, Ctrl-C, SIGTERM, SIGHUP, SIGQUIT and a crash; a terminal that is gone (the SSH
+// connection dropped) ends it of SIGHUP. Leaving
 // never touches a run: the runs are other processes, and nothing here signals them.
 import { existsSync, statSync } from "node:fs";
+import { isatty } from "node:tty";
+import { dieOfSignal } from "../../process/signals.js";
 import { projectsOf } from "../../ui/projects.js";
 import { parseKeys } from "../../tui/keys.js";
 import { ENTER, LEAVE, Screen } from "../../tui/screen.js";
@@ -98,5 +101,9 @@ export async function tuiCommand(cwd: string, opts: { project?: string[] }, env:
     restore();
     process.off("exit", restore);
     stdin.pause();
+    // A terminal that hung up (the SSH connection dropped) answers every terminal call with an error: Node's
+    // own reset of the terminal as the process exits then fails an assertion and aborts it (SIGABRT, a core
+    // file). There is no terminal left to give back, so it ends as a hang-up ends any program: of SIGHUP.
+    if (!isatty(0)) dieOfSignal("SIGHUP");
   }
 }

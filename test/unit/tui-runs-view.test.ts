@@ -1,0 +1,66 @@
+// The terminal UI's runs list: filters by state, sorts by age or spend, folds a --parallel parent's children.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { RunRow } from "../../src/ui/run-row.js";
+import { listRuns, type RunFilter, type RunSort } from "../../src/tui/runs-view.js";
+
+function row(id: string, fields: Partial<RunRow>): RunRow {
+  return {
+    id,
+    project: "p",
+    state: "MAX_ITERATIONS",
+    active: false,
+    mode: "run",
+    agent: "command",
+    iteration: 1,
+    max_iterations: 1,
+    cost_usd: 0,
+    started_at: "2026-12-01T00:00:00.000Z",
+    updated_at: null,
+    ended_at: null,
+    age_seconds: null,
+    pid: null,
+    branch: null,
+    parent: null,
+    question: null,
+    dry_run: false,
+    tokens: 0,
+    reason: null,
+    task: null,
+    ...fields,
+  };
+}
+
+const rows = [
+  row("old-dear", { started_at: "2026-12-01T00:00:00.000Z", cost_usd: 3 }),
+  row("mid-cheap", { started_at: "2026-12-01T01:00:00.000Z", cost_usd: 0.1, state: "running", active: true }),
+  row("new-asks", { started_at: "2026-12-01T02:00:00.000Z", cost_usd: 1, state: "needs_human", active: true, question: "Which?" }),
+  row("par", { started_at: "2026-12-01T00:30:00.000Z", cost_usd: 0 }),
+  row("par-2", { started_at: "2026-12-01T00:32:00.000Z", parent: "par", state: "running", active: true }),
+  row("par-1", { started_at: "2026-12-01T00:31:00.000Z", parent: "par" }),
+];
+const ids = (filter: RunFilter, sort: RunSort, folded: string[] = []) => listRuns(rows, filter, sort, new Set(folded)).map((item) => (item.child ? `  ${item.row.id}` : item.row.id));
+
+test("newest first by age, highest spend first by spend; children under their parent, oldest first", () => {
+  assert.deepEqual(ids("all", "age"), ["new-asks", "mid-cheap", "par", "  par-1", "  par-2", "old-dear"]);
+  assert.deepEqual(ids("all", "spend"), ["old-dear", "new-asks", "mid-cheap", "par", "  par-1", "  par-2"]);
+});
+
+test("filters by state; a parent stays listed when one of its children passes", () => {
+  assert.deepEqual(ids("active", "age"), ["new-asks", "mid-cheap", "par", "  par-1", "  par-2"]);
+  assert.deepEqual(ids("asking", "age"), ["new-asks"]);
+  assert.deepEqual(ids("ended", "age"), ["par", "  par-1", "  par-2", "old-dear"]);
+});
+
+test("a folded parent hides its children and counts them", () => {
+  const listed = listRuns(rows, "all", "age", new Set(["p/par"]));
+  assert.deepEqual(
+    listed.map((item) => [item.row.id, item.children, item.folded]),
+    [
+      ["new-asks", 0, false],
+      ["mid-cheap", 0, false],
+      ["par", 2, true],
+      ["old-dear", 0, false],
+    ],
+  );
+});
