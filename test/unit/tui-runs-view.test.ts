@@ -27,6 +27,7 @@ function row(id: string, fields: Partial<RunRow>): RunRow {
     tokens: 0,
     reason: null,
     task: null,
+    parallel: null,
     ...fields,
   };
 }
