@@ -11,7 +11,7 @@ import { agentVariables } from "./billing.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
-import { watchTamper } from "./tamper-scan.js";
+import { watchTamper, type TamperScan } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
@@ -33,8 +33,8 @@ export interface SandboxIo {
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv };
   /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
   watchDenied(report: (denied: Denied) => void): () => void;
-  /** Starts watching the work tree for planted repositories; the returned function says what was planted and undoes it (see tamper-scan.ts). */
-  watchTamper?(workDir: string, quarantineDir: string): () => string[];
+  /** Takes the work tree's baseline (once, at the run's start); the returned scan says what was planted since and undoes it (see tamper-scan.ts). */
+  watchTamper?(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan>;
 }
 
 /** How a reviewer is walled in: the work tree read-only, and its own agent's state writable. */
@@ -192,8 +192,8 @@ export class Sandbox implements SandboxIo {
     return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
   }
 
-  watchTamper(workDir: string, quarantineDir: string): () => string[] {
-    return watchTamper(workDir, quarantineDir);
+  watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
+    return watchTamper(workDir, quarantineDir, env);
   }
 
   watchDenied(report: (denied: Denied) => void): () => void {
