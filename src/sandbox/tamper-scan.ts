@@ -8,14 +8,12 @@
 // once, when the run starts: whatever appears later is planted, whichever iteration or check made it. Each
 // scan undoes what it finds before anything else runs git: a nested repository is moved into the run's
 // quarantine directory, a gitlink leaves the index, `commondir` is moved away too.
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { mkdirSync, renameSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { entryKind } from "../store/regular-file.js";
-import { spawnSync } from "node:child_process";
+import { runGit } from "../worktree/run-git.js";
 
-/** git with nothing of the repository's own configuration that runs code. */
-const SAFE_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "submodule.recurse=false"];
 /** Directories of the top never walked: the repository itself and ralph's own. */
 const SKIP = new Set([".git", ".ralph"]);
 
@@ -56,9 +54,9 @@ async function nestedRepositories(workDir: string): Promise<string[]> {
 }
 
 /** The index's gitlinks (mode 160000), by path. */
-async function gitlinks(workDir: string, _env: NodeJS.ProcessEnv): Promise<string[]> {
-  const listed = spawnSync("git", [...SAFE_GIT, "ls-files", "-s", "-z"], { cwd: workDir, encoding: "utf8", timeout: 30_000 });
-  if (listed.status !== 0) return [];
+async function gitlinks(workDir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const listed = await runGit(workDir, ["ls-files", "-s", "-z"], env, { noOptionalLocks: true, timeoutMs: 30_000 });
+  if (!listed.ok) throw new Error(`the tamper scan could not list the index's gitlinks (git ls-files: ${listed.stderr.trim() || listed.code})`);
   return listed.stdout
     .split("\0")
     .filter((line) => line.startsWith("160000 "))
@@ -66,10 +64,13 @@ async function gitlinks(workDir: string, _env: NodeJS.ProcessEnv): Promise<strin
     .sort();
 }
 
-/** Moves `path` into `quarantine` under a name saying where it was. */
+let quarantined = 0;
+
+/** Moves `path` into `quarantine` under a name saying where it was (numbered: `a/b/.git` and `a_b/.git` both fit). */
 function quarantine(path: string, name: string, dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  renameSync(path, join(dir, `${Date.now()}-${name.replace(/[/\\]/g, "_")}`));
+  quarantined += 1;
+  renameSync(path, join(dir, `${Date.now()}-${quarantined}-${name.replace(/[/\\]/g, "_")}`));
 }
 
 /** Says what was planted since the baseline, relative to the work tree, and undoes it. */
@@ -78,6 +79,7 @@ export type TamperScan = () => Promise<string[]>;
 /**
  * Takes the baseline of `workDir` (once, at the run's start) and returns the scan to run after each agent
  * and after each round of checks, before anything commits: planted repositories go to `quarantineDir`.
+ * `env` is the run's; its git runs with ralph's inert settings, never pointed at another repository.
  */
 export async function watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
   // A worktree's `.git` is a file naming a directory outside it, read-only inside: only an own one is watched.
@@ -85,11 +87,12 @@ export async function watchTamper(workDir: string, quarantineDir: string, env: N
   const before = {
     nested: new Set(await nestedRepositories(workDir)),
     links: new Set(gitDir === null ? [] : await gitlinks(workDir, env).catch(() => [])),
-    commondir: gitDir !== null && existsSync(join(gitDir, "commondir")),
+    commondir: gitDir !== null && entryKind(join(gitDir, "commondir")) !== "missing",
   };
   return async () => {
     const planted: string[] = [];
-    if (gitDir !== null && !before.commondir && existsSync(join(gitDir, "commondir"))) {
+    // A link counts, even one that leads nowhere yet: git follows it once its target appears.
+    if (gitDir !== null && !before.commondir && entryKind(join(gitDir, "commondir")) !== "missing") {
       planted.push(".git/commondir");
       quarantine(join(gitDir, "commondir"), ".git/commondir", quarantineDir);
     }
@@ -99,7 +102,11 @@ export async function watchTamper(workDir: string, quarantineDir: string, env: N
     }
     if (gitDir !== null) {
       const added = (await gitlinks(workDir, env)).filter((path) => !before.links.has(path));
-      if (added.length > 0) spawnSync("git", [...SAFE_GIT, "rm", "-q", "--cached", "--", ...added], { cwd: workDir, timeout: 30_000 });
+      if (added.length > 0) {
+        // Literal: a gitlink named `:(glob)*` must not take the rest of the index with it (and stay itself).
+        const removed = await runGit(workDir, ["rm", "-q", "--cached", "--", ...added], { ...env, GIT_LITERAL_PATHSPECS: "1" }, { timeoutMs: 30_000 });
+        if (!removed.ok) throw new Error(`the tamper scan could not take planted gitlinks out of the index (${added.join(", ")}): ${removed.stderr.trim() || removed.code}`);
+      }
       for (const path of added) planted.push(`${path} (a gitlink in the index)`);
     }
     return planted;
