@@ -3,9 +3,10 @@
 // hooks, commands, agents, MCP servers, notify programs). Those are read-only inside whether they existed
 // or not: a missing one is made first, empty (an empty directory, `{}` or an empty file: the same to the
 // CLI as none), so that a path that does not exist is not a way in.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { AgentName } from "../agents/types.js";
+import { ensurePlaceholder, type Placeholder } from "./placeholder.js";
 
 /** Per agent: its state directories (under HOME), files given a private copy per run, and the paths in them that stay read-only. */
 const STATE: Record<AgentName, { dirs: string[]; copies: string[]; readOnly: string[] }> = {
@@ -22,18 +23,10 @@ const STATE: Record<AgentName, { dirs: string[]; copies: string[]; readOnly: str
   command: { dirs: [], copies: [], readOnly: [] },
 };
 
-/** Makes a missing read-only path: a directory, or a file whose empty content means nothing to its CLI. */
-function placeholder(path: string): boolean {
-  try {
-    if (!/\.(json|toml|md)$/.test(path)) mkdirSync(path, { recursive: true, mode: 0o700 });
-    else {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      writeFileSync(path, path.endsWith(".json") ? "{}\n" : "", { flag: "wx", mode: 0o600 });
-    }
-    return true;
-  } catch {
-    return existsSync(path);
-  }
+/** A missing read-only path's placeholder: a directory, or a file whose empty content means nothing to its CLI. */
+function placeholderOf(path: string): Placeholder {
+  if (!/\.(json|toml|md)$/.test(path)) return { kind: "directory", private: true };
+  return { kind: "file", content: path.endsWith(".json") ? "{}\n" : "", private: true };
 }
 
 /** The agent's writable state directories under `home` (made if missing), its files to copy per run (existing ones), and the read-only paths in them (made if missing). */
@@ -49,6 +42,6 @@ export function agentState(agent: AgentName, home: string): { writable: string[]
       // A HOME the agent could not write anyway.
     }
   }
-  const readOnly = state.readOnly.map((path) => join(home, path)).filter((path) => writable.some((dir) => path.startsWith(`${dir}/`)) && placeholder(path));
+  const readOnly = state.readOnly.map((path) => join(home, path)).filter((path) => writable.some((dir) => path.startsWith(`${dir}/`)) && ensurePlaceholder(path, placeholderOf(path)));
   return { writable, copies: state.copies.map((file) => join(home, file)).filter((path) => existsSync(path)), readOnly };
 }
