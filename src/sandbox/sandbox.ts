@@ -182,7 +182,7 @@ export class Sandbox implements SandboxIo {
 
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv } {
     const home = homeOf(env);
-    const state = agentState(view?.agent ?? this.dirs.agent, home);
+    const state = agentState(view?.agent ?? this.dirs.agent, home, env, view?.cwd ?? this.dirs.workDir);
     const walls = {
       projectDir: this.dirs.projectDir,
       workDir: this.dirs.workDir,
