@@ -3,11 +3,16 @@
 // is committed.
 import type { CriterionVerdict } from "../judge/criteria.js";
 import type { RunRecord } from "../run/run-record.js";
+import { visibleLine } from "../view/visible-text.js";
 import type { AgentRun } from "./phase.js";
 
-/** Says in the log and an event that `paths` (already moved out of the work tree) were planted; the message. */
+/**
+ * Says in the log and an event that `paths` (already moved out of the work tree) were planted; the message.
+ * The agent named them: written out visibly, one line, so a name with a newline or an escape sequence can
+ * neither forge a log line nor drive the person's terminal (the event keeps them as they are, in JSON).
+ */
 function reportTamper(record: RunRecord, iteration: number, paths: string[], by: string): string {
-  const message = `sandbox_tamper: ${by} planted what git would run or follow later, outside the sandbox: ${paths.join(", ")} (moved to ${record.paths.dir}/planted; nothing of this iteration is committed)`;
+  const message = `sandbox_tamper: ${by} planted what git would run or follow later, outside the sandbox: ${paths.map(visibleLine).join(", ")} (moved to ${record.paths.dir}/planted; nothing of this iteration is committed)`;
   record.log(`iteration ${iteration}: ${message}`);
   record.event({ type: "sandbox_tamper", iteration, paths });
   return message;
