@@ -19,14 +19,16 @@ const probe = probeSandbox(process.env);
 
 // A nested repository whose config names an fsmonitor, one inside node_modules, a directory shaped as a
 // repository with no `.git` at all (HEAD, objects/, refs/ and a config naming an ssh command that `git
-// fetch` runs), a gitlink added to the index, and .git/commondir pointing git elsewhere (last: git inside
-// follows it from then on).
+// fetch` runs), a gitlink added to the index, and .git/commondir pointing git at a directory of the
+// agent's (its config names an fsmonitor the person's git status at the top runs; last: git inside follows
+// it from then on).
 const PLANT = `set -e
 mkdir -p sub && git -C sub init -q && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> sub/.git/config
 mkdir -p node_modules/x && git -C node_modules/x init -q && printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> node_modules/x/.git/config
 mkdir -p bare/objects bare/refs && echo 'ref: refs/heads/main' > bare/HEAD
 printf '[core]\\n\\tbare = true\\n\\tsshCommand = touch PWNED; false\\n[remote "origin"]\\n\\turl = ssh://example.invalid/x\\n' > bare/config
 git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,linked
+mkdir -p evil && cp -r .git/objects .git/refs evil/ && printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch PWNED\n' > evil/config
 echo ../evil > .git/commondir
 echo planted > planted.txt`;
 
@@ -52,7 +54,7 @@ function gitlinks(dir: string): string[] {
 
 /** What the person would run in each planted directory (each enters it: a nested repository's own config applies). */
 function personsGit(dir: string): void {
-  for (const args of [["-C", "sub", "status"], ["-C", "node_modules/x", "status"], ["-C", "bare", "fetch", "-q"]]) spawnSync("git", args, { cwd: dir, encoding: "utf8", timeout: 30_000 });
+  for (const args of [["status", "--short"], ["-C", "sub", "status"], ["-C", "node_modules/x", "status"], ["-C", "bare", "fetch", "-q"]]) spawnSync("git", args, { cwd: dir, encoding: "utf8", timeout: 30_000 });
 }
 
 describe("a repository planted by the sandboxed agent", { concurrency: 2, skip: probe.ok ? false : `no sandbox here: ${probe.why}` }, () => {
@@ -80,12 +82,14 @@ describe("a repository planted by the sandboxed agent", { concurrency: 2, skip: 
     assert.equal(existsSync(join(dir, "sub", ".git")), true);
     assert.equal(existsSync(join(dir, ".git", "commondir")), true);
     personsGit(dir);
-    for (const path of ["sub/PWNED", "node_modules/x/PWNED", "bare/PWNED"]) assert.equal(existsSync(join(dir, path)), true, `${path}: the attack itself did not work`);
+    for (const path of ["PWNED", "sub/PWNED", "node_modules/x/PWNED", "bare/PWNED"]) assert.equal(existsSync(join(dir, path)), true, `${path}: the attack itself did not work`);
   });
 
   test("a repository a check plants on the last iteration is moved out too, and fails the checks", async () => {
     const { dir, result, events } = await plant(true, PLANT_IN_CHECK, ["--check", "sh plant.sh"]);
     assert.deepEqual(events.find((event) => event.type === "sandbox_tamper")?.paths, ["late/.git"], result.stdout);
+    const checked = events.filter((event) => event.type === "criteria_checked");
+    assert.ok(checked.length > 0 && checked.every((event) => event.passed === false), JSON.stringify(checked));
     assert.equal(existsSync(join(dir, "late", ".git")), false);
     spawnSync("git", ["-C", "late", "status"], { cwd: dir, encoding: "utf8", timeout: 30_000 });
     assert.equal(existsSync(join(dir, "late", "PWNED")), false);
