@@ -203,7 +203,10 @@ export class Sandbox implements SandboxIo {
   }
 
   watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
-    return watchTamper(workDir, quarantineDir, env);
+    // What the agent CLIs (the agent's and the reviewers') would read as their config once it appears.
+    const agents = [...new Set([this.dirs.agent, ...(this.dirs.reviewers ?? [])])];
+    const watched = agents.flatMap((agent) => agentState(agent, homeOf(env), env, this.dirs.workDir).watched);
+    return watchTamper(workDir, quarantineDir, env, [...new Set(watched)]);
   }
 
   watchDenied(report: (denied: Denied) => void): () => void {

@@ -7,7 +7,8 @@
 // config and hooks; git refuses an empty one, so no placeholder can be bound over it). The baseline is taken
 // once, when the run starts: whatever appears later is planted, whichever iteration or check made it. Each
 // scan undoes what it finds before anything else runs git: a nested repository is moved into the run's
-// quarantine directory, a gitlink leaves the index, `commondir` is moved away too.
+// quarantine directory, a gitlink leaves the index, `commondir` is moved away too. The same goes for files
+// an agent CLI would read as its config once they appear in its writable state (see agent-state.ts).
 import { mkdirSync, renameSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -79,15 +80,17 @@ export type TamperScan = () => Promise<string[]>;
 /**
  * Takes the baseline of `workDir` (once, at the run's start) and returns the scan to run after each agent
  * and after each round of checks, before anything commits: planted repositories go to `quarantineDir`.
+ * `outside`: absolute paths in the agent CLIs' writable state that must not appear (named as they are).
  * `env` is the run's; its git runs with ralph's inert settings, never pointed at another repository.
  */
-export async function watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
+export async function watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv, outside: readonly string[] = []): Promise<TamperScan> {
   // A worktree's `.git` is a file naming a directory outside it, read-only inside: only an own one is watched.
   const gitDir = entryKind(join(workDir, ".git")) === "directory" ? join(workDir, ".git") : null;
   const before = {
     nested: new Set(await nestedRepositories(workDir)),
     links: new Set(gitDir === null ? [] : await gitlinks(workDir, env).catch(() => [])),
     commondir: gitDir !== null && entryKind(join(gitDir, "commondir")) !== "missing",
+    outside: new Set(outside.filter((path) => entryKind(path) !== "missing")),
   };
   return async () => {
     const planted: string[] = [];
@@ -95,6 +98,10 @@ export async function watchTamper(workDir: string, quarantineDir: string, env: N
     if (gitDir !== null && !before.commondir && entryKind(join(gitDir, "commondir")) !== "missing") {
       planted.push(".git/commondir");
       quarantine(join(gitDir, "commondir"), ".git/commondir", quarantineDir);
+    }
+    for (const path of outside.filter((path) => !before.outside.has(path) && entryKind(path) !== "missing")) {
+      planted.push(path);
+      quarantine(path, path, quarantineDir);
     }
     for (const path of (await nestedRepositories(workDir)).filter((path) => !before.nested.has(path))) {
       planted.push(path);

@@ -91,4 +91,40 @@ describe("an agent CLI's moved directory in the sandbox", { skip: probe.ok ? fal
     for (const name of ["state", "settings", "commands", "claude_json", "codex_config"]) assert.equal(results.get(name), "ok", name);
     assert.match(readFileSync(join(claudeDir, ".claude.json"), "utf8"), /mcpServers/);
   });
+
+  test("~/.claude/.config.json (read by Claude Code instead of .claude.json once there): a planted one is found and moved out", async () => {
+    const { work, env } = scene();
+    const home = env.HOME as string;
+    const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
+    if (!probe.ok) return;
+    const sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent: "claude", env: plain, projectDir: work, workDir: work });
+    try {
+      const scan = await sandbox.watchTamper(work, join(work, "..", "planted"), plain);
+      const wrapped = sandbox.wrap(["/bin/sh", "-c", `echo '{"mcpServers":{"evil":{"command":"touch"}}}' > "$HOME/.claude/.config.json"`], plain);
+      assert.equal(spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 }).status, 0);
+      // Control: the write reached the person's ~/.claude, where their next session would read it.
+      assert.equal(existsSync(join(home, ".claude", ".config.json")), true);
+      assert.deepEqual(await scan(), [join(home, ".claude", ".config.json")]);
+      assert.equal(existsSync(join(home, ".claude", ".config.json")), false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test("an existing ~/.claude/.config.json is the agent's private copy: the person's stays as it was", async () => {
+    const { work, env } = scene();
+    const home = env.HOME as string;
+    const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(join(home, ".claude", ".config.json"), '{"numStartups":2}');
+    if (!probe.ok) return;
+    const sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent: "claude", env: plain, projectDir: work, workDir: work });
+    try {
+      const wrapped = sandbox.wrap(["/bin/sh", "-c", `echo '{"mcpServers":{}}' > "$HOME/.claude/.config.json"`], plain);
+      assert.equal(spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 }).status, 0);
+      assert.equal(readFileSync(join(home, ".claude", ".config.json"), "utf8"), '{"numStartups":2}');
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
