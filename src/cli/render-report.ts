@@ -1,9 +1,18 @@
 // A run's report as Markdown: for a pull request body, a CI step summary, or a person reading it in a terminal.
 import type { ReportIteration, RunReport } from "../report/report-schema.js";
+import { visibleLine } from "../view/visible-text.js";
 
 /** Markdown table cell text: one line, pipes escaped. */
 function cell(text: string): string {
   return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+}
+
+/** Inline code the text cannot close (more backticks around it than in any run inside), on one line, controls shown. */
+function inlineCode(text: string): string {
+  const shown = visibleLine(text);
+  const ticks = "`".repeat(Math.max(0, ...(shown.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${shown}${pad}${ticks}`;
 }
 
 function usd(value: number | null): string {
@@ -50,7 +59,7 @@ export function renderReportMarkdown(report: RunReport): string {
   const planted = report.iterations.filter((iteration) => iteration.planted.length > 0);
   if (planted.length > 0) {
     lines.push("## Planted by the agent (sandbox_tamper)", "", "Moved out of the work tree and not committed: each would have made git run or follow it later.", "");
-    for (const iteration of planted) lines.push(`- iteration ${iteration.iteration}: ${iteration.planted.map((path) => `\`${cell(path)}\``).join(", ")}`);
+    for (const iteration of planted) lines.push(`- iteration ${iteration.iteration}: ${iteration.planted.map(inlineCode).join(", ")}`);
     lines.push("");
   }
   if (report.children.length > 0) {

@@ -12,7 +12,8 @@ import { limitOf, newTally } from "./iteration-facts.js";
 import { Looker } from "./look.js";
 import type { AgentRun, Attempt, Effect, Input, Machine } from "./phase.js";
 import { commitChanges } from "./commit-changes.js";
-import { tamperedRun } from "./sandbox-tamper.js";
+import { tamperedChecks, tamperedRun } from "./sandbox-tamper.js";
+import type { TamperScan } from "../sandbox/tamper-scan.js";
 import type { AgentHandle } from "./run-agent.js";
 import type { Task } from "../judge/tasks.js";
 import { startAttempt } from "./start-attempt.js";
@@ -33,8 +34,8 @@ export class Driver {
   private readonly inputs = new InputQueue();
   private attempt: AgentHandle | null = null;
   private checks: AbortController | null = null;
-  /** In a sandbox: says what the agent planted in the work tree during the attempt in flight (see tamper-scan.ts). */
-  private tamper: (() => string[]) | null = null;
+  /** In a sandbox: says what was planted in the work tree since the run started, and undoes it (see tamper-scan.ts). */
+  private tamper: TamperScan | null = null;
   /**
    * The work tree when the run started and after the iteration just judged: what a reviewer's diff spans. The
    * start stays put: a review runs only once the rest would end the run DONE, so work done in iterations that
@@ -144,6 +145,9 @@ export class Driver {
       record.log(`still waiting for a person to answer: ${JSON.stringify(question.text)} (ralph answer)`);
     } else if (question) record.log("the question was answered; the next prompt carries the question and the answer");
     record.startHeartbeat();
+    // The tamper scan's baseline, once: a repository planted by a check is new to every later scan too.
+    const { sandbox } = io;
+    if (sandbox?.watchTamper) this.tamper = await sandbox.watchTamper(workDirOf(options), resolve(record.paths.dir, "planted"), io.env);
     const watch = io.watchControl(record.paths, () => {
       // The first look's git (below) runs before the machine reads any input: stop --now ends it here.
       if (this.firstLook && io.readSentinels(record.paths).stopNow) this.firstLook.abort();
@@ -271,7 +275,6 @@ export class Driver {
 
   private spawn(attempt: Attempt): void {
     const { io } = this;
-    this.tamper = io.sandbox?.watchTamper?.(workDirOf(this.options), resolve(this.record.paths.dir, "planted")) ?? null;
     const started = startAttempt(attempt, {
       options: this.options,
       io,
@@ -295,11 +298,10 @@ export class Driver {
     if (!this.options.settings.dryRun) void this.logAhead.prepare(this.record.paths.iterationLog(attempt.iteration + 1));
     this.refuseAgentTimeRequests(attempt.iteration);
     this.guardPlanAfter(attempt.iteration);
+    const planted = this.tamper ? await this.tamper() : [];
     // A signal or stop --now while the commit's git runs ends it, as it ends checks.
     const commit = new AbortController();
     this.checks = commit;
-    const planted = this.tamper?.() ?? [];
-    this.tamper = null;
     const run =
       planted.length > 0
         ? tamperedRun(this.record, attempt.iteration, ended, planted)
@@ -402,9 +404,16 @@ export class Driver {
     const controller = new AbortController();
     this.checks = controller;
     const tasksFile = this.tasksFile();
+    // The checks run the agent's code with the tree writable: what they planted fails them, before any snapshot or commit.
+    const tamper = this.tamper;
     const verdicts =
       effect.criteria.length > 0
-        ? io.checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
+        ? io
+            .checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
+            .then(async (checked) => {
+              const planted = tamper ? await tamper() : [];
+              return planted.length > 0 ? tamperedChecks(this.record, effect.iteration, checked, planted) : checked;
+            })
         : Promise.resolve([]);
     // With reviews, the tree the iteration left is kept: a review's diff ends there.
     const snapshot = this.reviewed() ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal)) : Promise.resolve(null);

@@ -1,7 +1,8 @@
 // The bubblewrap command line of one sandboxed process: what it sees, writes, and which namespaces it gets.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import { ensurePlaceholder } from "./placeholder.js";
 
 /** Secret paths no sandboxed agent can read (SPEC section 15). */
 export const DEFAULT_READ_DENY = ["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.docker/config.json", "~/.kube"];
@@ -102,20 +103,6 @@ function hide(path: string): string[] {
 const GIT_CODE_DIRS = ["hooks", "info", "modules", "worktrees"];
 const GIT_CODE_FILES = ["config", "config.worktree", "objects/info/alternates"];
 
-/** Makes `path` (a directory, or an empty file) where it is missing; false where it cannot be. */
-function placeholder(path: string, directory: boolean): boolean {
-  try {
-    if (directory) mkdirSync(path, { recursive: true });
-    else {
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, "", { flag: "a" });
-    }
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The git paths of a work directory that make git run code or look elsewhere: read-only inside. */
 function gitProtected(workDir: string): string[] {
   const dotGit = join(workDir, ".git");
@@ -127,8 +114,8 @@ function gitProtected(workDir: string): string[] {
   }
   // A worktree's `.git` is a file naming a directory outside it, which stays read-only like the rest.
   if (!isDir) return [dotGit, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
-  const dirs = GIT_CODE_DIRS.map((name) => join(dotGit, name)).filter((path) => existsSync(path) || placeholder(path, true));
-  const files = GIT_CODE_FILES.map((name) => join(dotGit, name)).filter((path) => existsSync(path) || placeholder(path, false));
+  const dirs = GIT_CODE_DIRS.map((name) => join(dotGit, name)).filter((path) => ensurePlaceholder(path, { kind: "directory" }));
+  const files = GIT_CODE_FILES.map((name) => join(dotGit, name)).filter((path) => ensurePlaceholder(path, { kind: "file", content: "" }));
   return [...dirs, ...files, ...[join(dotGit, "commondir"), join(workDir, ".gitmodules")].filter((path) => existsSync(path))];
 }
 
@@ -205,14 +192,16 @@ export function bwrapOptions(walls: Walls): string[] {
   // `.git` bound onto itself is a mount point: the agent can neither rename it away nor put its own in its place.
   const dotGit = join(work, ".git");
   if (walls.readOnlyWork !== true && isDirectory(dotGit)) options.push("--bind", dotGit, dotGit);
-  const readOnly = [...worktreeGitDirs(work), ...gitProtected(work), ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
+  // Listed (and their placeholders made) once, bound again below when the work tree is bound twice.
+  const gitPaths = gitProtected(work);
+  const readOnly = [...worktreeGitDirs(work), ...gitPaths, ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
   for (const path of readOnly) options.push("--ro-bind", path, path);
   if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.runDir));
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
     options.push(bind, work, work);
     if (walls.readOnlyWork !== true && isDirectory(dotGit)) options.push("--bind", dotGit, dotGit);
-    for (const path of gitProtected(work)) options.push("--ro-bind", path, path);
+    for (const path of gitPaths) options.push("--ro-bind", path, path);
   }
   for (const path of walls.readDeny) options.push(...hide(expandPath(path, walls.home, walls.projectDir)));
   if (walls.socket !== null) options.push("--bind", walls.socket, walls.socket);

@@ -11,7 +11,7 @@ import { agentVariables } from "./billing.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
-import { watchTamper } from "./tamper-scan.js";
+import { watchTamper, type TamperScan } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
 import type { SandboxProbe } from "./sandbox-probe.js";
 
@@ -33,8 +33,8 @@ export interface SandboxIo {
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv };
   /** Calls `report` for every connection the allowlist refuses, until the returned function is called. */
   watchDenied(report: (denied: Denied) => void): () => void;
-  /** Starts watching the work tree for planted repositories; the returned function says what was planted and undoes it (see tamper-scan.ts). */
-  watchTamper?(workDir: string, quarantineDir: string): () => string[];
+  /** Takes the work tree's baseline (once, at the run's start); the returned scan says what was planted since and undoes it (see tamper-scan.ts). */
+  watchTamper?(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan>;
 }
 
 /** How a reviewer is walled in: the work tree read-only, and its own agent's state writable. */
@@ -100,7 +100,10 @@ export class Sandbox implements SandboxIo {
   private copyDir: string | null = null;
   /** Every host:port the proxy refused during the run. */
   private readonly refused = new Set<string>();
+  /** The agent's private copies, by the path they stand for. */
   private readonly copies = new Map<string, string>();
+  /** Copies made so far (each file's name is numbered). */
+  private copied = 0;
 
   private constructor(
     private readonly probe: Extract<SandboxProbe, { ok: true }>,
@@ -132,22 +135,28 @@ export class Sandbox implements SandboxIo {
     return `${how}: ${this.probe.version}; writable: the work directory, the agent's own state and a private /tmp${this.settings.writeAllow.length > 0 ? `, ${this.settings.writeAllow.join(", ")}` : ""}; ${network}; secrets hidden: ${[...DEFAULT_READ_DENY, ...this.settings.readDeny].join(", ")}`;
   }
 
-  /** The names a variable may have to pass in: the fixed list, the agents' own, and `sandbox.env`. */
-  private allowed(): string[] {
-    const agents = [this.dirs.agent, ...(this.dirs.reviewers ?? [])];
-    return [...ALWAYS, ...RALPH_FOR_AGENT, ...agents.flatMap((agent) => agentVariables(agent)), ...(this.settings.env ?? [])];
+  /**
+   * The names a variable may have to pass in to `agent`: the fixed list, that agent's own, and `sandbox.env`.
+   * Each wrap has its own: the agent never gets a reviewer's credentials, nor a reviewer the agent's.
+   */
+  private allowed(agent: AgentName): string[] {
+    return [...ALWAYS, ...RALPH_FOR_AGENT, ...agentVariables(agent), ...(this.settings.env ?? [])];
   }
 
-  /** The names of the person's variables that pass in (for the start line; values never). */
-  passing(env: NodeJS.ProcessEnv): string[] {
-    const inside = this.environment(env);
+  /** The names of the person's variables that pass in to `agent` (for the start line; values never). */
+  passing(env: NodeJS.ProcessEnv, agent: AgentName = this.dirs.agent): string[] {
+    const inside = this.environment(env, agent);
     return Object.keys(env).filter((name) => inside[name] !== undefined && inside[name] === env[name]).sort();
   }
 
-  /** One start line naming every variable of the person's that reaches the agent. */
+  /** One start line naming every variable of the person's that reaches the agent (and what a reviewer gets besides). */
   describeEnvironment(env: NodeJS.ProcessEnv): string {
     const names = this.passing(env);
-    return `sandbox: variables passed in: ${names.length > 0 ? names.join(", ") : "none"} (and RALPH_RUN_ID, RALPH_RUN_DIR, RALPH_ITERATION; every other one stays out unless sandbox.env names it)`;
+    const reviewers = [...new Set(this.dirs.reviewers ?? [])].flatMap((agent) => {
+      const own = this.passing(env, agent).filter((name) => !names.includes(name));
+      return own.length > 0 ? [`; a ${agent} reviewer also gets ${own.join(", ")}`] : [];
+    });
+    return `sandbox: variables passed in: ${names.length > 0 ? names.join(", ") : "none"}${reviewers.join("")} (and RALPH_RUN_ID, RALPH_RUN_DIR, RALPH_ITERATION; every other one stays out unless sandbox.env names it)`;
   }
 
   /** The run's closing lines on refused connections: the hosts, and the `sandbox.network.allow` line that lets them through. */
@@ -158,9 +167,9 @@ export class Sandbox implements SandboxIo {
     return [`sandbox: the agent was refused connections to ${hosts.join(", ")}`, `to allow them, in ralph.yaml: sandbox: {network: {allow: [${allow}]}}`];
   }
 
-  /** The environment inside: an allowlist (see ALWAYS) and `sandbox.env`, temp directories private, the proxy set. */
-  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const allowed = this.allowed();
+  /** The environment inside for `agent`: an allowlist (see ALWAYS) and `sandbox.env`, temp directories private, the proxy set. */
+  environment(env: NodeJS.ProcessEnv, agent: AgentName = this.dirs.agent): NodeJS.ProcessEnv {
+    const allowed = this.allowed(agent);
     const inside: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(env)) if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
     // Claude Code as root skips permission prompts only when told it is sandboxed: here it is, and only here.
@@ -173,13 +182,14 @@ export class Sandbox implements SandboxIo {
 
   wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv } {
     const home = homeOf(env);
-    const state = agentState(view?.agent ?? this.dirs.agent, home);
+    const state = agentState(view?.agent ?? this.dirs.agent, home, env, view?.cwd ?? this.dirs.workDir);
     const walls = {
       projectDir: this.dirs.projectDir,
       workDir: this.dirs.workDir,
       home,
       agentState: state,
-      copies: state.copies.map((path) => ({ path, copy: this.privateCopy(path) })).filter((entry): entry is { path: string; copy: string } => entry.copy !== null),
+      // A reviewer gets a fresh copy of the person's file, never the agent's (which the agent may have written).
+      copies: state.copies.map((path) => ({ path, copy: this.privateCopy(path, view === undefined) })).filter((entry): entry is { path: string; copy: string } => entry.copy !== null),
       readOnlyWork: view?.readOnly === true,
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
@@ -189,11 +199,14 @@ export class Sandbox implements SandboxIo {
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
       ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
     };
-    return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env) };
+    return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env, view?.agent ?? this.dirs.agent) };
   }
 
-  watchTamper(workDir: string, quarantineDir: string): () => string[] {
-    return watchTamper(workDir, quarantineDir);
+  watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
+    // What the agent CLIs (the agent's and the reviewers') would read as their config once it appears.
+    const agents = [...new Set([this.dirs.agent, ...(this.dirs.reviewers ?? [])])];
+    const watched = agents.flatMap((agent) => agentState(agent, homeOf(env), env, this.dirs.workDir).watched);
+    return watchTamper(workDir, quarantineDir, env, [...new Set(watched)]);
   }
 
   watchDenied(report: (denied: Denied) => void): () => void {
@@ -211,19 +224,21 @@ export class Sandbox implements SandboxIo {
   }
 
   /**
-   * The run's private copy of `path` (made at its first use, 0600 in a 0700 directory of the run's own),
-   * or null when it cannot be made. Nothing is ever copied back: what the agent writes into it (an MCP
-   * server, a command) stays in the copy and goes with it at the run's end.
+   * A private copy of `path` (0600 in a 0700 directory of the run's own), or null when it cannot be made:
+   * the agent's, made at its first use and kept for the run (`shared`), or a fresh one for each reviewer.
+   * Nothing is ever copied back: what the agent writes into it (an MCP server, a command) stays in the copy
+   * and goes with it at the run's end.
    */
-  private privateCopy(path: string): string | null {
-    const made = this.copies.get(path);
+  private privateCopy(path: string, shared: boolean): string | null {
+    const made = shared ? this.copies.get(path) : undefined;
     if (made !== undefined) return made;
     try {
       this.copyDir ??= mkdtempSync(join(tmpdir(), "ralph-sandbox-state-"));
-      const copy = join(this.copyDir, `${this.copies.size}-${basename(path)}`);
+      this.copied += 1;
+      const copy = join(this.copyDir, `${this.copied}-${basename(path)}`);
       copyFileSync(path, copy);
       chmodSync(copy, 0o600);
-      this.copies.set(path, copy);
+      if (shared) this.copies.set(path, copy);
       return copy;
     } catch {
       return null;

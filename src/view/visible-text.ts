@@ -18,3 +18,8 @@ function escaped(char: string): string {
 export function visible(text: string): string {
   return text.replace(CONTROLS, escaped);
 }
+
+/** `text` on one line: `visible`, with newlines and tabs written out too (a path in a log line cannot start another). */
+export function visibleLine(text: string): string {
+  return visible(text).replace(/[\t\n]/g, escaped);
+}
