@@ -21,6 +21,7 @@ const HELP: Record<string, { flags: string; help: string }> = {
   "--idle-timeout": { flags: "--idle-timeout <dur>", help: "end an iteration that printed nothing for DUR (default off)" },
   "--grace": { flags: "--grace <dur>", help: "time between the polite signal and SIGKILL when ending an agent (default 5s)" },
   "--max-cost": { flags: "--max-cost <usd>", help: "stop with BUDGET_EXCEEDED once the recorded spend reaches USD" },
+  "--max-tokens": { flags: "--max-tokens <n>", help: "stop with BUDGET_EXCEEDED once the run's tokens reach N (all kinds), or by kind: output=200k,input=1M" },
   "--max-runtime": { flags: "--max-runtime <dur>", help: "stop with RUNTIME_EXCEEDED once the run has lasted DUR" },
   "--max-failures": { flags: "--max-failures <n>", help: "consecutive failed iterations before FAILED (default 3)" },
   "--stall-limit": { flags: "--stall-limit <n>", help: "iterations without change to git tree, HEAD or task list before STALLED (default 3, 0 = off)" },

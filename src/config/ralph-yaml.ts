@@ -10,7 +10,7 @@ export interface YamlDefaults {
 }
 
 /** Extra keys that ralph.yaml accepts besides the run options. */
-const YAML_ONLY_KEYS = ["completion_criteria", "notify"] as const;
+const YAML_ONLY_KEYS = ["completion_criteria", "notify", "budget"] as const;
 
 /** Loads ralph.yaml; a missing file gives empty defaults, anything malformed a message. */
 export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults } | { ok: false; message: string } {

@@ -20,6 +20,7 @@ import {
   parseChoiceList,
   type Parsed,
 } from "../util/parse-value.js";
+import { parseTokenCaps, type TokenCapsSetting } from "../util/parse-tokens.js";
 
 /** Fully resolved settings of one run (the prompt itself is resolved separately). */
 export interface RunSettings {
@@ -36,6 +37,8 @@ export interface RunSettings {
   idleTimeoutMs: number | null;
   graceMs: number;
   maxCostUsd: number | null;
+  /** Token caps by kind (`--max-tokens`): for agents that report tokens but no cost. */
+  maxTokens: TokenCapsSetting | null;
   maxRuntimeMs: number | null;
   maxFailures: number;
   stallLimit: number;
@@ -130,6 +133,7 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   spec("idleTimeoutMs", "--idle-timeout", nullable(parsePositiveDuration), null),
   spec("graceMs", "--grace", parseDuration, 5000),
   spec("maxCostUsd", "--max-cost", nullable(parseUsd), null),
+  spec("maxTokens", "--max-tokens", nullable(parseTokenCaps), null),
   spec("maxRuntimeMs", "--max-runtime", nullable(parsePositiveDuration), null),
   spec("maxFailures", "--max-failures", parseCount, 3),
   spec("stallLimit", "--stall-limit", parseCount, 3),

@@ -50,6 +50,7 @@ const BODIES = {
     error: z.string().nullable().optional(),
     counted: z.literal(false).optional().describe("false for a usage limit: the iteration is run again"),
     cost_usd: z.number().nullable().optional(),
+    cost_source: z.enum(["reported", "computed", "unknown"]).optional().describe("where cost_usd comes from: the agent CLI (reported) or ralph's dated price table (computed, an estimate)"),
     cost_total_usd: z.number().optional(),
     tokens: tokens.nullable().optional(),
     session_id: z.string().nullable().optional(),

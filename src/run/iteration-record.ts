@@ -17,6 +17,8 @@ export interface AgentFigures {
   error: string | null;
   durationMs: number;
   costUsd: number | null;
+  /** Where costUsd comes from, once the spend ledger recorded the call. */
+  costSource?: "reported" | "computed" | "unknown";
   costTotalUsd: number;
   tokens: EventTokens | null;
   leftovers: number;
@@ -72,9 +74,12 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
         ["counted", agent?.limit ? false : undefined],
         ["duration_ms", agent && !agent.limit ? agent.durationMs : undefined],
         ["cost_usd", agent?.limit ? undefined : agent?.costUsd],
+        ["cost_source", agent?.limit ? undefined : agent?.costSource],
         ["cost_total_usd", agent?.costTotalUsd.toFixed(6)],
         ["tokens_in", agent?.limit ? undefined : agent?.tokens?.input],
         ["tokens_out", agent?.limit ? undefined : agent?.tokens?.output],
+        ["tokens_cache_read", agent?.limit ? undefined : agent?.tokens?.cacheRead],
+        ["tokens_cache_write", agent?.limit ? undefined : agent?.tokens?.cacheWrite],
         ["session_id", report.sessionId],
         ["message_source", hook?.messageSource],
         ["promise_found", claim ? claim.found : undefined],
@@ -136,6 +141,7 @@ function endedEvent(report: IterationReport): EventBody {
     duration_ms: agent?.durationMs ?? 0,
     error: agent?.error ?? null,
     cost_usd: agent?.costUsd ?? null,
+    ...(agent?.costSource ? { cost_source: agent.costSource } : {}),
     cost_total_usd: agent?.costTotalUsd ?? 0,
     tokens: agent?.tokens ?? null,
     ...verdict,

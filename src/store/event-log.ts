@@ -48,6 +48,8 @@ export type EventBody =
       error?: string | null;
       counted?: false;
       cost_usd?: number | null;
+      /** Where cost_usd comes from: the agent CLI's report, or ralph's price table (an estimate from tokens). */
+      cost_source?: "reported" | "computed" | "unknown";
       cost_total_usd?: number;
       tokens?: EventTokens | null;
       session_id?: string | null;

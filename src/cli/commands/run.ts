@@ -22,6 +22,7 @@ import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js"
 import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
+import { readBudgets } from "../../spend/budget-config.js";
 
 /** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
 export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
@@ -41,6 +42,9 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
   });
   if (!fromFlags.ok) throw new UsageError(fromFlags.message);
   const notifyTargets = [...fromYamlTargets.targets, ...fromFlags.targets];
+  // The project's and the user's budgets (src/spend/budget-config.ts): a bad one is a usage error before any run starts.
+  const budgets = readBudgets(projectDir, env);
+  if (!budgets.ok) throw new UsageError(budgets.message);
   const fromYaml = yaml.defaults.values.get("completion_criteria");
   let criteria: Criterion[] = [];
   if (fromYaml) {
