@@ -1,5 +1,6 @@
 // A run's report as Markdown: for a pull request body, a CI step summary, or a person reading it in a terminal.
 import type { ReportIteration, RunReport } from "../report/report-schema.js";
+import { costCell, costText, tokensText } from "../spend/spend-totals.js";
 
 /** Markdown table cell text: one line, pipes escaped. */
 function cell(text: string): string {
@@ -32,7 +33,7 @@ function iterationTable(iterations: ReportIteration[]): string[] {
 /** The report in Markdown. */
 export function renderReportMarkdown(report: RunReport): string {
   const lines = [`# ralph run ${report.run}: ${report.outcome ?? "not ended"}`, "", cell(report.reason), ""];
-  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${report.ended_at ?? "–"} |`, `| Cost | ${usd(report.cost_usd)} |`);
+  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${report.ended_at ?? "–"} |`, `| Cost | ${cell(costText(report))} |`, `| Tokens | ${tokensText(report.tokens)} |`);
   if (report.branch) {
     const from = report.base ? ` from ${report.base_branch ? `\`${report.base_branch}\` ` : ""}(\`${report.base.slice(0, 12)}\`)` : "";
     lines.push(`| Branch | \`${report.branch}\`${from} |`);
@@ -52,7 +53,7 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push("## Child runs", "", "| Run | Task | Outcome | Branch | Merge | Resolves | Cost |", "|---|---|---|---|---|---|---|");
     for (const child of report.children) {
       const merge = child.merge === null ? "–" : child.merge === "merged" ? `merged \`${(child.merge_detail ?? "").slice(0, 12)}\`` : child.merge === "abandoned" ? `abandoned: ${cell(child.merge_detail ?? "")}` : "pending";
-      lines.push(`| ${child.run} | ${cell(child.task)} | ${child.outcome} | \`${child.branch}\` | ${merge} | ${child.resolves} | ${usd(child.cost_usd)} |`);
+      lines.push(`| ${child.run} | ${cell(child.task)} | ${child.outcome} | \`${child.branch}\` | ${merge} | ${child.resolves} | ${costCell(child)} |`);
     }
     lines.push("");
     for (const child of report.children) if (child.iterations.length > 0) lines.push(`### ${child.run}: ${cell(child.detail)}`, "", ...iterationTable(child.iterations), "");

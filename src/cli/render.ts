@@ -7,6 +7,7 @@ import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
+import { costText, tokensText, type SpendTotals } from "../spend/spend-totals.js";
 import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
@@ -179,8 +180,8 @@ export interface SummaryView {
   agent?: string;
   /** `--dry-run`: the summary says so, and gives no advice to go on. */
   dryRun?: boolean;
-  costReported: boolean;
-  tokens: { input: number; output: number } | null;
+  /** What the run spent, from the spend ledger. */
+  spend: SpendTotals;
   maxIterations: number;
   /** A `--parallel` parent: it counts child runs, not iterations. */
   parallel?: boolean;
@@ -190,10 +191,13 @@ export interface SummaryView {
 export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
   const demo = view.agent === "demo";
-  const spend = view.costReported
-    ? `$${result.costUsd.toFixed(4)} (${demo ? "the demo agent's pretend figure: nothing was spent" : "agent CLI's estimate"})`
-    : demo ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
-  const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
+  const known = view.spend.cost_usd !== null;
+  const spend = demo
+    ? known
+      ? `${costText(view.spend)} (the demo agent's pretend figure: nothing was spent)`
+      : "nothing spent (the demo agent is free)"
+    : costText(view.spend);
+  const tokens = view.spend.calls > 0 ? `, tokens ${tokensText(view.spend.tokens)}` : "";
   const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
   return [
     colour(visible(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`)),

@@ -40,7 +40,7 @@ export interface HookFigures {
   stopHookActive: boolean;
   blocksThisTurn: number;
   /** The session's usage in this iteration, when its transcript states it. */
-  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number };
+  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number; costSource?: "reported" | "computed" | "unknown" };
 }
 
 /** One ended iteration, as both modes report it. */
@@ -129,7 +129,7 @@ function endedEvent(report: IterationReport): EventBody {
     criteria_passed: report.verdicts.length > 0 ? report.verdicts.every((v) => v.passed) : null,
   };
   if (hook) {
-    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, cost_total_usd: hook.usage.costTotalUsd } : {};
+    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, ...(hook.usage.costSource ? { cost_source: hook.usage.costSource } : {}), cost_total_usd: hook.usage.costTotalUsd } : {};
     return { ...common, ...verdict, message_source: hook.messageSource, stop_hook_active: hook.stopHookActive, blocks_this_turn: hook.blocksThisTurn, ...usage };
   }
   return {

@@ -50,7 +50,11 @@ export function credentialsLine(agent: AgentName, env: NodeJS.ProcessEnv): strin
   if (known.length === 0) return null;
   const present = known.filter(([variable]) => (env[variable] ?? "") !== "");
   const first = present[0];
-  if (first === undefined) return `credentials: no API key variable reaches ${agent}; it uses its own login (a subscription, if that is how you signed in)`;
+  if (first === undefined) {
+    // Since mid-2026 a Claude subscription bills headless `claude -p` calls to a credit pool of their own.
+    const pool = agent === "claude" ? ": under a Claude subscription, claude -p draws on the subscription's separate credit pool for headless use, not metered API billing; ralph cannot see which login it is" : " (a subscription, if that is how you signed in)";
+    return `credentials: no API key variable reaches ${agent}; it uses its own login${pool}`;
+  }
   const others = present.slice(1).map(([variable]) => variable);
   return `credentials: ${agent} gets ${first[0]}: ${first[1]}${others.length > 0 ? ` (also set: ${others.join(", ")})` : ""}`;
 }

@@ -24,7 +24,9 @@ function project(): string {
   return dir;
 }
 
-function deps(projectDir: string, env: NodeJS.ProcessEnv = {}): HandleDeps {
+function deps(projectDir: string, extra: NodeJS.ProcessEnv = {}): HandleDeps {
+  // The spend ledger goes to the tests' state directory (scripts/run-tests.mjs), never the user's.
+  const env = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, ...extra };
   return { projectDir, env, now: () => new Date(), pid: process.pid, hostname: "test-host", transcriptRetry: { attempts: 1, delayMs: 0 } };
 }
 
@@ -377,7 +379,7 @@ describe("hook handle", () => {
       assertBlock(await pending);
       const tokens = (JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens;
       // Control: read at once (one attempt), the late call is missed.
-      assert.deepEqual(tokens, attempts === 1 ? { input: 0, output: 0 } : { input: 100, output: 20 });
+      assert.deepEqual(tokens, attempts === 1 ? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } : { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 });
     }
   });
 
@@ -389,7 +391,7 @@ describe("hook handle", () => {
     writeFileSync(transcript, `${JSON.stringify(call)}\n`);
     // A wait for an entry with text would last the whole minute of this retry and time the test out.
     assertBlock(await handleStop(input({ lastAssistantMessage: "Done with the tool.", transcriptPath: transcript }), { ...deps(dir), transcriptRetry: { attempts: 2, delayMs: 60_000 } }));
-    assert.deepEqual((JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens, { input: 7, output: 3 });
+    assert.deepEqual((JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens, { input: 7, output: 3, cacheRead: 0, cacheWrite: 0 });
   });
 
   test("a hand-written state file without run_id gets a run directory at its first stop", async () => {

@@ -1,6 +1,6 @@
 // One run: facts, buttons, charts, iterations (each expandable to its output), child runs, the agent's
 // output as --live prints it, and the run log.
-import { ageText, el, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
+import { ageText, el, iterationText, listen, money, post, stateBadge } from "./common.js";
 import { spendChart, timelineChart } from "./charts.js";
 import { describeIteration, Iterations, mebibytes, reviewText } from "./iterations.js";
 import { outputByIteration } from "./iteration-output.js";
@@ -20,11 +20,10 @@ const children = new Map();
 document.title = `ralph ${runId}`;
 $("run-id").textContent = runId;
 
-/** The spend as the CLI words it: an estimate only where the agent reports cost at all. */
+/** The spend as the CLI words it (the server words it from ralph's spend ledger). */
 function spendText() {
-  const reported = row.cost_usd > 0 || iterations.list().some((it) => typeof it.costUsd === "number");
-  if (!reported) return row.agent === "demo" ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
-  return `${money(row.cost_usd)} (${row.agent === "demo" ? "the demo agent's pretend figure" : "agent CLI's estimate"})`;
+  const text = row.spend_text?.cost ?? "no cost reported";
+  return row.agent === "demo" && row.cost_usd !== null ? `${text} (the demo agent's pretend figure)` : text;
 }
 
 function showRow(next) {
@@ -36,7 +35,7 @@ function showRow(next) {
   const facts = [
     parent ? ["child runs", String(row.iteration)] : ["iteration", iterationText(row)],
     ["spend", spendText()],
-    ["tokens", tokensText(row.tokens)],
+    ["tokens", row.spend_text?.tokens ?? "-"],
     ["agent", row.agent ?? "-"],
     ["age", ageText(row.started_at)],
     ["reason", row.reason ?? "-"],
@@ -130,7 +129,7 @@ function showChildren() {
         el("td", {}, el("a", { href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(child.id)}` }, child.id)),
         el("td", {}, stateBadge(child.state)),
         cell(iterationText(child)),
-        cell(money(child.cost_usd)),
+        cell(child.spend_text?.cost_cell ?? "-"),
         cell(child.branch ?? "-", { class: "branch" }),
       ),
     ),
