@@ -8,7 +8,7 @@ import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
 import { costText, tokensText, type SpendTotals } from "../spend/spend-totals.js";
-import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, tokensOf } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
