@@ -2,7 +2,7 @@
 // the parts of one family run on many machines (a GitHub Actions matrix, a Kubernetes Job) add up key by key.
 import { dayOf, projectKey, SpendReader } from "./spend-ledger.js";
 import type { SpendCall } from "./spend-record.js";
-import { spendJson, sumCalls, type SpendTotals } from "./spend-totals.js";
+import { spendJson, sumCalls } from "./spend-totals.js";
 
 /** What `ralph spend` groups by. */
 export type SpendBy = "day" | "run" | "agent" | "model";
@@ -57,9 +57,4 @@ export function spendReport(options: { projectDir: string | null; sinceMs: numbe
   const rows: SpendGroup[] = [...groups.entries()].map(([id, group]) => ({ key: id.split("\0").pop() ?? id, ...(group.project ? { project: group.project } : {}), ...spendJson(sumCalls(group.calls)) }));
   rows.sort((a, b) => (by === "day" ? a.key.localeCompare(b.key) : (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || b.tokens.total - a.tokens.total || a.key.localeCompare(b.key)));
   return { schema_version: 1, since, until, by, project, groups: rows, total: spendJson(sumCalls(calls)) };
-}
-
-/** A group's figures as the totals the wording functions take. */
-export function groupTotals(group: ReturnType<typeof spendJson>): SpendTotals {
-  return { calls: group.calls, cost_usd: group.cost_usd, cost_source: group.cost_source, unknown_cost_calls: 0, tokens: group.tokens };
 }

@@ -2,7 +2,7 @@
 // ralph's spend ledger (src/spend), for this project or every project of the user.
 import { UsageError } from "../usage-error.js";
 import { writeOut } from "../write-out.js";
-import { groupTotals, spendReport, type SpendBy } from "../../spend/spend-report.js";
+import { spendReport, type SpendBy } from "../../spend/spend-report.js";
 import { costCell, tokensCell } from "../../spend/spend-totals.js";
 import { PRICES_AS_OF } from "../../spend/price-table.js";
 import { spendDir } from "../../spend/spend-ledger.js";
