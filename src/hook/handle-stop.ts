@@ -223,7 +223,20 @@ function hookSpend(deps: HandleDeps, record: RunRecord): SpendBook {
   const book = new SpendBook(deps.env);
   const budgets = readBudgets(deps.projectDir, deps.env);
   const runId = record.status.run_id;
-  book.open({ projectDir: deps.projectDir, runId, parent: null, agent: "claude", model: null, maxCostUsd: null, maxTokens: null, budgets: budgets.ok ? budgets : { project: null, user: null }, now: deps.now() });
+  // The loop began at `ralph hook start` (its first status): the ledger keeps that start from the first stop on.
+  const startedAt = new Date(record.status.started_at);
+  book.open({
+    projectDir: deps.projectDir,
+    runId,
+    parent: null,
+    agent: "claude",
+    model: null,
+    maxCostUsd: null,
+    maxTokens: null,
+    budgets: budgets.ok ? { project: budgets.project, user: budgets.user } : { project: null, user: null },
+    now: deps.now(),
+    ...(Number.isFinite(startedAt.getTime()) ? { startedAt } : {}),
+  });
   return book;
 }
 

@@ -18,6 +18,8 @@ export interface SpendStart {
   /** The budgets as read from ralph.yaml and the user config now (used unless a parent's record gives them). */
   budgets: { project: Budget | null; user: Budget | null };
   now: Date;
+  /** When the run started, when that was before it was first recorded here (a hook-mode loop: at `hook start`). */
+  startedAt?: Date;
   env: NodeJS.ProcessEnv;
 }
 
@@ -26,7 +28,7 @@ export function openSpendRun(start: SpendStart): SpendRun {
   const project = projectKey(start.projectDir);
   const earlier = readRun(project, start.runId, start.env);
   const parent = start.parent !== null ? readRun(project, start.parent, start.env) : null;
-  const at = start.now.toISOString();
+  const at = (start.startedAt ?? start.now).toISOString();
   const own = {
     family_max_cost_usd: start.maxCostUsd,
     family_max_tokens: start.maxTokens,
