@@ -37,6 +37,6 @@ describe("a Claude Code reviewer", { timeout: 120_000 }, () => {
     const status = readStatus(c.runDir);
     assert.equal(status.exit_reason, "DONE");
     assert.ok(Math.abs(Number(status.cost_usd) - 2 * COST_PER_CALL) < 1e-9, String(status.cost_usd));
-    assert.deepEqual(status.tokens, { input: 200, output: 40 });
+    assert.deepEqual(status.tokens, { input: 200, output: 40, cacheRead: 0, cacheWrite: 0 });
   });
 });
