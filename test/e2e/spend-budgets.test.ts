@@ -165,3 +165,35 @@ describe("spend: project budgets per day", () => {
     assert.equal(readStatus(runDir(other, "two")).exit_reason, "STOPPED", result.stdout);
   });
 });
+
+describe("spend: agents that report tokens but no cost", () => {
+  test("--max-tokens stops the run once the tokens of a kind, or of all kinds, reach the cap", async () => {
+    const repo = tempRepo();
+    const state = stateHome();
+    // No cost, and a model the price table does not know: the cost is not known at all.
+    const env = spendAgentEnv(repo, { XDG_STATE_HOME: state, SPEND_COST: "none", SPEND_MODEL: "some-model" });
+    const byKind = await runRalph(["run", "--agent", "claude", "-n", "9", "--stall-limit", "0", "--max-tokens", "output=500", "--name", "k", "work"], repo, env);
+    assert.equal(byKind.code, 3, byKind.stdout + byKind.stderr);
+    assert.deepEqual([readStatus(runDir(repo, "k")).exit_reason, readStatus(runDir(repo, "k")).iteration], ["BUDGET_EXCEEDED", 3]);
+    assert.match(byKind.stdout, /BUDGET_EXCEEDED: 600 output tokens used, --max-tokens output=500/);
+    assert.match(byKind.stdout, /3 iterations, no cost reported, tokens in 3\.0k · out 600 · cache read 15\.0k · cache write 900 · total 19\.5k/);
+    const total = await runRalph(["run", "--agent", "claude", "-n", "9", "--stall-limit", "0", "--max-tokens", "10k", "--name", "t", "work"], repo, env);
+    assert.match(total.stdout, /BUDGET_EXCEEDED: 13000 total tokens used, --max-tokens 10000/);
+    assert.equal(readStatus(runDir(repo, "t")).iteration, 2);
+  });
+
+  test("a known model's tokens are priced from the dated table: --max-cost holds on the estimate, marked as one", async () => {
+    const repo = tempRepo();
+    const state = stateHome();
+    const env = spendAgentEnv(repo, { XDG_STATE_HOME: state, SPEND_COST: "none", SPEND_MODEL: "claude-sonnet-4-5" });
+    // 1000 in × $3 + 200 out × $15 + 5000 cache read × $0.30 + 300 cache write × $3.75 per million: $0.008625 a call.
+    const result = await runRalph(["run", "--agent", "claude", "-n", "9", "--stall-limit", "0", "--max-cost", "0.02", "--name", "e", "work"], repo, env);
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.equal(readStatus(runDir(repo, "e")).iteration, 3);
+    assert.match(result.stdout, /3 iterations, ~\$0\.0259 \(estimated from tokens, prices of \d{4}-\d{2}-\d{2}\)/);
+    const calls = ledger(state);
+    assert.deepEqual(calls.map((call) => [call.cost_usd, call.cost_source]), [[0.008625, "computed"], [0.008625, "computed"], [0.008625, "computed"]]);
+    const listed = await runRalph(["list"], repo, env);
+    assert.match(listed.stdout, /~\$0\.0259/);
+  });
+});
