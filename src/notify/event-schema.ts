@@ -114,6 +114,15 @@ const BODIES = {
     reason: z.enum(EXIT_REASONS).describe("exit reason (a STALLED ending also matches the `stalled` filter)"),
     exit_code: int,
     detail: z.string(),
+    spend: z
+      .object({
+        cost_usd: z.number().nullable(),
+        cost_source: z.enum(["reported", "computed", "mixed", "none"]),
+        calls: int,
+        tokens: z.object({ input: int, output: int, cache_read: int, cache_write: int, total: int.describe("every kind together") }),
+      })
+      .optional()
+      .describe("what the run spent, from ralph's spend ledger (a --parallel parent: with its children)"),
   },
   needs_human: { iteration: int, question: z.string().describe("the agent's <ask> text") },
   answered: { iteration: int, question: z.string(), answer: z.string().nullable().describe("null for an in-session loop, answered in the Claude Code session") },

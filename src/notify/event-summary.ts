@@ -1,6 +1,7 @@
 // One readable line per event, for Slack messages and desktop notifications.
 import { clip } from "../util/clip.js";
 import type { NotifyEvent } from "./notify-target.js";
+import { costText, tokenFigures, tokensText } from "../spend/spend-totals.js";
 
 const MAX_SUMMARY = 300;
 
@@ -19,7 +20,9 @@ export function eventSummary(event: NotifyEvent): string {
     case "run_ended": {
       const reason = text(event.reason) ?? "unknown reason";
       const code = typeof event.exit_code === "number" ? ` (exit ${event.exit_code})` : "";
-      return clip(`${run}: ended ${reason}${code}${detail(event.detail)}`, MAX_SUMMARY);
+      // The spend as every view words it (src/spend/spend-totals.ts); it comes first so that clipping keeps it.
+      const spend = spendOfEvent(event.spend);
+      return clip(`${run}: ended ${reason}${code}${spend}${detail(event.detail)}`, MAX_SUMMARY);
     }
     case "waiting_limit":
       return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`, MAX_SUMMARY);
@@ -36,6 +39,16 @@ export function eventSummary(event: NotifyEvent): string {
     default:
       return clip(`${run}: ${event.type.replace(/_/g, " ")}`, MAX_SUMMARY);
   }
+}
+
+/** ` · $0.0400 · tokens in … total …` from a run_ended event's spend, or nothing when it has none. */
+function spendOfEvent(value: unknown): string {
+  const spend = value as { cost_usd?: unknown; cost_source?: unknown; tokens?: unknown } | undefined;
+  const tokens = tokenFigures(spend?.tokens);
+  if (!spend || !tokens) return "";
+  const cost = typeof spend.cost_usd === "number" ? spend.cost_usd : null;
+  const source = spend.cost_source === "computed" || spend.cost_source === "mixed" || spend.cost_source === "reported" ? spend.cost_source : "none";
+  return ` · ${costText({ cost_usd: cost, cost_source: source })} · tokens ${tokensText(tokens)}`;
 }
 
 /** A short title for a desktop notification. */

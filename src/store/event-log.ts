@@ -88,7 +88,14 @@ export type EventBody =
   | { type: "sandbox_denied"; iteration: number; host: string; port: number }
   | { type: "sandbox_tamper"; iteration: number; paths: string[] }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
-  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
+  | {
+      type: "run_ended";
+      reason: ExitReason;
+      exit_code: number;
+      detail: string;
+      /** What the run spent, from the spend ledger (a --parallel parent: with its children), as status --json gives it. */
+      spend?: { cost_usd: number | null; cost_source: "reported" | "computed" | "mixed" | "none"; calls: number; tokens: { input: number; output: number; cache_read: number; cache_write: number; total: number } };
+    }
   | { type: "child_started"; child: string; task: string; branch: string }
   | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number }
   /** A `--parallel` parent merged a DONE child's branch into its integration branch (after `resolves` resolve iterations). */
