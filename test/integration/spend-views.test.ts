@@ -110,7 +110,7 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     const seen = await views(project, id, ralphEnv);
     for (const [view, figures] of Object.entries(seen)) assert.deepEqual(figures, { tokens: TWO_CALLS, cost_usd: null }, view);
     const status = await runRalph(["status", id], project, ralphEnv);
-    assert.match(status.stdout, /^spend      no cost reported$/m);
+    assert.match(status.stdout, /^spend {6}no cost reported$/m);
     assert.match(status.stdout, new RegExp(`^tokens     ${TWO_CALLS_TEXT.replace(/\./g, "\\.")}$`, "m"));
     const listed = await runRalph(["list"], project, ralphEnv);
     const report = await runRalph(["report", id], project, ralphEnv);
