@@ -166,7 +166,7 @@ function endingLines(event: RunEvent, iterations: number, maxIterations: number)
   const reason = String(event.reason);
   const lines = [visible(`${reason}: ${String(event.detail ?? "")}`)];
   if (isExitReason(reason)) {
-    const step = nextStep({ reason, runId: event.run, iterations, maxIterations });
+    const step = nextStep({ reason, runId: event.run, iterations, maxIterations, detail: typeof event.detail === "string" ? event.detail : undefined });
     if (step) lines.push(`next: ${step}`);
   }
   return lines;
@@ -195,10 +195,12 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const spend = demo
     ? known
       ? `${costText(view.spend)} (the demo agent's pretend figure: nothing was spent)`
-      : "nothing spent (the demo agent is free)"
+      : view.spend.calls > 0
+        ? "nothing spent (the demo agent is free)"
+        : "nothing spent"
     : costText(view.spend);
   const tokens = view.spend.calls > 0 ? `, tokens ${tokensText(view.spend.tokens)}` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun, detail: result.detail });
   return [
     colour(visible(`${result.reason}: ${result.detail}${view.dryRun ? " (dry run)" : ""}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,

@@ -130,7 +130,7 @@ function nextLine(report: RunStatusReport): string[] {
   if (reason === null) return [];
   // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
   const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run });
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run, detail: report.last_action ?? undefined });
   return step ? [`next       ${step}`] : [];
 }
 
