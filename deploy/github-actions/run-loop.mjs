@@ -36,7 +36,8 @@ if (status.status === 0 && loop.status !== 2) {
   outputs.run_id = String(run.id ?? "");
   outputs.exit_reason = String(run.exit_reason ?? "");
   outputs.branch = String(run.branch ?? "");
-  outputs.cost_usd = String(run.cost_usd ?? 0);
+  // Empty when the agent reported no cost (never a made-up 0).
+  outputs.cost_usd = run.cost_usd === null || run.cost_usd === undefined ? "" : String(run.cost_usd);
   outputs.run_dir = typeof run.run_dir === "string" ? resolve(run.run_dir) : "";
 } else {
   // Nothing was started (a usage error): the error line is the outcome.
