@@ -159,7 +159,7 @@ function budgetWait(machine: Machine, budget: GateVerdict & { kind: "wait" }, no
       {
         kind: "record",
         entries: [
-          { kind: "event", body: { type: "waiting_limit", iteration, message: budget.detail, reset_at: resumeAt, resume_at: resumeAt } },
+          { kind: "event", body: { type: "waiting_limit", iteration, message: budget.detail, reset_at: resumeAt, resume_at: resumeAt, budget: true } },
           ...logs(`${budget.detail}; waiting until ${resumeAt} (budget.on_exhausted: wait), then starting iteration ${iteration}`),
         ],
       },

@@ -73,6 +73,7 @@ const BODIES = {
     message: z.string(),
     reset_at: z.string().nullable().describe("when the provider said the limit resets, if it did"),
     resume_at: z.string().describe("when the run tries again"),
+    budget: z.literal(true).optional().describe("true when a spent daily or weekly budget is waited out (budget.on_exhausted: wait), not a provider's usage limit"),
   },
   state_change_rejected: { iteration: int, ignored: z.array(z.string()), applied: z.array(z.string()), kept_as: z.string() },
   state_set: { applied: z.string().optional(), refused: z.string().optional() },

@@ -25,6 +25,8 @@ export function eventSummary(event: NotifyEvent): string {
       return clip(`${run}: ended ${reason}${code}${spend}${detail(event.detail)}`, MAX_SUMMARY);
     }
     case "waiting_limit":
+      // A spent budget waited out (budget.on_exhausted: wait) is worded as what it is, not as a provider's limit.
+      if (event.budget === true) return clip(`${run}: budget spent, waiting until ${text(event.resume_at) ?? "the next day"}${detail(event.message)}`, MAX_SUMMARY);
       return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`, MAX_SUMMARY);
     case "needs_human":
       return clip(`${run} needs a person${detail(event.question)}`, MAX_SUMMARY);
@@ -55,6 +57,6 @@ function spendOfEvent(value: unknown): string {
 export function eventTitle(event: NotifyEvent): string {
   if (event.type === "run_ended") return `ralph: ${text(event.reason) ?? "ended"}`;
   if (event.type === "needs_human") return "ralph: needs a person";
-  if (event.type === "waiting_limit") return "ralph: waiting for a usage limit";
+  if (event.type === "waiting_limit") return event.budget === true ? "ralph: waiting for the budget" : "ralph: waiting for a usage limit";
   return `ralph: ${event.type.replace(/_/g, " ")}`;
 }

@@ -70,7 +70,8 @@ export type EventBody =
   /** `answer` is null for an in-session loop, where the person answers in the Claude Code session itself. */
   | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
-  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
+  /** `budget`: a spent daily or weekly budget is waited out (budget.on_exhausted: wait), not a provider's limit. */
+  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string; budget?: true }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "control_refused"; iteration: number; file: string; reason: string }
