@@ -45,8 +45,7 @@ if (status.status === 0 && loop.status !== 2) {
   const spend = spawnSync("ralph", ["spend", "--json", "--by", "run", "--since", "52w"], { env, encoding: "utf8" });
   const line = spend.status === 0 ? JSON.parse(spend.stdout).groups?.find((group) => group.key === outputs.run_id) : undefined;
   if (line) {
-    const { key: _key, ...figures } = line;
-    outputs.spend = JSON.stringify({ run: outputs.run_id, ...figures });
+    outputs.spend = JSON.stringify({ run: outputs.run_id, cost_usd: line.cost_usd, cost_source: line.cost_source, calls: line.calls, tokens: line.tokens });
     if (outputs.run_dir !== "") writeFileSync(join(outputs.run_dir, "spend.json"), `${outputs.spend}\n`);
   }
 } else {
