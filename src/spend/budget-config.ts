@@ -7,6 +7,7 @@
 //     on_exhausted: stop   # stop (BUDGET_EXCEEDED) or wait (for the next day or week)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { requireBuiltin } from "../util/require-builtin.js";
 import { parseDocument } from "yaml";
 import { parseUsd } from "../util/parse-value.js";
 import type { Budget } from "./spend-record.js";
@@ -40,7 +41,8 @@ export function parseBudget(value: unknown, where: string): BudgetRead {
 
 /** The user-level config file, from `env`. */
 export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/") ? env.XDG_CONFIG_HOME : join(env.HOME ?? "", ".config");
+  // Without HOME, the user's home directory as the system knows it (never a path relative to the working directory).
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/") ? env.XDG_CONFIG_HOME : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".config");
   return join(base, "ralph", "config.yaml");
 }
 

@@ -9,6 +9,9 @@ import { step } from "../../src/engine/step.js";
 import type { Input, Phase, Step } from "../../src/engine/phase.js";
 import { eventSummary, eventTitle } from "../../src/notify/event-summary.js";
 import { machine } from "../fixtures/engine-machine.js";
+import { userConfigFile } from "../../src/spend/budget-config.js";
+import { homedir } from "node:os";
+import { join } from "node:path";
 
 const DAY = 86_400_000;
 // Wednesday 2026-12-02, 12:00 UTC.
@@ -166,5 +169,13 @@ describe("spend gate in the engine", () => {
     assert.equal(eventSummary({ ...base, budget: true }), "ralph run r1: budget spent, waiting until 2026-12-03T00:00:00.000Z: your daily budget is spent");
     assert.equal(eventTitle({ ...base, budget: true }), "ralph: waiting for the budget");
     assert.equal(eventTitle(base), "ralph: waiting for a usage limit");
+  });
+});
+
+describe("budget config", () => {
+  test("the user config is under XDG_CONFIG_HOME, else HOME, else the user's home directory: never a relative path", () => {
+    assert.equal(userConfigFile({ XDG_CONFIG_HOME: "/c", HOME: "/h" }), "/c/ralph/config.yaml");
+    assert.equal(userConfigFile({ XDG_CONFIG_HOME: "relative", HOME: "/h" }), "/h/.config/ralph/config.yaml");
+    assert.equal(userConfigFile({}), join(homedir(), ".config", "ralph", "config.yaml"));
   });
 });
