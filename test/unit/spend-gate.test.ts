@@ -170,6 +170,14 @@ describe("spend gate in the engine", () => {
     assert.equal(eventTitle({ ...base, budget: true }), "ralph: waiting for the budget");
     assert.equal(eventTitle(base), "ralph: waiting for a usage limit");
   });
+
+  test("a run_ended notification gives the run's spend as every view words it, never $0.0000", () => {
+    const tokens = { input: 1000, output: 200, cache_read: 5000, cache_write: 300, total: 6500 };
+    const ended = { type: "run_ended", run: "r1", reason: "MAX_ITERATIONS", exit_code: 3, detail: "cap", spend: { cost_usd: null, cost_source: "none", calls: 1, tokens } };
+    assert.equal(eventSummary(ended), "ralph run r1: ended MAX_ITERATIONS (exit 3) · no cost reported · tokens in 1.0k · out 200 · cache read 5.0k · cache write 300 · total 6.5k: cap");
+    const estimated = eventSummary({ ...ended, spend: { ...ended.spend, cost_usd: 0.0086, cost_source: "computed" } });
+    assert.match(estimated, /· ~\$0\.0086 \(estimated from tokens, prices of \d{4}-\d{2}-\d{2}\) · tokens in 1\.0k/);
+  });
 });
 
 describe("budget config", () => {
