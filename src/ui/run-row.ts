@@ -12,6 +12,8 @@ export interface RunRow extends RunSummary {
   spend_text: { cost: string; cost_cell: string; tokens: string; tokens_cell: string };
   reason: string | null;
   branch: string | null;
+  /** The task the run works on now (status.json `current_task`), shown by the terminal UI. */
+  task: string | null;
 }
 
 /** The text of a field when status.json carries it as a non-empty string. */
@@ -30,5 +32,6 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
     spend_text: { cost: costText(summary), cost_cell: costCell(summary), tokens: tokensText(summary.tokens), tokens_cell: tokensCell(summary.tokens) },
     reason: text(status?.last_action),
     branch: text(extra.branch),
+    task: text(status?.current_task),
   };
 }
