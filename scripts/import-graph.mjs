@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from "node:path";
 const LAYERS = {
   util: 0, exit: 0, redact: 0,
   process: 1, store: 1, agents: 1,
-  config: 2, judge: 2, worktree: 2, notify: 2, view: 2, run: 2, sandbox: 2,
+  config: 2, spend: 2, judge: 2, worktree: 2, notify: 2, view: 2, run: 2, sandbox: 2,
   control: 3, hook: 3, report: 3,
   engine: 4,
   parallel: 5, ui: 5, tui: 5,

@@ -27,8 +27,9 @@ function fromStatus(run) {
     ["task", run.current_task ?? ""],
     ["branch", run.branch ? `\`${run.branch}\`` : ""],
     ["iterations", `${run.iteration}${run.max_iterations ? ` of ${run.max_iterations}` : ""}`],
-    ["cost", run.cost_usd === null || run.cost_usd === undefined ? "not reported" : `$${Number(run.cost_usd).toFixed(4)}`],
-    ["tokens", run.tokens ? `${run.tokens.input} in, ${run.tokens.output} out` : ""],
+    ["cost", run.cost_usd === null || run.cost_usd === undefined ? "no cost reported" : `${run.cost_source === "computed" || run.cost_source === "mixed" ? "~" : ""}$${Number(run.cost_usd).toFixed(4)}`],
+    // Tokens by kind, as ralph shows them everywhere (docs/spend.md): input excludes the cached input.
+    ["tokens", run.tokens ? `in ${run.tokens.input} · out ${run.tokens.output} · cache read ${run.tokens.cache_read ?? 0} · cache write ${run.tokens.cache_write ?? 0} · total ${run.tokens.total ?? run.tokens.input + run.tokens.output}` : ""],
     ["started", run.started_at ?? ""],
     ["ended", run.ended_at ?? ""],
     ["why", run.last_action ?? ""],

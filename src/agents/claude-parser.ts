@@ -62,6 +62,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
   const toolNames = new Map<string, string>();
   const stray = new StrayLines(TOOL_RESULT_LIMIT);
   let sessionId: string | undefined;
+  let model: string | undefined;
   let result: Json | null = null;
   // Held in a ring (no string kept per line) of twice the limit, cut back to the limit as before.
   const finalText = new TextTail(2 * FINAL_TEXT_LIMIT + 1);
@@ -75,6 +76,7 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
   function onSystem(line: Json): AgentEvent[] {
     if (line.subtype === "init") {
       if (typeof line.session_id === "string") sessionId = line.session_id;
+      if (typeof line.model === "string" && line.model !== "") model = line.model;
       return [{ kind: "init", ...(sessionId ? { sessionId } : {}), text: typeof line.model === "string" ? line.model : "" }];
     }
     if (line.subtype === "api_retry") {
@@ -244,6 +246,9 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
         if (cost !== undefined) outcome.costUsd = cost;
         const tokens = tokensFrom(line);
         if (tokens) outcome.tokens = tokens;
+        // The model that did most of the work (Claude Code may call a small one on the side).
+        const used = Object.entries(asRecord(line.modelUsage) ?? {}).sort(([, a], [, b]) => (asNumber(asRecord(b)?.outputTokens) ?? 0) - (asNumber(asRecord(a)?.outputTokens) ?? 0))[0]?.[0];
+        if (used ?? model) outcome.model = used ?? model;
         const turns = asNumber(line.num_turns);
         if (turns !== undefined) outcome.turns = turns;
       }

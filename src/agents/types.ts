@@ -47,6 +47,10 @@ export interface AgentOutcome {
   sessionId?: string;
   costUsd?: number;
   tokens?: TokenUsage;
+  /** Where costUsd comes from once the spend ledger recorded the call: the CLI's report, or ralph's price table. */
+  costSource?: "reported" | "computed" | "unknown";
+  /** The model that answered, when the CLI names it (the spend ledger prices tokens by it). */
+  model?: string;
   turns?: number;
   error?: { kind: AgentErrorKind; message: string };
   limit?: LimitInfo;

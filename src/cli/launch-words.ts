@@ -8,9 +8,9 @@ import { startLines } from "./start-lines.js";
 export const launchWords: LaunchWords = {
   view: (input, out) => createRenderer({ json: input.settings.json, live: input.settings.live, maxIterations: input.plan.maxIterations }, out),
   startLines: (input, worktree) => startLines({ ...input, worktree }),
-  endLines(input, result, view, worktree, tokens, refused) {
+  endLines(input, result, view, worktree, spend, refused) {
     const parallel = input.settings.parallel !== null;
-    const shown = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, costReported: view.costReported || (parallel && result.costUsd > 0), tokens, maxIterations: input.plan.maxIterations, parallel };
+    const shown = { temporary: input.temporary === true, agent: input.settings.agent, dryRun: input.settings.dryRun, spend, maxIterations: input.plan.maxIterations, parallel };
     const review = input.temporary
       ? []
       : worktree

@@ -12,6 +12,18 @@ export interface NextStepInput {
   agentMissing?: string | undefined;
   /** A `--dry-run`: nothing ran, so going on with it shows nothing new. */
   dryRun?: boolean | undefined;
+  /** Why it ended, in words: a BUDGET_EXCEEDED names the budget (src/spend/spend-gate.ts). */
+  detail?: string | undefined;
+}
+
+/** What to do about a spent budget, by which budget it was. */
+function budgetStep(id: string, detail: string): string {
+  const period = /budget\.(daily|weekly)/.exec(detail)?.[1];
+  if (period) return `the ${period} budget is spent: go on once a new ${period === "daily" ? "day" : "week"} begins (UTC), or raise budget.${period}: ralph continue ${id}`;
+  const family = /--max-cost \$[0-9.]+ of run (\S+)/.exec(detail)?.[1];
+  if (family && family !== id) return `its family's budget is spent: raise it on the parent: ralph continue ${family} --max-cost USD`;
+  if (detail.includes("--max-tokens")) return `raise the token cap and go on: ralph continue ${id} --max-tokens N`;
+  return `raise the budget and go on: ralph continue ${id} --max-cost USD`;
 }
 
 /** The next step after a run ended with `reason`, as one line, or null when there is nothing to do. */
@@ -31,7 +43,7 @@ export function nextStep(input: NextStepInput): string | null {
     case "MAX_ITERATIONS":
       return `give it more iterations: ralph continue ${id} -n ${input.iterations + Math.max(input.maxIterations, 1)}`;
     case "BUDGET_EXCEEDED":
-      return `raise the budget and go on: ralph continue ${id} --max-cost USD`;
+      return budgetStep(id, input.detail ?? "");
     case "RUNTIME_EXCEEDED":
       return `allow a longer run and go on: ralph continue ${id} --max-runtime DUR`;
     case "FAILED":

@@ -154,6 +154,17 @@ export function buildProgram(trailing: string[] | null, done: (code: Promise<num
     .option("--format <format>", "md (default) or json")
     .action((run: string | undefined, opts: { format?: string }) => done(import("./commands/report.js").then((m) => m.reportCommand(cwd, run, opts.format, process.env))));
   program
+    .command("spend")
+    .description("what the agents spent, from ralph's spend ledger: by day, run, agent or model")
+    .option("--since <period>", "how far back: 7d (default), 24h, 2w, 30m")
+    .option("--by <key>", "day (default), run, agent or model")
+    .option("--json", "machine-readable output (additive: the parts of a family run elsewhere add up)")
+    .option("--all-projects", "every project of this user, not only the current one")
+    .exitOverride()
+    .action((opts: { since?: string; by?: string; json?: boolean; allProjects?: boolean }) =>
+      done(import("./commands/spend.js").then((m) => m.spendCommand(cwd, opts, process.env))),
+    );
+  program
     .command("land")
     .description("deliver a run's branch, only as asked: merge it into your current branch, or --push it (and --pr)")
     .argument("[run]", "run id (default: the latest run)")

@@ -1,6 +1,7 @@
 // A run's report as Markdown: for a pull request body, a CI step summary, or a person reading it in a terminal.
 import type { ReportIteration, RunReport } from "../report/report-schema.js";
 import { visibleLine } from "../view/visible-text.js";
+import { costCell, costText, tokensText } from "../spend/spend-totals.js";
 
 /** Markdown table cell text: one line, pipes escaped. */
 function cell(text: string): string {
@@ -44,9 +45,8 @@ export function renderReportMarkdown(report: RunReport): string {
   const title = report.foreign !== undefined ? "foreign" : (report.outcome ?? (report.ended_at ? "ending not recorded by its runner" : "not ended"));
   const lines = [`# ralph run ${report.run}: ${title}`, "", ...(report.foreign !== undefined ? [`Foreign: ${cell(report.foreign)}.`, ""] : []), cell(report.reason), ""];
   const ended = report.ended_at === null ? "–" : `${report.ended_at}${report.foreign !== undefined ? " (as its own status.json says)" : ""}`;
-  // $0.0000 would say the agent spent nothing; when no iteration reported a cost, that is not known.
-  const reported = report.cost_usd > 0 || [...report.iterations, ...report.children.flatMap((child) => child.iterations)].some((it) => it.cost_usd !== null);
-  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${ended} |`, `| Cost | ${reported ? usd(report.cost_usd) : "no cost reported"} |`);
+  // The cost as every view words it: "no cost reported" (never $0.0000) when no call had one, "~" for an estimate.
+  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${ended} |`, `| Cost | ${cell(costText(report))} |`, `| Tokens | ${tokensText(report.tokens)} |`);
   if (report.branch) {
     const from = report.base ? ` from ${report.base_branch ? `\`${report.base_branch}\` ` : ""}(\`${report.base.slice(0, 12)}\`)` : "";
     lines.push(`| Branch | \`${report.branch}\`${from} |`);
@@ -66,7 +66,7 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push("## Child runs", "", "| Run | Task | Outcome | Branch | Merge | Resolves | Cost |", "|---|---|---|---|---|---|---|");
     for (const child of report.children) {
       const merge = child.merge === null ? "–" : child.merge === "merged" ? `merged \`${(child.merge_detail ?? "").slice(0, 12)}\`` : child.merge === "abandoned" ? `abandoned: ${cell(child.merge_detail ?? "")}` : "pending";
-      lines.push(`| ${child.run} | ${cell(child.task)} | ${child.outcome} | \`${child.branch}\` | ${merge} | ${child.resolves} | ${usd(child.cost_usd)} |`);
+      lines.push(`| ${child.run} | ${cell(child.task)} | ${child.outcome} | \`${child.branch}\` | ${merge} | ${child.resolves} | ${costCell(child)} |`);
     }
     lines.push("");
     for (const child of report.children) if (child.iterations.length > 0) lines.push(`### ${child.run}: ${cell(child.detail)}`, "", ...iterationTable(child.iterations), "");

@@ -7,7 +7,8 @@ import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
-import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, stderrTailLine, tokensOf, tokenText } from "./render-lines.js";
+import { costText, tokensText, type SpendTotals } from "../spend/spend-totals.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, stderrTailLine, tokensOf } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -169,7 +170,7 @@ function endingLines(event: RunEvent, iterations: number, maxIterations: number)
   const reason = String(event.reason);
   const lines = [visible(`${reason}: ${String(event.detail ?? "")}`)];
   if (isExitReason(reason)) {
-    const step = nextStep({ reason, runId: event.run, iterations, maxIterations });
+    const step = nextStep({ reason, runId: event.run, iterations, maxIterations, detail: typeof event.detail === "string" ? event.detail : undefined });
     if (step) lines.push(`next: ${step}`);
   }
   return lines;
@@ -183,8 +184,8 @@ export interface SummaryView {
   agent?: string;
   /** `--dry-run`: the summary says so, and gives no advice to go on. */
   dryRun?: boolean;
-  costReported: boolean;
-  tokens: { input: number; output: number } | null;
+  /** What the run spent, from the spend ledger. */
+  spend: SpendTotals;
   maxIterations: number;
   /** A `--parallel` parent: it counts child runs, not iterations. */
   parallel?: boolean;
@@ -194,11 +195,16 @@ export interface SummaryView {
 export function summaryLines(result: RunResult, view: SummaryView): string[] {
   const colour = result.exitCode === 0 ? pc.green : result.reason === "INTERRUPTED" ? pc.yellow : pc.red;
   const demo = view.agent === "demo";
-  const spend = view.costReported
-    ? `$${result.costUsd.toFixed(4)} (${demo ? "the demo agent's pretend figure: nothing was spent" : "agent CLI's estimate"})`
-    : demo ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
-  const tokens = view.tokens && view.tokens.input + view.tokens.output > 0 ? `, ${tokenText(view.tokens.input + view.tokens.output)} tokens` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun });
+  const known = view.spend.cost_usd !== null;
+  const spend = demo
+    ? known
+      ? `${costText(view.spend)} (the demo agent's pretend figure: nothing was spent)`
+      : view.spend.calls > 0
+        ? "nothing spent (the demo agent is free)"
+        : "nothing spent"
+    : costText(view.spend);
+  const tokens = view.spend.calls > 0 ? `, tokens ${tokensText(view.spend.tokens)}` : "";
+  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun, detail: result.detail });
   return [
     colour(visible(`${result.reason}: ${result.detail}${view.dryRun && result.reason !== "DRY_RUN" ? " (dry run)" : ""}`)),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,

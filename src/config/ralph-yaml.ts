@@ -41,6 +41,19 @@ export const YAML_ONLY_KEYS: readonly YamlKeySpec[] = [
     help: "where events go: a list of `- command: CMD`, `- webhook: URL` (with `format: json|slack`) or `- desktop: true`, each with optional `events:`; see [notifications](../notifications.md)",
     schema: { type: "array", items: { type: "object" } },
   },
+  {
+    key: "budget",
+    help: "the project's spend caps: `daily` and `weekly` in US dollars (UTC days, weeks from Monday), `on_exhausted: stop` (BUDGET_EXCEEDED) or `wait` (for the next day or week); the same keys in the user's `~/.config/ralph/config.yaml` hold for every project; see [spend and budgets](../spend.md)",
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        daily: { anyOf: [{ type: "number", minimum: 0 }, { type: "string" }] },
+        weekly: { anyOf: [{ type: "number", minimum: 0 }, { type: "string" }] },
+        on_exhausted: { enum: ["stop", "wait"] },
+      },
+    },
+  },
 ];
 
 /** Every key ralph.yaml accepts. */

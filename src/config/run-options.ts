@@ -25,6 +25,7 @@ import {
   usd,
   type OptionType,
 } from "./option-types.js";
+import { parseTokenCaps, type TokenCapsSetting } from "../util/parse-tokens.js";
 
 /** Fully resolved settings of one run (the prompt itself is resolved separately). */
 export interface RunSettings {
@@ -41,6 +42,8 @@ export interface RunSettings {
   idleTimeoutMs: number | null;
   graceMs: number;
   maxCostUsd: number | null;
+  /** Token caps by kind (`--max-tokens`): for agents that report tokens but no cost. */
+  maxTokens: TokenCapsSetting | null;
   maxRuntimeMs: number | null;
   maxFailures: number;
   stallLimit: number;
@@ -145,6 +148,14 @@ function option<K extends keyof RunSettings>(key: K, flags: string, type: Option
   };
 }
 
+/** `--max-tokens`: a count over every kind, or counts by kind. */
+const tokenCapsType = custom(
+  parseTokenCaps,
+  { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", pattern: "^\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?(\\s*,\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?)*\\s*$" }] },
+  (caps) => Object.entries(caps).map(([kind, n]) => (kind === "total" ? String(n) : `${kind}=${n}`)).join(","),
+  "tokens, or tokens by kind",
+);
+
 const SANDBOX_MODES = ["on", "off", "auto"] as const;
 const sandboxType = custom(
   parseSandbox,
@@ -189,6 +200,9 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
   option("idleTimeoutMs", "--idle-timeout <dur>", nullable(positiveDuration), null, "end an iteration that printed nothing for DUR (default off)", { details: "The iteration is ended and counted as failed." }),
   option("graceMs", "--grace <dur>", duration, 5000, "time between the polite signal and SIGKILL when ending an agent (default {default})"),
   option("maxCostUsd", "--max-cost <usd>", nullable(usd), null, "stop with BUDGET_EXCEEDED once the recorded spend reaches USD"),
+  option("maxTokens", "--max-tokens <n>", nullable(tokenCapsType), null, "stop with BUDGET_EXCEEDED once the run's tokens reach N (all kinds), or by kind: output=200k,input=1M", {
+    details: "Kinds: input, output, cache_read, cache_write, total; see [spend and budgets](../spend.md).",
+  }),
   option("maxRuntimeMs", "--max-runtime <dur>", nullable(positiveDuration), null, "stop with RUNTIME_EXCEEDED once the run has lasted DUR"),
   option("maxFailures", "--max-failures <n>", count, 3, "consecutive failed iterations before FAILED (default {default})"),
   option("stallLimit", "--stall-limit <n>", count, 3, "iterations without change to git tree, HEAD or task list before STALLED (default {default}, 0 = off)"),

@@ -37,6 +37,7 @@ const fields = {
   idleTimeoutMs: positiveMs.nullable(),
   graceMs: ms,
   maxCostUsd: z.number().nonnegative().nullable(),
+  maxTokens: z.strictObject({ total: count.optional(), input: count.optional(), output: count.optional(), cache_read: count.optional(), cache_write: count.optional() }).nullable(),
   maxRuntimeMs: positiveMs.nullable(),
   maxFailures: count,
   stallLimit: count,

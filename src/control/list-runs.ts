@@ -8,6 +8,8 @@ import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
 import { isExitReason, type ExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
+import { spendOf } from "../spend/spend-of.js";
+import { spendJson } from "../spend/spend-totals.js";
 
 /** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
@@ -63,6 +65,7 @@ export function summariseRun(
   const runner = first.entry?.runner;
   const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read(() => readLedgerEntry(paths.dir)) : first;
   const started = status ? Date.parse(status.started_at) : Number.NaN;
+  const spend = spendJson(spendOf(projectDir, id, process.env, now));
   return {
     status,
     summary: {
@@ -73,7 +76,7 @@ export function summariseRun(
       agent: status?.agent ?? null,
       iteration: status?.iteration ?? 0,
       max_iterations: status?.max_iterations ?? null,
-      cost_usd: status?.cost_usd ?? 0,
+      ...spend,
       started_at: status?.started_at ?? null,
       updated_at: status?.updated_at ?? null,
       ended_at: status?.ended_at ?? null,

@@ -27,6 +27,7 @@ import { reviewsOf } from "./reviewing.js";
 import { runReviews } from "./run-review.js";
 import { isTree, snapshotTree, treeOfCommit, type TreeSnapshot } from "../worktree/tree-snapshot.js";
 import { STALL_OFF, stallOffNote, tellOnce } from "./transitions.js";
+import { readBudgets } from "../spend/budget-config.js";
 
 /** Drives one run's machine: the only code of the engine that touches the outside world (through EngineIo). */
 export class Driver {
@@ -125,6 +126,7 @@ export class Driver {
   private async begin(): Promise<void> {
     const { options, io, record } = this;
     const { previous } = options;
+    this.openSpend();
     if (!previous) io.writePlan(record.paths.state, options.plan);
     record.event({
       type: "run_started",
@@ -198,6 +200,47 @@ export class Driver {
       for (const entry of told.entries) if (entry.kind === "log") record.log(entry.line);
       this.machine = { ...told.machine, tally: { ...told.machine.tally, fingerprint } };
     }
+  }
+
+  /**
+   * Records the run in the spend ledger with its budgets. A continued run's spend so far is the ledger's, not
+   * what status.json says: that file is in the run directory, where an agent can write.
+   */
+  private openSpend(): void {
+    const { options, io } = this;
+    const book = io.spend;
+    if (!book) return;
+    const { settings } = options;
+    const budgets = readBudgets(options.projectDir, io.env);
+    if (!budgets.ok) this.record.log(`no project or user budget applies: ${budgets.message}`);
+    const { known } = book.open({
+      projectDir: options.projectDir,
+      runId: options.runId,
+      parent: options.parent ?? null,
+      agent: settings.agent,
+      model: settings.model,
+      maxCostUsd: settings.maxCostUsd,
+      maxTokens: settings.maxTokens ?? null,
+      budgets: budgets.ok ? { project: budgets.project, user: budgets.user } : { project: null, user: null },
+      now: io.now(),
+    });
+    if (!options.previous || !known) return;
+    const spent = book.totalsOf(options.runId, io.now().getTime());
+    const { tokens } = spent;
+    const tally = { ...this.machine.tally, calls: spent.calls, costUsd: spent.cost_usd ?? 0, tokens: { input: tokens.input, output: tokens.output, cacheRead: tokens.cache_read, cacheWrite: tokens.cache_write } };
+    this.machine = { ...this.machine, tally };
+  }
+
+  /** Records an agent call's spend in the ledger; the run then counts the cost the ledger holds (reported, else computed from tokens). */
+  private recordSpend(attempt: Attempt, ended: AgentRun): AgentRun {
+    const { io, options } = this;
+    if (ended.kind !== "finished" || options.settings.dryRun || !io.spend) return ended;
+    const { outcome } = ended;
+    const model = outcome.model ?? (attempt.agent === options.settings.agent ? options.settings.model : null);
+    const call = io.spend.record({ role: "iteration", iteration: attempt.iteration, agent: attempt.agent, model, costUsd: outcome.costUsd, tokens: outcome.tokens, durationMs: ended.durationMs, at: io.now() });
+    if (!call) return ended;
+    const { costUsd: _reported, ...rest } = outcome;
+    return { ...ended, outcome: { ...rest, ...(call.cost_usd !== null ? { costUsd: call.cost_usd } : {}), costSource: call.cost_source } };
   }
 
   private push(input: Input): void {
@@ -291,9 +334,10 @@ export class Driver {
   }
 
   /** Once the agent's tree has ended: the plan guard, the commit, then the input for step. */
-  private async afterAgent(attempt: Attempt, ended: AgentRun): Promise<void> {
+  private async afterAgent(attempt: Attempt, agentRun: AgentRun): Promise<void> {
     const { io } = this;
     this.attempt = null;
+    const ended = this.recordSpend(attempt, agentRun);
     // Nothing of the agent is left: the next iteration's log can be made now, off this thread.
     if (!this.options.settings.dryRun) void this.logAhead.prepare(this.record.paths.iterationLog(attempt.iteration + 1));
     this.refuseAgentTimeRequests(attempt.iteration);

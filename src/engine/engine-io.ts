@@ -17,6 +17,7 @@ import type { SandboxIo } from "../sandbox/sandbox.js";
 import { readSentinels, type SentinelState } from "../control/control-files.js";
 import { watchControl } from "../control/control-watch.js";
 import { watchPlan, type PlanWatch } from "./plan-watch.js";
+import { SpendBook } from "../spend/spend-book.js";
 
 /** The signals the runner received, as aborts. */
 export interface SignalSource {
@@ -66,11 +67,13 @@ export interface EngineIo {
   host: RunHost;
   /** Receives the run's event stream and log lines (the terminal renderer). */
   listener: RecordListener;
+  /** The spend ledger (src/spend): each agent call's spend is recorded there and every budget checked there; none in tests that pass no book. */
+  spend?: SpendBook;
 }
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration" | "spend">>,
 ): EngineIo {
   return {
     adapterFor,
@@ -84,6 +87,7 @@ export function realIo(
     fingerprint: takeFingerprint,
     checkCriteria,
     now: () => new Date(),
+    spend: new SpendBook(given.env),
     setTimer: (ms, fire) => {
       const timer = setTimeout(fire, Math.max(0, ms));
       return () => clearTimeout(timer);

@@ -8,12 +8,15 @@ import type { IterationResult } from "../store/event-log.js";
 import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
 /** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
-export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "tokens" | "sessionId" | "question" | "answer" | "review" | "reviewBase">>, startedAtMs: number): Tally {
+export function newTally(
+  previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "sessionId" | "question" | "answer" | "review" | "reviewBase">> & { tokens?: Parameters<typeof allKinds>[0] },
+  startedAtMs: number,
+): Tally {
   return {
     iteration: previous.iteration ?? 0,
     calls: previous.calls ?? 0,
     costUsd: previous.costUsd ?? 0,
-    tokens: previous.tokens ?? { input: 0, output: 0 },
+    tokens: allKinds(previous.tokens),
     sessionId: previous.sessionId ?? null,
     failures: 0,
     stalled: 0,
@@ -32,6 +35,21 @@ export function newTally(previous: Partial<Pick<Tally, "iteration" | "calls" | "
     answer: previous.answer ?? null,
     startedAtMs,
     lastAction: "starting",
+  };
+}
+
+/** Token totals with every kind (a status written before cache tokens were kept has only input and output). */
+export function allKinds(tokens: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined): Tally["tokens"] {
+  return { input: tokens?.input ?? 0, output: tokens?.output ?? 0, cacheRead: tokens?.cacheRead ?? 0, cacheWrite: tokens?.cacheWrite ?? 0 };
+}
+
+/** `tokens` with `more` added, kind by kind. */
+export function addTokens(tokens: Tally["tokens"], more: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined): Tally["tokens"] {
+  return {
+    input: tokens.input + (more?.input ?? 0),
+    output: tokens.output + (more?.output ?? 0),
+    cacheRead: tokens.cacheRead + (more?.cacheRead ?? 0),
+    cacheWrite: tokens.cacheWrite + (more?.cacheWrite ?? 0),
   };
 }
 
@@ -99,7 +117,7 @@ export function withSpend(tally: Tally, outcome: AgentOutcome): Tally {
     ...tally,
     calls: tally.calls + 1,
     costUsd: tally.costUsd + (outcome.costUsd ?? 0),
-    tokens: { input: tally.tokens.input + (outcome.tokens?.input ?? 0), output: tally.tokens.output + (outcome.tokens?.output ?? 0) },
+    tokens: addTokens(tally.tokens, outcome.tokens),
     sessionId: outcome.sessionId ?? tally.sessionId,
   };
 }
@@ -145,6 +163,7 @@ export function agentReport(
       error: judged.error,
       durationMs: run.durationMs,
       costUsd: outcome.costUsd ?? null,
+      ...(outcome.costSource ? { costSource: outcome.costSource } : {}),
       costTotalUsd: tally.costUsd,
       tokens: outcome.tokens ?? null,
       leftovers: run.leftovers,

@@ -36,7 +36,10 @@ export class Looker {
         ...(tasks !== undefined ? { tasks } : {}),
       });
     }
-    inputs.push({ type: "sentinel", ...this.io.readSentinels(this.paths), nowMs: this.io.now().getTime() });
+    const nowMs = this.io.now().getTime();
+    // The budgets are checked through the spend ledger at every look: the next iteration starts only on a clear verdict.
+    const budget = this.io.spend?.check(nowMs) ?? null;
+    inputs.push({ type: "sentinel", ...this.io.readSentinels(this.paths), nowMs, ...(budget ? { budget } : {}) });
     return { inputs, entries };
   }
 

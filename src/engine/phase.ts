@@ -11,6 +11,7 @@ import type { RecordEntry } from "../run/run-record.js";
 import type { Plan, PlanRead } from "../store/plan-file.js";
 import type { AgentExit } from "../process/spawn-agent.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
+import type { GateVerdict } from "../spend/spend-gate.js";
 
 /** Why the runner ended an agent before it finished by itself. */
 export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
@@ -86,7 +87,8 @@ export type Phase =
   | JudgingPhase
   /** The other criteria would end the run DONE: the reviewers run on the judged iteration and its checks' verdicts. */
   | { id: "reviewing"; judging: JudgingPhase; checked: Input & { type: "checked" } }
-  | { id: "waitingLimit"; iteration: number; resumeAtMs: number }
+  /** A usage limit's wait; with `budget`, a spent daily or weekly budget's (budget.on_exhausted: wait). */
+  | { id: "waitingLimit"; iteration: number; resumeAtMs: number; budget?: string }
   /** Every task is marked done: the checks run before NO_WORK (`ending`: a signal or stop --now came meanwhile). */
   | { id: "verifying"; ending: Ending | null }
   /** The agent asked a person a question (the Tally's `question`): no iteration until it is answered. */
@@ -100,7 +102,7 @@ export interface Tally {
   iteration: number;
   calls: number;
   costUsd: number;
-  tokens: { input: number; output: number };
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
   sessionId: string | null;
   /** Consecutive failed iterations. */
   failures: number;
@@ -197,7 +199,7 @@ export type Input =
   /** state.md re-read; `tasks` is the task list it names, when that was read too. */
   | { type: "desired"; read: PlanRead; tasks?: TaskListResult | null }
   /** The control files; `answer` is the ANSWER file's text when one is there. */
-  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; answer?: string | null; nowMs: number }
+  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; answer?: string | null; nowMs: number; budget?: GateVerdict }
   | { type: "control" }
   | { type: "tick"; nowMs: number }
   | { type: "agentResult" }

@@ -8,6 +8,7 @@ import type { Input, JudgingPhase, Machine, ReviewResult, Step, Tally } from "./
 import { logs, to } from "./transitions.js";
 import { fenceFor } from "../util/fence-for.js";
 import { clip } from "../util/clip.js";
+import { addTokens } from "./iteration-facts.js";
 
 export { reviewOpen } from "./transitions.js";
 
@@ -102,7 +103,7 @@ export function withReviewSpend(tally: Tally, reviews: readonly ReviewResult[]):
       ...sum,
       calls: sum.calls + (review.ran === false ? 0 : 1),
       costUsd: sum.costUsd + (review.costUsd ?? 0),
-      tokens: { input: sum.tokens.input + (review.tokens?.input ?? 0), output: sum.tokens.output + (review.tokens?.output ?? 0) },
+      tokens: addTokens(sum.tokens, review.tokens),
     }),
     tally,
   );

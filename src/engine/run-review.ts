@@ -74,6 +74,9 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const remaining = remainingBudgetUsd(options.settings.maxCostUsd, context.spentUsd) ?? undefined;
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
   if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
+  // So are the family's, the project's and the user's budgets, as the spend ledger sums them.
+  const budget = io.spend?.check(io.now().getTime()) ?? null;
+  if (budget) return none(`not run: ${budget.detail}`, NOT_RUN);
   // The person's reviewer script, rewritten since the run started (by the agent, say), gives no verdict.
   const broken = spec.command ? pinBroken(context.pins?.get(JSON.stringify(spec.command)) ?? null) : null;
   if (broken !== null) return none(`not run: the reviewer's script ${broken}; ralph runs only the script as it was then`, NOT_RUN);
@@ -127,7 +130,10 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   context.signal.addEventListener("abort", onAbort, { once: true });
   const run = await handle.done.finally(() => context.signal.removeEventListener("abort", onAbort));
   if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`, NOT_RUN);
-  const spend = { costUsd: run.outcome.costUsd ?? null, tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
+  const model = run.outcome.model ?? spec.model ?? null;
+  const call = io.spend?.record({ role: "review", iteration: what.iteration, agent: spec.agent, model, costUsd: run.outcome.costUsd, tokens: run.outcome.tokens, durationMs: run.durationMs, at: io.now() });
+  // The review counts the cost the ledger holds: the CLI's, else an estimate from its tokens.
+  const spend = { costUsd: call ? call.cost_usd : (run.outcome.costUsd ?? null), tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
   const changed = await treeChange(before, context, workDir);
   if (typeof changed === "string") return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });
   const failure = run.endedBy === "interrupted" ? "it was ended: the run is stopping" : failureOf(run);

@@ -43,6 +43,7 @@ import { whileNeedsHuman } from "./questions.js";
 import { noWorkLeft, whileVerifying } from "./verifying.js";
 import { gatesOf } from "./task-gate.js";
 import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
+import type { GateVerdict } from "../spend/spend-gate.js";
 
 /** The next machine and the effects to perform, for one input. */
 export function step(machine: Machine, input: Input): Step {
@@ -87,7 +88,7 @@ function atBoundary(machine: Machine, input: Input): Step {
         const tally = { ...machine.tally, lastAction: "paused by PAUSE file" };
         return { machine: to(machine, { id: "paused" }, { tally }), effects: [{ kind: "record", entries: [...logs("paused"), { kind: "event", body: { type: "paused" } }] }] };
       }
-      return startIteration(machine, input.nowMs);
+      return startIteration(machine, input.nowMs, input.budget ?? null);
     }
     // Nothing runs at a boundary: a late report from an ended agent or check, or a poll, changes nothing. (Signals, failed writes and new plans: betweenIterations above.)
     case "signal":
@@ -108,14 +109,16 @@ function atBoundary(machine: Machine, input: Input): Step {
   }
 }
 
-/** Limits, then the task, then the agent. */
-function startIteration(machine: Machine, nowMs: number): Step {
+/** Limits and budgets, then the task, then the agent. */
+function startIteration(machine: Machine, nowMs: number, budget: GateVerdict): Step {
   const list = machine.tasks;
   const file = machine.plan.tasks ?? "the task list";
   const only = machine.config.onlyTask;
   const mine = onlyTask(machine);
   const limit = limitReached(machine, nowMs);
   if (limit) return end(machine, limit);
+  if (budget?.kind === "exceeded") return end(machine, { reason: "BUDGET_EXCEEDED", detail: budget.detail });
+  if (budget?.kind === "wait") return budgetWait(machine, budget, nowMs);
   let task: string | null = null;
   let taskText: string | null = null;
   if (list) {
@@ -141,6 +144,26 @@ function startIteration(machine: Machine, nowMs: number): Step {
       { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent } }] },
       ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
+    ],
+  };
+}
+
+/** A spent daily or weekly budget with `budget.on_exhausted: wait`: no iteration until the next period begins. */
+function budgetWait(machine: Machine, budget: GateVerdict & { kind: "wait" }, nowMs: number): Step {
+  const iteration = machine.tally.iteration + 1;
+  const resumeAt = new Date(budget.untilMs).toISOString();
+  const tally = { ...machine.tally, lastAction: `budget spent: waiting until ${resumeAt}` };
+  return {
+    machine: to(machine, { id: "waitingLimit", iteration, resumeAtMs: Math.max(budget.untilMs, nowMs), budget: budget.detail }, { tally }),
+    effects: [
+      {
+        kind: "record",
+        entries: [
+          { kind: "event", body: { type: "waiting_limit", iteration, message: budget.detail, reset_at: resumeAt, resume_at: resumeAt, budget: true } },
+          ...logs(`${budget.detail}; waiting until ${resumeAt} (budget.on_exhausted: wait), then starting iteration ${iteration}`),
+        ],
+      },
+      { kind: "sleep", untilMs: budget.untilMs },
     ],
   };
 }
@@ -252,10 +275,11 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
       const limit = limitReached(machine, input.nowMs);
       if (limit) return end(machine, limit);
       if (input.nowMs < phase.resumeAtMs) return stay(machine);
-      const tally = { ...machine.tally, lastAction: "usage limit wait over" };
+      const tally = { ...machine.tally, lastAction: phase.budget ? "budget wait over" : "usage limit wait over" };
+      const line = phase.budget ? `budget wait over; the budgets are checked again before iteration ${phase.iteration}` : `usage limit wait over; retrying iteration ${phase.iteration}`;
       return {
         machine: to(machine, { id: "boundary" }, { tally }),
-        effects: [{ kind: "record", entries: logs(`usage limit wait over; retrying iteration ${phase.iteration}`) }, { kind: "look", what: "all" }],
+        effects: [{ kind: "record", entries: logs(line) }, { kind: "look", what: "all" }],
       };
     }
     case "control":

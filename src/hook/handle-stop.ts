@@ -28,6 +28,8 @@ import { withLoopLock } from "./loop-lock.js";
 import { guardLoopFile } from "./loop-guard.js";
 import { trustedLoopCopy } from "./loop-trust.js";
 import { readTranscriptUsage } from "./transcript-usage.js";
+import { readBudgets } from "../spend/budget-config.js";
+import { SpendBook } from "../spend/spend-book.js";
 
 /** What the hook tells Claude Code. */
 export type StopDecision = { kind: "allow"; message: string | null } | { kind: "block"; reason: string; systemMessage: string };
@@ -146,7 +148,8 @@ async function evaluateAndContinue(
   const question = asked?.found ? asked.question : null;
   const pause = !verdict.done && !maxReached && question === null && cap !== null && blocks >= cap;
   const result = verdict.done ? "done" : maxReached ? "max_iterations" : question !== null ? "asked" : pause ? "paused" : "continue";
-  const usage = loopUsage(input, record);
+  const book = hookSpend(deps, record);
+  const usage = loopUsage(input, record, book, iteration, deps.now());
   record.apply(verdictEntries(iteration, verdict.verdicts));
   const entries = iterationEntries({
     iteration,
@@ -158,11 +161,11 @@ async function evaluateAndContinue(
       messageSource: source,
       stopHookActive: input.stopHookActive,
       blocksThisTurn: blocks,
-      ...(usage ? { usage: { tokens: usage.iterationTokens, costUsd: usage.iterationCost, costTotalUsd: usage.spend.cost_usd } } : {}),
+      ...(usage ? { usage: { tokens: usage.iterationTokens, costUsd: usage.iterationCost, costTotalUsd: usage.spend.cost_usd, costSource: usage.costSource } } : {}),
     },
   });
   record.apply(entries);
-  record.update({ calls: iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? usage.spend : {}) });
+  record.update({ calls: usage?.spend.calls ?? iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? { tokens: usage.spend.tokens, cost_usd: usage.spend.cost_usd } : {}) });
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
     const found = loop.completionPromise !== null ? `<promise>${loop.completionPromise}</promise> found` : "";
@@ -170,6 +173,9 @@ async function evaluateAndContinue(
     return end(files, record, deps, { reason: "DONE", detail: [found, checks].filter(Boolean).join(", ") });
   }
   if (maxReached) return end(files, record, deps, maxReached);
+  // The next iteration starts only while the budgets hold (a session cannot wait for a new day: it ends here).
+  const budget = book.check(deps.now().getTime());
+  if (budget) return end(files, record, deps, { reason: "BUDGET_EXCEEDED", detail: budget.detail });
 
   // Checks may have taken minutes: a cancel or a tightening made meanwhile wins over this decision.
   const late = guardLoopFile(files.loop);
@@ -215,16 +221,55 @@ function closeQuestion(record: RunRecord, iteration: number): void {
   record.event({ type: "answered", iteration: iteration - 1, question, answer: null });
 }
 
-/** The loop's tokens (and cost, when stated) from the session transcript, and this iteration's share. */
-function loopUsage(input: StopHookInput, record: RunRecord) {
-  if (!input.transcriptPath) return null;
-  const usage = readTranscriptUsage(input.transcriptPath, new Date(record.status.started_at));
+/** The loop's record in the spend ledger, with the project's and the user's budgets. */
+function hookSpend(deps: HandleDeps, record: RunRecord): SpendBook {
+  const book = new SpendBook(deps.env);
+  const budgets = readBudgets(deps.projectDir, deps.env);
+  const runId = record.status.run_id;
+  // The loop began at `ralph hook start` (its first status): the ledger keeps that start from the first stop on.
+  const startedAt = new Date(record.status.started_at);
+  book.open({
+    projectDir: deps.projectDir,
+    runId,
+    parent: null,
+    agent: "claude",
+    model: null,
+    maxCostUsd: null,
+    maxTokens: null,
+    budgets: budgets.ok ? { project: budgets.project, user: budgets.user } : { project: null, user: null },
+    now: deps.now(),
+    ...(Number.isFinite(startedAt.getTime()) ? { startedAt } : {}),
+  });
+  return book;
+}
+
+/**
+ * The loop's spend from the session transcript: what it used since the loop started, less what the spend
+ * ledger already holds for it, is this iteration's call, recorded there (never taken from status.json, which
+ * the session can write). Returns the run's totals after it and the iteration's share.
+ */
+function loopUsage(input: StopHookInput, record: RunRecord, book: SpendBook, iteration: number, now: Date) {
+  const run = book.run;
+  if (!input.transcriptPath || !run) return null;
+  const usage = readTranscriptUsage(input.transcriptPath, new Date(run.started_at));
   if (!usage) return null;
-  const before = record.status;
+  const runId = record.status.run_id;
+  const before = book.totalsOf(runId, now.getTime());
+  const tokens = {
+    input: Math.max(0, usage.tokens.input - before.tokens.input),
+    output: Math.max(0, usage.tokens.output - before.tokens.output),
+    cacheRead: Math.max(0, usage.tokens.cacheRead - before.tokens.cache_read),
+    cacheWrite: Math.max(0, usage.tokens.cacheWrite - before.tokens.cache_write),
+  };
+  const stated = usage.costUsd === null ? undefined : Math.max(0, usage.costUsd - (before.cost_usd ?? 0));
+  const call = book.record({ role: "hook", iteration, agent: "claude", model: usage.model, costUsd: stated, tokens, durationMs: null, at: now });
+  const after = book.totalsOf(runId, now.getTime());
+  const t = after.tokens;
   return {
-    spend: { tokens: usage.tokens, cost_usd: usage.costUsd ?? before.cost_usd },
-    iterationTokens: { input: Math.max(0, usage.tokens.input - before.tokens.input), output: Math.max(0, usage.tokens.output - before.tokens.output) },
-    iterationCost: usage.costUsd === null ? null : Math.max(0, usage.costUsd - before.cost_usd),
+    spend: { tokens: { input: t.input, output: t.output, cacheRead: t.cache_read, cacheWrite: t.cache_write }, cost_usd: after.cost_usd ?? 0, calls: after.calls },
+    iterationTokens: tokens,
+    iterationCost: call?.cost_usd ?? null,
+    costSource: call?.cost_source ?? "unknown",
   };
 }
 

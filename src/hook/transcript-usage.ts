@@ -2,11 +2,13 @@
 // carries no usage, but every assistant line of the transcript records its API call's.
 import { readFileSync } from "node:fs";
 
-/** Tokens used since a moment, and the cost when the transcript states one. */
+/** Tokens used since a moment by kind (input without the cached part), and the cost when the transcript states one. */
 export interface TranscriptUsage {
-  tokens: { input: number; output: number };
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
   /** Summed `costUSD` fields; null when no line carries one (Claude Code 2.x writes none). */
   costUsd: number | null;
+  /** The model of the last call (ralph prices the tokens by it when no cost is stated). */
+  model: string | null;
 }
 
 type Json = Record<string, unknown>;
@@ -24,7 +26,8 @@ export function readTranscriptUsage(transcriptPath: string, since: Date | null):
   } catch {
     return null;
   }
-  const calls = new Map<string, { input: number; output: number; cost: number | null }>();
+  const calls = new Map<string, { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number | null }>();
+  let model: string | null = null;
   for (const line of text.split("\n")) {
     if (!line.includes('"assistant"')) continue;
     let entry: Json;
@@ -40,15 +43,20 @@ export function readTranscriptUsage(transcriptPath: string, since: Date | null):
     const usage = (message.usage ?? {}) as Json;
     const id = typeof message.id === "string" ? message.id : `line-${calls.size}`;
     calls.set(id, {
-      input: num(usage.input_tokens) + num(usage.cache_read_input_tokens) + num(usage.cache_creation_input_tokens),
+      input: num(usage.input_tokens),
       output: num(usage.output_tokens),
+      cacheRead: num(usage.cache_read_input_tokens),
+      cacheWrite: num(usage.cache_creation_input_tokens),
       cost: typeof entry.costUSD === "number" ? entry.costUSD : null,
     });
+    if (typeof message.model === "string" && message.model !== "" && message.model !== "<synthetic>") model = message.model;
   }
-  const total: TranscriptUsage = { tokens: { input: 0, output: 0 }, costUsd: null };
+  const total: TranscriptUsage = { tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: null, model };
   for (const call of calls.values()) {
     total.tokens.input += call.input;
     total.tokens.output += call.output;
+    total.tokens.cacheRead += call.cacheRead;
+    total.tokens.cacheWrite += call.cacheWrite;
     if (call.cost !== null) total.costUsd = (total.costUsd ?? 0) + call.cost;
   }
   return total;

@@ -15,6 +15,7 @@ import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { startChildEngine, type ChildHost } from "./child-engine.js";
 import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
 import { RALPH_MAIN } from "../process/ralph-entry.js";
+import { SpendBook } from "../spend/spend-book.js";
 
 const STDERR_KEPT = 4096;
 
@@ -95,5 +96,6 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
       }
     },
     now: () => new Date(),
+    spend: new SpendBook(given.env),
   };
 }

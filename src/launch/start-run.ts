@@ -10,7 +10,7 @@ import { readProcess } from "../process/proc-table.js";
 import { dieOfSignal, watchSignals } from "../process/signals.js";
 import { FAN_OUT_MARKER_KEY, Supervision } from "../process/supervision.js";
 import type { LockHolder } from "../control/lock-file.js";
-import { readStatusFile } from "../store/status-file.js";
+import { spendOf } from "../spend/spend-of.js";
 import type { StartRunInput } from "./start-run-input.js";
 import { refused } from "./launch-failure.js";
 import type { LaunchWords } from "./launch-words.js";
@@ -114,7 +114,8 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     releaseAll();
   }
   if (!input.settings.json) {
-    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null, sandboxRefusals)) out.write(`${line}\n`);
+    // What the run spent, as the spend ledger has it (status.json is in the agent's reach).
+    for (const line of words.endLines(input, result, listener, worktree, spendOf(input.projectDir, input.runId, env), sandboxRefusals)) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.

@@ -50,6 +50,7 @@ const BODIES = {
     error: z.string().nullable().optional(),
     counted: z.literal(false).optional().describe("false for a usage limit: the iteration is run again"),
     cost_usd: z.number().nullable().optional(),
+    cost_source: z.enum(["reported", "computed", "unknown"]).optional().describe("where cost_usd comes from: the agent CLI (reported) or ralph's dated price table (computed, an estimate)"),
     cost_total_usd: z.number().optional(),
     tokens: tokens.nullable().optional(),
     session_id: z.string().nullable().optional(),
@@ -73,6 +74,7 @@ const BODIES = {
     message: z.string(),
     reset_at: z.string().nullable().describe("when the provider said the limit resets, if it did"),
     resume_at: z.string().describe("when the run tries again"),
+    budget: z.literal(true).optional().describe("true when a spent daily or weekly budget is waited out (budget.on_exhausted: wait), not a provider's usage limit"),
   },
   state_change_rejected: { iteration: int, ignored: z.array(z.string()), applied: z.array(z.string()), kept_as: z.string() },
   state_set: { applied: z.string().optional(), refused: z.string().optional() },
@@ -114,6 +116,15 @@ const BODIES = {
     reason: z.enum(EXIT_REASONS).describe("exit reason (a STALLED ending also matches the `stalled` filter)"),
     exit_code: int,
     detail: z.string(),
+    spend: z
+      .object({
+        cost_usd: z.number().nullable(),
+        cost_source: z.enum(["reported", "computed", "mixed", "none"]),
+        calls: int,
+        tokens: z.object({ input: int, output: int, cache_read: int, cache_write: int, total: int.describe("every kind together") }),
+      })
+      .optional()
+      .describe("what the run spent, from ralph's spend ledger (a --parallel parent: with its children)"),
   },
   needs_human: { iteration: int, question: z.string().describe("the agent's <ask> text") },
   answered: { iteration: int, question: z.string(), answer: z.string().nullable().describe("null for an in-session loop, answered in the Claude Code session") },

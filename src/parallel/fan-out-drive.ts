@@ -6,6 +6,7 @@ import type { RunRecord } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { openQuestion } from "../control/list-runs.js";
 import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
+import { dollars } from "../spend/spend-totals.js";
 import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look, type QueueView } from "./fan-out-step.js";
 
 /** How often the parent looks at its sentinels, limits and children's spend while nothing wakes it. */
@@ -118,7 +119,8 @@ export class FanOutDriver {
     const questions: Record<string, string | null> = {};
     for (const child of this.state.running) {
       const status = io.readChildStatus(child.id);
-      costs[child.id] = status?.cost_usd ?? 0;
+      // What a child spent is the spend ledger's figure; its status.json is in reach of its agent.
+      costs[child.id] = io.spend ? dollars(io.spend.totalsOf(child.id)) : (status?.cost_usd ?? 0);
       questions[child.id] = openQuestion(status);
     }
     return {
@@ -148,7 +150,7 @@ export class FanOutDriver {
         const handle = io.startChild(effect.start);
         this.handles.set(id, handle);
         handle.exited.then(
-          (exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id) }),
+          (exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id), ...(io.spend ? { costUsd: dollars(io.spend.totalsOf(id)) } : {}) }),
           // A record that cannot be written is the run's failure, never an unhandled rejection.
           (error: unknown) => this.post({ type: "lost", id, message: (error as Error).message ?? String(error) }),
         );

@@ -9,6 +9,7 @@ import type { RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { RunSettings } from "../config/run-options.js";
 import type { Plan } from "../store/plan-file.js";
+import type { SpendBook } from "../spend/spend-book.js";
 
 /** How a child process ended, and the first lines it wrote on stderr (a usage error, say). */
 export interface ChildExit {
@@ -55,6 +56,8 @@ export interface FanOutIo {
   signals: SignalSource;
   host: RunHost;
   listener: RecordListener;
+  /** The spend ledger: the children's and resolve runs' spend is read there, never from their status.json. */
+  spend?: SpendBook;
 }
 
 /** What to fan out. */

@@ -5,6 +5,30 @@ import { Redactor } from "../redact/redactor.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { startNotifications } from "../engine/run-notifications.js";
 import type { FanOutIo, FanOutOptions } from "./fan-out-io.js";
+import { readBudgets } from "../spend/budget-config.js";
+import type { SpendBook } from "../spend/spend-book.js";
+import { dollars } from "../spend/spend-totals.js";
+
+/**
+ * Records the parent in the spend ledger as the first run of its family, with the budgets every child and
+ * resolve run of it will share; returns what the family spent before (a continued parent's children).
+ */
+export function openFamilySpend(options: FanOutOptions, book: SpendBook, env: NodeJS.ProcessEnv, now: Date): number {
+  const { settings } = options;
+  const budgets = readBudgets(options.projectDir, env);
+  book.open({
+    projectDir: options.projectDir,
+    runId: options.runId,
+    parent: null,
+    agent: settings.agent,
+    model: settings.model,
+    maxCostUsd: settings.maxCostUsd,
+    maxTokens: settings.maxTokens ?? null,
+    budgets: budgets.ok ? { project: budgets.project, user: budgets.user } : { project: null, user: null },
+    now,
+  });
+  return dollars(book.totalsOf(options.runId, now.getTime()));
+}
 
 /** Opens the parent's record, writes its start and starts its heartbeat. */
 export function openParentRecord(options: FanOutOptions, io: FanOutIo, paths: RunPaths): { record: RunRecord; notifications: ReturnType<typeof startNotifications> } {

@@ -100,7 +100,8 @@ export interface Look {
 export type FanOutInput =
   | Look
   /** A child ended: how its process ended and its status.json. */
-  | { type: "exited"; id: string; exit: ChildExit; status: RunStatus | null }
+  /** `costUsd`: what the child spent, from the spend ledger (without one, its status.json says). */
+  | { type: "exited"; id: string; exit: ChildExit; status: RunStatus | null; costUsd?: number }
   /** A child's end could not be recorded (an internal failure). */
   | { type: "lost"; id: string; message: string }
   | { type: "resolveStarted"; id: string; task: Task }
@@ -185,7 +186,7 @@ function withStopAsked(state: FanOutState, id: string, level: StopLevel): FanOut
 function exited(state: FanOutState, input: Extract<FanOutInput, { type: "exited" }>): FanOutStep {
   const child = state.running.find((candidate) => candidate.id === input.id);
   if (!child) return { state, effects: [] };
-  const costUsd = input.status?.cost_usd ?? 0;
+  const costUsd = input.costUsd ?? input.status?.cost_usd ?? 0;
   const outcome = childEnding(input.status, input.exit);
   const { task } = child;
   const done = outcome.reason === "DONE";

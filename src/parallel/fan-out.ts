@@ -8,7 +8,7 @@ import { runPaths } from "../store/run-paths.js";
 import type { FanOutIo, FanOutOptions } from "./fan-out-io.js";
 import { FanOutDriver } from "./fan-out-drive.js";
 import { initialFanOut, owedMerges, spentUsd } from "./fan-out-step.js";
-import { openParentRecord } from "./fan-out-record.js";
+import { openFamilySpend, openParentRecord } from "./fan-out-record.js";
 
 export type { FanOutOptions } from "./fan-out-io.js";
 
@@ -17,7 +17,9 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const { projectDir, runId, settings, previous, integration } = options;
   const paths = runPaths(projectDir, runId);
   const { record, notifications } = openParentRecord(options, io, paths);
-  const config = { runId, parallel: settings.parallel, tasksName: settings.tasks, branch: integration.branch, maxCostUsd: settings.maxCostUsd, maxRuntimeMs: settings.maxRuntimeMs, spentBefore: previous?.cost_usd ?? 0 };
+  // The family's record in the spend ledger, made before any child starts: each child takes its budgets from it.
+  const spentBefore = io.spend ? openFamilySpend(options, io.spend, io.env, io.now()) : (previous?.cost_usd ?? 0);
+  const config = { runId, parallel: settings.parallel, tasksName: settings.tasks, branch: integration.branch, maxCostUsd: settings.maxCostUsd, maxRuntimeMs: settings.maxRuntimeMs, spentBefore };
   // The runtime cap counts from the run's first start, as for any run.
   const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), { io, paths, record, startedAtMs: Date.parse(record.status.started_at) });
   const earlier = previous ? io.readEvents(paths) : [];

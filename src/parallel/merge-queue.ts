@@ -7,6 +7,7 @@ import type { RunRecord } from "../run/run-record.js";
 import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { childEnding } from "./fan-out-endings.js";
 import { mergeChild, resolvePrompt, type ResolveRequest } from "./merge-child.js";
+import { dollars } from "../spend/spend-totals.js";
 
 /** A DONE child waiting for its merge. */
 export interface Queued {
@@ -29,7 +30,7 @@ export interface MergeQueueDeps {
   tasksName: string;
   maxResolve: number;
   integration: { branch: string; head: string; tasksPath: string; tasksText: string };
-  io: Pick<FanOutIo, "merge" | "startResolve" | "readChildStatus" | "signals">;
+  io: Pick<FanOutIo, "merge" | "startResolve" | "readChildStatus" | "signals" | "spend">;
   record: RunRecord;
   /** How the parent is ending, if it is. */
   ending(): Ending | null;
@@ -151,8 +152,10 @@ export class MergeQueue {
     const exit = await handle.exited;
     const status = deps.io.readChildStatus(id);
     const outcome = childEnding(status, exit);
-    deps.resolving(null, status?.cost_usd ?? 0);
-    deps.record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: status?.cost_usd ?? 0 });
+    // What it spent is the spend ledger's figure; its status.json is in reach of its agent.
+    const costUsd = deps.io.spend ? dollars(deps.io.spend.totalsOf(id)) : (status?.cost_usd ?? 0);
+    deps.resolving(null, costUsd);
+    deps.record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: costUsd });
     deps.record.log(`resolve ${id} ended ${outcome.reason}`);
   }
 }

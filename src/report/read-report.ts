@@ -8,11 +8,13 @@ import { readStatusFile } from "../store/status-file.js";
 import { runGit } from "../worktree/run-git.js";
 import { buildReport, type Diffstat, type RunRecordRead } from "./build-report.js";
 import type { RunReport } from "./report-schema.js";
+import { callsOf } from "../spend/spend-of.js";
 
 function readRecord(projectDir: string, id: string): RunRecordRead | null {
   const paths = runPaths(projectDir, id);
   const status = readStatusFile(paths.status);
-  return status ? { id, status, events: readEventFile(paths.events) } : null;
+  // Its spend comes from ralph's spend ledger, not from status.json or events.jsonl (in reach of its agent).
+  return status ? { id, status, events: readEventFile(paths.events), calls: callsOf(projectDir, id) } : null;
 }
 
 /** `git diff --stat` of base..branch, or null without a branch (or when git cannot tell). */

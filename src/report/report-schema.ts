@@ -3,6 +3,8 @@ import { z } from "zod";
 
 const int = z.number().int();
 
+const costSource = z.enum(["reported", "computed", "mixed", "none"]).describe("reported: by the agent CLI; computed: estimated by ralph from tokens and its dated price table; mixed: both; none: no cost known");
+
 const check = z.object({ criterion: z.string(), check: z.string(), passed: z.boolean(), detail: z.string() });
 
 const iteration = z.object({
@@ -24,7 +26,8 @@ const child = z.object({
   branch: z.string(),
   outcome: z.string().describe("the child's exit reason, or NOT_STARTED / running"),
   detail: z.string(),
-  cost_usd: z.number(),
+  cost_usd: z.number().nullable().describe("what it spent, from ralph's spend ledger (null: no cost known)"),
+  cost_source: costSource,
   merge: z.enum(["merged", "abandoned", "pending"]).nullable().describe("what the parent did with its branch: null when it did not end DONE"),
   merge_detail: z.string().nullable().describe("the merge commit, or why the merge was abandoned"),
   resolves: int.describe("resolve iterations its merge took"),
@@ -42,7 +45,12 @@ export const runReportSchema = z.object({
   agent: z.string(),
   started_at: z.string(),
   ended_at: z.string().nullable(),
-  cost_usd: z.number(),
+  cost_usd: z.number().nullable().describe("what it spent (a --parallel parent: with its children), from ralph's spend ledger; null: no cost known"),
+  cost_source: costSource,
+  calls: int.describe("agent calls (iterations and reviewers)"),
+  tokens: z
+    .object({ input: int, output: int, cache_read: int, cache_write: int, total: int.describe("every kind together: input, output, cache read and cache write") })
+    .describe("tokens by kind, from ralph's spend ledger; input excludes the cached input"),
   branch: z.string().nullable().describe("the run's branch (a --parallel parent: its integration branch)"),
   base: z.string().nullable().describe("the commit the branch started from"),
   base_branch: z.string().nullable().describe("the branch checked out when the run started"),

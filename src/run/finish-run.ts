@@ -4,6 +4,9 @@ import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStatus } from "../store/status-file.js";
+import { dirname } from "node:path";
+import { spendOf } from "../spend/spend-of.js";
+import { spendJson } from "../spend/spend-totals.js";
 
 /** How a run ended, as decided by the loop. */
 export interface Ending {
@@ -44,6 +47,11 @@ export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
 /** progress.txt files this process has written the completion marker to. */
 const markedByThisRunner = new Set<string>();
 
+/** The project of a run directory (`PROJECT/.ralph/runs/ID`). */
+function projectOfRun(runDir: string): string {
+  return dirname(dirname(dirname(runDir)));
+}
+
 /**
  * Records the ending everywhere (status, progress marker, run_ended event, log) and returns the result.
  * `last` holds status fields the ending step changed (e.g. the spend of an interrupted iteration).
@@ -65,7 +73,7 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
         exit_code: exitCode,
         last_action: detail,
       }),
-    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail }),
+    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail, spend: spendJson(spendOf(projectOfRun(record.paths.dir), record.status.run_id)) }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {

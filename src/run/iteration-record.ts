@@ -17,6 +17,8 @@ export interface AgentFigures {
   error: string | null;
   durationMs: number;
   costUsd: number | null;
+  /** Where costUsd comes from, once the spend ledger recorded the call. */
+  costSource?: "reported" | "computed" | "unknown";
   costTotalUsd: number;
   tokens: EventTokens | null;
   leftovers: number;
@@ -40,7 +42,7 @@ export interface HookFigures {
   stopHookActive: boolean;
   blocksThisTurn: number;
   /** The session's usage in this iteration, when its transcript states it. */
-  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number };
+  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number; costSource?: "reported" | "computed" | "unknown" };
 }
 
 /** One ended iteration, as both modes report it. */
@@ -74,9 +76,12 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
         ["counted", agent?.limit ? false : undefined],
         ["duration_ms", agent && !agent.limit ? agent.durationMs : undefined],
         ["cost_usd", agent?.limit ? undefined : agent?.costUsd],
+        ["cost_source", agent?.limit ? undefined : agent?.costSource],
         ["cost_total_usd", agent?.costTotalUsd.toFixed(6)],
         ["tokens_in", agent?.limit ? undefined : agent?.tokens?.input],
         ["tokens_out", agent?.limit ? undefined : agent?.tokens?.output],
+        ["tokens_cache_read", agent?.limit ? undefined : agent?.tokens?.cacheRead],
+        ["tokens_cache_write", agent?.limit ? undefined : agent?.tokens?.cacheWrite],
         ["session_id", report.sessionId],
         ["message_source", hook?.messageSource],
         ["promise_found", claim ? claim.found : undefined],
@@ -126,7 +131,7 @@ function endedEvent(report: IterationReport): EventBody {
     criteria_passed: report.verdicts.length > 0 ? report.verdicts.every((v) => v.passed) : null,
   };
   if (hook) {
-    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, cost_total_usd: hook.usage.costTotalUsd } : {};
+    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, ...(hook.usage.costSource ? { cost_source: hook.usage.costSource } : {}), cost_total_usd: hook.usage.costTotalUsd } : {};
     return { ...common, ...verdict, message_source: hook.messageSource, stop_hook_active: hook.stopHookActive, blocks_this_turn: hook.blocksThisTurn, ...usage };
   }
   return {
@@ -138,6 +143,7 @@ function endedEvent(report: IterationReport): EventBody {
     duration_ms: agent?.durationMs ?? 0,
     error: agent?.error ?? null,
     cost_usd: agent?.costUsd ?? null,
+    ...(agent?.costSource ? { cost_source: agent.costSource } : {}),
     cost_total_usd: agent?.costTotalUsd ?? 0,
     tokens: agent?.tokens ?? null,
     ...verdict,

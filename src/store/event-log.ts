@@ -48,6 +48,8 @@ export type EventBody =
       error?: string | null;
       counted?: false;
       cost_usd?: number | null;
+      /** Where cost_usd comes from: the agent CLI's report, or ralph's price table (an estimate from tokens). */
+      cost_source?: "reported" | "computed" | "unknown";
       cost_total_usd?: number;
       tokens?: EventTokens | null;
       session_id?: string | null;
@@ -69,7 +71,8 @@ export type EventBody =
   /** `answer` is null for an in-session loop, where the person answers in the Claude Code session itself. */
   | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
-  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string }
+  /** `budget`: a spent daily or weekly budget is waited out (budget.on_exhausted: wait), not a provider's limit. */
+  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string; budget?: true }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "control_refused"; iteration: number; file: string; reason: string }
@@ -87,7 +90,14 @@ export type EventBody =
   | { type: "sandbox_denied"; iteration: number; host: string; port: number }
   | { type: "sandbox_tamper"; iteration: number; paths: string[] }
   | { type: "notification_failed"; target: string; event: string; error: string; attempts: number }
-  | { type: "run_ended"; reason: ExitReason; exit_code: number; detail: string }
+  | {
+      type: "run_ended";
+      reason: ExitReason;
+      exit_code: number;
+      detail: string;
+      /** What the run spent, from the spend ledger (a --parallel parent: with its children), as status --json gives it. */
+      spend?: { cost_usd: number | null; cost_source: "reported" | "computed" | "mixed" | "none"; calls: number; tokens: { input: number; output: number; cache_read: number; cache_write: number; total: number } };
+    }
   | { type: "child_started"; child: string; task: string; branch: string }
   | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number }
   /** A `--parallel` parent merged a DONE child's branch into its integration branch (after `resolves` resolve iterations). */

@@ -8,6 +8,15 @@ import { EXIT_REASONS } from "../exit/exit-reasons.js";
  */
 const LISTED_STATES = ["running", "paused", "waiting", "needs_human", "stale", "foreign", ...EXIT_REASONS] as const;
 
+/** Tokens by kind as every JSON view gives them. */
+export const tokenFigures = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cache_read: z.number().int().nonnegative(),
+  cache_write: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+
 /** One run in `ralph list --json`. */
 export const runSummarySchema = z.object({
   id: z.string(),
@@ -17,7 +26,12 @@ export const runSummarySchema = z.object({
   agent: z.string().nullable(),
   iteration: z.number().int().nonnegative(),
   max_iterations: z.number().int().nonnegative().nullable(),
-  cost_usd: z.number().nonnegative(),
+  /** What the run spent, from ralph's spend ledger (null: no cost known); a --parallel parent's includes its children. */
+  cost_usd: z.number().nonnegative().nullable(),
+  cost_source: z.enum(["reported", "computed", "mixed", "none"]),
+  /** Tokens by kind, from the spend ledger; `total` is every kind together (input, output, cache read, cache write). */
+  tokens: tokenFigures,
+  calls: z.number().int().nonnegative(),
   started_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   ended_at: z.string().nullable(),
@@ -40,8 +54,6 @@ export const runListSchema = z.object({ schema_version: z.literal(1), runs: z.ar
 export const runStatusReportSchema = runSummarySchema.extend({
   schema_version: z.literal(1),
   run_dir: z.string(),
-  tokens: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
-  calls: z.number().int().nonnegative(),
   session_id: z.string().nullable(),
   current_task: z.string().nullable(),
   elapsed_seconds: z.number().nonnegative().nullable(),
@@ -65,7 +77,7 @@ export const runStatusReportSchema = runSummarySchema.extend({
   /** The last review (`type: review` criterion): the iteration it judged, its verdict, why it did not approve or its first finding. */
   review: z.object({ iteration: z.number().int().nonnegative(), verdict: z.enum(["approve", "changes", "none"]), detail: z.string() }).nullable(),
   /** A `--parallel` parent's child runs, oldest first; empty for any other run. */
-  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, branch: true })),
+  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, cost_source: true, branch: true })),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

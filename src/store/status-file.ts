@@ -7,10 +7,12 @@ import { readRegular } from "./regular-file.js";
 /** What the runner is doing now. */
 export type RunActivity = "starting" | "running" | "paused" | "waiting" | "needs_human" | "stopping" | "ended";
 
-/** Token totals of a run. */
+/** Token totals of a run: input (without cached input), output, and the cached input read and written. */
 export interface TokenTotals {
   input: number;
   output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 /** The content of status.json. */

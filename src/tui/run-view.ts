@@ -30,7 +30,7 @@ export function runHeader(row: RunRow, now: number): Span[][] {
     [
       span("bold", `run ${row.id}  `),
       span(stateStyle(row.state), row.state),
-      span("plain", `  iter ${iterText(row)}  ${spendText(row.cost_usd)}  ${tokenText(row.tokens)} tokens  age ${ageText(age)}${row.agent ? `  agent ${row.agent}` : ""}${row.branch ? `  branch ${row.branch}` : ""}`),
+      span("plain", `  iter ${iterText(row)}  ${spendText(row.cost_usd, row.cost_source)}  ${tokenText(row.tokens.total)} tokens  age ${ageText(age)}${row.agent ? `  agent ${row.agent}` : ""}${row.branch ? `  branch ${row.branch}` : ""}`),
     ],
     [span("dim", `task: ${row.task ?? "-"}  ·  last: ${row.reason ?? "-"}`)],
   ];

@@ -51,7 +51,7 @@ export function listRuns(rows: RunRow[], filter: RunFilter, sort: RunSort, folde
     if (parentKey !== null && byKey.has(parentKey)) children.set(parentKey, [...(children.get(parentKey) ?? []), row]);
     else top.push(row);
   }
-  const order = (a: RunRow, b: RunRow) => (sort === "spend" ? b.cost_usd - a.cost_usd : 0) || startOf(b) - startOf(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const order = (a: RunRow, b: RunRow) => (sort === "spend" ? (b.cost_usd ?? -1) - (a.cost_usd ?? -1) : 0) || startOf(b) - startOf(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const listed: ListedRun[] = [];
   for (const row of top.sort(order)) {
     const kids = (children.get(rowKey(row)) ?? []).sort((a, b) => startOf(a) - startOf(b) || (a.id < b.id ? -1 : 1));
@@ -85,9 +85,10 @@ export function iterText(row: RunRow): string {
   return `${row.iteration}/${row.max_iterations === null || row.max_iterations === 0 ? "∞" : row.max_iterations}`;
 }
 
-/** Spend as the list shows it. */
-export function spendText(usd: number): string {
-  return `$${usd.toFixed(usd >= 100 ? 0 : usd >= 10 ? 2 : 4)}`;
+/** Spend as the list shows it: `~` marks an estimate from tokens; a cost nobody reported is "no cost", never $0.0000. */
+export function spendText(usd: number | null, source: string | null = null): string {
+  if (usd === null) return "no cost";
+  return `${source === "computed" || source === "mixed" ? "~" : ""}$${usd.toFixed(usd >= 100 ? 0 : usd >= 10 ? 2 : 4)}`;
 }
 
 const pad = (text: string, width: number): string => (text.length >= width ? `${text.slice(0, width - 1)} ` : text.padEnd(width));
@@ -118,7 +119,7 @@ export function runLine(listed: ListedRun, selected: boolean, width: number, now
     span(base, selected ? "› " : "  "),
     span(base, name),
     span(selected ? "select" : stateStyle(row.state), pad(row.state, 15)),
-    span(base, `${pad(iterText(row), 8)}${pad(spendText(row.cost_usd), 9)}${pad(tokenText(row.tokens), 8)}${pad(ageText(age), 5)}`),
+    span(base, `${pad(iterText(row), 8)}${pad(spendText(row.cost_usd, row.cost_source), 9)}${pad(tokenText(row.tokens.total), 8)}${pad(ageText(age), 5)}`),
     span(selected ? "select" : "warn", row.question !== null ? "? " : "  "),
     span(base, wide ? `${pad(what, 40)}${last}` : what !== "" ? `${what} · ${last}` : last),
   ];

@@ -3,11 +3,13 @@ import type { RunnerAlive } from "../control/lock-file.js";
 import { summariseRun } from "../control/list-runs.js";
 import type { RunSummary } from "../store/run-summary.js";
 import type { Project } from "./projects.js";
+import { costCell, costText, tokensCell, tokensText } from "../spend/spend-totals.js";
 
 /** A run as the table shows it. */
 export interface RunRow extends RunSummary {
   project: string;
-  tokens: number;
+  /** The spend and tokens as the CLI words them (src/spend/spend-totals.ts): the page shows these strings, never its own. */
+  spend_text: { cost: string; cost_cell: string; tokens: string; tokens_cell: string };
   reason: string | null;
   branch: string | null;
   /** A `--parallel` parent: how many children it keeps going at once (its iteration counts child runs); else null. */
@@ -29,7 +31,7 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
   return {
     ...summary,
     project: project.key,
-    tokens: (status?.tokens?.input ?? 0) + (status?.tokens?.output ?? 0),
+    spend_text: { cost: costText(summary), cost_cell: costCell(summary), tokens: tokensText(summary.tokens), tokens_cell: tokensCell(summary.tokens) },
     reason: text(status?.last_action),
     branch: text(extra.branch),
     parallel: typeof extra.parallel === "number" && extra.parallel > 0 ? extra.parallel : null,

@@ -6,6 +6,8 @@ import { findRun, type Project } from "./projects.js";
 import { openEventStream, send, sendJson, sendText } from "./respond.js";
 import { streamRun } from "./run-stream.js";
 import { RunsHub } from "./runs-hub.js";
+import { spendChartData } from "./spend-chart-data.js";
+import type { SpendBy } from "../spend/spend-report.js";
 import { fillPage, loadWebFiles } from "./static-files.js";
 
 /** A started dashboard. */
@@ -79,6 +81,13 @@ export function createDashboard(projects: Project[], guard: Guard): Dashboard {
       sendEvent("snapshot", { projects: projects.map(({ key, name, dir }) => ({ key, name, dir })), rows: hub.all() });
       const unsubscribe = hub.subscribe((row) => sendEvent("row", row));
       return res.on("close", unsubscribe);
+    }
+    if (path === "/api/spend") {
+      // The spend ledger's sums for the projects shown: the chart of `ralph spend`.
+      const by = url.searchParams.get("by") ?? "day";
+      const days = Number(url.searchParams.get("days") ?? "14");
+      if (!["day", "run", "agent", "model"].includes(by) || !Number.isInteger(days) || days < 1 || days > 366) return sendJson(res, 400, { message: "by: day, run, agent or model; days: 1 to 366" });
+      return sendJson(res, 200, spendChartData(projects, by as SpendBy, days, process.env));
     }
     const runApi = RUN_API.exec(path);
     if (runApi && runApi[3] === "stream") {

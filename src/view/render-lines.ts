@@ -1,5 +1,6 @@
 // What a run shows, as toned segments: the terminal colours them, the dashboard styles them. Pure.
 import type { RunEvent } from "../store/event-log.js";
+import { tokenFigures, tokensText } from "../spend/spend-totals.js";
 
 /** How a piece of a line is shown: a terminal colour or a dashboard style. */
 export type Tone = "plain" | "bold" | "tool" | "dim" | "warn" | "error" | "done";
@@ -28,12 +29,9 @@ function elapsedText(ms: number): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-/** Input plus output tokens of a `tokens` field, or null when there is none. */
+/** The total tokens of a `tokens` field (every kind: input, output, cache read, cache write), or null when there is none. */
 export function tokensOf(value: unknown): number | null {
-  if (!value || typeof value !== "object") return null;
-  const { input, output } = value as { input?: unknown; output?: unknown };
-  const total = (typeof input === "number" ? input : 0) + (typeof output === "number" ? output : 0);
-  return typeof input === "number" || typeof output === "number" ? total : null;
+  return tokenFigures(value)?.total ?? null;
 }
 
 /** "3/10", or "3/∞" when there is no cap. */
@@ -53,8 +51,9 @@ export function iterationSegments(event: RunEvent, maxIterations: number, spend:
   const result = String(event.result);
   const failed = result === "failed" || result === "timeout";
   const shown = failed ? seg("error", `${result}${event.error ? ` (${String(event.error)})` : ""}`) : seg(result === "done" ? "done" : "plain", result);
-  const tokens = tokensOf(event.tokens);
-  const tail = [tokens !== null ? `${tokenText(tokens)} tokens` : null, spend !== null ? `$${spend.toFixed(4)} so far` : null, ...resourceParts(event.resources)].filter(
+  const tokens = tokenFigures(event.tokens);
+  const estimated = event.cost_source === "computed" ? "~" : "";
+  const tail = [tokens !== null ? `tokens ${tokensText(tokens)}` : null, spend !== null ? `${estimated}$${spend.toFixed(4)} so far` : null, ...resourceParts(event.resources)].filter(
     (part) => part !== null,
   );
   return [seg("plain", `[${ofText(event.iteration, maxIterations)}] ${seconds} `), shown, ...(tail.length > 0 ? [seg("plain", ` · ${tail.join(" · ")}`)] : [])];

@@ -40,7 +40,8 @@ describe("decisions, explained where they are made", () => {
     assert.doesNotMatch(result.stdout, /all criteria met/);
     assert.match(result.stdout, /LOOP_COMPLETE: the promise was found \(no completion criteria are set\)/);
     assert.doesNotMatch(result.stdout, /\$0\.0000/);
-    assert.match(result.stdout, /no cost reported by the agent/);
+    assert.match(result.stdout, /no cost reported/);
+    assert.doesNotMatch(result.stdout, /\$0\.0000/);
     assert.match(result.stdout, /^next: review the changes; the whole story: ralph logs \S+$/m);
   });
 
@@ -49,7 +50,7 @@ describe("decisions, explained where they are made", () => {
     writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n");
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "go"], dir);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · [\d.]+k? tokens · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m);
+    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · tokens in [\d.]+k? · out [\d.]+k? · cache read [\d.]+k? · cache write [\d.]+k? · total [\d.]+k? · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m);
   });
 });
 

@@ -161,3 +161,10 @@ export function trackedStarts(): (dir: string, args: string[]) => { child: Child
 export function agentAfter(script: string, ...args: string[]): string[] {
   return ["--", "sh", "-c", `${script}; exec "$0" "$@"`, process.execPath, FAKE_AGENT, ...args];
 }
+
+/** Environment whose `claude` is the spend fixture (test/fixtures/spend-agent.ts), set up by `extra` (SPEND_*). */
+export function spendAgentEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const bin = join(dir, "spend-claude");
+  writeFileSync(bin, `#!/bin/sh\nexec '${process.execPath}' '${fileURLToPath(new URL("../fixtures/spend-agent.js", import.meta.url))}' "$@"\n`, { mode: 0o755 });
+  return cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_CLAUDE_BIN: bin, ...extra });
+}

@@ -40,7 +40,7 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
     assert.equal(readFileSync(join(c.cwd, "hello.txt"), "utf8"), "hello from codex\n");
     const status = readStatus(runDir);
     // Two requests of 100 input tokens (10 cached, kept apart) and 20 output tokens each.
-    assert.deepEqual(status.tokens, { input: 180, output: 40 });
+    assert.deepEqual(status.tokens, { input: 180, output: 40, cacheRead: 20, cacheWrite: 0 });
     assert.match(String(status.session_id), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const events = readEvents(runDir);
     const toolUse = events.find((event) => event.type === "agent_event" && event.kind === "tool_use");

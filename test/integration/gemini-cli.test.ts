@@ -43,7 +43,7 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
     assert.equal(readFileSync(join(c.cwd, "copy.txt"), "utf8"), "hello from gemini\n");
     const status = readStatus(runDir);
     // Three requests of 100 input tokens (10 cached, kept apart) and 20 output tokens each.
-    assert.deepEqual(status.tokens, { input: 270, output: 60 });
+    assert.deepEqual(status.tokens, { input: 270, output: 60, cacheRead: 30, cacheWrite: 0 });
     assert.match(String(status.session_id), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const tools = readEvents(runDir).filter((event) => event.type === "agent_event" && event.kind === "tool_use");
     assert.deepEqual(

@@ -136,7 +136,7 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
     assert.deepEqual([summary.state, summary.iteration, summary.mode], ["DONE", 3, "hook"]);
     // Tokens come from the session transcript: 3 calls of the fake's default usage (100 in, 20 out).
     const status = JSON.parse(readFileSync(join(c.project, ".ralph", "runs", String(c.state().fields.run_id), "status.json"), "utf8")) as { tokens: unknown };
-    assert.deepEqual(status.tokens, { input: 300, output: 60 });
+    assert.deepEqual(status.tokens, { input: 300, output: 60, cacheRead: 0, cacheWrite: 0 });
     const state = c.state();
     assert.equal(state.fields.active, false);
     assert.equal(state.fields.iteration, 3);

@@ -44,7 +44,7 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
     assert.equal(readFileSync(join(c.cwd, "copy.txt"), "utf8"), "hello from opencode\n");
     const status = readStatus(runDir);
     // Three steps of 90 uncached input, 10 cached and 20 output tokens, priced per million tokens.
-    assert.deepEqual(status.tokens, { input: 270, output: 60 });
+    assert.deepEqual(status.tokens, { input: 270, output: 60, cacheRead: 30, cacheWrite: 0 });
     const expectedCost = (3 * (90 * OPENCODE_PRICE.input + 20 * OPENCODE_PRICE.output + 10 * OPENCODE_PRICE.cache_read)) / 1e6;
     assert.ok(Math.abs(Number(status.cost_usd) - expectedCost) < 1e-9, `cost ${String(status.cost_usd)}, expected ${expectedCost}`);
     assert.match(String(status.session_id), /^ses_\w+$/);

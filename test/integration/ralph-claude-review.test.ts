@@ -3,11 +3,12 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { textTurn } from "../fixtures/fake-anthropic.js";
 import { RalphClaudeLab } from "../fixtures/ralph-claude-lab.js";
-import { finishWithin, readEvents, readStatus, startRalph } from "../helpers/cli.js";
+import { finishWithin, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
 
 const lab = new RalphClaudeLab();
 after(() => lab.cleanup());
@@ -17,6 +18,9 @@ const COST_PER_CALL = 0.001;
 describe("a Claude Code reviewer", { timeout: 120_000 }, () => {
   test("changes, then approve: the findings reach the agent, the run ends DONE, both reviews are paid for", async () => {
     const c = await lab.newCase(() => [textTurn("FINDING: work.txt is missing its second line.\n<verdict>changes</verdict>"), textTurn("Both lines are there.\n<verdict>approve</verdict>")]);
+    // A spend ledger of the case's own: its calls are this run's only.
+    const state = mkdtempSync(join(tmpdir(), "ralph-review-spend-"));
+    c.env.XDG_STATE_HOME = state;
     const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.test", ...args], { cwd: c.projectDir, env: c.env, stdio: "ignore" });
     git("init", "-q", "-b", "main");
     writeFileSync(join(c.projectDir, ".gitignore"), ".ralph/\n");
@@ -37,6 +41,15 @@ describe("a Claude Code reviewer", { timeout: 120_000 }, () => {
     const status = readStatus(c.runDir);
     assert.equal(status.exit_reason, "DONE");
     assert.ok(Math.abs(Number(status.cost_usd) - 2 * COST_PER_CALL) < 1e-9, String(status.cost_usd));
-    assert.deepEqual(status.tokens, { input: 200, output: 40 });
+    assert.deepEqual(status.tokens, { input: 200, output: 40, cacheRead: 0, cacheWrite: 0 });
+    // Each review is a call of the spend ledger, with the reviewer's cost and tokens: what every view counts.
+    const days = join(state, "ralph", "spend", "days");
+    const calls = readdirSync(days).flatMap((day) => readFileSync(join(days, day), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>));
+    const reviewCalls = calls.filter((call) => call.role === "review");
+    assert.deepEqual(reviewCalls.map((call) => [call.run, call.iteration, call.agent, call.cost_source]), [[c.runId, 1, "claude", "reported"], [c.runId, 2, "claude", "reported"]]);
+    for (const call of reviewCalls) assert.deepEqual(call.tokens, { input: 100, output: 20, cache_read: 0, cache_write: 0 });
+    const shown = JSON.parse((await runRalph(["status", c.runId, "--json"], c.projectDir, c.env)).stdout) as { cost_usd: number; tokens: { total: number } };
+    assert.ok(Math.abs(shown.cost_usd - 2 * COST_PER_CALL) < 1e-9, String(shown.cost_usd));
+    assert.equal(shown.tokens.total, 240);
   });
 });

@@ -57,7 +57,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     assert.equal(status.exit_reason, "DONE");
     assert.equal(status.iteration, 1);
     assertClose(status.cost_usd, 2 * COST_PER_CALL, "status cost_usd");
-    assert.deepEqual(status.tokens, { input: 200, output: 40 });
+    assert.deepEqual(status.tokens, { input: 200, output: 40, cacheRead: 0, cacheWrite: 0 });
     assert.equal(status.session_id, sessionHeader, "the session id Claude Code used with the API");
 
     const [ended, ...more] = eventsOf(c, "iteration_ended");

@@ -35,6 +35,7 @@ describe("createClaudeParser on captured Claude Code 2.1.197 output", () => {
       sessionId: "b7163544-6ae5-45c9-8218-931aa9bac52f",
       costUsd: 0.00035,
       tokens: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 },
+      model: "claude-opus-4-8[1m]",
       turns: 2,
     });
   });

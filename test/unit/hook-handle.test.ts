@@ -14,6 +14,8 @@ import { patchHookLoop, readHookLoop } from "../../src/hook/hook-loop-file.js";
 import { startHookLoop, type HookStartRequest } from "../../src/hook/start-loop.js";
 import { listRuns } from "../../src/control/list-runs.js";
 import { runPaths } from "../../src/store/run-paths.js";
+import { appendCall, projectKey } from "../../src/spend/spend-ledger.js";
+import type { SpendCall } from "../../src/spend/spend-record.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-hook-handle-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -26,7 +28,9 @@ function project(): string {
   return dir;
 }
 
-function deps(projectDir: string, env: NodeJS.ProcessEnv = {}): HandleDeps {
+function deps(projectDir: string, extra: NodeJS.ProcessEnv = {}): HandleDeps {
+  // The spend ledger goes to the tests' state directory (scripts/run-tests.mjs), never the user's.
+  const env = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, ...extra };
   return { projectDir, env, now: () => new Date(), pid: process.pid, hostname: "test-host", transcriptRetry: { attempts: 1, delayMs: 0 } };
 }
 
@@ -56,6 +60,12 @@ function marker(dir: string, runId: string): string[] {
 
 function events(dir: string, runId: string): Array<Record<string, unknown>> {
   return readFileSync(runPaths(dir, runId).events, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A call of another run of the project in `dir`, ended now, that cost `usd`. */
+function spendCall(dir: string, usd: number): SpendCall {
+  const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  return { v: 1, kind: "call", at: new Date().toISOString(), project: projectKey(dir), run: "other", parent: null, family: "other", role: "iteration", iteration: 1, agent: "claude", model: null, cost_usd: usd, cost_source: "reported", tokens, duration_ms: 1 };
 }
 
 function assertBlock(decision: StopDecision): asserts decision is Extract<StopDecision, { kind: "block" }> {
@@ -456,7 +466,7 @@ describe("hook handle", () => {
       assertBlock(await pending);
       const tokens = (JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens;
       // Control: read at once (one attempt), the late call is missed.
-      assert.deepEqual(tokens, attempts === 1 ? { input: 0, output: 0 } : { input: 100, output: 20 });
+      assert.deepEqual(tokens, attempts === 1 ? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } : { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 });
     }
   });
 
@@ -468,7 +478,7 @@ describe("hook handle", () => {
     writeFileSync(transcript, `${JSON.stringify(call)}\n`);
     // A wait for an entry with text would last the whole minute of this retry and time the test out.
     assertBlock(await handleStop(input({ lastAssistantMessage: "Done with the tool.", transcriptPath: transcript }), { ...deps(dir), transcriptRetry: { attempts: 2, delayMs: 60_000 } }));
-    assert.deepEqual((JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens, { input: 7, output: 3 });
+    assert.deepEqual((JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")) as { tokens: unknown }).tokens, { input: 7, output: 3, cacheRead: 0, cacheWrite: 0 });
   });
 
   test("a hand-written state file without run_id gets a run directory at its first stop", async () => {
@@ -482,4 +492,24 @@ describe("hook handle", () => {
     assert.ok(runId !== null && existsSync(runPaths(dir, runId).status));
     assert.equal(JSON.parse(readFileSync(runPaths(dir, runId).status, "utf8")).mode, "hook");
   });
+
+  test("a daily budget spent today ends the loop BUDGET_EXCEEDED at its next stop, naming the budget", async () => {
+    const dir = project();
+    const ledger = mkdtempSync(join(root, "state-"));
+    writeFileSync(join(dir, "ralph.yaml"), "budget:\n  daily: 0.02\n");
+    const runId = await start(dir);
+    const env = { XDG_STATE_HOME: ledger, XDG_CONFIG_HOME: join(ledger, "config") };
+    // Under the budget: the loop goes on.
+    appendCall(spendCall(dir, 0.01), env);
+    assertBlock(await handleStop(input(), deps(dir, env)));
+    // Another run of the project spends the rest of the day's budget: the next stop ends the loop.
+    appendCall(spendCall(dir, 0.01), env);
+    const decision = await handleStop(input({ stopHookActive: true }), deps(dir, env));
+    assert.equal(decision.kind, "allow", JSON.stringify(decision));
+    assert.deepEqual(marker(dir, runId)[0], "completion_reason=BUDGET_EXCEEDED");
+    const ended = events(dir, runId).find((e) => e.type === "run_ended");
+    assert.match(String(ended?.detail), /the project's daily budget is spent: \$0\.0200 today \(UTC\), budget\.daily \$0\.02 in ralph\.yaml/);
+    assert.equal(state(dir).active, false);
+  });
 });
+

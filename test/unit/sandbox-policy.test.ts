@@ -1,6 +1,9 @@
 // The sandbox's settings, allowlist matching, environment and credentials line.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseSandbox, envPasses } from "../../src/sandbox/sandbox-policy.js";
 import { hostAllowed } from "../../src/sandbox/egress-proxy.js";
 import { allowedHosts } from "../../src/sandbox/sandbox.js";
@@ -56,6 +59,26 @@ describe("sandbox settings", () => {
     assert.match(line, /ANTHROPIC_API_KEY: metered API billing/);
     assert.doesNotMatch(line, /sk-ant-secret/);
     assert.match(credentialsLine("claude", {}) ?? "", /no API key variable reaches claude/);
-    assert.equal(credentialsLine("command", { ANTHROPIC_API_KEY: "x" }), null);
+    assert.equal(credentialsLine("demo", { ANTHROPIC_API_KEY: "x" }), null);
+  });
+
+  test("the credentials line says which billing applies: API key, a subscription and its credit pool, or unknown", () => {
+    const home = mkdtempSync(join(tmpdir(), "ralph-billing-"));
+    try {
+      assert.match(credentialsLine("claude", { HOME: home, ANTHROPIC_API_KEY: "k" }) ?? "", /metered API billing/);
+      assert.match(credentialsLine("claude", { HOME: home, CLAUDE_CODE_OAUTH_TOKEN: "t" }) ?? "", /Claude subscription behind that OAuth token; claude -p draws on the subscription's separate credit pool/);
+      const none = credentialsLine("claude", { HOME: home }) ?? "";
+      assert.match(none, /billing unknown to ralph/);
+      mkdirSync(join(home, ".claude"));
+      writeFileSync(join(home, ".claude", ".credentials.json"), "{}");
+      const login = credentialsLine("claude", { HOME: home }) ?? "";
+      assert.match(login, /claude\.ai login, a Claude subscription: claude -p draws on the subscription's separate credit pool for headless use, not metered API billing/);
+      assert.doesNotMatch(login, /unknown/);
+      assert.match(credentialsLine("claude", { HOME: "/nowhere", CLAUDE_CONFIG_DIR: join(home, ".claude") }) ?? "", /claude\.ai login/);
+      assert.match(credentialsLine("codex", { HOME: home }) ?? "", /billing unknown to ralph/);
+      assert.equal(credentialsLine("command", { ANTHROPIC_API_KEY: "x" }), "credentials: the command's own: billing unknown to ralph");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -28,8 +28,9 @@ describe("readTranscriptUsage", () => {
   );
 
   test("counts each message id once (its last line), only from `since` on", () => {
-    assert.deepEqual(readTranscriptUsage(file, new Date("2026-12-01T00:01:00Z")), { tokens: { input: 160, output: 27 }, costUsd: null });
-    assert.deepEqual(readTranscriptUsage(file, null)?.tokens, { input: 1165, output: 1027 });
+    // Cache reads are a kind of their own, never counted as input.
+    assert.deepEqual(readTranscriptUsage(file, new Date("2026-12-01T00:01:00Z")), { tokens: { input: 150, output: 27, cacheRead: 10, cacheWrite: 0 }, costUsd: null, model: null });
+    assert.deepEqual(readTranscriptUsage(file, null)?.tokens, { input: 1150, output: 1027, cacheRead: 15, cacheWrite: 0 });
   });
 
   test("sums costUSD where lines carry it; a missing transcript is null", () => {

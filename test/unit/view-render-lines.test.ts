@@ -31,7 +31,7 @@ test("an iteration: header, then its line with tokens and resource figures, then
   ];
   assert.deepEqual(text(shown), [
     "── iteration 1/2 · task: one ──",
-    "[1/2] 1.5s continue · 1.5k tokens · cpu 0.3s · mem 3.0 MiB · 4 procs",
+    "[1/2] 1.5s continue · tokens in 1.0k · out 500 · cache read 0 · cache write 0 · total 1.5k · cpu 0.3s · mem 3.0 MiB · 4 procs",
     "  check FAILED: command: false (exit 1)",
     "  promise ignored: a completion check failed (its output goes into the next prompt)",
   ]);

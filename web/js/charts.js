@@ -73,3 +73,27 @@ export function spendChart(iterations) {
   });
   return root;
 }
+
+/** The project's spend by day (`ralph spend`): one bar per day, its height the cost (tokens where no cost is known). */
+export function spendByDayChart(data) {
+  const groups = data.groups ?? [];
+  if (groups.length === 0) return emptyState("nothing spent in this period (ralph spend)");
+  const byCost = groups.some((group) => typeof group.cost_usd === "number" && group.cost_usd > 0);
+  const value = (group) => (byCost ? (group.cost_usd ?? 0) : group.tokens.total);
+  const root = frame(byCost ? "spend by day" : "tokens by day");
+  const max = Math.max(byCost ? 0.0001 : 1, ...groups.map(value));
+  axis(root, max, byCost ? (usd) => `$${usd.toFixed(usd < 1 ? 3 : 2)}` : (n) => String(Math.round(n)));
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const step = plotWidth / groups.length;
+  groups.forEach((group, index) => {
+    const height = Math.max(1, (value(group) / max) * plotHeight);
+    const x = PAD.left + index * step + step * 0.1;
+    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: "bar spend-day", "data-day": group.key });
+    // The words are the CLI's, from the server: the same figures as ralph spend prints.
+    bar.append(svg("title", {}, `${group.key}: ${group.cost_text} · ${group.calls} call(s) · tokens ${group.tokens_text}`));
+    root.append(bar);
+    if (groups.length <= 31) root.append(svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, group.key.slice(5)));
+  });
+  return root;
+}

@@ -1,6 +1,6 @@
 // One run: facts, buttons, charts, iterations (each expandable to its output), child runs, the agent's
 // output as --live prints it, and the run log.
-import { ageText, el, FOREIGN_TEXT, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
+import { ageText, el, FOREIGN_TEXT, iterationText, listen, money, post, stateBadge } from "./common.js";
 import { spendChart, timelineChart } from "./charts.js";
 import { describeIteration, Iterations, mebibytes, reviewText } from "./iterations.js";
 import { outputByIteration } from "./iteration-output.js";
@@ -22,11 +22,10 @@ const merges = new Map();
 document.title = `ralph ${runId}`;
 $("run-id").textContent = runId;
 
-/** The spend as the CLI words it: an estimate only where the agent reports cost at all. */
+/** The spend as the CLI words it (the server words it from ralph's spend ledger). */
 function spendText() {
-  const reported = row.cost_usd > 0 || iterations.list().some((it) => typeof it.costUsd === "number");
-  if (!reported) return row.agent === "demo" ? "nothing spent (the demo agent is free)" : "no cost reported by the agent";
-  return `${money(row.cost_usd)} (${row.agent === "demo" ? "the demo agent's pretend figure" : "agent CLI's estimate"})`;
+  const text = row.spend_text?.cost ?? "no cost reported";
+  return row.agent === "demo" && row.cost_usd !== null ? `${text} (the demo agent's pretend figure)` : text;
 }
 
 function showRow(next) {
@@ -38,7 +37,7 @@ function showRow(next) {
   const facts = [
     ["iteration", iterationText(parent && !row.parallel ? { ...row, parallel: children.size } : row)],
     ["spend", spendText()],
-    ["tokens", tokensText(row.tokens)],
+    ["tokens", row.spend_text?.tokens ?? "-"],
     ["agent", row.agent ?? "-"],
     ["age", ageText(row.started_at)],
     ["reason", row.reason ?? "-"],
@@ -163,7 +162,7 @@ function showChildren() {
         el("td", { class: "state" }, childState(child, mergeOf(child))),
         cell(mergeOf(child).text, { class: "merge" }),
         cell(iterationText(child)),
-        cell(money(child.cost_usd)),
+        cell(child.spend_text?.cost_cell ?? "-"),
         cell(child.branch ?? "-", { class: "branch" }),
       ),
     ),

@@ -1,5 +1,5 @@
 // The runs table: sorting, filtering and windowed rows, so that 10,000 runs cost no more than a screenful.
-import { ageText, el, isEnded, iterationText, money, stateBadge, tokensText } from "./common.js";
+import { ageText, el, isEnded, iterationText, stateBadge } from "./common.js";
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
@@ -11,8 +11,8 @@ const COLUMNS = [
   { key: "id", label: "run", sort: (r) => r.id, text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
   { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state, node: (r) => stateBadge(r.state, r.dry_run === true) },
   { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
-  { key: "spend", label: "spend", sort: (r) => r.cost_usd, text: (r) => money(r.cost_usd) },
-  { key: "tokens", label: "tokens", sort: (r) => r.tokens, text: (r) => tokensText(r.tokens) },
+  { key: "spend", label: "spend", sort: (r) => r.cost_usd ?? -1, text: (r) => r.spend_text?.cost_cell ?? "-" },
+  { key: "tokens", label: "tokens (in/out/cache read/cache write, total)", sort: (r) => r.tokens?.total ?? 0, text: (r) => r.spend_text?.tokens_cell ?? "-" },
   { key: "age", label: "age", sort: (r) => -(Date.parse(r.started_at ?? "") || 0), text: (r) => ageText(r.started_at) },
   { key: "agent", label: "agent", sort: (r) => r.agent ?? "", text: (r) => r.agent ?? "-" },
   { key: "branch", label: "branch", sort: (r) => r.branch ?? "", text: (r) => r.branch ?? "" },

@@ -15,6 +15,7 @@ import { pickRun } from "../pick-run.js";
 import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
+import { spendOf } from "../../spend/spend-of.js";
 import { parsedSetting } from "../parsed-option.js";
 
 function savedSettings(file: string): RunSettings {
@@ -54,8 +55,11 @@ export async function continueCommand(projectDir: string, given: string | undefi
     const more = status.iteration + Math.max(read.plan.maxIterations, 1);
     throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
   }
-  if (settings.maxCostUsd !== null && status.cost_usd >= settings.maxCostUsd) {
-    throw new UsageError(`run ${id} has spent $${status.cost_usd.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`);
+  // What it spent is the spend ledger's figure (status.json is in reach of its agent); a run from before the ledger: status.json's.
+  const ledger = spendOf(projectDir, id);
+  const spent = ledger.calls > 0 ? (ledger.cost_usd ?? 0) : status.cost_usd;
+  if (settings.maxCostUsd !== null && spent >= settings.maxCostUsd) {
+    throw new UsageError(`run ${id} has spent $${spent.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`);
   }
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {

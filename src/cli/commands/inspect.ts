@@ -13,6 +13,7 @@ import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
 import { letYoungGenerationGrow } from "../young-generation.js";
+import { costCell, costText, tokensCell, tokensText } from "../../spend/spend-totals.js";
 import { foreignTodo, foreignWhy } from "../../control/foreign-run.js";
 
 /** `ralph list [--active] [--json]`. */
@@ -38,12 +39,13 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     run.dry_run && run.state !== "DRY_RUN" ? `${run.state} (dry run)` : run.state,
     // A --parallel parent counts child runs, not iterations of its own (each child has its own cap).
     parents.has(run.id) ? `${run.iteration} run${run.iteration === 1 ? "" : "s"}` : iterationText(run),
-    `$${run.cost_usd.toFixed(4)}`,
+    costCell(run),
+    tokensCell(run.tokens),
     ageText(run.age_seconds),
     ...(withBranch ? [run.branch ?? "-"] : []),
     ...(asking ? [questionText(run.question)] : []),
   ]);
-  const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
+  const head = ["RUN", "STATE", "ITERATION", "SPEND", "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
   // Cells hold the agent's words (a question): control characters shown, never obeyed.
   process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
   const foreign = runs.filter((run) => run.state === "foreign").map((run) => run.id);
@@ -64,8 +66,6 @@ export async function statusReport(projectDir: string, given: string | undefined
     ...summary,
     schema_version: 1,
     run_dir: paths.dir,
-    tokens: status?.tokens ?? { input: 0, output: 0 },
-    calls: status?.calls ?? 0,
     session_id: status?.session_id ?? null,
     current_task: status?.current_task ?? null,
     elapsed_seconds: Number.isFinite(started) ? Math.max(0, Math.round((endedAt - started) / 1000)) : null,
@@ -77,7 +77,7 @@ export async function statusReport(projectDir: string, given: string | undefined
     resources: status?.resources ?? null,
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
     review: status?.review ?? null,
-    children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, branch }) => ({ id, state, iteration, cost_usd, branch })) : [],
+    children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, cost_source, branch }) => ({ id, state, iteration, cost_usd, cost_source, branch })) : [],
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -96,11 +96,12 @@ export async function statusCommand(projectDir: string, given: string | undefine
     report.children.length > 0
       ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
       : `iteration  ${iterationText(report)}`,
-    `spend      ${report.cost_usd > 0 ? `$${report.cost_usd.toFixed(4)} (agent CLI's estimate)` : "no cost reported"}, tokens in ${report.tokens.input} / out ${report.tokens.output}`,
+    `spend      ${costText(report)}${report.children.length > 0 ? " (the run and its child runs together)" : ""}`,
+    `tokens     ${tokensText(report.tokens)}`,
     `task       ${report.current_task ?? "-"}`,
     ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
     ...(report.parent ? [`parent     ${report.parent}`] : []),
-    ...report.children.map((child, index) => `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  $${child.cost_usd.toFixed(4)}  ${child.branch ?? "-"}`),
+    ...report.children.map((child, index) => `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  ${costCell(child)}  ${child.branch ?? "-"}`),
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
@@ -139,7 +140,7 @@ function nextLine(report: RunStatusReport): string[] {
   if (reason === null) return [];
   // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
   const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run });
+  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run, detail: report.last_action ?? undefined });
   return step ? [`next       ${step}`] : [];
 }
 

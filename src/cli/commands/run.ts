@@ -23,6 +23,7 @@ import { checkSettings } from "../../config/check-settings.js";
 import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
+import { readBudgets } from "../../spend/budget-config.js";
 
 /**
  * Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. Paths in flags are read
@@ -49,6 +50,9 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
   const dir = typedDir(projectDir, typedIn);
   const flagTargets = fromFlags.targets.map((target) => (target.kind === "command" && dir !== null ? { ...target, dir } : target));
   const notifyTargets = [...fromYamlTargets.targets, ...flagTargets];
+  // The project's and the user's budgets (src/spend/budget-config.ts): a bad one is a usage error before any run starts.
+  const budgets = readBudgets(projectDir, env);
+  if (!budgets.ok) throw new UsageError(budgets.message);
   const fromYaml = yaml.defaults.values.get("completion_criteria");
   let criteria: Criterion[] = [];
   if (fromYaml) {
