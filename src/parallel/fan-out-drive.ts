@@ -5,6 +5,7 @@ import type { TaskListResult, Task } from "../judge/tasks.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { openQuestion } from "../control/list-runs.js";
+import { RunFileError } from "../store/regular-file.js";
 import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look, type QueueView } from "./fan-out-step.js";
 
@@ -140,18 +141,27 @@ export class FanOutDriver {
     for (const effect of effects) this.perform(effect);
   }
 
+  /**
+   * Performs one effect. One that fails (a run file an agent swapped for a link) is the run's failure, fed back
+   * as `lost`: the parent still passes its ending on to its children, and the run still ends and is marked.
+   */
   private perform(effect: FanOutEffect): void {
+    try {
+      this.performOne(effect);
+    } catch (error) {
+      this.post({ type: "lost", id: effect.kind === "start" ? effect.start.childId : null, detail: failureDetail(error) });
+    }
+  }
+
+  private performOne(effect: FanOutEffect): void {
     const { io, record } = this.world;
     switch (effect.kind) {
       case "start": {
         const id = effect.start.childId;
         const handle = io.startChild(effect.start);
         this.handles.set(id, handle);
-        handle.exited.then(
-          (exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id) }),
-          // A record that cannot be written is the run's failure, never an unhandled rejection.
-          (error: unknown) => this.post({ type: "lost", id, message: (error as Error).message ?? String(error) }),
-        );
+        // `exited` never rejects (a child that cannot start exits with what it said).
+        void handle.exited.then((exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id) }));
         return;
       }
       case "signal":
@@ -188,4 +198,10 @@ export class FanOutDriver {
       }
     }
   }
+}
+
+/** The ending's detail for an effect that failed: a run file that is not what it should be is named as such, not as a bug. */
+function failureDetail(error: unknown): string {
+  const message = (error as Error).message ?? String(error);
+  return error instanceof RunFileError ? message : `internal error: ${message}`;
 }

@@ -5,7 +5,7 @@
 //  --> [running] ---- PAUSE ----> [paused] ---- PAUSE removed ----> [running]
 //        |   a look: start children up to N on pending tasks; merge the next DONE child; relay questions
 //        |
-//        | signal, STOP, a limit, a failed task list, a failed merge or record,
+//        | signal, STOP, a limit, a failed task list, a failed merge or record (any effect that fails),
 //        | no child running and nothing to merge (NO_WORK, or FAILED when a task was left pending)
 //        v
 //     [ending] -- each look: pass the ending on to every child (signal, or STOP file); merges go on
@@ -101,8 +101,8 @@ export type FanOutInput =
   | Look
   /** A child ended: how its process ended and its status.json. */
   | { type: "exited"; id: string; exit: ChildExit; status: RunStatus | null }
-  /** A child's end could not be recorded (an internal failure). */
-  | { type: "lost"; id: string; message: string }
+  /** An effect could not be performed (a record that cannot be written): the parent ends FAILED with `detail`. `id`: the child it was starting. */
+  | { type: "lost"; id: string | null; detail: string }
   | { type: "resolveStarted"; id: string; task: Task }
   | { type: "resolveEnded"; costUsd: number }
   /** A merge was abandoned: its task stays pending. */
@@ -149,7 +149,7 @@ export function fanOutStep(state: FanOutState, input: FanOutInput): FanOutStep {
     case "exited":
       return exited(state, input);
     case "lost":
-      return { state: endWith({ ...state, running: state.running.filter((child) => child.id !== input.id) }, { reason: "FAILED", detail: `internal error: ${input.message}` }), effects: [] };
+      return { state: endWith({ ...state, running: state.running.filter((child) => child.id !== input.id) }, { reason: "FAILED", detail: input.detail }), effects: [] };
     case "resolveStarted": {
       const next = { ...state, resolving: { id: input.id, task: input.task, stopAsked: "none" as const } };
       return next.ending ? passOn(next, next.ending, []) : { state: next, effects: [] };

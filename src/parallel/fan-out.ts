@@ -3,7 +3,7 @@
 // which tasks are done (its own copy of the task list, never re-read from a file a child could write).
 import { resolve } from "node:path";
 import { MergeQueue } from "./merge-queue.js";
-import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { finishRun, holdMarker, type Ending, type RunResult } from "../run/finish-run.js";
 import { runPaths } from "../store/run-paths.js";
 import type { FanOutIo, FanOutOptions } from "./fan-out-io.js";
 import { FanOutDriver } from "./fan-out-drive.js";
@@ -50,5 +50,5 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const result = finishRun(record, final, io.now(), { iteration: end.started, cost_usd: spentUsd(end, {}), current_task: null });
   // The run_ended notification is on its way: give it a bounded time to arrive.
   await notifications?.drain(final, io.signals.interrupted);
-  return result;
+  return holdMarker(result, paths.progress, io.listener, io.signals.urgent);
 }

@@ -52,7 +52,7 @@ describe("fan-out step: every phase × every input", () => {
   const inputs: Array<[string, FanOutInput]> = [
     ["look", look()],
     ["exited", exited("p-1", "DONE")],
-    ["lost", { type: "lost", id: "p-1", message: "disk gone" }],
+    ["lost", { type: "lost", id: "p-1", detail: "internal error: disk gone" }],
     ["resolveStarted", { type: "resolveStarted", id: "p-resolve-1", task: TASKS[0] as Task }],
     ["resolveEnded", { type: "resolveEnded", costUsd: 0.25 }],
     ["abandoned", { type: "abandoned", taskId: "T1", reason: "conflicts left" }],
