@@ -6,7 +6,8 @@ import type { RunRecord } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { openQuestion } from "../control/list-runs.js";
 import { RunFileError } from "../store/regular-file.js";
-import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
+import type { Ending } from "../run/finish-run.js";
+import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look, type QueueView } from "./fan-out-step.js";
 
 /** How often the parent looks at its sentinels, limits and children's spend while nothing wakes it. */
@@ -27,7 +28,7 @@ export interface Merges {
 export interface DriveWorld {
   io: FanOutIo;
   paths: RunPaths;
-  record: Pick<RunRecord, "apply" | "update" | "log">;
+  record: Pick<RunRecord, "apply" | "update" | "log" | "guard">;
   /** When the run first started (its runtime cap counts from then). */
   startedAtMs: number;
 }
@@ -35,7 +36,10 @@ export interface DriveWorld {
 /** The fan-out's driver: `post` takes what children and merges report; `run` goes to the end. */
 export class FanOutDriver {
   private readonly inbox: FanOutInput[] = [];
+  /** The children and resolve runs not yet gone: a handle is dropped once its run has exited. */
   private readonly handles = new Map<string, ChildHandle>();
+  /** The merges started and not yet settled. */
+  private readonly merging = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
   /** Woken while not asleep: the next sleep is skipped. */
   private woken = false;
@@ -53,7 +57,7 @@ export class FanOutDriver {
 
   /** A resolve run that the merge queue started: the driver passes the parent's ending on to it too. */
   resolving(id: string, task: Task, handle: ChildHandle): void {
-    this.handles.set(id, handle);
+    this.track(id, handle);
     this.post({ type: "resolveStarted", id, task });
   }
 
@@ -86,6 +90,24 @@ export class FanOutDriver {
       signals.interrupted.removeEventListener("abort", onSignal);
       signals.urgent.removeEventListener("abort", onSignal);
     }
+  }
+
+  /**
+   * After a failure the step could not take (a throw while looking): ends every child and resolve run still
+   * there and waits for them and for the merge under way, so that nothing of the run outlives its end.
+   */
+  async abandon(ending: Ending): Promise<void> {
+    this.state = { ...this.state, ending: this.state.ending ?? ending, phase: "ended" };
+    this.merges?.hold();
+    const gone = [...this.handles.values()].map((handle) => {
+      try {
+        handle.signal("SIGTERM");
+      } catch {
+        // it is waited for all the same
+      }
+      return handle.exited.catch(() => undefined);
+    });
+    await Promise.all([...gone, ...this.merging]);
   }
 
   /** The queue as it stands now. */
@@ -128,6 +150,7 @@ export class FanOutDriver {
       urgent: io.signals.urgent.aborted,
       sentinels: io.readSentinels(paths),
       elapsedMs: io.now().getTime() - startedAtMs,
+      recordFailure: this.world.record.guard.failure,
       costs,
       questions,
       tasks: this.mergesOrThrow().tasks(),
@@ -153,15 +176,21 @@ export class FanOutDriver {
     }
   }
 
+  /** Holds `handle` until its run has exited; resolves to how it exited (never rejects). */
+  private track(id: string, handle: ChildHandle): Promise<ChildExit> {
+    this.handles.set(id, handle);
+    return handle.exited
+      // `exited` is not meant to reject (a child that cannot start exits with what it said); if it did, the run is gone all the same.
+      .catch((error: unknown): ChildExit => ({ code: null, signal: null, stderr: (error as Error).message ?? String(error) }))
+      .finally(() => this.handles.delete(id));
+  }
+
   private performOne(effect: FanOutEffect): void {
     const { io, record } = this.world;
     switch (effect.kind) {
       case "start": {
         const id = effect.start.childId;
-        const handle = io.startChild(effect.start);
-        this.handles.set(id, handle);
-        // `exited` never rejects (a child that cannot start exits with what it said).
-        void handle.exited.then((exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id) }));
+        void this.track(id, io.startChild(effect.start)).then((exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id) }));
         return;
       }
       case "signal":
@@ -173,11 +202,14 @@ export class FanOutDriver {
       case "queue":
         this.mergesOrThrow().push({ child: effect.child, task: effect.task });
         return;
-      case "merge":
-        this.mergesOrThrow()
+      case "merge": {
+        const merging = this.mergesOrThrow()
           .mergeNext()
-          .catch((error: unknown) => this.post({ type: "mergeFailed", message: (error as Error).message ?? String(error) }));
+          .catch((error: unknown) => this.post({ type: "mergeFailed", message: (error as Error).message ?? String(error) }))
+          .finally(() => this.merging.delete(merging));
+        this.merging.add(merging);
         return;
+      }
       case "hold":
         this.mergesOrThrow().hold();
         return;
@@ -200,8 +232,8 @@ export class FanOutDriver {
   }
 }
 
-/** The ending's detail for an effect that failed: a run file that is not what it should be is named as such, not as a bug. */
-function failureDetail(error: unknown): string {
+/** The ending's detail for a failure: a run file that is not what it should be is named as such, not as a bug. */
+export function failureDetail(error: unknown): string {
   const message = (error as Error).message ?? String(error);
   return error instanceof RunFileError ? message : `internal error: ${message}`;
 }

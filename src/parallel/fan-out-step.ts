@@ -5,7 +5,7 @@
 //  --> [running] ---- PAUSE ----> [paused] ---- PAUSE removed ----> [running]
 //        |   a look: start children up to N on pending tasks; merge the next DONE child; relay questions
 //        |
-//        | signal, STOP, a limit, a failed task list, a failed merge or record (any effect that fails),
+//        | signal, STOP, a limit, a failed task list, a failed merge or record write (any effect that fails),
 //        | no child running and nothing to merge (NO_WORK, or FAILED when a task was left pending)
 //        v
 //     [ending] -- each look: pass the ending on to every child (signal, or STOP file); merges go on
@@ -89,6 +89,8 @@ export interface Look {
   urgent: boolean;
   sentinels: SentinelState;
   elapsedMs: number;
+  /** The first of the parent's own record writes that failed (a full disk), or null. */
+  recordFailure: string | null;
   /** Each running child's spend so far and its open question. */
   costs: Record<string, number>;
   questions: Record<string, string | null>;
@@ -207,7 +209,9 @@ function look(before: FanOutState, input: Look): FanOutStep {
   let state: FanOutState = { ...before, stopNow: input.sentinels.stopNow, urgent: input.urgent };
   // A signal replaces any other ending: the children are then signalled, not stopped.
   if (input.signal && state.ending?.reason !== "INTERRUPTED") state = { ...state, phase: "ending", ending: { reason: "INTERRUPTED", detail: `received ${input.signal}`, signal: input.signal } };
-  const ending = stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
+  // A record the parent can no longer write (a full disk) ends it FAILED, as it ends any run.
+  const failedWrite: Ending | null = input.recordFailure === null ? null : { reason: "FAILED", detail: input.recordFailure };
+  const ending = failedWrite ?? stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
   if (ending) state = endWith(state, ending);
   if (!state.ending && input.sentinels.pause !== (state.phase === "paused")) {
     const paused = input.sentinels.pause;

@@ -12,6 +12,7 @@ import type { SentinelState } from "../../src/control/control-files.js";
 import type { RunStatus } from "../../src/store/status-file.js";
 import type { InterruptSignal } from "../../src/exit/exit-reasons.js";
 import { readCompletion } from "../../src/store/progress-log.js";
+import { RunFileError } from "../../src/store/regular-file.js";
 
 const TASKS = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })) });
 
@@ -265,6 +266,62 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       assert.ok(lines.some((line) => line.startsWith("waiting for disk space")));
       assert.equal(result.marked, true);
       assert.deepEqual(readCompletion(progress), { ended: true, reason: "NO_WORK" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("looking fails (a run file swapped under the parent): it ends FAILED, ends its children, waits for them, and leaves its marker and no timer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      const gone: string[] = [];
+      const startChild = world.io.startChild;
+      world.io.startChild = (start) => {
+        const handle = startChild(start);
+        void handle.exited.then(() => gone.push(start.childId));
+        return { exited: handle.exited, signal: (signal) => (handle.signal(signal), queueMicrotask(() => world.finish(start.childId, "INTERRUPTED", 0))) };
+      };
+      const readSentinels = world.io.readSentinels;
+      world.io.readSentinels = (paths) => {
+        if (world.started.length === 2) throw new RunFileError(`${paths.stop}: is a FIFO; ralph reads only regular files here`);
+        return readSentinels(paths);
+      };
+      const timers = process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /STOP: is a FIFO/);
+      assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
+      assert.deepEqual(gone.sort(), ["p-1", "p-2"]);
+      assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
+      const status = JSON.parse(readFileSync(runFile(dir, "status.json"), "utf8")) as RunStatus;
+      assert.deepEqual([status.state, status.exit_reason], ["ended", "FAILED"]);
+      // Its heartbeat and its look's timer are gone with it: nothing keeps the process alive.
+      assert.equal(process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length, timers);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a record write fails (run.log unwritable, as on a full disk): the parent ends FAILED saying so and starts no more children", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId !== "p-1") return;
+        // run.log a directory: its next append fails with EISDIR, a failed write of the disk's kind.
+        rmSync(runFile(dir, "run.log"));
+        mkdirSync(runFile(dir, "run.log"));
+        world.finish("p-1", "DONE");
+      });
+      const stopChild = world.io.stopChild;
+      world.io.stopChild = (id, now) => (queueMicrotask(() => world.finish(id, "STOPPED", 0)), stopChild(id, now));
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /cannot write the run's files \(EISDIR\)/);
+      assert.deepEqual(world.started.map((start) => start.childId), ["p-1", "p-2"]);
+      assert.deepEqual(world.stops, [["p-2", false]]);
+      assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -28,6 +28,7 @@ const look = (patch: Partial<Look> = {}, sentinels: Partial<Look["sentinels"]> =
   urgent: false,
   sentinels: { stop: false, stopNow: false, pause: false, answer: null, ...sentinels },
   elapsedMs: 1000,
+  recordFailure: null,
   costs: {},
   questions: {},
   tasks: { ok: true, format: "prd", tasks: TASKS },
@@ -232,6 +233,13 @@ describe("fan-out step: the rules", () => {
     const first = fanOutStep(withRunning("running"), look());
     assert.equal(of(first.effects, "status").length, 1);
     assert.equal(of(fanOutStep(first.state, look()).effects, "status").length, 0);
+  });
+
+  test("a record write that failed (a full disk) ends the parent FAILED with it, before STOP or a limit", () => {
+    const step = fanOutStep(withRunning("running", ["p-1"]), look({ recordFailure: "disk full" }, { stop: true }));
+    assert.deepEqual(step.state.ending, { reason: "FAILED", detail: "disk full" });
+    assert.deepEqual(of(step.effects, "stop"), [{ kind: "stop", id: "p-1", now: false }]);
+    assert.deepEqual(of(step.effects, "start"), []);
   });
 
   test("a task list the parent cannot read ends it FAILED", () => {
