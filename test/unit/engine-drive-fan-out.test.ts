@@ -257,7 +257,10 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
         log(line) {
           lines.push(line);
           // progress.txt a directory when the marker is due: its append fails with EISDIR, an error of the disk's kind.
-          if (line.startsWith("run ended:")) rmSync(progress), mkdirSync(progress);
+          if (line.startsWith("run ended:")) {
+            rmSync(progress);
+            mkdirSync(progress);
+          }
           if (line.startsWith("waiting for disk space")) rmSync(progress, { recursive: true });
         },
       };
