@@ -205,7 +205,6 @@ export class FanOutDriver {
       case "merge": {
         const merging = this.mergesOrThrow()
           .mergeNext()
-          .catch((error: unknown) => this.post({ type: "mergeFailed", message: (error as Error).message ?? String(error) }))
           .finally(() => this.merging.delete(merging));
         this.merging.add(merging);
         return;

@@ -34,6 +34,7 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
       ending: () => driver.state.ending,
       resolving: (run, costUsd) => (run ? driver.resolving(run.id, run.task, run.handle) : driver.post({ type: "resolveEnded", costUsd })),
       abandoned: (taskId, reason) => driver.post({ type: "abandoned", taskId, reason }),
+      failed: (message) => driver.post({ type: "mergeFailed", message }),
       wake: () => driver.nudge(),
     },
     earlier.filter((event) => event.type === "resolve_started").length,

@@ -37,6 +37,8 @@ export interface MergeQueueDeps {
   resolving(run: Resolving | null, costUsd: number): void;
   /** A task whose merge was abandoned: left pending with this reason. */
   abandoned(taskId: string, reason: string): void;
+  /** A merge that failed (git refused, a record that cannot be written): the queue holds, and the parent ends. */
+  failed(message: string): void;
   /** Called whenever a merge ends: the fan-out looks again. */
   wake(): void;
 }
@@ -87,7 +89,11 @@ export class MergeQueue {
     this.held = true;
   }
 
-  /** Merges the first queued child, unless a merge is under way or the queue waits; the queue goes in order of completion. */
+  /**
+   * Merges the first queued child, unless a merge is under way or the queue waits; the queue goes in order of
+   * completion. Never rejects: a merge that fails holds the queue and is reported (`failed`) before the fan-out
+   * is woken, so it is never attempted again in this run.
+   */
   async mergeNext(): Promise<void> {
     const next = this.items[0];
     const { deps } = this;
@@ -132,6 +138,9 @@ export class MergeQueue {
           throw new Error(`unknown merge outcome ${String(never)}`);
         }
       }
+    } catch (error) {
+      this.held = true;
+      deps.failed((error as Error).message ?? String(error));
     } finally {
       this.merging = false;
       deps.wake();

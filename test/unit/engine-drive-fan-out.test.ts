@@ -329,4 +329,28 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("a merge that fails (its reset refused) is made once: the queue waits for continue and the parent ends FAILED", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId === "p-1") world.finish("p-1", "DONE");
+      });
+      const stopChild = world.io.stopChild;
+      world.io.stopChild = (id, now) => (queueMicrotask(() => world.finish(id, "STOPPED", 0)), stopChild(id, now));
+      const resets: string[] = [];
+      world.io.merge.resetTo = async (commit) => {
+        resets.push(commit);
+        return { ok: false, message: "cannot reset" };
+      };
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /^integration branch ralph\/p: cannot reset; 1 DONE child\(ren\) not merged yet/);
+      assert.deepEqual(resets, ["c0"]);
+      assert.deepEqual(world.merged, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
