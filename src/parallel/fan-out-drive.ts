@@ -29,7 +29,7 @@ export interface DriveWorld {
   io: FanOutIo;
   paths: RunPaths;
   record: Pick<RunRecord, "apply" | "update" | "log" | "guard">;
-  /** When the run first started (its runtime cap counts from then). */
+  /** When this start of the run began (its runtime cap counts from then). */
   startedAtMs: number;
 }
 

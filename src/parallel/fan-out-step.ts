@@ -19,7 +19,7 @@
 //  any other ending leaves its task pending (FAILED at the end). A signal replaces any other ending.
 import { firstIncomplete, type Task, type TaskListResult } from "../judge/tasks.js";
 import type { SentinelState } from "../control/control-files.js";
-import { remainingBudgetUsd } from "../control/limit-rules.js";
+import { remainingBudgetUsd, remainingRuntimeMs } from "../control/limit-rules.js";
 import type { Ending } from "../run/finish-run.js";
 import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { RecordEntry } from "../run/run-record.js";
@@ -249,7 +249,7 @@ function startChildren(before: FanOutState, input: Look, effects: FanOutEffect[]
     pending = pending.filter((other) => other !== task);
     const id = `${config.runId}-${state.started + 1}`;
     const maxCostUsd = remainingBudgetUsd(config.maxCostUsd, spentUsd(state, input.costs));
-    const maxRuntimeMs = config.maxRuntimeMs === null ? null : Math.max(1000, config.maxRuntimeMs - input.elapsedMs);
+    const maxRuntimeMs = remainingRuntimeMs(config.maxRuntimeMs, input.elapsedMs);
     state = { ...state, started: state.started + 1, running: [...state.running, { id, task, stopAsked: "none" }] };
     effects.push({ kind: "start", start: { childId: id, taskId: task.id, maxCostUsd, maxRuntimeMs }, task });
     effects.push({ kind: "record", entry: { kind: "event", body: { type: "child_started", child: id, task: task.id, branch: `ralph/${id}` } } });

@@ -20,8 +20,8 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const earlier = previous ? io.readEvents(paths) : [];
   const { record, notifications } = openParentRecord(options, io, paths);
   const config = { runId, parallel: settings.parallel, tasksName: settings.tasks, branch: integration.branch, maxCostUsd: settings.maxCostUsd, maxRuntimeMs: settings.maxRuntimeMs, spentBefore: previous?.cost_usd ?? 0 };
-  // The runtime cap counts from the run's first start, as for any run.
-  const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), { io, paths, record, startedAtMs: Date.parse(record.status.started_at) });
+  // The runtime cap counts from this start, as the engine counts it for any run (continuing starts it afresh).
+  const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), { io, paths, record, startedAtMs: io.now().getTime() });
   const queue = new MergeQueue(
     {
       runId,

@@ -353,4 +353,20 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("continuing with --max-runtime: the cap counts from this start (as for any run), and each child gets what is left of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => world.finish(start.childId, "DONE"));
+      // A clock that stands still: the parent first started an hour before this start.
+      world.io.now = () => new Date("2026-01-01T01:00:00Z");
+      const previous = { run_id: "p", iteration: 0, cost_usd: 0, started_at: "2026-01-01T00:00:00.000Z" } as RunStatus;
+      const result = await runFanOut({ ...options(dir, { maxRuntimeMs: 60_000 }), previous }, world.io);
+      assert.equal(result.reason, "NO_WORK");
+      assert.deepEqual(world.started.map((start) => start.maxRuntimeMs), [60_000, 60_000, 60_000]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -184,6 +184,9 @@ describe("fan-out step: the rules", () => {
 
   test("runtime: a child gets at least a second, and the parent ends at its cap", () => {
     const config = { ...CONFIG, maxRuntimeMs: 60_000 };
+    // What is left, in whole seconds rounded down: a child never outlives the parent's cap (but by its one second).
+    const early = fanOutStep(initialFanOut(config, 0), look({ elapsedMs: 10_500 }));
+    assert.deepEqual(of(early.effects, "start").map((effect) => effect.start.maxRuntimeMs), [49_000, 49_000]);
     const start = fanOutStep(initialFanOut(config, 0), look({ elapsedMs: 59_900 }));
     assert.equal(of(start.effects, "start")[0]?.start.maxRuntimeMs, 1000);
     const end = fanOutStep(start.state, look({ elapsedMs: 60_000 }));

@@ -1,7 +1,7 @@
 // The limit and stop rules are one set: the engine, the --parallel parent and hook mode end a run alike.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { limitEnding, stopEnding } from "../../src/control/limit-rules.js";
+import { limitEnding, remainingRuntimeMs, stopEnding } from "../../src/control/limit-rules.js";
 import { limitEnding as parentLimit, stopEnding as parentStop } from "../../src/parallel/fan-out-endings.js";
 
 test("limits end a run in one order: iterations, then runtime, then budget; none reached → null", () => {
@@ -19,4 +19,13 @@ test("the --parallel parent applies the same runtime and budget rules (its max_i
   }
   assert.equal(parentStop({ stop: false, stopNow: false, pause: false, answer: null }), null);
   assert.equal(parentStop({ stop: true, stopNow: true, pause: false, answer: null })?.reason, stopEnding({ stop: true, stopNow: true }, { stop: "", now: "" })?.reason);
+});
+
+test("what is left of --max-runtime for a run started now: whole seconds, rounded down, at least one; none without a cap", () => {
+  assert.equal(remainingRuntimeMs(60_000, 10_000), 50_000);
+  // Rounded up, a child would outlive its parent's cap by up to a second.
+  assert.equal(remainingRuntimeMs(60_000, 10_500), 49_000);
+  assert.equal(remainingRuntimeMs(60_000, 59_900), 1000);
+  assert.equal(remainingRuntimeMs(60_000, 90_000), 1000);
+  assert.equal(remainingRuntimeMs(null, 10_000), null);
 });
