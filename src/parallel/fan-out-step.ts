@@ -111,7 +111,9 @@ export type FanOutInput =
   | { type: "abandoned"; taskId: string; reason: string }
   | { type: "mergeFailed"; message: string }
   /** A STOP file was made for a child (it exists once its run directory does). */
-  | { type: "stopped"; id: string; level: StopLevel };
+  | { type: "stopped"; id: string; level: StopLevel }
+  /** Continuing: a child that ended DONE before, never merged nor abandoned: its merge is made now. */
+  | { type: "owed"; child: string; task: Task };
 
 export type FanOutEffect =
   | { kind: "start"; start: ChildStart; task: Task }
@@ -121,7 +123,6 @@ export type FanOutEffect =
   | { kind: "merge" }
   /** Stop merging: what is queued waits for `continue`. */
   | { kind: "hold" }
-  | { kind: "relay"; id: string; question: string }
   | { kind: "record"; entry: RecordEntry }
   | { kind: "status"; patch: Partial<RunStatus> }
   | { kind: "end"; ending: Ending };
@@ -167,6 +168,11 @@ export function fanOutStep(state: FanOutState, input: FanOutInput): FanOutStep {
       return { state: endWith(state, { reason: "FAILED", detail: `integration branch ${state.config.branch}: ${input.message}` }), effects: [{ kind: "hold" }] };
     case "stopped":
       return { state: withStopAsked(state, input.id, input.level), effects: [] };
+    case "owed": {
+      const ended = [...state.ended, { id: input.child, taskId: input.task.id, costUsd: 0 }];
+      const line = `child ${input.child} ended DONE before; its merge into ${state.config.branch} is made now`;
+      return { state: { ...state, ended }, effects: [{ kind: "queue", child: input.child, task: input.task }, { kind: "record", entry: { kind: "log", line } }] };
+    }
     default: {
       const unreachable: never = input;
       throw new Error(`unknown fan-out input ${JSON.stringify(unreachable)}`);
@@ -287,7 +293,7 @@ function relay(state: FanOutState, input: Look, effects: FanOutEffect[]): FanOut
     const question = input.questions[child.id] ?? null;
     if (question === null || told[child.id] === question) continue;
     told = { ...told, [child.id]: question };
-    effects.push({ kind: "relay", id: child.id, question });
+    effects.push({ kind: "record", entry: { kind: "log", line: `child ${child.id} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${child.id} TEXT` } });
   }
   return told === state.told ? state : { ...state, told };
 }

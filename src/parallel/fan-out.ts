@@ -21,41 +21,25 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const { record, notifications } = openParentRecord(options, io, paths);
   const config = { runId, parallel: settings.parallel, tasksName: settings.tasks, branch: integration.branch, maxCostUsd: settings.maxCostUsd, maxRuntimeMs: settings.maxRuntimeMs, spentBefore: previous?.cost_usd ?? 0 };
   // The runtime cap counts from this start, as the engine counts it for any run (continuing starts it afresh).
-  const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), { io, paths, record, startedAtMs: io.now().getTime() });
-  const queue = new MergeQueue(
-    {
-      runId,
-      file: resolve(projectDir, settings.tasks),
-      tasksName: settings.tasks,
-      maxResolve: settings.maxResolve,
-      integration,
-      io,
-      record,
-      ending: () => driver.state.ending,
-      resolving: (run, costUsd) => (run ? driver.resolving(run.id, run.task, run.handle) : driver.post({ type: "resolveEnded", costUsd })),
-      abandoned: (taskId, reason) => driver.post({ type: "abandoned", taskId, reason }),
-      failed: (message) => driver.post({ type: "mergeFailed", message }),
-      wake: () => driver.nudge(),
-    },
-    earlier.filter((event) => event.type === "resolve_started").length,
-  );
-  driver.attach(queue);
+  const world = { io, paths, record, startedAtMs: io.now().getTime() };
+  const resolves = earlier.filter((event) => event.type === "resolve_started").length;
+  const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), world, (reports) => {
+    const deps = { runId, file: resolve(projectDir, settings.tasks), tasksName: settings.tasks, maxResolve: settings.maxResolve, integration, io, record };
+    return new MergeQueue({ ...deps, ...reports }, resolves);
+  });
   let ending: Ending;
   try {
     // Continuing: a child that ended DONE but was never merged nor abandoned is merged first.
-    for (const owed of owedMerges(earlier, queue.tasks())) {
-      queue.push(owed);
-      driver.state = { ...driver.state, ended: [...driver.state.ended, { id: owed.child, taskId: owed.task.id, costUsd: 0 }] };
-      record.log(`child ${owed.child} ended DONE before; its merge into ${integration.branch} is made now`);
-    }
-    ending = (await driver.run()).ending ?? { reason: "FAILED", detail: "internal error: the fan-out ended without a reason" };
+    for (const owed of owedMerges(earlier, driver.merges.tasks())) driver.post({ type: "owed", ...owed });
+    ending = await driver.run();
   } catch (error) {
     // A failure the step could not take (a run file swapped while the parent looked): the run still ends, and
     // nothing of it (a child, a resolve run, a merge) outlives that end.
     ending = { reason: "FAILED", detail: failureDetail(error) };
     await driver.abandon(ending);
   }
-  if (queue.length > 0) ending = { ...ending, detail: `${ending.detail}; ${queue.length} DONE child(ren) not merged yet: ralph continue ${runId} merges them` };
+  const unmerged = driver.merges.length;
+  if (unmerged > 0) ending = { ...ending, detail: `${ending.detail}; ${unmerged} DONE child(ren) not merged yet: ralph continue ${runId} merges them` };
   const end = driver.state;
   const result = finishRun(record, ending, io.now(), { iteration: end.started, cost_usd: spentUsd(end, {}), current_task: null });
   // The run_ended notification is on its way: give it a bounded time to arrive.

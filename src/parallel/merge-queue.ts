@@ -33,8 +33,10 @@ export interface MergeQueueDeps {
   record: RunRecord;
   /** How the parent is ending, if it is. */
   ending(): Ending | null;
-  /** A resolve run started (passed the parent's ending from now on) or ended (null). */
-  resolving(run: Resolving | null, costUsd: number): void;
+  /** A resolve run started: the parent's ending is passed on to it from now on. */
+  resolveStarted(run: Resolving): void;
+  /** The resolve run under way ended, having spent `costUsd`. */
+  resolveEnded(costUsd: number): void;
   /** A task whose merge was abandoned: left pending with this reason. */
   abandoned(taskId: string, reason: string): void;
   /** A merge that failed (git refused, a record that cannot be written): the queue holds, and the parent ends. */
@@ -42,6 +44,9 @@ export interface MergeQueueDeps {
   /** Called whenever a merge ends: the fan-out looks again. */
   wake(): void;
 }
+
+/** What the queue reports to its fan-out (the fan-out's driver makes these). */
+export type MergeReports = Pick<MergeQueueDeps, "ending" | "resolveStarted" | "resolveEnded" | "abandoned" | "failed" | "wake">;
 
 /** The queue of merges into the integration branch. */
 export class MergeQueue {
@@ -156,11 +161,11 @@ export class MergeQueue {
     const why = request.conflicts.length > 0 ? `conflicts in ${request.conflicts.join(", ")}` : "the checks failed on the merged tree";
     deps.record.log(`resolve ${id} (${request.attempt} of at most ${deps.maxResolve}) for ${request.branch}: ${why}`);
     const handle = deps.io.startResolve(id, resolvePrompt(request, deps.integration.branch));
-    deps.resolving({ id, task: request.task, handle }, 0);
+    deps.resolveStarted({ id, task: request.task, handle });
     const exit = await handle.exited;
     const status = deps.io.readChildStatus(id);
     const outcome = childEnding(status, exit);
-    deps.resolving(null, status?.cost_usd ?? 0);
+    deps.resolveEnded(status?.cost_usd ?? 0);
     deps.record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: status?.cost_usd ?? 0 });
     deps.record.log(`resolve ${id} ended ${outcome.reason}`);
   }

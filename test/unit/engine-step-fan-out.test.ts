@@ -59,6 +59,7 @@ describe("fan-out step: every phase × every input", () => {
     ["abandoned", { type: "abandoned", taskId: "T1", reason: "conflicts left" }],
     ["mergeFailed", { type: "mergeFailed", message: "git gone" }],
     ["stopped", { type: "stopped", id: "p-1", level: "stop" }],
+    ["owed", { type: "owed", child: "p-0", task: TASKS[2] as Task }],
   ];
   // phase, input → the phase after, and the effects' kinds.
   const table: Record<FanOutPhase, Record<string, [FanOutPhase, string[]]>> = {
@@ -71,6 +72,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["running", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["running", []],
+      owed: ["running", ["queue", "record"]],
     },
     paused: {
       // PAUSE is gone in this look: the parent resumes, and starts nothing new while two children run.
@@ -82,6 +84,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["paused", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["paused", []],
+      owed: ["paused", ["queue", "record"]],
     },
     ending: {
       look: ["ending", ["stop", "stop", "merge", "status"]],
@@ -92,6 +95,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["ending", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["ending", []],
+      owed: ["ending", ["queue", "record"]],
     },
     ended: Object.fromEntries(inputs.map(([name]) => [name, ["ended", []]])) as Record<string, [FanOutPhase, string[]]>,
   };
@@ -228,8 +232,8 @@ describe("fan-out step: the rules", () => {
   test("questions: each child's open question is relayed once", () => {
     const state = withRunning("running", ["p-1", "p-2"]);
     const asked = fanOutStep(state, look({ questions: { "p-1": "Which database?", "p-2": null } }));
-    assert.deepEqual(of(asked.effects, "relay"), [{ kind: "relay", id: "p-1", question: "Which database?" }]);
-    assert.deepEqual(of(fanOutStep(asked.state, look({ questions: { "p-1": "Which database?" } })).effects, "relay"), []);
+    assert.deepEqual(logs(asked.effects), ['child p-1 asks: "Which database?"; it waits for: ralph answer p-1 TEXT']);
+    assert.deepEqual(logs(fanOutStep(asked.state, look({ questions: { "p-1": "Which database?" } })).effects), []);
   });
 
   test("status.json is written only when it would say something new", () => {
@@ -258,5 +262,13 @@ describe("fan-out step: the rules", () => {
       { type: "child_merged", child: "p-2" },
     ] as unknown as RunEvent[];
     assert.deepEqual(owedMerges(events, { ok: true, format: "prd", tasks: TASKS }), [{ child: "p-1", task: TASKS[0] }]);
+  });
+
+  test("continuing: an owed merge is queued before any look, and its task counts as ended here (never started again)", () => {
+    const owed = fanOutStep(initialFanOut(CONFIG, 3), { type: "owed", child: "p-1", task: TASKS[0] as Task });
+    assert.deepEqual(of(owed.effects, "queue"), [{ kind: "queue", child: "p-1", task: TASKS[0] }]);
+    assert.deepEqual(logs(owed.effects), ["child p-1 ended DONE before; its merge into ralph/p is made now"]);
+    const next = fanOutStep(owed.state, look({ queue: { length: 1, current: null, waiting: false } }));
+    assert.deepEqual(of(next.effects, "start").map((effect) => [effect.start.childId, effect.start.taskId]), [["p-4", "T2"], ["p-5", "T3"]]);
   });
 });
