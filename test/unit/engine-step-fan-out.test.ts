@@ -271,4 +271,62 @@ describe("fan-out step: the rules", () => {
     const next = fanOutStep(owed.state, look({ queue: { length: 1, current: null, waiting: false } }));
     assert.deepEqual(of(next.effects, "start").map((effect) => [effect.start.childId, effect.start.taskId]), [["p-4", "T2"], ["p-5", "T3"]]);
   });
+
+  test("a child's end is recorded with its reason, exit code, detail and spend, and its spend counts from then on", () => {
+    const step = fanOutStep(withRunning("running", ["p-1", "p-2"]), exited("p-2", "FAILED", 0.75));
+    assert.deepEqual(step.state.running.map((child) => child.id), ["p-1"]);
+    assert.deepEqual(step.state.ended, [{ id: "p-2", taskId: "T2", costUsd: 0.75 }]);
+    assert.deepEqual(step.state.failed, [{ taskId: "T2", reason: "child p-2 ended FAILED: ended FAILED" }]);
+    assert.deepEqual(
+      of(step.effects, "record").map((effect) => effect.entry),
+      [
+        { kind: "event", body: { type: "child_ended", child: "p-2", task: "T2", reason: "FAILED", exit_code: 1, detail: "ended FAILED", cost_usd: 0.75 } },
+        { kind: "progress", block: [["child", "p-2"], ["task", "T2"], ["child_reason", "FAILED"], ["child_detail", "ended FAILED"], ["cost_usd", 0.75]] },
+        { kind: "log", line: "child p-2 ended FAILED; task T2 stays pending: ended FAILED" },
+      ],
+    );
+    assert.equal(spentUsd(step.state, { "p-1": 0.25 }), 1);
+    // A DONE child's merge is queued, and its log says it waits for it.
+    const done = fanOutStep(withRunning("running", ["p-1"]), exited("p-1", "DONE"));
+    assert.deepEqual(of(done.effects, "queue"), [{ kind: "queue", child: "p-1", task: TASKS[0] }]);
+    assert.deepEqual(logs(done.effects), ["child p-1 ended DONE; task T1 waits to be merged into ralph/p"]);
+  });
+
+  test("an effect that failed (lost) ends the parent FAILED with its detail, the child it was starting gone, the others stopped", () => {
+    const lost = fanOutStep(withRunning("running", ["p-1", "p-2"]), { type: "lost", id: "p-2", detail: "run.log: is a symbolic link" });
+    assert.deepEqual(lost.state.ending, { reason: "FAILED", detail: "run.log: is a symbolic link" });
+    assert.deepEqual(lost.state.running.map((child) => child.id), ["p-1"]);
+    const next = fanOutStep(lost.state, look());
+    assert.deepEqual(of(next.effects, "stop"), [{ kind: "stop", id: "p-1", now: false }]);
+    assert.deepEqual(of(next.effects, "start"), []);
+    // An ending already decided is kept.
+    assert.deepEqual(fanOutStep(withRunning("ending"), { type: "lost", id: null, detail: "x" }).state.ending, { reason: "STOPPED", detail: "STOP file" });
+  });
+
+  test("a resolve run: the parent's ending is passed on to it, and its spend counts once it ended", () => {
+    const started = fanOutStep(withRunning("ending", []), { type: "resolveStarted", id: "p-resolve-1", task: TASKS[0] as Task });
+    assert.deepEqual(started.effects, [{ kind: "stop", id: "p-resolve-1", now: false }]);
+    const ended = fanOutStep(started.state, { type: "resolveEnded", costUsd: 0.25 });
+    assert.equal(ended.state.resolving, null);
+    assert.deepEqual(ended.state.ended, [{ id: "p-resolve-1", taskId: "T1", costUsd: 0.25 }]);
+    assert.equal(spentUsd(ended.state, {}), 0.25);
+    // A signal reaches it as it reaches every child.
+    const signalled = fanOutStep(fanOutStep(withRunning("running", []), { type: "resolveStarted", id: "p-resolve-2", task: TASKS[0] as Task }).state, look({ signal: "SIGTERM" }));
+    assert.deepEqual(of(signalled.effects, "signal"), [{ kind: "signal", id: "p-resolve-2", signal: "SIGTERM" }]);
+  });
+
+  test("a task already running is never started a second time", () => {
+    const state = { ...withRunning("running", ["p-1", "p-2"]), config: { ...CONFIG, parallel: 3 } };
+    const step = fanOutStep(state, look());
+    assert.deepEqual(of(step.effects, "start").map((effect) => [effect.start.childId, effect.start.taskId]), [["p-3", "T3"]]);
+  });
+
+  test("status.json says what the parent does: its children, their tasks, its spend, a merge, or its ending", () => {
+    const running = fanOutStep(withRunning("running", ["p-1", "p-2"]), look({ costs: { "p-1": 0.25, "p-2": 0.5 } }));
+    assert.deepEqual(of(running.effects, "status")[0]?.patch, { state: "running", iteration: 2, cost_usd: 0.75, current_task: "T1, T2", last_action: "2 child run(s) running" });
+    const merging = fanOutStep(withRunning("running", []), look({ tasks: { ok: true, format: "prd", tasks: [] }, queue: { length: 1, current: "p-1", waiting: false } }));
+    assert.equal(of(merging.effects, "status")[0]?.patch.last_action, "merging ralph/p-1 into ralph/p");
+    const ending = fanOutStep(withRunning("ending", ["p-1"]), look());
+    assert.equal(of(ending.effects, "status")[0]?.patch.last_action, "ending: STOP file");
+  });
 });
