@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark, prints one table and writes bench/results.json.
-// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui,notify,startup,logs,parallel,sandbox] [--markdown]
+// usage: node dist/bench/run.js [--runs N] [--only stop,overhead,reaction,memory,events,scale,ui,notify,startup,logs,parallel,sandbox,tui] [--markdown]
 //        node dist/bench/run.js --render bench/results.json   (the Markdown table of an earlier run, for the README)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import { benchSandbox } from "./sandbox.js";
 import { benchScale } from "./scale.js";
 import { benchStartup } from "./startup.js";
 import { benchStopLatency } from "./stop-latency.js";
+import { benchTui } from "./tui.js";
 import { benchUi } from "./ui.js";
 import { killTrees } from "./tree.js";
 
@@ -32,6 +33,7 @@ const SUITES: Record<string, (runs: number, log: (line: string) => void) => Prom
   logs: benchBigLogs,
   parallel: benchParallelMemory,
   sandbox: benchSandbox,
+  tui: benchTui,
 };
 
 function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: boolean } {

@@ -11,7 +11,7 @@ const LAYERS = {
   config: 2, judge: 2, worktree: 2, notify: 2, view: 2, run: 2, sandbox: 2,
   control: 3, hook: 3, report: 3,
   engine: 4,
-  parallel: 5, ui: 5,
+  parallel: 5, ui: 5, tui: 5,
   launch: 6,
   cli: 7,
 };

@@ -188,7 +188,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     const text = [...stray.lines, stderrTail].join("\n").trim();
     const rootRefusal = text.split("\n").find((line) => ROOT_REFUSAL.test(line));
     if (rootRefusal) {
-      return { kind: "other", message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1)` };
+      // A refusal of its arguments: no retry fixes it, so the run ends at once with the way out.
+      return { kind: "config", message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1: run it in ralph's sandbox, or as a user other than root)` };
     }
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) return failureFromText(text, "other");
     const config = text.split("\n").find(isConfigFailure);

@@ -1,6 +1,6 @@
 // Reads Gemini CLI's `--output-format stream-json` lines (init, message, tool_use, tool_result, error, result).
 import { summarizeToolInput } from "./claude-parser.js";
-import { detectLimit, isAuthFailure } from "./limit-detect.js";
+import { detectLimit, isAuthFailure, isConfigFailure } from "./limit-detect.js";
 import { type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText } from "./json-fields.js";
 import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
@@ -112,6 +112,9 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
     const lines = [...stray.lines, ...stderrTail.replace(ANSI, "").split("\n")].map((line) => line.trim()).filter((line) => line !== "" && !STDERR_NOISE.test(line));
     const text = lines.join("\n");
     if (text && (detectLimit(text, now()) || isAuthFailure(text) || QUOTA.test(text) || BAD_KEY.test(text))) return classifyGeminiError(text, now());
+    // Arguments it refused (it prints its usage after): no retry fixes them.
+    const config = exit.code !== 0 ? lines.find(isConfigFailure) : undefined;
+    if (config) return { kind: "config", message: clip(config, TEXT_LIMIT) };
     if (exit.code !== 0 && exit.signal === null && lines[0]) return { kind: "other", message: clip(lines[0], TEXT_LIMIT) };
     const warning = lastWarning as string | null;
     return warning && exit.code !== 0 ? { kind: "other", message: clip(warning, TEXT_LIMIT) } : null;

@@ -48,11 +48,30 @@ const MESSAGE_LIMIT = 300;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
-// Mistakes in how the agent was called: waiting or retrying never fixes them.
+// Mistakes in how the agent was called: waiting or retrying never fixes them. Besides the general words, the
+// refusals of the pinned CLIs, as they print them.
 const CONFIG_PATTERNS: RegExp[] = [
   /\b(unknown|unrecognized|invalid|unexpected) (option|argument|flag)\b/i,
   /\b(unknown|invalid|unsupported) model\b/i,
   /\bmodel\b[^\n]{0,60}\b(not found|does not exist|not_found|is not supported|not available)\b/i,
+  // Claude Code: `--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons`,
+  // `error: option '--permission-mode <mode>' argument 'x' is invalid.`, `error: option '--model <model>' argument
+  // missing`, `Error processing --setting-sources: …`, `--output-format=stream-json requires --verbose`.
+  /cannot be used with root\/sudo privileges/i,
+  /\boption '[^']+' argument ('[^']*' is invalid|missing)\b/,
+  /\bError processing --[\w-]+:/,
+  /(^|\s)--[\w=-]+ requires --[\w-]+/,
+  // Codex (clap): `error: invalid value 'x' for '--sandbox <SANDBOX_MODE>'`, `error: a value is required for
+  // '--model <MODEL>'`, `error: the argument '--a' cannot be used with '--b'`, `Error parsing -c overrides: …`.
+  /\binvalid value '[^']*' for '-/,
+  /\ba value is required for '-/,
+  /\bthe argument '-[^']+' cannot be used with\b/,
+  /\bError parsing -c overrides\b/,
+  // Gemini CLI (yargs): `Argument: approval-mode, Given: "x", Choices: …` (under `Invalid values:`),
+  // `Cannot use both --yolo (-y) and --approval-mode together`, `Not enough arguments following: model`.
+  /^\s*Argument: [\w-]+, Given: /,
+  /\bCannot use both --[\w-]+/,
+  /\bNot enough arguments following: /,
 ];
 
 /** Whether a message says the agent was called wrongly (a bad flag, an unknown model). */

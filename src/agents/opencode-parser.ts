@@ -4,6 +4,9 @@ import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailur
 import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
+/** The first line of `opencode run`'s usage, which it prints when it refuses its arguments. */
+const USAGE = /^opencode run \[message\.\.\]/;
+
 const TEXT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
 const SUMMARY_FIELDS = ["command", "filePath", "path", "pattern", "url", "description", "prompt", "name"];
@@ -126,6 +129,8 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
       const message = clip(limit?.message ?? text.split("\n")[0] ?? text, TEXT_LIMIT);
       return limit ? { kind: "rate_limit", message, limit } : { kind: "auth", message };
     }
+    // Arguments it refuses make it print its usage and nothing else (no line naming the argument).
+    if (exit.code !== 0 && USAGE.test(text)) return { kind: "config", message: "OpenCode refused its arguments and printed its usage (check --agent-args and --model)" };
     return firstLineFailure(text, exit, TEXT_LIMIT);
   }
 

@@ -24,7 +24,8 @@ export interface LimitInfo {
 
 /** One parsed piece of agent output, forwarded as an `agent_event`. */
 export interface AgentEvent {
-  kind: "init" | "text" | "tool_use" | "tool_result" | "result" | "error" | "retry" | "other";
+  /** `stderr`: a line the agent wrote to its stderr (ralph makes these; no parser does). */
+  kind: "init" | "text" | "tool_use" | "tool_result" | "result" | "error" | "retry" | "stderr" | "other";
   text?: string;
   tool?: string;
   sessionId?: string;

@@ -61,11 +61,20 @@ async function start(argv: string[]): Promise<void> {
   }
 }
 
-// An error none of the paths words: said as main.ts says every failure (cli/failure-exit.ts), loaded only now so
-// that the quick paths compile none of it.
+/** `error` as main.ts says every failure (cli/failure-exit.ts), loaded only now so that the quick paths compile none of it. */
+function said(error: unknown): { code: number; line: string } {
+  try {
+    const { sayFailure } = cachedFile("quick-status") as typeof import("./quick-status.js");
+    return sayFailure(error, false);
+  } catch {
+    // The file that words failures could not be loaded (it may be what failed): the message alone.
+    return { code: 1, line: `internal error: ${(error as Error | null)?.message ?? String(error)}` };
+  }
+}
+
+// An error none of the paths words.
 start(process.argv.slice(2)).catch((error: unknown) => {
-  const { sayFailure } = cachedFile("quick-status") as typeof import("./quick-status.js");
-  const said = sayFailure(error, false);
-  process.stderr.write(`ralph: ${said.line}\n`);
-  process.exitCode = said.code;
+  const { code, line } = said(error);
+  process.stderr.write(`ralph: ${line}\n`);
+  process.exitCode = code;
 });

@@ -9,6 +9,7 @@ import {
   liveSegments,
   promiseIgnoredSegments,
   reviewSegments,
+  stderrTailSegments,
   type Segment,
   type Tone,
 } from "../view/render-lines.js";
@@ -39,6 +40,8 @@ export const iterationHeader = (event: RunEvent, maxIterations: number): string 
 export const iterationLine = (event: RunEvent, maxIterations: number, spend: number | null): string => paint(iterationSegments(event, maxIterations, spend));
 /** Why a promise in the final message did not end the run, or null. */
 export const promiseIgnoredLine = (event: RunEvent): string | null => painted(promiseIgnoredSegments(event));
+/** A failed iteration's last stderr lines, or null. */
+export const stderrTailLine = (event: RunEvent): string | null => painted(stderrTailSegments(event));
 /** Why the completion checks did not run, or null. */
 export const checksSkippedLine = (event: RunEvent): string | null => painted(checksSkippedSegments(event));
 /** One completion check's verdict. */

@@ -31,8 +31,13 @@ function iterationTable(iterations: ReportIteration[]): string[] {
 
 /** The report in Markdown. */
 export function renderReportMarkdown(report: RunReport): string {
-  const lines = [`# ralph run ${report.run}: ${report.outcome ?? "not ended"}`, "", cell(report.reason), ""];
-  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${report.ended_at ?? "–"} |`, `| Cost | ${usd(report.cost_usd)} |`);
+  // A foreign run's files say what they say, and nothing vouches for them: its title says it is foreign, not "not ended".
+  const title = report.foreign !== undefined ? "foreign" : (report.outcome ?? (report.ended_at ? "ending not recorded by its runner" : "not ended"));
+  const lines = [`# ralph run ${report.run}: ${title}`, "", ...(report.foreign !== undefined ? [`Foreign: ${cell(report.foreign)}.`, ""] : []), cell(report.reason), ""];
+  const ended = report.ended_at === null ? "–" : `${report.ended_at}${report.foreign !== undefined ? " (as its own status.json says)" : ""}`;
+  // $0.0000 would say the agent spent nothing; when no iteration reported a cost, that is not known.
+  const reported = report.cost_usd > 0 || [...report.iterations, ...report.children.flatMap((child) => child.iterations)].some((it) => it.cost_usd !== null);
+  lines.push("| | |", "|---|---|", `| Agent | ${report.agent} |`, `| Started | ${report.started_at} |`, `| Ended | ${ended} |`, `| Cost | ${reported ? usd(report.cost_usd) : "no cost reported"} |`);
   if (report.branch) {
     const from = report.base ? ` from ${report.base_branch ? `\`${report.base_branch}\` ` : ""}(\`${report.base.slice(0, 12)}\`)` : "";
     lines.push(`| Branch | \`${report.branch}\`${from} |`);

@@ -7,7 +7,7 @@ import type { RunEvent } from "../store/event-log.js";
 import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
-import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, tokensOf, tokenText } from "./render-lines.js";
+import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, stderrTailLine, tokensOf, tokenText } from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -130,6 +130,8 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
           if (typeof event.cost_usd === "number") costReported = true;
           spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
           print(iterationLine(event, maxIterations, costReported ? spend : null));
+          const why = stderrTailLine(event);
+          if (why) print(why);
           for (const line of criteria.splice(0)) print(line);
           for (const line of [promiseIgnoredLine(event), checksSkippedLine(event)]) if (line) print(line);
           return;

@@ -2,6 +2,8 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument, isMap, isScalar, type Pair } from "yaml";
 import { RUN_OPTION_SPECS } from "./run-options.js";
+import type { JsonSchema } from "./option-types.js";
+import { closestWord } from "../util/parse-value.js";
 
 /** Raw values from ralph.yaml keyed by yaml name, with each key's line for error messages. */
 export interface YamlDefaults {
@@ -9,8 +11,42 @@ export interface YamlDefaults {
   values: Map<string, { value: unknown; line: number }>;
 }
 
+/** A ralph.yaml key that is no `ralph run` option: what it holds, for the schema and the reference. */
+export interface YamlKeySpec {
+  key: string;
+  help: string;
+  schema: JsonSchema;
+}
+
+const CRITERION_SCHEMA: JsonSchema = {
+  anyOf: [
+    { type: "string", minLength: 1 },
+    {
+      type: "object",
+      properties: { type: { enum: ["command", "file_exists", "no_files", "tasks_done", "review"] }, check: { type: "string" } },
+      additionalProperties: true,
+    },
+  ],
+};
+
 /** Extra keys that ralph.yaml accepts besides the run options. */
-const YAML_ONLY_KEYS = ["completion_criteria", "notify"] as const;
+export const YAML_ONLY_KEYS: readonly YamlKeySpec[] = [
+  {
+    key: "completion_criteria",
+    help: "the checks that must all pass before the run ends DONE: a list of {type, check} (types command, file_exists, no_files, tasks_done, review); see [completion and tasks](../completion-and-tasks.md)",
+    schema: { type: "array", items: CRITERION_SCHEMA },
+  },
+  {
+    key: "notify",
+    help: "where events go: a list of `- command: CMD`, `- webhook: URL` (with `format: json|slack`) or `- desktop: true`, each with optional `events:`; see [notifications](../notifications.md)",
+    schema: { type: "array", items: { type: "object" } },
+  },
+];
+
+/** Every key ralph.yaml accepts. */
+export function ralphYamlKeys(): string[] {
+  return [...RUN_OPTION_SPECS.flatMap((spec) => (spec.yaml === null ? [] : [spec.yaml])), ...YAML_ONLY_KEYS.map((spec) => spec.key)];
+}
 
 /** Loads ralph.yaml; a missing file gives empty defaults, anything malformed a message. */
 export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults } | { ok: false; message: string } {
@@ -31,12 +67,15 @@ export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults 
   const values = new Map<string, { value: unknown; line: number }>();
   if (doc.contents === null) return { ok: true, defaults: { file, values } };
   if (!isMap(doc.contents)) return { ok: false, message: `${file}: line 1: expected a mapping of option names to values` };
-  const known = new Set<string>([...RUN_OPTION_SPECS.map((s) => s.yaml), ...YAML_ONLY_KEYS]);
+  const keys = ralphYamlKeys();
+  const known = new Set<string>(keys);
   for (const pair of doc.contents.items as Pair[]) {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     const line = isScalar(pair.key) && pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : 1;
     if (!known.has(key)) {
-      return { ok: false, message: `${file}: line ${line}: unknown key "${key}" (expected one of ${[...known].sort().join(", ")})` };
+      const near = closestWord(key.replace(/-/g, "_"), keys);
+      const hint = near === null ? "; the keys are ralph run's options in snake_case (ralph run --help)" : ` (did you mean ${near}?)`;
+      return { ok: false, message: `${file}: line ${line}: unknown key "${key}"${hint}` };
     }
     const node = pair.value;
     // A number is read from its text, by the same parser as the flag: `1e1`, `0x2` or `2.0` is not a count.

@@ -12,10 +12,11 @@ export type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; 
 export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, yaml: YamlDefaults): SettingsResult {
   const settings = defaultSettings() as unknown as Record<string, unknown>;
   for (const option of RUN_OPTION_SPECS) {
-    const fromYaml = yaml.values.get(option.yaml);
+    const fromYaml = option.yaml === null ? undefined : yaml.values.get(option.yaml);
+    const fromEnv = option.env === null ? undefined : env[option.env];
     const candidates: Array<{ present: boolean; raw: unknown; where: string }> = [
       { present: flags.has(option.flag), raw: flags.get(option.flag), where: option.flag },
-      { present: env[option.env] !== undefined, raw: env[option.env], where: `environment variable ${option.env}` },
+      { present: fromEnv !== undefined, raw: fromEnv, where: `environment variable ${option.env}` },
       { present: fromYaml !== undefined, raw: fromYaml?.value, where: `${yaml.file}: line ${fromYaml?.line}: ${option.yaml}` },
     ];
     // Every value given is checked, also one a higher source overrides: a typo in ralph.yaml must not wait

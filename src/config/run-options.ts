@@ -1,25 +1,29 @@
-// The options of `ralph run`: their names in each source, parsers and defaults.
+// The options of `ralph run`, each declared once: its flag, environment variable, ralph.yaml key, type and
+// parser, default and help. --help, the ralph.yaml schema, init's template and docs/reference/ all read these.
 import { AGENT_NAMES, type AgentName } from "../agents/types.js";
 import type { NotifyTarget } from "../notify/notify-target.js";
 import { DEFAULT_SANDBOX, parseSandbox, type SandboxSettings } from "../sandbox/sandbox-policy.js";
+import type { Parsed } from "../util/parse-value.js";
 import {
-  parseBoolean,
-  parseChoice,
-  parseCommandWords,
-  parseCount,
-  parsePositiveCount,
-  parseSize,
-  parseDuration,
-  parsePositiveDuration,
-  parseRunId,
-  parseText,
-  parseTextList,
-  parseUsd,
-  parseTaskIndex,
-  parseArgumentList,
-  parseChoiceList,
-  type Parsed,
-} from "../util/parse-value.js";
+  argumentList,
+  boolean,
+  choice,
+  choiceList,
+  commandWords,
+  count,
+  custom,
+  duration,
+  nullable,
+  positiveCount,
+  positiveDuration,
+  runId,
+  size,
+  taskIndex,
+  text,
+  textList,
+  usd,
+  type OptionType,
+} from "./option-types.js";
 
 /** Fully resolved settings of one run (the prompt itself is resolved separately). */
 export interface RunSettings {
@@ -90,74 +94,208 @@ export const FALLBACK_AGENT_NAMES = AGENT_NAMES.filter((name): name is Exclude<A
 /** One agent that can stand in for another. */
 export type FallbackAgent = (typeof FALLBACK_AGENT_NAMES)[number];
 
-/** How one option is named in flags, the environment and ralph.yaml, and how its value is read. */
+/** How one option is named in flags, the environment and ralph.yaml, how its value is read, and what it means. */
 export interface OptionSpec<K extends keyof RunSettings = keyof RunSettings> {
   key: K;
+  /** The long flag, e.g. `--max-iterations`. */
   flag: string;
-  env: string;
-  yaml: string;
+  /** The flag as --help shows it, e.g. `-n, --max-iterations <n>`. */
+  flags: string;
+  /** `RALPH_MAX_ITERATIONS`; null for an internal option. */
+  env: string | null;
+  /** `max_iterations`; null for an internal option. */
+  yaml: string | null;
+  type: OptionType<RunSettings[K]>;
   parse: (raw: unknown) => Parsed<RunSettings[K]>;
   defaultValue: RunSettings[K];
+  /** One line for --help; `{default}` stands for the default as `type.show` words it. */
+  help: string;
+  /** More for the reference page, after the help line. */
+  details?: string;
+  /** Given more than once, every value is kept, in order. */
+  repeatable: boolean;
+  /** Set by ralph itself on the runs it starts: hidden from help, the environment, ralph.yaml and the reference. */
+  internal: boolean;
 }
 
-const nullable =
-  <T>(parse: (raw: unknown) => Parsed<T>) =>
-  (raw: unknown): Parsed<T | null> =>
-    parse(raw);
+interface Extra {
+  details?: string;
+  repeatable?: boolean;
+  internal?: boolean;
+}
 
-function spec<K extends keyof RunSettings>(
-  key: K,
-  flag: string,
-  parse: (raw: unknown) => Parsed<RunSettings[K]>,
-  defaultValue: RunSettings[K],
-): OptionSpec<K> {
+function option<K extends keyof RunSettings>(key: K, flags: string, type: OptionType<RunSettings[K]>, defaultValue: RunSettings[K], help: string, extra: Extra = {}): OptionSpec<K> {
+  const flag = /--[a-z-]+/.exec(flags)?.[0] ?? flags;
   const snake = flag.replace(/^--/, "").replace(/-/g, "_");
-  return { key, flag, env: `RALPH_${snake.toUpperCase()}`, yaml: snake, parse, defaultValue };
+  const internal = extra.internal === true;
+  return {
+    key,
+    flag,
+    flags,
+    env: internal ? null : `RALPH_${snake.toUpperCase()}`,
+    yaml: internal ? null : snake,
+    type,
+    parse: type.parse,
+    defaultValue,
+    help,
+    ...(extra.details === undefined ? {} : { details: extra.details }),
+    repeatable: extra.repeatable === true,
+    internal,
+  };
 }
 
-/** Every `ralph run` option except the prompt words and `-- CMD ARGS`. */
+const SANDBOX_MODES = ["on", "off", "auto"] as const;
+const sandboxType = custom(
+  parseSandbox,
+  {
+    anyOf: [
+      { enum: [...SANDBOX_MODES, true, false] },
+      {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          mode: { enum: [...SANDBOX_MODES] },
+          network: { anyOf: [{ enum: ["default", "none", "allow"] }, { type: "object", properties: { allow: { type: "array", items: { type: "string" } } } }] },
+          allow: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+          read_deny: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+          write_allow: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+          env: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+        },
+      },
+    ],
+  },
+  (value) => value.mode,
+  "on | off | auto, or a mapping",
+);
+
+/** Every `ralph run` option except the prompt words, `-- CMD ARGS` and the notification flags: the one place each is declared. */
 export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
-  spec("promptFile", "--prompt-file", nullable(parseText), null),
-  spec("maxIterations", "--max-iterations", parseCount, 3),
-  spec("completionPromise", "--completion-promise", nullable(parseText), null),
-  spec("checks", "--check", parseTextList, []),
-  spec("tasks", "--tasks", nullable(parseText), null),
-  spec("agent", "--agent", parseChoice<AgentName>(AGENT_NAMES), "claude"),
-  spec("agentCmd", "--agent-cmd", nullable(parseCommandWords), null),
-  spec("agentArgs", "--agent-args", parseArgumentList, []),
-  spec("model", "--model", nullable(parseText), null),
-  spec("timeoutMs", "--timeout", parsePositiveDuration, 30 * 60_000),
-  spec("idleTimeoutMs", "--idle-timeout", nullable(parsePositiveDuration), null),
-  spec("graceMs", "--grace", parseDuration, 5000),
-  spec("maxCostUsd", "--max-cost", nullable(parseUsd), null),
-  spec("maxRuntimeMs", "--max-runtime", nullable(parsePositiveDuration), null),
-  spec("maxFailures", "--max-failures", parseCount, 3),
-  spec("stallLimit", "--stall-limit", parseCount, 3),
-  spec("sameFailureLimit", "--same-failure-limit", parseCount, 3),
-  spec("onBillingError", "--on-billing-error", parseChoice(["fail", "wait"] as const), "fail"),
-  spec("preflight", "--preflight", parseChoice(["on", "off"] as const), "on"),
-  spec("onLimit", "--on-limit", parseChoice(["wait", "stop"] as const), "wait"),
-  spec("onAsk", "--on-ask", parseChoice(["wait", "continue"] as const), "wait"),
-  spec("live", "--live", parseBoolean, false),
-  spec("dryRun", "--dry-run", parseBoolean, false),
-  spec("dryRunDelayMs", "--dry-run-delay", parseDuration, 1000),
-  spec("json", "--json", parseBoolean, false),
-  spec("name", "--name", nullable(parseRunId), null),
-  spec("memoryMax", "--memory-max", nullable(parseSize), null),
-  spec("pidsMax", "--pids-max", nullable(parsePositiveCount), null),
-  spec("lingerMs", "--linger", parsePositiveDuration, 10_000),
-  spec("fallbackAgents", "--fallback-agent", parseChoiceList<FallbackAgent>(FALLBACK_AGENT_NAMES), []),
-  spec("maxWaitMs", "--max-wait", parseDuration, 0),
-  spec("worktree", "--worktree", parseBoolean, false),
-  spec("commit", "--commit", nullable(parseChoice(["iteration", "off"] as const)), null),
-  spec("parallel", "--parallel", nullable(parsePositiveCount), null),
-  spec("task", "--task", nullable(parseText), null),
-  spec("taskIndex", "--task-index", nullable(parseTaskIndex), null),
-  spec("parent", "--parent", nullable(parseRunId), null),
-  spec("sandbox", "--sandbox", parseSandbox, DEFAULT_SANDBOX),
-  spec("maxResolve", "--max-resolve", parseCount, 2),
-  spec("resolve", "--resolve", parseBoolean, false),
+  option("promptFile", "-p, --prompt-file <file>", nullable(text), null, "read the prompt from a file (default: PROMPT.md when present)"),
+  option("maxIterations", "-n, --max-iterations <n>", count, 3, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)", { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." }),
+  option("completionPromise", "--completion-promise <text>", nullable(text), null, "end when the agent's final message holds <promise>TEXT</promise>"),
+  option("checks", "--check <cmd>", textList, [], "completion criterion: a shell command that passes on exit 0 (repeatable)", {
+    repeatable: true,
+    details: "A command from your own config (never from the agent), run with `sh -c` in the work directory.",
+  }),
+  option("tasks", "--tasks <file>", nullable(text), null, "task list: prd.json (userStories[].passes) or a Markdown checklist"),
+  option("agent", "--agent <name>", choice<AgentName>(AGENT_NAMES), "claude", `${AGENT_NAMES.slice(0, -1).join(", ")} or ${AGENT_NAMES.at(-1) ?? ""} (default {default})`),
+  option("agentCmd", "--agent-cmd <cmd>", nullable(commandWords), null, "the command agent's command line (split into words, no shell); or give it after --"),
+  option("agentArgs", "--agent-args <args>", argumentList, [], 'extra arguments for the agent CLI, split like a shell would but with nothing expanded, passed without a shell (e.g. "--permission-mode acceptEdits")', {
+    details: "In ralph.yaml, `agent_args:` may be a list.",
+  }),
+  option("model", "--model <model>", nullable(text), null, "model passed to the agent (default: the agent's own)"),
+  option("timeoutMs", "--timeout <dur>", positiveDuration, 30 * 60_000, "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default {default})", { details: "The iteration is ended (its whole process tree) and counted as failed." }),
+  option("idleTimeoutMs", "--idle-timeout <dur>", nullable(positiveDuration), null, "end an iteration that printed nothing for DUR (default off)", { details: "The iteration is ended and counted as failed." }),
+  option("graceMs", "--grace <dur>", duration, 5000, "time between the polite signal and SIGKILL when ending an agent (default {default})"),
+  option("maxCostUsd", "--max-cost <usd>", nullable(usd), null, "stop with BUDGET_EXCEEDED once the recorded spend reaches USD"),
+  option("maxRuntimeMs", "--max-runtime <dur>", nullable(positiveDuration), null, "stop with RUNTIME_EXCEEDED once the run has lasted DUR"),
+  option("maxFailures", "--max-failures <n>", count, 3, "consecutive failed iterations before FAILED (default {default})"),
+  option("stallLimit", "--stall-limit <n>", count, 3, "iterations without change to git tree, HEAD or task list before STALLED (default {default}, 0 = off)"),
+  option(
+    "sameFailureLimit",
+    "--same-failure-limit <n>",
+    count,
+    3,
+    "iterations in a row with the same failure (same check output or same agent error) before FAILED (default {default}, 0 = off)",
+  ),
+  option("onBillingError", "--on-billing-error <mode>", choice(["fail", "wait"] as const), "fail", "on a billing error (credit balance too low): fail the run, or wait like a usage limit (default {default})", { details: "A billing error is `credit balance too low` or `insufficient_quota`." }),
+  option("preflight", "--preflight <on|off>", choice(["on", "off"] as const), "on", "before iteration 1, check the agent binary, the work directory and the checks' programs (default {default})"),
+  option("onLimit", "--on-limit <mode>", choice(["wait", "stop"] as const), "wait", "on a provider usage limit: wait for the reset, or stop (default {default})"),
+  option("onAsk", "--on-ask <mode>", choice(["wait", "continue"] as const), "wait", "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default {default})"),
+  option("live", "--live", boolean, false, "show the agent's messages and tool calls as they stream"),
+  option("dryRun", "--dry-run", boolean, false, "never start the agent: log the argv it would run and sleep --dry-run-delay"),
+  option("dryRunDelayMs", "--dry-run-delay <dur>", duration, 1000, "how long each dry-run iteration sleeps (default {default})"),
+  option("json", "--json", boolean, false, "write the event stream to stdout instead of human output"),
+  option("name", "--name <id>", nullable(runId), null, "run id (default YYYYMMDD-HHMMSS-xxxx)", { details: "Letters, digits, `.`, `_`, `-`, starting with a letter, digit or `_`; generated ids are UTC and sort by start time." }),
+  option("memoryMax", "--memory-max <size>", nullable(size), null, "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)", { details: "K, M, G and T are powers of 1024; see [supervision](../internals/supervision.md)." }),
+  option("pidsMax", "--pids-max <n>", nullable(positiveCount), null, "process-count cap of each iteration's agent tree (needs a writable cgroup)"),
+  option("lingerMs", "--linger <dur>", positiveDuration, 10_000, "end an agent still running this long after its final result (default {default})"),
+  option(
+    "fallbackAgents",
+    "--fallback-agent <name>",
+    choiceList<FallbackAgent>(FALLBACK_AGENT_NAMES),
+    [],
+    "agent to run instead while the one before it waits out a usage limit resetting later than --max-wait (repeatable, in order)",
+    { repeatable: true, details: "A list in ralph.yaml (`fallback_agent:`), comma-separated in the environment." },
+  ),
+  option("maxWaitMs", "--max-wait <dur>", duration, 0, "longest usage-limit wait before switching to a --fallback-agent (default {default}: switch at once)"),
+  option("worktree", "--worktree", boolean, false, "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
+  option(
+    "commit",
+    "--commit <policy>",
+    nullable(choice(["iteration", "off"] as const)),
+    null,
+    "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)",
+    { details: "`iteration` without a worktree is refused; a `--parallel` run commits each child's iterations." },
+  ),
+  option("parallel", "--parallel <n>", nullable(positiveCount), null, "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
+  option("task", "--task <id>", nullable(text), null, "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done"),
+  option(
+    "taskIndex",
+    "--task-index <n>",
+    nullable(taskIndex),
+    null,
+    "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
+    { details: "A task already done ends NO_WORK at once; N beyond the list is a usage error. See [many machines](../many-machines.md)." },
+  ),
+  option("parent", "--parent <run>", nullable(runId), null, "(set by --parallel) the run that started this one", { internal: true }),
+  option(
+    "sandbox",
+    "--sandbox",
+    sandboxType,
+    DEFAULT_SANDBOX,
+    "run the agent and its checks in a bubblewrap sandbox, or fail (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default {default}: sandboxed where bubblewrap works)",
+    { details: "`--no-sandbox` runs without it. See [the sandbox](../sandbox.md)." },
+  ),
+  option("maxResolve", "--max-resolve <n>", count, 2, "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default {default})"),
+  option("resolve", "--resolve", boolean, false, "(set by --parallel) resolve a merge in the parent's integration worktree", { internal: true }),
 ] as OptionSpec[];
+
+/** A `ralph run` flag that is not a setting of its own (the notification targets, --no-sandbox, internal ones). */
+export interface FlagSpec {
+  flags: string;
+  help: string;
+  repeatable: boolean;
+  internal: boolean;
+}
+
+/** The run flags read into the notification targets or onto another option rather than into a setting of their own. */
+export const RUN_FLAG_SPECS: readonly FlagSpec[] = [
+  { flags: "--notify <cmd>", help: 'send events to a command (the event JSON on its stdin), or "desktop" (repeatable)', repeatable: true, internal: false },
+  { flags: "--webhook <url>", help: "POST events to a URL (repeatable)", repeatable: true, internal: false },
+  {
+    flags: "--notify-events <events>",
+    help: "events every --notify and --webhook hears, comma-separated (default run_ended,waiting_limit,needs_human,stalled), e.g. iteration_ended,run_ended",
+    repeatable: false,
+    internal: false,
+  },
+  { flags: "--webhook-format <format>", help: 'body of every --webhook: json (the event) or slack ({"text": …}) (default json)', repeatable: false, internal: false },
+  // The way out of the default sandbox (its value lands on --sandbox: false, read as off).
+  { flags: "--no-sandbox", help: "run the agent and its checks without the sandbox", repeatable: false, internal: false },
+  // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.
+  { flags: "--watch-parent", help: "(set by --parallel) end when the parent's pipe closes", repeatable: false, internal: true },
+];
+
+/** The option declared for `key`. */
+export function runOption<K extends keyof RunSettings>(key: K): OptionSpec<K> {
+  const found = RUN_OPTION_SPECS.find((spec) => spec.key === key);
+  if (!found) throw new Error(`no run option ${key}`);
+  return found as unknown as OptionSpec<K>;
+}
+
+/** The flag declared as `long` among the run flags that are no setting of their own. */
+export function runFlag(long: string): FlagSpec {
+  const found = RUN_FLAG_SPECS.find((spec) => spec.flags.split(" ")[0] === long);
+  if (!found) throw new Error(`no run flag ${long}`);
+  return found;
+}
+
+/** The help line of an option, its `{default}` filled in from the declared default. */
+export function optionHelp(spec: OptionSpec): string {
+  if (!spec.help.includes("{default}")) return spec.help;
+  const shown = (spec.type as OptionType<unknown>).show(spec.defaultValue);
+  return spec.help.replaceAll("{default}", shown ?? "none");
+}
 
 /** The defaults of every setting. */
 export function defaultSettings(): RunSettings {

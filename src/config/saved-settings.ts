@@ -16,7 +16,7 @@ const legacyCommand = z
   .strictObject({ kind: z.literal("command"), argv: z.array(z.string()).min(1), events })
   .transform(({ argv, events }) => ({ kind: "command" as const, command: shellCommandLine(argv), events }));
 const notifyTarget = z.union([
-  z.strictObject({ kind: z.literal("command"), command: text, events }),
+  z.strictObject({ kind: z.literal("command"), command: text, events, dir: text.optional() }),
   legacyCommand,
   z.strictObject({ kind: z.literal("webhook"), url: z.url({ protocol: /^https?$/ }), format: z.enum(["json", "slack"]), events }),
   z.strictObject({ kind: z.literal("desktop"), events }),

@@ -1,12 +1,12 @@
 // `ralph set RUN key=value...`: which fields of state.md a person may change, read with the flags' parsers.
 import type { Plan } from "../store/plan-file.js";
-import { parseBoolean, parseCount } from "../util/parse-value.js";
+import { closestWord, parseBoolean, parseCount } from "../util/parse-value.js";
 
 /** Validated changes to a run's desired state. */
 export type StateChanges = Partial<Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;
 
 /** The keys `ralph set` accepts. */
-const SET_KEYS = ["active", "max_iterations", "completion_promise", "check", "tasks"] as const;
+export const SET_KEYS = ["active", "max_iterations", "completion_promise", "check", "tasks"] as const;
 
 /**
  * Reads `key=value` words. `check` may repeat and replaces the completion criteria with those commands
@@ -43,8 +43,10 @@ export function parseStateChanges(words: readonly string[]): { ok: true; changes
       case "tasks":
         changes.tasks = value === "" ? null : value;
         break;
-      default:
-        return bad(word, `one of the keys ${SET_KEYS.join(", ")}`);
+      default: {
+        const near = closestWord(key.replace(/-/g, "_"), SET_KEYS);
+        return { ok: false, message: near === null ? `${word}: expected one of the keys ${SET_KEYS.join(", ")}` : `${word}: unknown key ${key} (did you mean ${near}?)` };
+      }
     }
   }
   return { ok: true, changes };

@@ -6,6 +6,7 @@ import type { RunSummary } from "../store/run-summary.js";
 import { clearPause, requestPause, requestStop } from "./control-files.js";
 import { summariseRun } from "./list-runs.js";
 import { isRunnerAlive } from "./runner-alive.js";
+import { FOREIGN_SHORT } from "./foreign-run.js";
 
 /** A request on a live run's control files. */
 export type ControlAction = "stop" | "stop-now" | "pause" | "resume";
@@ -25,7 +26,7 @@ export function notLiveRefusal(summary: RunSummary, what: string): string | null
 
 /** Why nothing is done to a run directory ralph did not create, or null when it did. */
 export function foreignRefusal(summary: RunSummary, what: string): string | null {
-  return summary.state === "foreign" ? `run ${summary.id} is foreign: ralph has no record of creating it (a directory planted in .ralph/runs?); nothing to ${what}` : null;
+  return summary.state === "foreign" ? `run ${summary.id} is foreign: ${FOREIGN_SHORT}; nothing to ${what} (run ralph with the HOME or XDG_STATE_HOME it was started with)` : null;
 }
 
 /** The word a refusal uses for an action ("stop" for both stops). */
@@ -33,11 +34,26 @@ function verbOf(action: ControlAction): string {
   return action === "stop-now" ? "stop" : action;
 }
 
+/**
+ * Why `action` on a run is refused, or null when it would be carried out: the one table of preconditions
+ * that requestControl applies and that the terminal UI shows its keys by (a key that does not apply is shown
+ * disabled with this line). `pause` is what is at the run's PAUSE path.
+ */
+export function controlRefusal(summary: RunSummary, pause: ReturnType<typeof entryKind>, action: ControlAction): string | null {
+  const notLive = notLiveRefusal(summary, verbOf(action));
+  if (notLive) return notLive;
+  const id = summary.id;
+  // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
+  if (action === "pause" && pause === "file") return `run ${id} is already paused (or pausing); ralph resume ${id} to go on`;
+  if (action === "resume" && pause === "missing") return `run ${id} is not paused; nothing to resume`;
+  return null;
+}
+
 /** Checks and carries out `action` on run `id` of `projectDir`; changes nothing when refused. */
 export function requestControl(projectDir: string, id: string, action: ControlAction): ControlOutcome {
   const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-  const notLive = notLiveRefusal(summary, verbOf(action));
-  if (notLive) return { ok: false, message: notLive };
+  const refusal = controlRefusal(summary, entryKind(runPaths(projectDir, id).pause), action);
+  if (refusal) return { ok: false, message: refusal };
   const paths = runPaths(projectDir, id);
   switch (action) {
     case "stop":
@@ -47,12 +63,9 @@ export function requestControl(projectDir: string, id: string, action: ControlAc
       requestStop(paths, true);
       return { ok: true, message: `stop --now requested: ending run ${id} and its agent` };
     case "pause":
-      // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
-      if (entryKind(paths.pause) === "file") return { ok: false, message: `run ${id} is already paused (or pausing); ralph resume ${id} to go on` };
       requestPause(paths);
       return { ok: true, message: `pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)` };
     case "resume":
-      if (entryKind(paths.pause) === "missing") return { ok: false, message: `run ${id} is not paused; nothing to resume` };
       clearPause(paths);
       return { ok: true, message: `run ${id} resumed` };
     default: {

@@ -10,13 +10,19 @@ import { clip } from "../util/clip.js";
 /** The guards that can end a run. */
 export type GuardName = "stalled" | "same_failure" | "billing";
 
-/** The failure of an iteration, in words: the agent's error, else the failing checks with their output; null when none. */
-export function failureKey(failure: string | null, verdicts: readonly CriterionVerdict[]): { key: string; what: string } | null {
-  if (failure) return { key: `agent\0${failure}`, what: `the agent failed: ${failure}` };
+/**
+ * The failure of an iteration, in words: the agent's error (with the first error line of its stderr), else the
+ * failing checks with the first error line of their output; null when none.
+ */
+export function failureKey(failure: string | null, verdicts: readonly CriterionVerdict[], stderr = ""): { key: string; what: string } | null {
+  if (failure) {
+    const said = errorLine(stderr);
+    return { key: `agent\0${failure}`, what: `the agent failed: ${failure}${said !== "" && !failure.includes(said) ? ` (${clip(said, 120)})` : ""}` };
+  }
   const failed = verdicts.filter((verdict) => !verdict.passed && verdict.skipped !== true);
   if (failed.length === 0) return null;
   const key = failed.map((verdict) => `${verdict.type}\0${verdict.check}\0${verdict.detail}\0${verdict.outputTail}`).join("\0\0");
-  const what = failed.map((verdict) => `check ${verdict.type === "command" ? "" : `${verdict.type} `}\`${verdict.check}\` ${verdict.detail}${lastLine(verdict.outputTail)}`).join("; ");
+  const what = failed.map((verdict) => `check ${verdict.type === "command" ? "" : `${verdict.type} `}\`${verdict.check}\` ${verdict.detail}${inBrackets(errorLine(verdict.outputTail))}`).join("; ");
   return { key: `checks\0${key}`, what };
 }
 
@@ -32,7 +38,24 @@ export function guardEnd(machine: Machine, guard: GuardName, ending: Ending, ent
   return end(machine, ending, entries);
 }
 
-function lastLine(output: string): string {
-  const line = output.trim().split(/\r?\n/).at(-1)?.trim() ?? "";
+function inBrackets(line: string): string {
   return line === "" ? "" : ` (${clip(line, 120)})`;
+}
+
+/** A line that says what went wrong: `Error: boom`, `error[E0308]: …`, `FAIL src/a.test.ts`, `not ok 3 - …`, `✖ …`. */
+const ERROR_START = /^(?:[\w.$]*(?:Error|Exception)\b|(?:[Ee]rror|ERROR|[Ff]atal|FATAL|panic|FAIL(?:ED)?|[Ff]ailed|[Ff]ailure)\b|not ok\b|npm ERR!|[✖✗×]|E\s)/;
+/** A line that mentions a failure somewhere. */
+const ERROR_WORD = /\b(?:error|errors|failed|failure|fatal|exception|cannot|can't|not found|no such)\b/i;
+
+/**
+ * The line of `output` naming what went wrong: the first line that starts as an error does, else the first one
+ * that mentions one, else the last line. Not the last line first: after a crash that is the runtime's version
+ * (`Node.js v20.20.2`), the same for every failure.
+ */
+export function errorLine(output: string): string {
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.find((line) => ERROR_START.test(line)) ?? lines.find((line) => ERROR_WORD.test(line)) ?? lines.at(-1) ?? "";
 }

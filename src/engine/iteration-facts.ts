@@ -153,6 +153,23 @@ export function agentReport(
       ...(judged.promiseIgnored ? { promiseIgnored: judged.promiseIgnored } : {}),
       ...(judged.checksSkipped ? { checksSkipped: judged.checksSkipped } : {}),
       ...(judged.limit ? { limit: { resetAt: judged.limit.resetAt?.toISOString() ?? null } } : {}),
+      ...(judged.error !== null && run.stderrTail ? stderrFigure(run.stderrTail) : {}),
     },
   };
+}
+
+/** How many of the last stderr lines a failed iteration's line shows, and how much of each. */
+const STDERR_LINES = 3;
+const STDERR_LINE_CHARS = 300;
+
+/** The last few non-empty lines of a failed agent's stderr: usually why it failed (`sh: cannot open …`). */
+function stderrFigure(tail: string): { stderrTail?: string[] } {
+  const lines = tail
+    // eslint-disable-next-line no-control-regex -- colour codes are what is taken out
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "");
+  const last = lines.slice(-STDERR_LINES).map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
+  return last.length > 0 ? { stderrTail: last } : {};
 }

@@ -105,7 +105,7 @@ export function settle(machine: Machine, phase: JudgingPhase, input: Input & { t
   const failures = failure ? machine.tally.failures + 1 : 0;
   const gates = gatesOf(machine.plan.completionCriteria);
   const reviewState = reviews.length > 0 ? { review: lastReview(attempt.iteration, reviews), reviewFindings: done ? "" : reviewContext(reviews) } : { reviewFindings: "" };
-  let tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), ...reviewState, failures, gatesOk: gatesVerdict(gates, verdicts), repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
+  let tally = { ...withReviewSpend(withResources(withSpend(machine.tally, run.outcome), run), reviews), ...reviewState, failures, gatesOk: gatesVerdict(gates, verdicts), repeat: nextRepeat(machine.tally.repeat, failureKey(failure, verdicts, run.stderrTail)), lastAction: `iteration ${attempt.iteration} ${failure ? `failed: ${failure}` : "finished"}` };
   // A proven completion outranks a question asked in the same message: the run is DONE, the question logged.
   const ask = failure ? null : findAsk(run.outcome.finalMessage ?? "", attempt.prompt.toString("utf8"));
   const waits = ask?.found === true && !done && machine.config.onAsk === "wait";

@@ -29,6 +29,8 @@ export type AgentRun =
       resources?: ResourceFigures | null;
       /** With `--commit iteration`: the commit made after it (null: nothing changed). */
       commit?: CommitRecord;
+      /** The end of what the agent wrote to stderr (its last 8 KiB). */
+      stderrTail?: string;
     };
 
 /** What was committed after an iteration: the commit, nothing (null), or why it could not be. */

@@ -103,10 +103,11 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
 
   const writeLog = (source: NodeJS.ReadableStream, chunk: Buffer) => {
     input.onOutput?.(chunk.length);
-    log.write(source, chunk);
+    log.write(source, chunk, source === agent.stderr);
   };
 
   const splitter = new LineSplitter((line) => {
+    log.lineEnded(false);
     let events: AgentEvent[];
     try {
       events = parser.line(line);
@@ -120,6 +121,11 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
       if (event.fatal) endNow("agent_error");
       if (event.kind === "result") armLinger();
     }
+  });
+  // The agent's stderr, line by line, among its other events in the order written.
+  const stderrLines = new LineSplitter((line) => {
+    log.lineEnded(true);
+    input.onEvent({ kind: "stderr", text: line });
   });
   const stdoutDone = new Promise<void>((resolve) => {
     agent.stdout.on("data", (chunk: Buffer) => {
@@ -135,6 +141,7 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
       armIdle();
       writeLog(agent.stderr, chunk);
       stderrTail.append(chunk.toString("utf8"));
+      stderrLines.push(chunk);
     });
     agent.stderr.on("end", resolve);
     agent.stderr.on("error", () => resolve());
@@ -154,10 +161,12 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     // Every writer of the pipes is gone now; still, never wait on them forever.
     await Promise.race([Promise.all([stdoutDone, stderrDone]), delay(1000)]);
     splitter.end();
+    stderrLines.end();
     await log.end();
-    const outcome = parser.finish(stderrTail.text(), exit);
+    const stderr = stderrTail.text();
+    const outcome = parser.finish(stderr, exit);
     const resources = agent.resources();
-    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources };
+    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources, stderrTail: stderr };
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);

@@ -4,6 +4,7 @@ import { agentEnvironment, redactArgv } from "../agents/env-scrub.js";
 import { formatDuration } from "../util/parse-value.js";
 import { AgentEventBatcher } from "../store/agent-event-batcher.js";
 import { IterationLog } from "../store/iteration-log.js";
+import { stderrMarksFile } from "../store/stderr-marks.js";
 import type { LogAhead } from "../store/log-ahead.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { RunRecord } from "../run/run-record.js";
@@ -68,7 +69,7 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
     cwd: workDir,
     env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) }),
     marker: context.marker,
-    log: new IterationLog(context.logAhead?.take(logFile) ?? logFile, record.redactor, record.guard),
+    log: new IterationLog(context.logAhead?.take(logFile) ?? logFile, record.redactor, record.guard, stderrMarksFile(logFile)),
     timeoutMs: settings.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
     lingerMs: settings.lingerMs,

@@ -44,3 +44,19 @@ export function signalExitStatus(signal: NodeJS.Signals): number {
 export function isExitReason(value: string): value is ExitReason {
   return (EXIT_REASONS as readonly string[]).includes(value);
 }
+
+/** When each reason ends a run, in a few words (docs/reference/exit-codes.md is written from these). */
+export const EXIT_REASON_MEANINGS: Readonly<Record<ExitReason, string>> = {
+  DONE: "the promise and/or every completion criterion was satisfied",
+  NO_WORK: "the task list had nothing open",
+  STOPPED: "a STOP file (ralph stop) or `active: false` in state.md",
+  MAX_ITERATIONS: "the iteration cap (-n) was reached",
+  BUDGET_EXCEEDED: "the recorded spend reached --max-cost",
+  RUNTIME_EXCEEDED: "the run lasted --max-runtime",
+  FAILED: "consecutive failed iterations, the same failure again, an agent that cannot start, an internal error",
+  STALLED: "iterations without a change to the git tree, HEAD or the task list",
+  INTERRUPTED: "SIGINT, SIGTERM or SIGHUP: ralph dies of the same signal (128 + its number); SIGQUIT: exit 131",
+};
+
+/** The exit code of a usage error: bad flags, config or files, and nothing was started. */
+export const USAGE_EXIT_CODE = 2;

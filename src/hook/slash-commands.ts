@@ -6,9 +6,10 @@
 // here-document, so no shell globs, splits or expands them; `ralph hook start --stdin` parses them with
 // shell quoting rules itself.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { runOption } from "../config/run-options.js";
 import { DEFAULT_BLOCK_CAP } from "./block-cap.js";
 
 /** One command file and whether it was (re)written. */
@@ -63,7 +64,7 @@ Explain the following to the user, briefly and in your own words, then stop.
 ralph runs an in-session loop through a Claude Code Stop hook: \`/ralph-loop PROMPT [options]\` starts it,
 and every time this session tries to stop, the hook feeds PROMPT back as the next instruction.
 
-- \`--max-iterations N\` (\`-n N\`): stop after N iterations. The default is 3; 0 means unlimited.
+- \`--max-iterations N\` (\`-n N\`): stop after N iterations. The default is ${runOption("maxIterations").defaultValue}; 0 means unlimited.
 - \`--completion-promise TEXT\`: the loop ends when your final message contains \`<promise>TEXT</promise>\`
   and it is true. A tag that is quoted, negated, in code, or copied from the prompt does not count.
 - \`--check CMD\` (repeatable): a completion criterion, a shell command that must exit 0. With a promise,
@@ -95,4 +96,26 @@ export function writeSlashCommands(dir: string, cli: string): CommandFile[] {
     if (!same) writeFileSync(file, text, { mode: 0o644 });
     return { file, changed: !same };
   });
+}
+
+/** What marks each command file as the one ralph wrote (whatever ralph command it names). */
+const OURS: Record<string, RegExp> = {
+  "ralph-loop.md": / hook start --stdin <<'RALPH_ARGS_[0-9a-f]{16}'/,
+  "cancel-ralph.md": / hook cancel\n```/,
+  "ralph-help.md": /ralph runs an in-session loop through a Claude Code Stop hook/,
+};
+
+/** Removes the command files ralph wrote from `dir`; a file of that name that is not ralph's is kept (and listed). */
+export function removeSlashCommands(dir: string): { removed: string[]; kept: string[] } {
+  const removed: string[] = [];
+  const kept: string[] = [];
+  for (const [name, mark] of Object.entries(OURS)) {
+    const file = join(dir, name);
+    if (!existsSync(file)) continue;
+    if (mark.test(readFileSync(file, "utf8"))) {
+      unlinkSync(file);
+      removed.push(file);
+    } else kept.push(file);
+  }
+  return { removed, kept };
 }

@@ -75,8 +75,10 @@ export async function checkCriteria(criteria: Criterion[], context: CriteriaCont
 
 type Outcome = Omit<CriterionVerdict, "type" | "check" | "durationMs">;
 
-async function checkOne(criterion: Criterion, context: CriteriaContext): Promise<Outcome> {
+async function checkOne(criterion: Criterion, given: CriteriaContext): Promise<Outcome> {
   const { type, check } = criterion;
+  // A check typed in a subdirectory runs there, in whichever tree the run works in.
+  const context = criterion.dir === undefined ? given : { ...given, cwd: resolve(given.cwd, criterion.dir) };
   switch (type) {
     case "file_exists": {
       if (check.trim() === "") return { passed: false, detail: "no path given", outputTail: "" };

@@ -24,13 +24,6 @@ export function commitPolicy(settings: Pick<RunSettings, "worktree" | "commit" |
   return settings.commit ?? (settings.worktree || settings.parallel !== null ? "iteration" : "off");
 }
 
-/** Checks --commit against --worktree before anything is created: ralph commits only on a run's own branch. */
-export function checkCommitSettings(settings: Pick<RunSettings, "worktree" | "commit" | "parallel">): void {
-  if (settings.commit === "iteration" && !settings.worktree && settings.parallel === null) {
-    throw refused("--commit iteration needs --worktree: ralph commits only on a run's own branch, never on yours");
-  }
-}
-
 /**
  * Creates the run's worktree (or, continuing, finds it again) after checking who would commit in it.
  * Every failure is a LaunchFailure, and a worktree made here is removed again before it is thrown.

@@ -12,7 +12,7 @@ import { FAN_OUT_MARKER_KEY, Supervision } from "../process/supervision.js";
 import type { LockHolder } from "../control/lock-file.js";
 import { readStatusFile } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
-import { LaunchFailure } from "./launch-failure.js";
+import { refused } from "./launch-failure.js";
 import type { LaunchWords } from "./launch-words.js";
 import { watchParentPipe } from "../process/parent-pipe.js";
 import { runSpawners } from "./run-spawners.js";
@@ -39,7 +39,7 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     pidStart,
     caps: { memoryMaxBytes: input.settings.memoryMax, pidsMax: input.settings.pidsMax },
   });
-  if (typeof supervision === "string") throw new LaunchFailure({ kind: "refused", message: supervision });
+  if (typeof supervision === "string") throw refused(supervision);
   const notes = supervisionNotes(supervision);
   let opened: OpenedRun;
   try {
@@ -69,7 +69,7 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
   const listener = words.view(input, out);
   if (!input.settings.json) for (const line of words.startLines(input, worktree)) out.write(`${line}\n`);
   let result: RunResult;
-  let refused: string[];
+  let sandboxRefusals: string[];
   try {
     const { parallel, tasks } = input.settings;
     result = parallel !== null && tasks !== null && integration
@@ -109,12 +109,12 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
     jobControl?.dispose();
     stopWatchingParent();
     listener.close();
-    refused = sandbox?.refusedLines() ?? [];
+    sandboxRefusals = sandbox?.refusedLines() ?? [];
     await sandbox?.close();
     releaseAll();
   }
   if (!input.settings.json) {
-    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null, refused)) out.write(`${line}\n`);
+    for (const line of words.endLines(input, result, listener, worktree, readStatusFile(paths.status)?.tokens ?? null, sandboxRefusals)) out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.

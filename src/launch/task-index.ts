@@ -11,12 +11,11 @@ export const JOB_INDEX_VARIABLE = "JOB_COMPLETION_INDEX";
 /**
  * With --task-index: the settings with `task` set to that task's id and, unless --name was given, the run
  * named after the task (so `--worktree` works on branch `ralph/<task id>`). Without it, the settings as they are.
+ * How --task-index goes with --task and --parallel is checked before, in config/check-settings.ts.
  */
 export function pickTaskByIndex(settings: RunSettings, projectDir: string, env: NodeJS.ProcessEnv): RunSettings {
   if (settings.taskIndex === null) return settings;
   if (!settings.tasks) throw refused("--task-index needs --tasks FILE: the task list it picks a task of");
-  if (settings.task) throw refused("--task-index and --task do not go together: give the task by its position or by its id");
-  if (settings.parallel !== null) throw refused("--parallel and --task-index do not go together: --parallel gives each child its task");
   const index = settings.taskIndex === "job" ? jobIndex(env) : settings.taskIndex;
   const list = loadTasks(resolve(projectDir, settings.tasks));
   if (!list.ok) throw refused(`--tasks ${settings.tasks}: ${list.message}`);

@@ -56,6 +56,7 @@ const BODIES = {
     promise: z.string().nullable().optional(),
     promise_ignored: z.string().optional(),
     checks_skipped: z.string().optional(),
+    stderr_tail: z.array(z.string()).optional().describe("a failed iteration: the last lines the agent wrote to stderr"),
     criteria_passed: z.boolean().nullable().optional(),
     resources: resources.nullable().optional(),
     message_source: z.string().optional(),

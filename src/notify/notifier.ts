@@ -1,4 +1,5 @@
 // Sends run events to the configured targets in the background; the run never waits for or fails on them.
+import { resolve } from "node:path";
 import { Redactor } from "../redact/redactor.js";
 import { desktopCommand } from "./desktop-command.js";
 import { eventSummary, eventTitle } from "./event-summary.js";
@@ -56,7 +57,7 @@ export function describeTarget(target: NotifyTarget, redactor: Redactor): string
     case "webhook":
       return redactor.text(`webhook ${redactUrl(target.url)}`);
     case "command":
-      return redactor.text(`command ${redactUrlsIn(target.command)}`);
+      return redactor.text(`command ${redactUrlsIn(target.command)}${target.dir === undefined ? "" : ` (in ${target.dir})`}`);
     case "desktop":
       return "desktop";
     default: {
@@ -82,7 +83,7 @@ export class Notifier {
     this.redactor = new Redactor(this.env);
     // A script a command target runs from the project is read now: the agent may rewrite it later.
     const cwd = options.cwd ?? process.cwd();
-    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), cwd, cwd));
+    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), commandDir(cwd, target), cwd));
   }
 
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */
@@ -155,7 +156,7 @@ export class Notifier {
         const broken = pinBroken(this.pins.get(target) ?? null);
         if (broken !== null) return Promise.resolve({ ok: false, attempts: 0, message: `not run: ${broken}; ralph runs only the script as it was then` });
         // A shell command line, like a `command` check; the event is one line of JSON on its stdin.
-        return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, { cwd, env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
+        return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, { cwd: commandDir(cwd, target), env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
       }
       case "desktop": {
         const command = desktopCommand(eventTitle(event), eventSummary(event), this.options.platform ?? process.platform, this.env);
@@ -168,4 +169,9 @@ export class Notifier {
       }
     }
   }
+}
+
+/** Where a command target runs: the directory it was typed in, or the project. */
+function commandDir(projectDir: string, target: NotifyTarget & { kind: "command" }): string {
+  return target.dir === undefined ? projectDir : resolve(projectDir, target.dir);
 }

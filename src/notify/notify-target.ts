@@ -31,8 +31,8 @@ export type WebhookFormat = "json" | "slack";
 
 /** One notification destination with its event filter. */
 export type NotifyTarget =
-  /** A shell command line, run with `sh -c` like a `command` check. */
-  | { kind: "command"; command: string; events: readonly NotifyEventName[] }
+  /** A shell command line, run with `sh -c` like a `command` check; in `dir` (relative to the project) when typed in a subdirectory. */
+  | { kind: "command"; command: string; events: readonly NotifyEventName[]; dir?: string }
   | { kind: "webhook"; url: string; format: WebhookFormat; events: readonly NotifyEventName[] }
   | { kind: "desktop"; events: readonly NotifyEventName[] };
 

@@ -21,21 +21,31 @@ export interface Diffstat {
 const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
 const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
-/** The iterations of one run, from its events (a usage-limit retry is folded into the iteration it repeats). */
+/**
+ * The iterations of one run, from its events (a usage-limit retry is folded into the iteration it repeats).
+ * A duration nobody measured stays null (shown as –), never 0: in hook mode an iteration after the first lasts
+ * from the stop the hook blocked (its iteration_started) to the next stop; the first begins whenever the person
+ * gives Claude Code its first message, which ralph does not see.
+ */
 export function iterationsOf(events: RunEvent[]): ReportIteration[] {
   const byNumber = new Map<number, ReportIteration>();
+  const hook = events.some((event) => event.type === "run_started" && event.mode === "hook");
+  const first = num(events.find((event) => event.type === "iteration_started")?.iteration);
+  const startedAt = new Map<number, number>();
   for (const event of events) {
     const number = num(event.iteration);
     if (number === null) continue;
     const entry = byNumber.get(number) ?? { iteration: number, result: null, agent: null, task: null, duration_ms: null, cost_usd: null, checks: [], reviews: [], commit: null, planted: [] };
     byNumber.set(number, entry);
     if (event.type === "iteration_started") {
+      startedAt.set(number, Date.parse(String(event.ts)));
       entry.task = str(event.task);
       entry.agent = str(event.agent) ?? entry.agent;
     } else if (event.type === "iteration_ended") {
       entry.result = str(event.result);
       entry.agent = str(event.agent) ?? entry.agent;
-      entry.duration_ms = (entry.duration_ms ?? 0) + (num(event.duration_ms) ?? 0);
+      const measured = num(event.duration_ms) ?? (hook && number !== first ? Date.parse(String(event.ts)) - (startedAt.get(number) ?? Number.NaN) : null);
+      if (measured !== null && Number.isFinite(measured) && measured >= 0) entry.duration_ms = (entry.duration_ms ?? 0) + measured;
       entry.cost_usd = num(event.cost_usd) === null ? entry.cost_usd : (entry.cost_usd ?? 0) + (num(event.cost_usd) ?? 0);
       entry.commit = str(event.commit) ?? entry.commit;
     } else if (event.type === "sandbox_tamper") {

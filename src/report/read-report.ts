@@ -1,6 +1,7 @@
 // Reads what a report needs from the project: the run's record, its children's, and the diffstat of its branch.
 import { runEnding, summariseRun } from "../control/list-runs.js";
 import { isRunnerAlive } from "../control/runner-alive.js";
+import { foreignTodo, foreignWhy } from "../control/foreign-run.js";
 import { readEventFile } from "../store/read-events.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
@@ -46,6 +47,8 @@ export async function readReport(projectDir: string, id: string): Promise<RunRep
   const started = run.events.find((event) => event.type === "run_started" && typeof event.base === "string");
   const diffstat = await diffstatOf(projectDir, typeof started?.base === "string" ? started.base : (run.status.base ?? null), run.status.branch ?? null);
   // The run's ending is the one `ralph status` shows: what its runner's records say, not status.json alone.
-  const ending = runEnding(summariseRun(projectDir, id, isRunnerAlive, new Date()));
-  return { ...buildReport(run, children, diffstat), outcome: ending.reason, exit_code: ending.code };
+  const read = summariseRun(projectDir, id, isRunnerAlive, new Date());
+  const ending = runEnding(read);
+  const foreign = read.summary.state === "foreign" ? { foreign: `${foreignWhy()}; ${foreignTodo(runPaths(projectDir, id).dir)}` } : {};
+  return { ...buildReport(run, children, diffstat), outcome: ending.reason, exit_code: ending.code, ...foreign };
 }

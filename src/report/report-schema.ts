@@ -37,6 +37,7 @@ export const runReportSchema = z.object({
   run: z.string(),
   outcome: z.string().nullable().describe("exit reason (null: still running or killed before recording it)"),
   exit_code: int.nullable(),
+  foreign: z.string().optional().describe("set when ralph has no record of starting the run: why, and what to do (its files then say what they say, unvouched for)"),
   reason: z.string().describe("why it ended (the run_ended detail), or what it is doing"),
   agent: z.string(),
   started_at: z.string(),

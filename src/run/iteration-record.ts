@@ -30,6 +30,8 @@ export interface AgentFigures {
   limit?: { resetAt: string | null };
   /** With `--commit iteration`: the commit made after the agent (null: nothing to commit), or why none was. */
   commit?: { sha: string; files: number } | { error: string } | null;
+  /** A failed iteration's last lines of the agent's stderr. */
+  stderrTail?: string[];
 }
 
 /** How the in-session hook saw the iteration. */
@@ -141,6 +143,7 @@ function endedEvent(report: IterationReport): EventBody {
     ...verdict,
     ...(agent?.promiseIgnored ? { promise_ignored: agent.promiseIgnored } : {}),
     ...(agent?.checksSkipped ? { checks_skipped: agent.checksSkipped } : {}),
+    ...(agent?.stderrTail ? { stderr_tail: agent.stderrTail } : {}),
     resources: agent?.resources ?? null,
     ...commitFields(agent?.commit),
   };

@@ -22,6 +22,8 @@ const TEXT_EVENT_BYTES = 25;
 /** Batches one iteration's agent events; `emit` writes one. */
 export class AgentEventBatcher {
   private lines: string[] = [];
+  /** Whether the coalesced lines are output (`text`) or the agent's stderr (`stderr`). */
+  private kind: "text" | "stderr" = "text";
   private length = 0;
   /** The lines' UTF-8 bytes, each with its newline: their JSON takes at least this much. */
   private bytes = 0;
@@ -45,12 +47,14 @@ export class AgentEventBatcher {
   /** Takes one parsed event. */
   push(event: AgentEvent): void {
     const text = event.text ?? "";
-    if (event.kind !== "text" || event.tool !== undefined || event.sessionId !== undefined || text.length > TEXT_LIMIT) {
+    if ((event.kind !== "text" && event.kind !== "stderr") || event.tool !== undefined || event.sessionId !== undefined || text.length > TEXT_LIMIT) {
       this.flush();
       this.write(event);
       return;
     }
-    if (this.length + text.length + 1 > TEXT_LIMIT) this.flush();
+    // Output and stderr lines are coalesced apart, so the order they were written in stays.
+    if (event.kind !== this.kind || this.length + text.length + 1 > TEXT_LIMIT) this.flush();
+    this.kind = event.kind;
     this.lines.push(text);
     this.length += text.length + 1;
     this.bytes += Buffer.byteLength(text) + 1;
@@ -69,7 +73,7 @@ export class AgentEventBatcher {
     this.length = 0;
     this.bytes = 0;
     if (over) this.dropped += 1;
-    else this.write({ kind: "text", text });
+    else this.write({ kind: this.kind, text });
   }
 
   /** Flushes, and says how many events were left out (the iteration is over). */

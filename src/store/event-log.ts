@@ -54,6 +54,7 @@ export type EventBody =
       promise?: string | null;
       promise_ignored?: string;
       checks_skipped?: string;
+      stderr_tail?: string[];
       criteria_passed?: boolean | null;
       resources?: ResourceFigures | null;
       commit?: string | null;

@@ -10,6 +10,8 @@ export interface RunRow extends RunSummary {
   tokens: number;
   reason: string | null;
   branch: string | null;
+  /** The task the run works on now (status.json `current_task`), shown by the terminal UI. */
+  task: string | null;
 }
 
 /** The text of a field when status.json carries it as a non-empty string. */
@@ -28,5 +30,6 @@ export function readRunRow(project: Project, id: string, alive: RunnerAlive, now
     tokens: (status?.tokens?.input ?? 0) + (status?.tokens?.output ?? 0),
     reason: text(status?.last_action),
     branch: text(extra.branch),
+    task: text(status?.current_task),
   };
 }

@@ -19,9 +19,20 @@ export class RunsHub {
   private readonly listeners = new Set<(row: RunRow) => void>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly projects: Project[]) {
+  private readonly watchRuns: boolean;
+
+  /**
+   * `rescanMs`: how often every run is looked at again; `watchRuns` false: a live run's directory is not
+   * watched (its row is read at each rescan instead: a reader that draws a few times a second is spared the
+   * wake-up of every line a streaming agent writes). The dashboard keeps the defaults.
+   */
+  constructor(
+    private readonly projects: Project[],
+    options: { rescanMs?: number; watchRuns?: boolean } = {},
+  ) {
+    this.watchRuns = options.watchRuns ?? true;
     for (const project of projects) this.rescan(project, true);
-    this.timer = setInterval(() => this.projects.forEach((project) => this.rescan(project, true)), RESCAN_MS);
+    this.timer = setInterval(() => this.projects.forEach((project) => this.rescan(project, true)), options.rescanMs ?? RESCAN_MS);
   }
 
   /** Every row, oldest run first within each project. */
@@ -73,7 +84,7 @@ export class RunsHub {
     const before = this.rows.get(key);
     this.rows.set(key, row);
     // A stale row may be a run still starting (no status.json yet): watched too, so it shows at once.
-    if (row.active || row.state === "stale") this.watchDir(key, runPaths(project.dir, id).dir, () => this.soon(project, id));
+    if (this.watchRuns && (row.active || row.state === "stale")) this.watchDir(key, runPaths(project.dir, id).dir, () => this.soon(project, id));
     else this.unwatch(key);
     if (before && sameRow(before, row)) return;
     for (const listener of this.listeners) listener(row);

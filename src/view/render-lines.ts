@@ -98,6 +98,12 @@ const SKIPPED: Record<string, string> = {
   promise_not_claimed: "they run once the promise is claimed",
 };
 
+/** The last lines a failed iteration's agent wrote to stderr (usually why it failed), or null. */
+export function stderrTailSegments(event: RunEvent): Segment[] | null {
+  const lines = Array.isArray(event.stderr_tail) ? event.stderr_tail.filter((line): line is string => typeof line === "string") : [];
+  return lines.length === 0 ? null : [seg("error", lines.map((line) => `  stderr: ${line}`).join("\n"))];
+}
+
 /** Why the completion checks did not run, or null when they ran (or there are none). */
 export function checksSkippedSegments(event: RunEvent): Segment[] | null {
   const skipped = typeof event.checks_skipped === "string" ? event.checks_skipped : null;
@@ -136,6 +142,9 @@ export function liveSegments(event: RunEvent): Segment[] | null {
       return [seg("tool", `  → ${String(event.tool ?? "tool")}${text ? ` ${text}` : ""}`)];
     case "tool_result":
       return text ? [seg("dim", `    ${text.split("\n")[0]?.slice(0, 200)}`)] : null;
+    case "stderr":
+      // Marked as the agent's stderr, in the order it was written among its other output.
+      return text ? [seg("warn", `  stderr: ${text.replace(/\n/g, "\n  stderr: ")}`)] : null;
     case "error":
     case "retry":
       return [seg("error", `  ! ${text}`)];
@@ -218,7 +227,8 @@ export function createLineRenderer(maxIterations: number): LineRenderer {
         case "iteration_ended": {
           if (typeof event.cost_usd === "number" || spend !== null) spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
           const decisions = [promiseIgnoredSegments(event), checksSkippedSegments(event)].filter((line) => line !== null);
-          return [iterationSegments(event, cap, spend), ...criteria.splice(0), ...decisions];
+          const why = stderrTailSegments(event);
+          return [iterationSegments(event, cap, spend), ...(why ? splitLines(why) : []), ...criteria.splice(0), ...decisions];
         }
         default:
           return [];

@@ -1,10 +1,10 @@
 // What ralph answer, pause and status tell a person about a run that moves faster than they type.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, fakeAgent, finishWithin, readEvents, readStatus, runRalph, startRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
-import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { git, isolateGitConfig, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 const project = tempProjects("ralph-answers-");
@@ -98,6 +98,38 @@ test("after ralph stop, status says the run is stopping at the end of its iterat
   writeFileSync(gate, "go");
   const result = await finishWithin(run, 20_000);
   assert.match(result.stdout + result.stderr, /STOP/);
+});
+
+test("a STOP that is a dangling link is a stop request for status as for the runner", async () => {
+  const dir = project();
+  const gate = join(dir, "gate");
+  const run = start(dir, ["run", "--name", "l", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
+  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  symlinkSync(join(dir, "nowhere"), join(runDir(dir, "l"), "STOP"));
+  const status = await runRalph(["status", "l"], dir);
+  assert.match(status.stdout, /^state {6}stopping at the end of iteration 1 \(ralph stop --now ends it at once\)$/m);
+  writeFileSync(gate, "go");
+  const result = await finishWithin(run, 20_000);
+  assert.equal(readStatus(runDir(dir, "l")).exit_reason, "STOPPED", result.stdout + result.stderr);
+});
+
+test("a --parallel parent told to stop says what that means for its children, not for an iteration of its own", async () => {
+  const repo = storiesRepo();
+  const gate = join(repo, "..", `${repo.split("/").pop()}-gate`);
+  const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
+  const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "1", "--name", "pp", "work", ...fakeAgent("--wait-for", gate)], repo, env);
+  try {
+    await waitUntil(() => existsSync(`${gate}.started`), "the first child's agent to start");
+    assert.equal((await runRalph(["stop", "pp"], repo, env)).code, 0);
+    const stopping = await runRalph(["status", "pp"], repo, env);
+    assert.match(stopping.stdout, /^state {6}stopping: no new children; each child stops at its next boundary \(ralph stop --now ends every child's agent at once\)$/m);
+    assert.doesNotMatch(stopping.stdout, /end of iteration/);
+    writeFileSync(gate, "go");
+    const result = await finishWithin(parent, 30_000);
+    assert.equal(readStatus(runDir(repo, "pp")).exit_reason, "STOPPED", result.stdout + result.stderr);
+  } finally {
+    if (parent.child.exitCode === null && parent.child.signalCode === null) parent.child.kill("SIGKILL");
+  }
 });
 
 test("a --parallel parent counts child runs, not iterations of a cap it does not have", async () => {

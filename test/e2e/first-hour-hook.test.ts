@@ -20,7 +20,7 @@ test("ralph hook start from a terminal says what to do next and keeps .ralph/ ou
   delete env.CLAUDE_CODE_SESSION_ID;
   const started = await runRalph(["hook", "start", "fix", "the", "tests"], dir, env);
   assert.equal(started.code, 0, started.stderr);
-  assert.match(started.stdout, /^next: start Claude Code here \(claude\) and give it this task/m);
+  assert.match(started.stdout, /^next: start Claude Code here with the task as its first message:\n {2}claude 'fix the tests'$/m);
   assert.ok(readFileSync(join(dir, ".gitignore"), "utf8").split("\n").includes(".ralph/"));
   // From inside a session (/ralph-loop) the session is already there: no such advice for the model.
   const inside = project();

@@ -41,9 +41,10 @@ test("a FIFO, /dev/zero or an oversized file as prompt file is a usage error at 
   execFileSync("mkfifo", [join(dir, "fifo")]);
   writeFileSync(join(dir, "huge.md"), Buffer.alloc(9 * 1024 * 1024, 0x61));
   const cases: Array<[string, RegExp]> = [
-    ["fifo", /^ralph: --prompt-file fifo: is a FIFO, not a regular file; expected a regular file of at most 8 MB\n$/],
+    // The path as resolved from where it was typed.
+    ["fifo", /^ralph: --prompt-file \/\S+\/fifo: is a FIFO, not a regular file; expected a regular file of at most 8 MB\n$/],
     ["/dev/zero", /^ralph: --prompt-file \/dev\/zero: is a device, not a regular file; expected a regular file/],
-    ["huge.md", /^ralph: --prompt-file huge\.md: is 9437184 bytes, more than the 8388608 allowed/],
+    ["huge.md", /^ralph: --prompt-file \/\S+\/huge\.md: is 9437184 bytes, more than the 8388608 allowed/],
   ];
   for (const [file, message] of cases) {
     const result = await finishWithin(startRalph(["run", "-n", "1", "-p", file, ...fakeAgent()], dir), 20_000);

@@ -96,8 +96,11 @@ describe("ralph run", () => {
     ["-n abc", ["run", "-n", "abc", "go"], /--max-iterations: expected a whole number/],
     ["-n -1", ["run", "-n", "-1", "go"], /max-iterations/],
     ["an unknown option", ["run", "--frobnicate", "go"], /unknown option '--frobnicate'/],
-    ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file nope\.md: cannot be read/],
+    ["a missing prompt file", ["run", "--prompt-file", "nope.md"], /--prompt-file \/.*\/nope\.md: cannot be read/],
     ["no prompt at all", ["run"], /no prompt/],
+    // An empty prompt would start the agent with no task.
+    ["an empty prompt", ["run", ""], /^ralph: the prompt is empty: expected the task/],
+    ["a prompt of blanks", ["run", "  ", " "], /^ralph: the prompt is empty/],
     ["a bad duration", ["run", "--timeout", "soon", "go"], /--timeout: expected a duration/],
     ["a zero timeout", ["run", "--timeout", "0", "go"], /--timeout: expected a duration longer than 0/],
     ["a timeout too long for a timer", ["run", "--timeout", "1000h", "go"], /--timeout: .*at most 24 days/],
@@ -113,6 +116,19 @@ describe("ralph run", () => {
       assert.equal(existsSync(join(dir, ".ralph")), false);
     });
   }
+
+  test("an empty PROMPT.md or prompt file is a usage error naming the file, with nothing created", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "PROMPT.md"), "\n  \n");
+    writeFileSync(join(dir, "blank.md"), "");
+    for (const [args, named] of [[[], /^ralph: \/\S+\/PROMPT\.md is empty: expected the task/], [["-p", "blank.md"], /^ralph: --prompt-file \/\S+\/blank\.md is empty/]] as const) {
+      const result = await runRalph(["run", ...args, ...agent()], dir);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, named);
+      assert.equal(result.stderr.trimEnd().split("\n").length, 1, result.stderr);
+    }
+    assert.equal(existsSync(join(dir, ".ralph")), false);
+  });
 
   test("RALPH_* environment overrides ralph.yaml, and flags override both", async () => {
     const dir = project();
@@ -131,7 +147,9 @@ describe("ralph run", () => {
     writeFileSync(join(dir, "ralph.yaml"), "agent: demo\nmax_iteration: 5\n");
     const result = await runRalph(["run", "go"], dir);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /ralph\.yaml: line 2: unknown key "max_iteration"/);
+    assert.match(result.stderr, /ralph\.yaml: line 2: unknown key "max_iteration" \(did you mean max_iterations\?\)$/m);
+    // The near key only, not the list of every key (internal ones among them).
+    assert.doesNotMatch(result.stderr, /completion_promise|resolve/);
     assert.equal(existsSync(join(dir, ".ralph")), false);
   });
 

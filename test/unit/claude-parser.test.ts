@@ -179,10 +179,10 @@ describe("createClaudeParser on edge cases", () => {
     assert.equal(outcome.error?.kind, "rate_limit");
   });
 
-  test("root without IS_SANDBOX: the refusal on stderr becomes the error, with the way out", () => {
+  test("root without IS_SANDBOX: the refusal on stderr becomes the error, with the way out; no retry fixes it", () => {
     const stderr = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n";
     const { outcome } = parse([], stderr, { code: 1, signal: null });
-    assert.equal(outcome.error?.kind, "other");
+    assert.equal(outcome.error?.kind, "config");
     assert.match(outcome.error?.message ?? "", /IS_SANDBOX=1/);
   });
 

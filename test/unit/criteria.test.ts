@@ -254,6 +254,11 @@ test("parseCriteria validates {type, check} lists", () => {
     [[{ type: "no_files", check: "" }], /needs a "check"/],
     [[{ type: 3, check: "x" }], /needs a "type" string/],
     [[42], /must be \{type, check\}/],
+    // A misspelt built-in type is refused, not run as a shell command (`file_exist` once ran `dist/app.js`).
+    [[{ type: "file_exist", check: "dist/app.js" }], /criterion 1: type "file_exist" is not a criterion type \(did you mean file_exists\? built in: /],
+    [[{ type: "task_done" }], /did you mean tasks_done\?/],
+    [[{ type: "no_file", check: "*.tmp" }], /did you mean no_files\?/],
+    [[{ type: "file_missing", check: "x" }], /type "file_missing" is not a criterion type \(built in: command, file_exists/],
   ];
   for (const [value, pattern] of bad) {
     const result = parseCriteria(value, "ralph.yaml");

@@ -101,4 +101,15 @@ describe("parseStateChanges", () => {
       assert.equal(parseStateChanges(words).ok, false, words.join(" "));
     }
   });
+
+  test("a misspelt key gets the key it was probably meant to be", () => {
+    const said = (words: string[]) => {
+      const parsed = parseStateChanges(words);
+      return parsed.ok ? "" : parsed.message;
+    };
+    assert.equal(said(["max_iteration=4"]), "max_iteration=4: unknown key max_iteration (did you mean max_iterations?)");
+    assert.equal(said(["max-iterations=4"]), "max-iterations=4: unknown key max-iterations (did you mean max_iterations?)");
+    // Known-false control: nothing near, so the keys are listed.
+    assert.equal(said(["prompt=x"]), "prompt=x: expected one of the keys active, max_iterations, completion_promise, check, tasks");
+  });
 });

@@ -51,13 +51,11 @@ describe("pickTaskByIndex", () => {
   test("without --task-index nothing changes", () => {
     assert.deepEqual(pickTaskByIndex(settings({}), dir, { JOB_COMPLETION_INDEX: "1" }), settings({}));
   });
-  test("usage errors: out of range, job without or with a bad variable, with --task, --parallel, or no --tasks", () => {
+  test("usage errors: out of range, job without or with a bad variable, or no --tasks (with --task or --parallel: test/unit/check-settings)", () => {
     refused({ taskIndex: 3 }, {}, /^--task-index 3: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json$/);
     refused({ taskIndex: "job" }, {}, /JOB_COMPLETION_INDEX to be set/);
     refused({ taskIndex: "job" }, { JOB_COMPLETION_INDEX: "-1" }, /JOB_COMPLETION_INDEX to be a whole number .*got "-1"/);
     refused({ taskIndex: "job" }, { JOB_COMPLETION_INDEX: "7" }, /^--task-index 7: expected 0 to 2/);
-    refused({ taskIndex: 0, task: "A" }, {}, /--task-index and --task do not go together/);
-    refused({ taskIndex: 0, parallel: 2 }, {}, /--parallel and --task-index/);
     refused({ taskIndex: 0, tasks: null }, {}, /--task-index needs --tasks FILE/);
     refused({ taskIndex: 0, tasks: "missing.json" }, {}, /^--tasks missing\.json: does not exist$/);
   });

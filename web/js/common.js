@@ -43,11 +43,16 @@ const STATE_LOOK = {
   FAILED: ["✗", "bad"], STALLED: ["✗", "bad"], stale: ["○", "neutral"],
 };
 
-/** A state as icon and word, with data-tone for its colour; a dry run says so. */
+/** What `foreign` means and what to do, as `ralph status` says it (src/control/foreign-run.ts). */
+export const FOREIGN_TEXT = "ralph has no record of starting this run: it was started with another HOME or XDG_STATE_HOME, or copied here. To see and control it, run ralph with that HOME or XDG_STATE_HOME; if it is not yours, remove its run directory.";
+
+/** A state as icon and word, with data-tone for its colour; a dry run says so, and a foreign run why it is one. */
 export function stateBadge(state, dryRun = false) {
   const [icon, tone] = STATE_LOOK[state] ?? ["•", "neutral"];
-  return el("span", { class: "badge", "data-tone": tone, title: dryRun ? `${state} (dry run: no agent was started)` : state },
-    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, dryRun ? el("span", { class: "dry" }, " dry run") : null);
+  const title = dryRun ? `${state} (dry run: no agent was started)` : state === "foreign" ? `foreign: ${FOREIGN_TEXT}` : state;
+  return el("span", { class: "badge", "data-tone": tone, title },
+    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, dryRun ? el("span", { class: "dry" }, " dry run") : null,
+    state === "foreign" ? el("span", { class: "dry" }, " (no record: another HOME?)") : null);
 }
 
 /** Whether a state is one a run ends in (an exit reason). */

@@ -1,6 +1,6 @@
 // One run: facts, buttons, charts, iterations (each expandable to its output), child runs, the agent's
 // output as --live prints it, and the run log.
-import { ageText, el, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
+import { ageText, el, FOREIGN_TEXT, iterationText, listen, money, post, stateBadge, tokensText } from "./common.js";
 import { spendChart, timelineChart } from "./charts.js";
 import { describeIteration, Iterations, mebibytes, reviewText } from "./iterations.js";
 import { outputByIteration } from "./iteration-output.js";
@@ -42,6 +42,7 @@ function showRow(next) {
     ["reason", row.reason ?? "-"],
     ...(row.branch ? [["branch", row.branch]] : []),
     ...(row.dry_run ? [["dry run", "no agent was started"]] : []),
+    ...(row.state === "foreign" ? [["foreign", FOREIGN_TEXT]] : []),
   ];
   const factNodes = facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value)));
   if (row.parent) factNodes.push(el("div", { class: "fact" }, el("span", { class: "name" }, "parent run"), el("a", { class: "value", "data-fact": "parent run", href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(row.parent)}` }, row.parent)));

@@ -15,13 +15,7 @@ import { pickRun } from "../pick-run.js";
 import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { UsageError } from "../usage-error.js";
-import { parseCount, parsePositiveDuration, parseUsd, type Parsed } from "../../util/parse-value.js";
-
-function parsedOption<T>(flag: string, raw: string, parse: (raw: unknown) => Parsed<T>): T {
-  const parsed = parse(raw);
-  if (!parsed.ok) throw new UsageError(`${flag}: expected ${parsed.expected}, got ${JSON.stringify(raw)}`);
-  return parsed.value;
-}
+import { parsedSetting } from "../parsed-option.js";
 
 function savedSettings(file: string): RunSettings {
   let text: string;
@@ -47,12 +41,12 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
   if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
   const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
-  const maxIterations = opts.maxIterations === undefined ? null : parsedOption("--max-iterations", opts.maxIterations, parseCount);
+  const maxIterations = opts.maxIterations === undefined ? null : parsedSetting("maxIterations", opts.maxIterations);
   const read = readPlanFile(paths.state);
   if (!read.ok) throw new UsageError(read.message);
   const settings = { ...savedSettings(paths.settings), json: opts.json === true, live: opts.live === true, name: id };
-  if (opts.maxCost !== undefined) settings.maxCostUsd = parsedOption("--max-cost", opts.maxCost, parseUsd);
-  if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedOption("--max-runtime", opts.maxRuntime, parsePositiveDuration);
+  if (opts.maxCost !== undefined) settings.maxCostUsd = parsedSetting("maxCostUsd", opts.maxCost);
+  if (opts.maxRuntime !== undefined) settings.maxRuntimeMs = parsedSetting("maxRuntimeMs", opts.maxRuntime);
   const plan = { ...read.plan, active: true, maxIterations: maxIterations ?? read.plan.maxIterations };
   // A --parallel parent counts child runs started, not iterations: its cap applies to each child.
   if (settings.parallel === null && plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {

@@ -11,6 +11,7 @@ import { renderOrphans } from "../render-worktree.js";
 import { probeSandbox } from "../../sandbox/sandbox-probe.js";
 import { findOnPath, Supervision, SUPERVISION_ENV, type SupervisionReport } from "../../process/supervision.js";
 import { join } from "node:path";
+import { runOption } from "../../config/run-options.js";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
 import { installHint } from "../../agents/install-hints.js";
 
@@ -46,10 +47,11 @@ async function supervisionCheck(): Promise<SupervisionReport | string> {
 
 /** The agent this project asks for (RALPH_AGENT, else ralph.yaml's `agent:`), where it is asked for, or null. */
 function configuredAgent(projectDir: string): { agent: string; where: string } | null {
-  const fromEnv = process.env.RALPH_AGENT;
-  if (fromEnv) return { agent: fromEnv, where: "the environment variable RALPH_AGENT" };
+  const { env, yaml: key } = runOption("agent");
+  const fromEnv = env === null ? undefined : process.env[env];
+  if (fromEnv) return { agent: fromEnv, where: `the environment variable ${env}` };
   const yaml = loadRalphYaml(join(projectDir, "ralph.yaml"));
-  const entry = yaml.ok ? yaml.defaults.values.get("agent") : undefined;
+  const entry = yaml.ok && key !== null ? yaml.defaults.values.get(key) : undefined;
   if (!yaml.ok || entry === undefined || typeof entry.value !== "string") return null;
   return { agent: entry.value, where: `${yaml.defaults.file} (line ${entry.line})` };
 }

@@ -1,8 +1,9 @@
 // `ralph hook start|cancel|handle|install`: the in-session loop for Claude Code through a Stop hook.
 import { hostname } from "node:os";
 import { relative } from "node:path";
-import { Command, CommanderError, Option } from "commander";
-import { parseCount, parseText } from "../../util/parse-value.js";
+import { Command, CommanderError } from "commander";
+import { runOption } from "../../config/run-options.js";
+import { declaredOption } from "../run-flags.js";
 import { blockCap } from "../../hook/block-cap.js";
 import { cancelHookLoop } from "../../hook/cancel-loop.js";
 import { hookFiles, projectDirFrom, type HookFiles } from "../../hook/hook-files.js";
@@ -12,7 +13,7 @@ import { installStopHook, removeStopHook } from "../../hook/install-hook.js";
 import { ensureIgnored } from "../../store/gitignore.js";
 import { readAll } from "../../hook/read-all.js";
 import { shellCommandLine, splitShellWords } from "../../util/shell-words.js";
-import { writeSlashCommands } from "../../hook/slash-commands.js";
+import { removeSlashCommands, writeSlashCommands } from "../../hook/slash-commands.js";
 import { activeLoopProblem, startHookLoop } from "../../hook/start-loop.js";
 import { UsageError } from "../usage-error.js";
 import { ralphOnPath } from "../ralph-on-path.js";
@@ -34,10 +35,11 @@ interface StartFlags {
 }
 
 function addStartOptions(command: Command): Command {
+  // The same options as `ralph run`'s, from their declarations (defaults included).
   return command
-    .addOption(new Option("-n, --max-iterations <n>", "stop after N iterations with MAX_ITERATIONS (default 3; 0 = unlimited)"))
-    .addOption(new Option("--completion-promise <text>", "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
-    .addOption(new Option("--check <cmd>", "completion criterion: a shell command that passes on exit 0 (repeatable)").argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]));
+    .addOption(declaredOption(runOption("maxIterations")))
+    .addOption(declaredOption(runOption("completionPromise"), "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
+    .addOption(declaredOption(runOption("checks")));
 }
 
 /** Parses argument text read with --stdin as the same options, split with shell quoting rules. */
@@ -65,9 +67,10 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   }
   const prompt = words.join(" ");
   if (prompt.trim() === "") throw new UsageError("no prompt given: ralph hook start PROMPT... [options] (or --stdin)");
-  const max = parseCount(flags.maxIterations ?? 3);
-  if (!max.ok) throw new UsageError(`--max-iterations: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
-  const promise = flags.completionPromise === undefined ? null : parseText(flags.completionPromise.trim());
+  const cap = runOption("maxIterations");
+  const max = flags.maxIterations === undefined ? { ok: true as const, value: cap.defaultValue } : cap.parse(flags.maxIterations);
+  if (!max.ok) throw new UsageError(`${cap.flag}: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
+  const promise = flags.completionPromise === undefined ? null : runOption("completionPromise").parse(flags.completionPromise.trim());
   if (promise && !promise.ok) throw new UsageError(`--completion-promise: expected ${promise.expected}`);
   const checks = flags.check ?? [];
   const emptyCheck = checks.find((check) => check.trim() === "");
@@ -98,8 +101,16 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
     cap: blockCap(process.env),
     hookNewInSession: installed.changed && started.loop.sessionId !== "",
   });
-  // From a terminal (not from /ralph-loop inside a session), the person still has to start the session.
-  if (started.loop.sessionId === "") lines.push("", "next: start Claude Code here (claude) and give it this task; each time it stops, the Stop hook gives it the task again until it is done");
+  // From a terminal (not from /ralph-loop inside a session), the person still has to start the session: say
+  // exactly how, with the task as its first message (quoted for the shell, never expanded).
+  if (started.loop.sessionId === "") {
+    lines.push(
+      "",
+      "next: start Claude Code here with the task as its first message:",
+      `  ${shellCommandLine(["claude", prompt])}`,
+      "(or start claude and type the task as your first message); each time it stops, the Stop hook gives it the task again until it is done",
+    );
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
@@ -146,6 +157,29 @@ export async function hookCancelCommand(projectDir: string): Promise<number> {
 }
 
 
+/** `ralph hook uninstall`: cancels an active loop, takes the Stop hook out and removes the command files ralph wrote. */
+export async function hookUninstallCommand(projectDir: string): Promise<number> {
+  const files = hookFiles(projectDir);
+  const lines: string[] = [];
+  // Without the hook nothing would ever end an active loop: it is cancelled first.
+  const cancelled = await cancelHookLoop(projectDir, clock);
+  if (cancelled.kind === "cancelled") lines.push(`in-session loop cancelled at iteration ${cancelled.iteration ?? "?"}${cancelled.runId ? ` (run ${cancelled.runId})` : ""}`);
+  for (const file of [files.settings, files.sharedSettings]) {
+    const removed = removeStopHook(file);
+    if (!removed.ok) throw new UsageError(removed.message);
+    if (removed.changed) lines.push(`Stop hook removed from ${relative(projectDir, file)}`);
+  }
+  const commands = removeSlashCommands(files.commands);
+  for (const file of commands.removed) lines.push(`${relative(projectDir, file)} removed`);
+  if (lines.length === 0) lines.push("no Stop hook of ralph's in this project: nothing to uninstall");
+  else {
+    for (const file of commands.kept) lines.push(`${relative(projectDir, file)} kept: it is not the one ralph wrote`);
+    lines.push("the loop's run records stay in .ralph/runs (ralph list shows them)");
+  }
+  process.stdout.write(`${lines.map((line) => `ralph: ${line}`).join("\n")}\n`);
+  return 0;
+}
+
 /** `ralph hook install [--commands]`. */
 export async function hookInstallCommand(projectDir: string, commands: boolean): Promise<number> {
   const files = hookFiles(projectDir);
@@ -165,6 +199,7 @@ export async function hookInstallCommand(projectDir: string, commands: boolean):
       );
     }
   }
+  lines.push('ralph: next: start a loop with ralph hook start "TASK" [-n N] [--completion-promise TEXT] [--check CMD]' + (commands ? ", or /ralph-loop TASK inside claude" : ""));
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
@@ -174,11 +209,14 @@ export function registerHookCommand(program: Command, trailing: string[] | null,
   const projectDir = () => projectDirFrom(process.env, process.cwd());
   const hook = program
     .command("hook")
-    .description("in-session loop through a Claude Code Stop hook: start, cancel, handle, install")
+    .description(HOOK_DESCRIPTION)
     .argument("[subcommand]")
+    // Said as a person types it (commander would list "[options] [command] [subcommand]").
+    .usage("<subcommand> [options]")
+    .addHelpText("after", HOOK_HELP_AFTER)
     .exitOverride()
     .action((name: string | undefined) =>
-      done(Promise.reject(new UsageError(`${name === undefined ? "hook needs a subcommand" : `unknown hook subcommand '${name}'`}: start, cancel, handle or install (see ralph hook --help)`))),
+      done(Promise.reject(new UsageError(`${name === undefined ? "hook needs a subcommand" : `unknown hook subcommand '${name}'`}: start, cancel, install, uninstall or handle (see ralph hook --help)`))),
     );
   addStartOptions(
     hook
@@ -205,4 +243,19 @@ export function registerHookCommand(program: Command, trailing: string[] | null,
     .option("--commands", "also write the /ralph-loop, /cancel-ralph and /ralph-help commands into .claude/commands/")
     .exitOverride()
     .action((opts: { commands?: boolean }) => done(hookInstallCommand(projectDir(), opts.commands === true)));
+  hook
+    .command("uninstall")
+    .description("take the Stop hook out of .claude/settings.local.json and remove the command files ralph wrote (an active loop is cancelled first)")
+    .exitOverride()
+    .action(() => done(hookUninstallCommand(projectDir())));
 }
+
+/** What `ralph hook` is, in `ralph --help` and `ralph hook --help`. */
+const HOOK_DESCRIPTION = "in-session loop through a Claude Code Stop hook: start, cancel, install, uninstall (handle is the hook itself)";
+
+const HOOK_HELP_AFTER = `
+A loop, start to end:
+  ralph hook start "fix the failing tests" -n 5 --check "npm test"
+  claude "fix the failing tests"     (the first message; each stop gives it the task again)
+  ralph hook cancel                  (or it ends when done, or at -n)
+  ralph hook uninstall               (takes the hook out of this project)`;

@@ -2,16 +2,17 @@
 import { CHUNK_BYTES, completeEndSync, linesBackwardSync, openLogSync } from "../../store/file-lines.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { listRuns, runEnding, summariseRun } from "../../control/list-runs.js";
-import { runDirProblem, runPaths } from "../../store/run-paths.js";
+import { runDirProblem, runPaths, type RunPaths } from "../../store/run-paths.js";
+import { readSentinels } from "../../control/control-files.js";
 import { UsageError } from "../usage-error.js";
 import type { RunStatusReport, RunSummary } from "../../store/run-summary.js";
 import { nextStep } from "../next-step.js";
-import { closeSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync } from "node:fs";
 import { mebibytes } from "../../view/render-lines.js";
 import { pickRunRecord } from "../pick-run.js";
 import { visible } from "../../view/visible-text.js";
 import { writeOut } from "../write-out.js";
+import { foreignTodo, foreignWhy } from "../../control/foreign-run.js";
 
 /** `ralph list [--active] [--json]`. */
 export async function listCommand(projectDir: string, activeOnly: boolean, json: boolean): Promise<number> {
@@ -43,6 +44,8 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   const head = ["RUN", "STATE", "ITERATION", "SPEND", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
   // Cells hold the agent's words (a question): control characters shown, never obeyed.
   process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
+  const foreign = runs.filter((run) => run.state === "foreign").map((run) => run.id);
+  if (foreign.length > 0) process.stdout.write(`${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n`);
   return 0;
 }
 
@@ -86,7 +89,7 @@ export async function statusCommand(projectDir: string, given: string | undefine
   }
   const lines = [
     `run        ${report.id} (${report.run_dir})`,
-    `state      ${stateText(report)}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}`,
+    `state      ${stateText(report, runPaths(projectDir, report.id))}${report.exit_reason ? ` (exit code ${report.exit_code ?? "?"})` : ""}${report.dry_run ? " · dry run: the agent was never started" : ""}`,
     report.children.length > 0
       ? `children   ${report.iteration} child run${report.iteration === 1 ? "" : "s"} started (a --parallel parent: each child counts its own iterations)`
       : `iteration  ${iterationText(report)}`,
@@ -110,19 +113,23 @@ export async function statusCommand(projectDir: string, given: string | undefine
 }
 
 /**
- * The state as a person reads it: a running run with a STOP or PAUSE file the runner has not acted on yet
- * still runs its current iteration, and says what it does at its end (the JSON keeps the state as it is).
+ * The state as a person reads it: a running run with a STOP or PAUSE request the runner has not acted on yet
+ * still runs its current iteration, and says what it does at its end (the JSON keeps the state as it is). A
+ * --parallel parent has no iteration of its own: it starts no new child, and its children go on as it says.
  */
-function stateText(report: RunStatusReport): string {
+function stateText(report: RunStatusReport, paths: RunPaths): string {
+  if (report.state === "foreign") return `foreign: ${foreignWhy()}`;
   if (report.state !== "running") return report.state;
+  const { stop, pause } = readSentinels(paths);
+  const parent = report.children.length > 0;
   const boundary = `at the end of iteration ${report.iteration}`;
-  if (existsSync(join(report.run_dir, "STOP"))) return `stopping ${boundary} (ralph stop --now ends it at once)`;
-  if (existsSync(join(report.run_dir, "PAUSE"))) return `pausing ${boundary} (ralph resume ${report.id} cancels it)`;
+  if (stop) return parent ? "stopping: no new children; each child stops at its next boundary (ralph stop --now ends every child's agent at once)" : `stopping ${boundary} (ralph stop --now ends it at once)`;
+  if (pause) return parent ? `pausing: no new child run starts; running children go on (ralph resume ${report.id} cancels it)` : `pausing ${boundary} (ralph resume ${report.id} cancels it)`;
   return report.state;
 }
 
 function nextLine(report: RunStatusReport): string[] {
-  if (report.state === "foreign") return [`next       ralph did not create this run directory (no record of it): look at it, then remove it if it is not yours`];
+  if (report.state === "foreign") return [`next       ${foreignTodo(report.run_dir)}`];
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
   if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];

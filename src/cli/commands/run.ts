@@ -1,11 +1,11 @@
 // `ralph run`: resolve options and the prompt, validate everything, then start the loop.
 import { existsSync, realpathSync } from "node:fs";
 import { readRegular, RunFileError } from "../../store/regular-file.js";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { loadRalphYaml } from "../../config/ralph-yaml.js";
 import { notifyTargetsFromFlags, notifyTargetsFromRalphYaml } from "../../notify/notify-config.js";
-import type { RunSettings } from "../../config/run-options.js";
+import { runOption, type RunSettings } from "../../config/run-options.js";
 import { givenFlags } from "../run-flags.js";
 import { resolveSettings } from "../../config/resolve-settings.js";
 import { parseCriteria } from "../../store/plan-fields.js";
@@ -18,16 +18,22 @@ import { startRun } from "../../launch/start-run.js";
 import { launchWords } from "../launch-words.js";
 import { preflight } from "../../launch/preflight.js";
 import { UsageError } from "../usage-error.js";
-import { checkCommitSettings, commitPolicy } from "../../launch/run-worktree.js";
+import { commitPolicy } from "../../launch/run-worktree.js";
+import { checkSettings } from "../../config/check-settings.js";
 import { pickTaskByIndex } from "../../launch/task-index.js";
 import { parseSandbox } from "../../sandbox/sandbox-policy.js";
 import { PROMPT_TEMPLATE_LINE } from "./init.js";
 
-/** Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. */
-export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv): { settings: RunSettings; criteria: Criterion[] } {
+/**
+ * Resolves settings from flags, RALPH_* env and ralph.yaml, or throws a UsageError. Paths in flags are read
+ * from `typedIn`, the directory the person typed them in (ralph.yaml's from the project): a file flag becomes
+ * a path relative to the project (absolute when outside it), and a `--check` or `--notify` command line runs
+ * in that directory.
+ */
+export function loadSettings(command: Command, projectDir: string, env: NodeJS.ProcessEnv, typedIn = projectDir): { settings: RunSettings; criteria: Criterion[]; checksDir: string | null } {
   const yaml = loadRalphYaml(join(projectDir, "ralph.yaml"));
   if (!yaml.ok) throw new UsageError(yaml.message);
-  const flags = givenFlags(command);
+  const flags = typedPaths(givenFlags(command), projectDir, typedIn);
   const resolved = resolveSettings(flags, env, yaml.defaults);
   if (!resolved.ok) throw new UsageError(resolved.message);
   // ralph.yaml's targets and the flags' targets all hear their events: a flag adds a target, it replaces none.
@@ -40,7 +46,9 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     notifyEvents: flags.get("--notify-events") as string | undefined,
   });
   if (!fromFlags.ok) throw new UsageError(fromFlags.message);
-  const notifyTargets = [...fromYamlTargets.targets, ...fromFlags.targets];
+  const dir = typedDir(projectDir, typedIn);
+  const flagTargets = fromFlags.targets.map((target) => (target.kind === "command" && dir !== null ? { ...target, dir } : target));
+  const notifyTargets = [...fromYamlTargets.targets, ...flagTargets];
   const fromYaml = yaml.defaults.values.get("completion_criteria");
   let criteria: Criterion[] = [];
   if (fromYaml) {
@@ -48,7 +56,30 @@ export function loadSettings(command: Command, projectDir: string, env: NodeJS.P
     if (!parsed.ok) throw new UsageError(parsed.message);
     criteria = parsed.criteria;
   }
-  return { settings: { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get("sandbox")?.value) }, criteria };
+  const settings = { ...resolved.settings, notifyTargets, sandbox: sandboxWithYamlPolicy(resolved.settings, yaml.defaults.values.get(runOption("sandbox").yaml ?? "")?.value) };
+  return { settings, criteria, checksDir: flags.has("--check") ? dir : null };
+}
+
+/** `typedIn` relative to the project, or null when it is the project itself (or outside it). */
+function typedDir(projectDir: string, typedIn: string): string | null {
+  const dir = relative(projectDir, typedIn);
+  return dir === "" || dir.startsWith("..") || isAbsolute(dir) ? null : dir;
+}
+
+/** `path` as typed in `typedIn`: relative to the project when inside it, else absolute. */
+export function typedPath(path: string, projectDir: string, typedIn: string): string {
+  const full = resolve(typedIn, path);
+  const inside = relative(projectDir, full);
+  return inside === "" || inside.startsWith("..") || isAbsolute(inside) ? full : inside;
+}
+
+/** The flags with the file paths read from where they were typed. */
+function typedPaths(flags: Map<string, unknown>, projectDir: string, typedIn: string): Map<string, unknown> {
+  for (const flag of ["--prompt-file", "--tasks"]) {
+    const value = flags.get(flag);
+    if (typeof value === "string" && value.trim() !== "") flags.set(flag, typedPath(value, projectDir, typedIn));
+  }
+  return flags;
 }
 
 /** `--sandbox` or RALPH_SANDBOX chooses the mode; the network, paths and variables still come from ralph.yaml. */
@@ -60,84 +91,68 @@ function sandboxWithYamlPolicy(settings: RunSettings, fromYaml: unknown): RunSet
 /** The largest prompt file ralph reads (Gemini CLI, for one, takes at most 8 MB on stdin). */
 const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
 
-/** The prompt's bytes from words, --prompt-file, or PROMPT.md, or a UsageError. */
+/** The prompt's bytes from words, --prompt-file, or PROMPT.md, or a UsageError (also for an empty one: the agent would get no task). */
 export function resolvePrompt(words: string[], settings: RunSettings, projectDir: string): Buffer {
   if (words.length > 0 && settings.promptFile) throw new UsageError("give the prompt as words or with --prompt-file, not both");
-  if (words.length > 0) return Buffer.from(words.join(" "));
+  if (words.length > 0) {
+    const prompt = Buffer.from(words.join(" "));
+    if (prompt.toString("utf8").trim() === "") throw new UsageError('the prompt is empty: expected the task in words (ralph run "fix the failing tests"), with --prompt-file FILE, or in PROMPT.md');
+    return prompt;
+  }
   const file = settings.promptFile ?? (existsSync(join(projectDir, "PROMPT.md")) ? "PROMPT.md" : null);
   if (!file) throw new UsageError("no prompt: give it as words, with --prompt-file FILE, or in PROMPT.md");
+  let prompt: Buffer;
   try {
     // Links are fine here (the file is the user's), but a FIFO or device would block or never end.
-    return readPromptFile(resolve(projectDir, file));
+    prompt = readPromptFile(resolve(projectDir, file));
   } catch (error) {
     const detail = error instanceof RunFileError ? error.message.slice(error.message.lastIndexOf(": ") + 2) : `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
-    throw new UsageError(`--prompt-file ${file}: ${detail}; expected a regular file of at most 8 MB`);
+    throw new UsageError(`--prompt-file ${resolve(projectDir, file)}: ${detail}; expected a regular file of at most 8 MB`);
   }
+  if (prompt.toString("utf8").trim() === "") throw new UsageError(`${settings.promptFile ? "--prompt-file " : ""}${resolve(projectDir, file)} is empty: expected the task for the agent in it`);
+  return prompt;
 }
 
-/** Checks the agent choice against `-- CMD ARGS` and --agent-cmd; returns the settings to run with. */
-export function settleAgent(settings: RunSettings, trailing: string[] | null, agentGiven: boolean): RunSettings {
-  if (trailing && trailing.length === 0) throw new UsageError("-- must be followed by a command and its arguments");
-  if (trailing && settings.agentCmd) throw new UsageError("give the command with --agent-cmd or after --, not both");
-  const agentCmd = trailing ?? settings.agentCmd;
-  if (agentCmd && agentGiven && settings.agent !== "command") {
-    throw new UsageError(`--agent ${settings.agent} does not take a command; use --agent command (or leave --agent out)`);
-  }
-  const agent = agentCmd ? "command" : settings.agent;
-  if (agent === "command" && !agentCmd) throw new UsageError("--agent command needs --agent-cmd CMD or -- CMD ARGS");
-  const repeated = settings.fallbackAgents.find((name, i) => name === agent || settings.fallbackAgents.indexOf(name) !== i);
-  if (repeated) throw new UsageError(`--fallback-agent: expected agents other than the main one and each other, got ${repeated} twice`);
-  return { ...settings, agent, agentCmd };
-}
-
-/** The run's first plan (state.md), after checking the task list and criteria. */
-export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string): Plan {
-  if (settings.task && !settings.tasks) throw new UsageError("--task needs --tasks FILE: the task list it names a task of");
+/** The run's first plan (state.md), after checking the task list and criteria; `checksDir` is where `--check` was typed. */
+export function initialPlan(settings: RunSettings, criteria: Criterion[], prompt: Buffer, projectDir: string, checksDir: string | null = null): Plan {
   if (settings.tasks) {
-    const tasks = loadTasks(resolve(projectDir, settings.tasks));
-    if (!tasks.ok) throw new UsageError(`--tasks ${settings.tasks}: ${tasks.message}`);
+    const file = resolve(projectDir, settings.tasks);
+    const tasks = loadTasks(file);
+    if (!tasks.ok) throw new UsageError(`--tasks ${file}: ${tasks.message}`);
     if (settings.task && !tasks.tasks.some((task) => task.id === settings.task)) {
-      throw new UsageError(`--task ${settings.task}: no task with that id in ${settings.tasks} (ids: ${tasks.tasks.map((task) => task.id).join(", ")})`);
+      throw new UsageError(`--task ${settings.task}: no task with that id in ${file} (ids: ${tasks.tasks.map((task) => task.id).join(", ")})`);
     }
   }
   return {
     active: true,
     maxIterations: settings.maxIterations,
     completionPromise: settings.completionPromise,
-    completionCriteria: [...criteria, ...settings.checks.map((check) => ({ type: "command", check }))],
+    completionCriteria: [...criteria, ...settings.checks.map((check) => ({ type: "command", check, ...(checksDir === null ? {} : { dir: checksDir }) }))],
     tasks: settings.tasks,
     prompt,
   };
 }
 
-/** `--parallel N` needs a task list and is not combined with `--task`. */
-function checkParallel(settings: RunSettings): void {
-  if (settings.parallel === null) return;
-  if (!settings.tasks) throw new UsageError("--parallel needs --tasks FILE: each child run works on one of its tasks");
-  if (settings.task) throw new UsageError("--parallel and --task do not go together: --parallel gives each child its task");
-}
-
 /** `ralph run [PROMPT...]`: everything is validated before anything is created. */
 export async function runCommand(words: string[], command: Command, trailing: string[] | null): Promise<number> {
   const projectDir = findProject(process.cwd());
-  const loaded = loadSettings(command, projectDir, process.env);
-  // --parent and --resolve are set only on the internal command a --parallel run starts its children with.
-  if (loaded.settings.parent) throw new UsageError("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
-  if (loaded.settings.resolve) throw new UsageError("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
-  const settled = settleAgent(loaded.settings, trailing, givenFlags(command).has("--agent") || process.env.RALPH_AGENT !== undefined);
-  const misplaced = ralphFlagsIn(trailing ?? [], command);
+  const loaded = loadSettings(command, projectDir, process.env, process.cwd());
+  const trailingWords = trailing ?? [];
+  const agent = runOption("agent");
+  const agentGiven = givenFlags(command).has(agent.flag) || (agent.env !== null && process.env[agent.env] !== undefined);
+  const checked = checkSettings(loaded.settings, { trailing, agentGiven });
+  if (!checked.ok) throw new UsageError(checked.message);
+  const misplaced = ralphFlagsIn(trailingWords, command);
   if (misplaced.length > 0) {
     process.stderr.write(`ralph: warning: ${misplaced.join(", ")} after -- ${misplaced.length === 1 ? "goes" : "go"} to the agent command, not to ralph; put ralph's options before --\n`);
   }
-  checkCommitSettings(settled);
-  const picked = pickTaskByIndex(settled, projectDir, process.env);
-  checkParallel(picked);
+  const picked = pickTaskByIndex(checked.settings, projectDir, process.env);
   const settings = { ...picked, commit: commitPolicy(picked) };
   const prompt = resolvePrompt(words, settings, projectDir);
   if (prompt.toString("utf8").includes(PROMPT_TEMPLATE_LINE)) {
     process.stderr.write(`ralph: warning: the prompt is still ralph init's template (${settings.promptFile ?? "PROMPT.md"}): write the task into it first, or the agent gets no task\n`);
   }
-  const plan = initialPlan(settings, loaded.criteria, prompt, projectDir);
+  const plan = initialPlan(settings, loaded.criteria, prompt, projectDir, loaded.checksDir);
   // Before anything is created: what would make iteration 1 fail at once is a usage error that says how to fix it.
   preflight(settings, plan, projectDir, process.env);
   const runId = settings.name ?? generateRunId(new Date());
