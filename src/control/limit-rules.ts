@@ -34,6 +34,15 @@ export function remainingBudgetUsd(maxCostUsd: number | null, spentUsd: number):
   return maxCostUsd === null ? null : Math.max(0, maxCostUsd - spentUsd);
 }
 
+/**
+ * What is left of a `--max-runtime` cap once `elapsedMs` have passed, as a cap for a run started now: in whole
+ * seconds (the unit `--max-runtime` is given in), rounded down so that it never ends after the cap, and at least
+ * one second; null when there is no cap.
+ */
+export function remainingRuntimeMs(maxRuntimeMs: number | null, elapsedMs: number): number | null {
+  return maxRuntimeMs === null ? null : Math.max(1, Math.floor((maxRuntimeMs - elapsedMs) / 1000)) * 1000;
+}
+
 /** STOPPED when a STOP file is there; `what` says what stopping does in this mode (for a plain stop and for `now`). */
 export function stopEnding(sentinels: Pick<SentinelState, "stop" | "stopNow">, what: { stop: string; now: string }): Ending | null {
   if (!sentinels.stop) return null;

@@ -2,10 +2,9 @@
 import { randomBytes } from "node:crypto";
 import { RUN_MARKER_KEY, type SupervisionMode } from "../process/supervision.js";
 import { Redactor } from "../redact/redactor.js";
-import { finishRun, type Ending, type RunResult } from "../run/finish-run.js";
+import { finishRun, holdMarker, type Ending, type RunResult } from "../run/finish-run.js";
 import { newStatus, type RunHost } from "../run/new-status.js";
 import { RunRecord } from "../run/run-record.js";
-import { holdCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { runPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
@@ -83,9 +82,5 @@ export async function runEngine(options: EngineOptions, io: EngineIo): Promise<R
   const result = finishRun(record, ending, io.now(), driver.status());
   // The run_ended notification is on its way: give it a bounded time to arrive.
   await notifications?.drain(ending, io.signals.interrupted);
-  if (!result.marked) {
-    io.listener.log(`waiting for disk space to write the end of the run to ${paths.progress}`);
-    result.marked = await holdCompletionMarker(paths.progress, ending.reason, io.signals.urgent);
-  }
-  return result;
+  return holdMarker(result, paths.progress, io.listener, io.signals.urgent);
 }

@@ -5,9 +5,12 @@ import type { TaskListResult, Task } from "../judge/tasks.js";
 import type { RunRecord } from "../run/run-record.js";
 import type { RunPaths } from "../store/run-paths.js";
 import { openQuestion } from "../control/list-runs.js";
-import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
+import { RunFileError } from "../store/regular-file.js";
+import type { Ending } from "../run/finish-run.js";
+import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { dollars } from "../spend/spend-totals.js";
-import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look, type QueueView } from "./fan-out-step.js";
+import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look } from "./fan-out-step.js";
+import type { MergeReports } from "./merge-queue.js";
 
 /** How often the parent looks at its sentinels, limits and children's spend while nothing wakes it. */
 const LOOK_MS = 200;
@@ -27,49 +30,59 @@ export interface Merges {
 export interface DriveWorld {
   io: FanOutIo;
   paths: RunPaths;
-  record: Pick<RunRecord, "apply" | "update" | "log">;
-  /** When the run first started (its runtime cap counts from then). */
+  record: Pick<RunRecord, "apply" | "update" | "guard">;
+  /** When this start of the run began (its runtime cap counts from then). */
   startedAtMs: number;
 }
 
-/** The fan-out's driver: `post` takes what children and merges report; `run` goes to the end. */
+/**
+ * The fan-out's driver: everything the children and the merges report becomes an input of the step (`post`);
+ * `run` steps until the step's `end`.
+ */
 export class FanOutDriver {
+  /** The merges, made by the driver's caller with the driver's reports (MergeQueue). */
+  readonly merges: Merges;
+  private current: FanOutState;
   private readonly inbox: FanOutInput[] = [];
+  /** The children and resolve runs not yet gone: a handle is dropped once its run has exited. */
   private readonly handles = new Map<string, ChildHandle>();
+  /** The merges started and not yet settled. */
+  private readonly merging = new Set<Promise<void>>();
+  /** The step's `end`, once it came. */
+  private ended: Ending | null = null;
   private wake: (() => void) | null = null;
   /** Woken while not asleep: the next sleep is skipped. */
   private woken = false;
 
-  constructor(
-    public state: FanOutState,
-    private readonly world: DriveWorld,
-    private merges: Merges | null = null,
-  ) {}
-
-  /** Set once: the merge queue reports back to this driver. */
-  attach(merges: Merges): void {
-    this.merges = merges;
+  constructor(state: FanOutState, private readonly world: DriveWorld, makeMerges: (reports: MergeReports) => Merges) {
+    this.current = state;
+    this.merges = makeMerges({
+      ending: () => this.current.ending,
+      resolveStarted: ({ id, task, handle }) => {
+        // A resolve run is passed the parent's ending as any child is.
+        void this.track(id, handle);
+        this.post({ type: "resolveStarted", id, task });
+      },
+      resolveEnded: (costUsd) => this.post({ type: "resolveEnded", costUsd }),
+      abandoned: (taskId, reason) => this.post({ type: "abandoned", taskId, reason }),
+      failed: (message) => this.post({ type: "mergeFailed", message }),
+      wake: () => this.nudge(),
+    });
   }
 
-  /** A resolve run that the merge queue started: the driver passes the parent's ending on to it too. */
-  resolving(id: string, task: Task, handle: ChildHandle): void {
-    this.handles.set(id, handle);
-    this.post({ type: "resolveStarted", id, task });
+  /** The step's state. */
+  get state(): FanOutState {
+    return this.current;
   }
 
+  /** An input for the step: taken at the next turn, which comes at once. */
   post(input: FanOutInput): void {
     this.inbox.push(input);
     this.nudge();
   }
 
-  /** Something changed outside (a merge ended): look again now. */
-  nudge(): void {
-    if (this.wake) this.wake();
-    else this.woken = true;
-  }
-
-  /** Steps until the parent has ended; resolves to its last state. */
-  async run(): Promise<FanOutState> {
+  /** Steps until the parent has ended; resolves to its ending. */
+  async run(): Promise<Ending> {
     const { signals } = this.world.io;
     const onSignal = () => this.nudge();
     signals.interrupted.addEventListener("abort", onSignal);
@@ -78,7 +91,7 @@ export class FanOutDriver {
       for (;;) {
         while (this.inbox.length > 0) this.apply(this.inbox.shift() as FanOutInput);
         this.apply(this.look());
-        if (this.state.phase === "ended") return this.state;
+        if (this.ended) return this.ended;
         if (this.inbox.length === 0 && !this.woken) await this.sleep();
         this.woken = false;
       }
@@ -88,15 +101,28 @@ export class FanOutDriver {
     }
   }
 
-  /** The queue as it stands now. */
-  queue(): QueueView {
-    const merges = this.mergesOrThrow();
-    return { length: merges.length, current: merges.current, waiting: merges.waiting };
+  /**
+   * After a failure the step could not take (a throw while looking): ends every child and resolve run still
+   * there and waits for them and for the merge under way, so that nothing of the run outlives its end.
+   */
+  async abandon(ending: Ending): Promise<void> {
+    this.current = { ...this.current, ending: this.current.ending ?? ending, phase: "ended" };
+    this.merges.hold();
+    const gone = [...this.handles.values()].map((handle) => {
+      try {
+        handle.signal("SIGTERM");
+      } catch {
+        // it is waited for all the same
+      }
+      return handle.exited.catch(() => undefined);
+    });
+    await Promise.all([...gone, ...this.merging]);
   }
 
-  private mergesOrThrow(): Merges {
-    if (!this.merges) throw new Error("the fan-out driver has no merge queue");
-    return this.merges;
+  /** Something changed outside (a merge ended, a signal): look again now. */
+  private nudge(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
   }
 
   private sleep(): Promise<void> {
@@ -117,7 +143,7 @@ export class FanOutDriver {
     const { io, paths, startedAtMs } = this.world;
     const costs: Record<string, number> = {};
     const questions: Record<string, string | null> = {};
-    for (const child of this.state.running) {
+    for (const child of this.current.running) {
       const status = io.readChildStatus(child.id);
       // What a child spent is the spend ledger's figure; its status.json is in reach of its agent.
       costs[child.id] = io.spend ? dollars(io.spend.totalsOf(child.id)) : (status?.cost_usd ?? 0);
@@ -129,30 +155,49 @@ export class FanOutDriver {
       urgent: io.signals.urgent.aborted,
       sentinels: io.readSentinels(paths),
       elapsedMs: io.now().getTime() - startedAtMs,
+      recordFailure: this.world.record.guard.failure,
       costs,
       questions,
-      tasks: this.mergesOrThrow().tasks(),
-      queue: this.queue(),
+      tasks: this.merges.tasks(),
+      queue: { length: this.merges.length, current: this.merges.current, waiting: this.merges.waiting },
     };
   }
 
   private apply(input: FanOutInput): void {
-    const { state, effects } = fanOutStep(this.state, input);
-    this.state = state;
+    const { state, effects } = fanOutStep(this.current, input);
+    this.current = state;
     for (const effect of effects) this.perform(effect);
   }
 
+  /**
+   * Performs one effect. One that fails (a run file an agent swapped for a link) is the run's failure, fed back
+   * as `lost`: the parent still passes its ending on to its children, and the run still ends and is marked.
+   */
   private perform(effect: FanOutEffect): void {
+    try {
+      this.performOne(effect);
+    } catch (error) {
+      this.post({ type: "lost", id: effect.kind === "start" ? effect.start.childId : null, detail: failureDetail(error) });
+    }
+  }
+
+  /** Holds `handle` until its run has exited; resolves to how it exited (never rejects). */
+  private track(id: string, handle: ChildHandle): Promise<ChildExit> {
+    this.handles.set(id, handle);
+    return handle.exited
+      // `exited` is not meant to reject (a child that cannot start exits with what it said); if it did, the run is gone all the same.
+      .catch((error: unknown): ChildExit => ({ code: null, signal: null, stderr: (error as Error).message ?? String(error) }))
+      .finally(() => this.handles.delete(id));
+  }
+
+  private performOne(effect: FanOutEffect): void {
     const { io, record } = this.world;
+    const { merges } = this;
     switch (effect.kind) {
       case "start": {
         const id = effect.start.childId;
-        const handle = io.startChild(effect.start);
-        this.handles.set(id, handle);
-        handle.exited.then(
-          (exit) => this.post({ type: "exited", id, exit, status: io.readChildStatus(id), ...(io.spend ? { costUsd: dollars(io.spend.totalsOf(id)) } : {}) }),
-          // A record that cannot be written is the run's failure, never an unhandled rejection.
-          (error: unknown) => this.post({ type: "lost", id, message: (error as Error).message ?? String(error) }),
+        void this.track(id, io.startChild(effect.start)).then((exit) =>
+          this.post({ type: "exited", id, exit, status: io.readChildStatus(id), ...(io.spend ? { costUsd: dollars(io.spend.totalsOf(id)) } : {}) }),
         );
         return;
       }
@@ -160,21 +205,18 @@ export class FanOutDriver {
         this.handles.get(effect.id)?.signal(effect.signal);
         return;
       case "stop":
-        if (io.stopChild(effect.id, effect.now)) this.apply({ type: "stopped", id: effect.id, level: effect.now ? "now" : "stop" });
+        if (io.stopChild(effect.id, effect.now)) this.post({ type: "stopped", id: effect.id, level: effect.now ? "now" : "stop" });
         return;
       case "queue":
-        this.mergesOrThrow().push({ child: effect.child, task: effect.task });
+        merges.push({ child: effect.child, task: effect.task });
         return;
-      case "merge":
-        this.mergesOrThrow()
-          .mergeNext()
-          .catch((error: unknown) => this.post({ type: "mergeFailed", message: (error as Error).message ?? String(error) }));
+      case "merge": {
+        const merging = merges.mergeNext().finally(() => this.merging.delete(merging));
+        this.merging.add(merging);
         return;
+      }
       case "hold":
-        this.mergesOrThrow().hold();
-        return;
-      case "relay":
-        record.log(`child ${effect.id} asks: ${JSON.stringify(effect.question)}; it waits for: ralph answer ${effect.id} TEXT`);
+        merges.hold();
         return;
       case "record":
         record.apply([effect.entry]);
@@ -183,6 +225,7 @@ export class FanOutDriver {
         record.update(effect.patch);
         return;
       case "end":
+        this.ended = effect.ending;
         return;
       default: {
         const unreachable: never = effect;
@@ -190,4 +233,10 @@ export class FanOutDriver {
       }
     }
   }
+}
+
+/** The ending's detail for a failure: a run file that is not what it should be is named as such, not as a bug. */
+export function failureDetail(error: unknown): string {
+  const message = (error as Error).message ?? String(error);
+  return error instanceof RunFileError ? message : `internal error: ${message}`;
 }

@@ -28,14 +28,14 @@ export interface ChildHandle {
 export interface ChildStart {
   childId: string;
   taskId: string;
-  /** Its share of the parent's limits: what is left of them when it starts. */
-  maxCostUsd: number | null;
+  /** Its share of the parent's limits: what is left of them when it starts (the runtime in whole seconds: remainingRuntimeMs). */
   maxRuntimeMs: number | null;
+  maxCostUsd: number | null;
 }
 
-/** A child's runtime limit in whole seconds (at least one), as `--max-runtime` gives it to a child run. */
+/** A child's runtime limit in seconds, as `--max-runtime` gives it to a child run (already whole: remainingRuntimeMs). */
 export function childRuntimeSeconds(start: ChildStart): number | null {
-  return start.maxRuntimeMs === null ? null : Math.max(1, Math.ceil(start.maxRuntimeMs / 1000));
+  return start.maxRuntimeMs === null ? null : start.maxRuntimeMs / 1000;
 }
 
 /** The outside world of a fan-out. */

@@ -5,7 +5,7 @@
 //  --> [running] ---- PAUSE ----> [paused] ---- PAUSE removed ----> [running]
 //        |   a look: start children up to N on pending tasks; merge the next DONE child; relay questions
 //        |
-//        | signal, STOP, a limit, a failed task list, a failed merge or record,
+//        | signal, STOP, a limit, a failed task list, a failed merge or record write (any effect that fails),
 //        | no child running and nothing to merge (DONE; NO_WORK when no child ran; FAILED when a task was left pending)
 //        v
 //     [ending] -- each look: pass the ending on to every child (signal, or STOP file); merges go on
@@ -19,7 +19,7 @@
 //  any other ending leaves its task pending (FAILED at the end). A signal replaces any other ending.
 import { firstIncomplete, type Task, type TaskListResult } from "../judge/tasks.js";
 import type { SentinelState } from "../control/control-files.js";
-import { remainingBudgetUsd } from "../control/limit-rules.js";
+import { remainingBudgetUsd, remainingRuntimeMs } from "../control/limit-rules.js";
 import type { Ending } from "../run/finish-run.js";
 import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { RecordEntry } from "../run/run-record.js";
@@ -89,6 +89,8 @@ export interface Look {
   urgent: boolean;
   sentinels: SentinelState;
   elapsedMs: number;
+  /** The first of the parent's own record writes that failed (a full disk), or null. */
+  recordFailure: string | null;
   /** Each running child's spend so far and its open question. */
   costs: Record<string, number>;
   questions: Record<string, string | null>;
@@ -102,15 +104,17 @@ export type FanOutInput =
   /** A child ended: how its process ended and its status.json. */
   /** `costUsd`: what the child spent, from the spend ledger (without one, its status.json says). */
   | { type: "exited"; id: string; exit: ChildExit; status: RunStatus | null; costUsd?: number }
-  /** A child's end could not be recorded (an internal failure). */
-  | { type: "lost"; id: string; message: string }
+  /** An effect could not be performed (a record that cannot be written): the parent ends FAILED with `detail`. `id`: the child it was starting. */
+  | { type: "lost"; id: string | null; detail: string }
   | { type: "resolveStarted"; id: string; task: Task }
   | { type: "resolveEnded"; costUsd: number }
   /** A merge was abandoned: its task stays pending. */
   | { type: "abandoned"; taskId: string; reason: string }
   | { type: "mergeFailed"; message: string }
   /** A STOP file was made for a child (it exists once its run directory does). */
-  | { type: "stopped"; id: string; level: StopLevel };
+  | { type: "stopped"; id: string; level: StopLevel }
+  /** Continuing: a child that ended DONE before, never merged nor abandoned: its merge is made now. */
+  | { type: "owed"; child: string; task: Task };
 
 export type FanOutEffect =
   | { kind: "start"; start: ChildStart; task: Task }
@@ -120,7 +124,6 @@ export type FanOutEffect =
   | { kind: "merge" }
   /** Stop merging: what is queued waits for `continue`. */
   | { kind: "hold" }
-  | { kind: "relay"; id: string; question: string }
   | { kind: "record"; entry: RecordEntry }
   | { kind: "status"; patch: Partial<RunStatus> }
   | { kind: "end"; ending: Ending };
@@ -150,7 +153,7 @@ export function fanOutStep(state: FanOutState, input: FanOutInput): FanOutStep {
     case "exited":
       return exited(state, input);
     case "lost":
-      return { state: endWith({ ...state, running: state.running.filter((child) => child.id !== input.id) }, { reason: "FAILED", detail: `internal error: ${input.message}` }), effects: [] };
+      return { state: endWith({ ...state, running: state.running.filter((child) => child.id !== input.id) }, { reason: "FAILED", detail: input.detail }), effects: [] };
     case "resolveStarted": {
       const next = { ...state, resolving: { id: input.id, task: input.task, stopAsked: "none" as const } };
       return next.ending ? passOn(next, next.ending, []) : { state: next, effects: [] };
@@ -166,6 +169,11 @@ export function fanOutStep(state: FanOutState, input: FanOutInput): FanOutStep {
       return { state: endWith(state, { reason: "FAILED", detail: `integration branch ${state.config.branch}: ${input.message}` }), effects: [{ kind: "hold" }] };
     case "stopped":
       return { state: withStopAsked(state, input.id, input.level), effects: [] };
+    case "owed": {
+      const ended = [...state.ended, { id: input.child, taskId: input.task.id, costUsd: 0 }];
+      const line = `child ${input.child} ended DONE before; its merge into ${state.config.branch} is made now`;
+      return { state: { ...state, ended }, effects: [{ kind: "queue", child: input.child, task: input.task }, { kind: "record", entry: { kind: "log", line } }] };
+    }
     default: {
       const unreachable: never = input;
       throw new Error(`unknown fan-out input ${JSON.stringify(unreachable)}`);
@@ -208,7 +216,9 @@ function look(before: FanOutState, input: Look): FanOutStep {
   let state: FanOutState = { ...before, stopNow: input.sentinels.stopNow, urgent: input.urgent };
   // A signal replaces any other ending: the children are then signalled, not stopped.
   if (input.signal && state.ending?.reason !== "INTERRUPTED") state = { ...state, phase: "ending", ending: { reason: "INTERRUPTED", detail: `received ${input.signal}`, signal: input.signal } };
-  const ending = stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
+  // A record the parent can no longer write (a full disk) ends it FAILED, as it ends any run.
+  const failedWrite: Ending | null = input.recordFailure === null ? null : { reason: "FAILED", detail: input.recordFailure };
+  const ending = failedWrite ?? stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
   if (ending) state = endWith(state, ending);
   if (!state.ending && input.sentinels.pause !== (state.phase === "paused")) {
     const paused = input.sentinels.pause;
@@ -246,7 +256,7 @@ function startChildren(before: FanOutState, input: Look, effects: FanOutEffect[]
     pending = pending.filter((other) => other !== task);
     const id = `${config.runId}-${state.started + 1}`;
     const maxCostUsd = remainingBudgetUsd(config.maxCostUsd, spentUsd(state, input.costs));
-    const maxRuntimeMs = config.maxRuntimeMs === null ? null : Math.max(1000, config.maxRuntimeMs - input.elapsedMs);
+    const maxRuntimeMs = remainingRuntimeMs(config.maxRuntimeMs, input.elapsedMs);
     state = { ...state, started: state.started + 1, running: [...state.running, { id, task, stopAsked: "none" }] };
     effects.push({ kind: "start", start: { childId: id, taskId: task.id, maxCostUsd, maxRuntimeMs }, task });
     effects.push({ kind: "record", entry: { kind: "event", body: { type: "child_started", child: id, task: task.id, branch: `ralph/${id}` } } });
@@ -283,7 +293,7 @@ function relay(state: FanOutState, input: Look, effects: FanOutEffect[]): FanOut
     const question = input.questions[child.id] ?? null;
     if (question === null || told[child.id] === question) continue;
     told = { ...told, [child.id]: question };
-    effects.push({ kind: "relay", id: child.id, question });
+    effects.push({ kind: "record", entry: { kind: "log", line: `child ${child.id} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${child.id} TEXT` } });
   }
   return told === state.told ? state : { ...state, told };
 }

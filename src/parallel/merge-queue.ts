@@ -34,13 +34,20 @@ export interface MergeQueueDeps {
   record: RunRecord;
   /** How the parent is ending, if it is. */
   ending(): Ending | null;
-  /** A resolve run started (passed the parent's ending from now on) or ended (null). */
-  resolving(run: Resolving | null, costUsd: number): void;
+  /** A resolve run started: the parent's ending is passed on to it from now on. */
+  resolveStarted(run: Resolving): void;
+  /** The resolve run under way ended, having spent `costUsd`. */
+  resolveEnded(costUsd: number): void;
   /** A task whose merge was abandoned: left pending with this reason. */
   abandoned(taskId: string, reason: string): void;
+  /** A merge that failed (git refused, a record that cannot be written): the queue holds, and the parent ends. */
+  failed(message: string): void;
   /** Called whenever a merge ends: the fan-out looks again. */
   wake(): void;
 }
+
+/** What the queue reports to its fan-out (the fan-out's driver makes these). */
+export type MergeReports = Pick<MergeQueueDeps, "ending" | "resolveStarted" | "resolveEnded" | "abandoned" | "failed" | "wake">;
 
 /** The queue of merges into the integration branch. */
 export class MergeQueue {
@@ -88,7 +95,11 @@ export class MergeQueue {
     this.held = true;
   }
 
-  /** Merges the first queued child, unless a merge is under way or the queue waits; the queue goes in order of completion. */
+  /**
+   * Merges the first queued child, unless a merge is under way or the queue waits; the queue goes in order of
+   * completion. Never rejects: a merge that fails holds the queue and is reported (`failed`) before the fan-out
+   * is woken, so it is never attempted again in this run.
+   */
   async mergeNext(): Promise<void> {
     const next = this.items[0];
     const { deps } = this;
@@ -133,6 +144,9 @@ export class MergeQueue {
           throw new Error(`unknown merge outcome ${String(never)}`);
         }
       }
+    } catch (error) {
+      this.held = true;
+      deps.failed((error as Error).message ?? String(error));
     } finally {
       this.merging = false;
       deps.wake();
@@ -148,13 +162,13 @@ export class MergeQueue {
     const why = request.conflicts.length > 0 ? `conflicts in ${request.conflicts.join(", ")}` : "the checks failed on the merged tree";
     deps.record.log(`resolve ${id} (${request.attempt} of at most ${deps.maxResolve}) for ${request.branch}: ${why}`);
     const handle = deps.io.startResolve(id, resolvePrompt(request, deps.integration.branch));
-    deps.resolving({ id, task: request.task, handle }, 0);
+    deps.resolveStarted({ id, task: request.task, handle });
     const exit = await handle.exited;
     const status = deps.io.readChildStatus(id);
     const outcome = childEnding(status, exit);
     // What it spent is the spend ledger's figure; its status.json is in reach of its agent.
     const costUsd = deps.io.spend ? dollars(deps.io.spend.totalsOf(id)) : (status?.cost_usd ?? 0);
-    deps.resolving(null, costUsd);
+    deps.resolveEnded(costUsd);
     deps.record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: costUsd });
     deps.record.log(`resolve ${id} ended ${outcome.reason}`);
   }

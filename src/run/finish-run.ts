@@ -1,8 +1,8 @@
 // The one place a run ends: every exit reason goes through here and leaves the completion marker.
-import { appendCompletionMarker } from "../store/progress-log.js";
+import { appendCompletionMarker, holdCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
-import type { RunRecord } from "./run-record.js";
+import type { RecordListener, RunRecord } from "./run-record.js";
 import type { RunStatus } from "../store/status-file.js";
 import { dirname } from "node:path";
 import { spendOf } from "../spend/spend-of.js";
@@ -26,7 +26,7 @@ export interface RunResult extends Ending {
   runDir: string;
   iterations: number;
   costUsd: number;
-  /** False when the completion marker could not be written yet (a full disk): hold it with holdCompletionMarker. */
+  /** False when the completion marker could not be written yet (a full disk): holdMarker waits to write it. */
   marked: boolean;
 }
 
@@ -105,4 +105,14 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
     iterations: record.status.iteration,
     costUsd: record.status.cost_usd,
   };
+}
+
+/**
+ * When finishRun could not write the completion marker (a full disk): says so and writes it once there is room,
+ * until `urgent` aborts (a second signal). `marked` says whether it is written.
+ */
+export async function holdMarker(result: RunResult, progressFile: string, listener: RecordListener, urgent: AbortSignal): Promise<RunResult> {
+  if (result.marked) return result;
+  listener.log(`waiting for disk space to write the end of the run to ${progressFile}`);
+  return { ...result, marked: await holdCompletionMarker(progressFile, result.reason, urgent) };
 }

@@ -2,7 +2,7 @@
 // the test says; merges are made by a fake integration branch that can conflict.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultSettings } from "../../src/config/run-options.js";
@@ -11,6 +11,8 @@ import type { ChildExit, ChildStart, FanOutIo } from "../../src/parallel/fan-out
 import type { SentinelState } from "../../src/control/control-files.js";
 import type { RunStatus } from "../../src/store/status-file.js";
 import type { InterruptSignal } from "../../src/exit/exit-reasons.js";
+import { readCompletion } from "../../src/store/progress-log.js";
+import { RunFileError } from "../../src/store/regular-file.js";
 
 const TASKS = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })) });
 
@@ -112,6 +114,7 @@ function options(dir: string, patch: Partial<FanOutOptions["settings"]> = {}): F
   };
 }
 
+const runFile = (dir: string, name: string) => join(dir, ".ralph", "runs", "p", name);
 const events = (dir: string) => readFileSync(join(dir, ".ralph", "runs", "p", "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; child?: string; task?: string });
 
 describe("runFanOut through fakes", { timeout: 15_000 }, () => {
@@ -209,6 +212,159 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       assert.equal(result.reason, "INTERRUPTED");
       assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
       assert.deepEqual(world.merged, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a child's agent swaps the parent's run.log for a link: the parent ends FAILED, stops the others and leaves its completion marker", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      const elsewhere = join(dir, "elsewhere");
+      writeFileSync(elsewhere, "");
+      world.onStart((start) => {
+        if (start.childId !== "p-1") return;
+        unlinkSync(runFile(dir, "run.log"));
+        symlinkSync(elsewhere, runFile(dir, "run.log"));
+        world.finish("p-1", "DONE");
+      });
+      const stopChild = world.io.stopChild;
+      world.io.stopChild = (id, now) => (queueMicrotask(() => world.finish(id, "STOPPED", 0)), stopChild(id, now));
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /run\.log: is a symbolic link/);
+      // The ending was passed on to the child still running.
+      assert.deepEqual(world.stops, [["p-2", false]]);
+      assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
+      const status = JSON.parse(readFileSync(runFile(dir, "status.json"), "utf8")) as RunStatus;
+      assert.deepEqual([status.state, status.exit_reason], ["ended", "FAILED"]);
+      assert.equal(readFileSync(elsewhere, "utf8"), "");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the completion marker cannot be written at the end (a write error, as on a full disk): the parent waits and writes it once it can", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => world.finish(start.childId, "DONE"));
+      const progress = runFile(dir, "progress.txt");
+      const lines: string[] = [];
+      world.io.listener = {
+        event: () => undefined,
+        log(line) {
+          lines.push(line);
+          // progress.txt a directory when the marker is due: its append fails with EISDIR, an error of the disk's kind.
+          if (line.startsWith("run ended:")) {
+            rmSync(progress);
+            mkdirSync(progress);
+          }
+          if (line.startsWith("waiting for disk space")) rmSync(progress, { recursive: true });
+        },
+      };
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "NO_WORK");
+      assert.ok(lines.some((line) => line.startsWith("waiting for disk space")));
+      assert.equal(result.marked, true);
+      assert.deepEqual(readCompletion(progress), { ended: true, reason: "NO_WORK" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("looking fails (a run file swapped under the parent): it ends FAILED, ends its children, waits for them, and leaves its marker and no timer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      const gone: string[] = [];
+      const startChild = world.io.startChild;
+      world.io.startChild = (start) => {
+        const handle = startChild(start);
+        void handle.exited.then(() => gone.push(start.childId));
+        return { exited: handle.exited, signal: (signal) => (handle.signal(signal), queueMicrotask(() => world.finish(start.childId, "INTERRUPTED", 0))) };
+      };
+      const readSentinels = world.io.readSentinels;
+      world.io.readSentinels = (paths) => {
+        if (world.started.length === 2) throw new RunFileError(`${paths.stop}: is a FIFO; ralph reads only regular files here`);
+        return readSentinels(paths);
+      };
+      const timers = process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /STOP: is a FIFO/);
+      assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
+      assert.deepEqual(gone.sort(), ["p-1", "p-2"]);
+      assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
+      const status = JSON.parse(readFileSync(runFile(dir, "status.json"), "utf8")) as RunStatus;
+      assert.deepEqual([status.state, status.exit_reason], ["ended", "FAILED"]);
+      // Its heartbeat and its look's timer are gone with it: nothing keeps the process alive.
+      assert.equal(process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length, timers);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a record write fails (run.log unwritable, as on a full disk): the parent ends FAILED saying so and starts no more children", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId !== "p-1") return;
+        // run.log a directory: its next append fails with EISDIR, a failed write of the disk's kind.
+        rmSync(runFile(dir, "run.log"));
+        mkdirSync(runFile(dir, "run.log"));
+        world.finish("p-1", "DONE");
+      });
+      const stopChild = world.io.stopChild;
+      world.io.stopChild = (id, now) => (queueMicrotask(() => world.finish(id, "STOPPED", 0)), stopChild(id, now));
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /cannot write the run's files \(EISDIR\)/);
+      assert.deepEqual(world.started.map((start) => start.childId), ["p-1", "p-2"]);
+      assert.deepEqual(world.stops, [["p-2", false]]);
+      assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a merge that fails (its reset refused) is made once: the queue waits for continue and the parent ends FAILED", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => {
+        if (start.childId === "p-1") world.finish("p-1", "DONE");
+      });
+      const stopChild = world.io.stopChild;
+      world.io.stopChild = (id, now) => (queueMicrotask(() => world.finish(id, "STOPPED", 0)), stopChild(id, now));
+      const resets: string[] = [];
+      world.io.merge.resetTo = async (commit) => {
+        resets.push(commit);
+        return { ok: false, message: "cannot reset" };
+      };
+      const result = await runFanOut(options(dir), world.io);
+      assert.equal(result.reason, "FAILED");
+      assert.match(result.detail, /^integration branch ralph\/p: cannot reset; 1 DONE child\(ren\) not merged yet/);
+      assert.deepEqual(resets, ["c0"]);
+      assert.deepEqual(world.merged, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("continuing with --max-runtime: the cap counts from this start (as for any run), and each child gets what is left of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld();
+      world.onStart((start) => world.finish(start.childId, "DONE"));
+      // A clock that stands still: the parent first started an hour before this start.
+      world.io.now = () => new Date("2026-01-01T01:00:00Z");
+      const previous = { run_id: "p", iteration: 0, cost_usd: 0, started_at: "2026-01-01T00:00:00.000Z" } as RunStatus;
+      const result = await runFanOut({ ...options(dir, { maxRuntimeMs: 60_000 }), previous }, world.io);
+      assert.equal(result.reason, "NO_WORK");
+      assert.deepEqual(world.started.map((start) => start.maxRuntimeMs), [60_000, 60_000, 60_000]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -28,6 +28,7 @@ const look = (patch: Partial<Look> = {}, sentinels: Partial<Look["sentinels"]> =
   urgent: false,
   sentinels: { stop: false, stopNow: false, pause: false, answer: null, ...sentinels },
   elapsedMs: 1000,
+  recordFailure: null,
   costs: {},
   questions: {},
   tasks: { ok: true, format: "prd", tasks: TASKS },
@@ -52,12 +53,13 @@ describe("fan-out step: every phase × every input", () => {
   const inputs: Array<[string, FanOutInput]> = [
     ["look", look()],
     ["exited", exited("p-1", "DONE")],
-    ["lost", { type: "lost", id: "p-1", message: "disk gone" }],
+    ["lost", { type: "lost", id: "p-1", detail: "internal error: disk gone" }],
     ["resolveStarted", { type: "resolveStarted", id: "p-resolve-1", task: TASKS[0] as Task }],
     ["resolveEnded", { type: "resolveEnded", costUsd: 0.25 }],
     ["abandoned", { type: "abandoned", taskId: "T1", reason: "conflicts left" }],
     ["mergeFailed", { type: "mergeFailed", message: "git gone" }],
     ["stopped", { type: "stopped", id: "p-1", level: "stop" }],
+    ["owed", { type: "owed", child: "p-0", task: TASKS[2] as Task }],
   ];
   // phase, input → the phase after, and the effects' kinds.
   const table: Record<FanOutPhase, Record<string, [FanOutPhase, string[]]>> = {
@@ -70,6 +72,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["running", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["running", []],
+      owed: ["running", ["queue", "record"]],
     },
     paused: {
       // PAUSE is gone in this look: the parent resumes, and starts nothing new while two children run.
@@ -81,6 +84,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["paused", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["paused", []],
+      owed: ["paused", ["queue", "record"]],
     },
     ending: {
       look: ["ending", ["stop", "stop", "merge", "status"]],
@@ -91,6 +95,7 @@ describe("fan-out step: every phase × every input", () => {
       abandoned: ["ending", []],
       mergeFailed: ["ending", ["hold"]],
       stopped: ["ending", []],
+      owed: ["ending", ["queue", "record"]],
     },
     ended: Object.fromEntries(inputs.map(([name]) => [name, ["ended", []]])) as Record<string, [FanOutPhase, string[]]>,
   };
@@ -189,6 +194,9 @@ describe("fan-out step: the rules", () => {
 
   test("runtime: a child gets at least a second, and the parent ends at its cap", () => {
     const config = { ...CONFIG, maxRuntimeMs: 60_000 };
+    // What is left, in whole seconds rounded down: a child never outlives the parent's cap (but by its one second).
+    const early = fanOutStep(initialFanOut(config, 0), look({ elapsedMs: 10_500 }));
+    assert.deepEqual(of(early.effects, "start").map((effect) => effect.start.maxRuntimeMs), [49_000, 49_000]);
     const start = fanOutStep(initialFanOut(config, 0), look({ elapsedMs: 59_900 }));
     assert.equal(of(start.effects, "start")[0]?.start.maxRuntimeMs, 1000);
     const end = fanOutStep(start.state, look({ elapsedMs: 60_000 }));
@@ -230,14 +238,21 @@ describe("fan-out step: the rules", () => {
   test("questions: each child's open question is relayed once", () => {
     const state = withRunning("running", ["p-1", "p-2"]);
     const asked = fanOutStep(state, look({ questions: { "p-1": "Which database?", "p-2": null } }));
-    assert.deepEqual(of(asked.effects, "relay"), [{ kind: "relay", id: "p-1", question: "Which database?" }]);
-    assert.deepEqual(of(fanOutStep(asked.state, look({ questions: { "p-1": "Which database?" } })).effects, "relay"), []);
+    assert.deepEqual(logs(asked.effects), ['child p-1 asks: "Which database?"; it waits for: ralph answer p-1 TEXT']);
+    assert.deepEqual(logs(fanOutStep(asked.state, look({ questions: { "p-1": "Which database?" } })).effects), []);
   });
 
   test("status.json is written only when it would say something new", () => {
     const first = fanOutStep(withRunning("running"), look());
     assert.equal(of(first.effects, "status").length, 1);
     assert.equal(of(fanOutStep(first.state, look()).effects, "status").length, 0);
+  });
+
+  test("a record write that failed (a full disk) ends the parent FAILED with it, before STOP or a limit", () => {
+    const step = fanOutStep(withRunning("running", ["p-1"]), look({ recordFailure: "disk full" }, { stop: true }));
+    assert.deepEqual(step.state.ending, { reason: "FAILED", detail: "disk full" });
+    assert.deepEqual(of(step.effects, "stop"), [{ kind: "stop", id: "p-1", now: false }]);
+    assert.deepEqual(of(step.effects, "start"), []);
   });
 
   test("a task list the parent cannot read ends it FAILED", () => {
@@ -253,5 +268,71 @@ describe("fan-out step: the rules", () => {
       { type: "child_merged", child: "p-2" },
     ] as unknown as RunEvent[];
     assert.deepEqual(owedMerges(events, { ok: true, format: "prd", tasks: TASKS }), [{ child: "p-1", task: TASKS[0] }]);
+  });
+
+  test("continuing: an owed merge is queued before any look, and its task counts as ended here (never started again)", () => {
+    const owed = fanOutStep(initialFanOut(CONFIG, 3), { type: "owed", child: "p-1", task: TASKS[0] as Task });
+    assert.deepEqual(of(owed.effects, "queue"), [{ kind: "queue", child: "p-1", task: TASKS[0] }]);
+    assert.deepEqual(logs(owed.effects), ["child p-1 ended DONE before; its merge into ralph/p is made now"]);
+    const next = fanOutStep(owed.state, look({ queue: { length: 1, current: null, waiting: false } }));
+    assert.deepEqual(of(next.effects, "start").map((effect) => [effect.start.childId, effect.start.taskId]), [["p-4", "T2"], ["p-5", "T3"]]);
+  });
+
+  test("a child's end is recorded with its reason, exit code, detail and spend, and its spend counts from then on", () => {
+    const step = fanOutStep(withRunning("running", ["p-1", "p-2"]), exited("p-2", "FAILED", 0.75));
+    assert.deepEqual(step.state.running.map((child) => child.id), ["p-1"]);
+    assert.deepEqual(step.state.ended, [{ id: "p-2", taskId: "T2", costUsd: 0.75 }]);
+    assert.deepEqual(step.state.failed, [{ taskId: "T2", reason: "child p-2 ended FAILED: ended FAILED" }]);
+    assert.deepEqual(
+      of(step.effects, "record").map((effect) => effect.entry),
+      [
+        { kind: "event", body: { type: "child_ended", child: "p-2", task: "T2", reason: "FAILED", exit_code: 1, detail: "ended FAILED", cost_usd: 0.75 } },
+        { kind: "progress", block: [["child", "p-2"], ["task", "T2"], ["child_reason", "FAILED"], ["child_detail", "ended FAILED"], ["cost_usd", 0.75]] },
+        { kind: "log", line: "child p-2 ended FAILED; task T2 stays pending: ended FAILED" },
+      ],
+    );
+    assert.equal(spentUsd(step.state, { "p-1": 0.25 }), 1);
+    // A DONE child's merge is queued, and its log says it waits for it.
+    const done = fanOutStep(withRunning("running", ["p-1"]), exited("p-1", "DONE"));
+    assert.deepEqual(of(done.effects, "queue"), [{ kind: "queue", child: "p-1", task: TASKS[0] }]);
+    assert.deepEqual(logs(done.effects), ["child p-1 ended DONE; task T1 waits to be merged into ralph/p"]);
+  });
+
+  test("an effect that failed (lost) ends the parent FAILED with its detail, the child it was starting gone, the others stopped", () => {
+    const lost = fanOutStep(withRunning("running", ["p-1", "p-2"]), { type: "lost", id: "p-2", detail: "run.log: is a symbolic link" });
+    assert.deepEqual(lost.state.ending, { reason: "FAILED", detail: "run.log: is a symbolic link" });
+    assert.deepEqual(lost.state.running.map((child) => child.id), ["p-1"]);
+    const next = fanOutStep(lost.state, look());
+    assert.deepEqual(of(next.effects, "stop"), [{ kind: "stop", id: "p-1", now: false }]);
+    assert.deepEqual(of(next.effects, "start"), []);
+    // An ending already decided is kept.
+    assert.deepEqual(fanOutStep(withRunning("ending"), { type: "lost", id: null, detail: "x" }).state.ending, { reason: "STOPPED", detail: "STOP file" });
+  });
+
+  test("a resolve run: the parent's ending is passed on to it, and its spend counts once it ended", () => {
+    const started = fanOutStep(withRunning("ending", []), { type: "resolveStarted", id: "p-resolve-1", task: TASKS[0] as Task });
+    assert.deepEqual(started.effects, [{ kind: "stop", id: "p-resolve-1", now: false }]);
+    const ended = fanOutStep(started.state, { type: "resolveEnded", costUsd: 0.25 });
+    assert.equal(ended.state.resolving, null);
+    assert.deepEqual(ended.state.ended, [{ id: "p-resolve-1", taskId: "T1", costUsd: 0.25 }]);
+    assert.equal(spentUsd(ended.state, {}), 0.25);
+    // A signal reaches it as it reaches every child.
+    const signalled = fanOutStep(fanOutStep(withRunning("running", []), { type: "resolveStarted", id: "p-resolve-2", task: TASKS[0] as Task }).state, look({ signal: "SIGTERM" }));
+    assert.deepEqual(of(signalled.effects, "signal"), [{ kind: "signal", id: "p-resolve-2", signal: "SIGTERM" }]);
+  });
+
+  test("a task already running is never started a second time", () => {
+    const state = { ...withRunning("running", ["p-1", "p-2"]), config: { ...CONFIG, parallel: 3 } };
+    const step = fanOutStep(state, look());
+    assert.deepEqual(of(step.effects, "start").map((effect) => [effect.start.childId, effect.start.taskId]), [["p-3", "T3"]]);
+  });
+
+  test("status.json says what the parent does: its children, their tasks, its spend, a merge, or its ending", () => {
+    const running = fanOutStep(withRunning("running", ["p-1", "p-2"]), look({ costs: { "p-1": 0.25, "p-2": 0.5 } }));
+    assert.deepEqual(of(running.effects, "status")[0]?.patch, { state: "running", iteration: 2, cost_usd: 0.75, current_task: "T1, T2", last_action: "2 child run(s) running" });
+    const merging = fanOutStep(withRunning("running", []), look({ tasks: { ok: true, format: "prd", tasks: [] }, queue: { length: 1, current: "p-1", waiting: false } }));
+    assert.equal(of(merging.effects, "status")[0]?.patch.last_action, "merging ralph/p-1 into ralph/p");
+    const ending = fanOutStep(withRunning("ending", ["p-1"]), look());
+    assert.equal(of(ending.effects, "status")[0]?.patch.last_action, "ending: STOP file");
   });
 });

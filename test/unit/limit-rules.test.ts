@@ -1,7 +1,7 @@
 // The limit and stop rules are one set: the engine, the --parallel parent and hook mode end a run alike.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { limitEnding, stopEnding } from "../../src/control/limit-rules.js";
+import { limitEnding, remainingRuntimeMs, stopEnding } from "../../src/control/limit-rules.js";
 import { allTasksEnding, limitEnding as parentLimit, stopEnding as parentStop } from "../../src/parallel/fan-out-endings.js";
 
 test("limits end a run in one order: iterations, then runtime, then budget; none reached → null", () => {
@@ -25,4 +25,13 @@ test("a --parallel parent whose children finished every task ends DONE; NO_WORK 
   assert.deepEqual(allTasksEnding("prd.json", true, []), { reason: "DONE", detail: "the children finished every task in prd.json" });
   assert.deepEqual(allTasksEnding("prd.json", false, []), { reason: "NO_WORK", detail: "every task in prd.json was already done" });
   assert.equal(allTasksEnding("prd.json", true, ["child p-2 ended FAILED: x"]).reason, "FAILED");
+});
+
+test("what is left of --max-runtime for a run started now: whole seconds, rounded down, at least one; none without a cap", () => {
+  assert.equal(remainingRuntimeMs(60_000, 10_000), 50_000);
+  // Rounded up, a child would outlive its parent's cap by up to a second.
+  assert.equal(remainingRuntimeMs(60_000, 10_500), 49_000);
+  assert.equal(remainingRuntimeMs(60_000, 59_900), 1000);
+  assert.equal(remainingRuntimeMs(60_000, 90_000), 1000);
+  assert.equal(remainingRuntimeMs(null, 10_000), null);
 });

@@ -9,10 +9,12 @@ import { MergeQueue, type MergeQueueDeps } from "../../src/parallel/merge-queue.
 
 const TEXT = "- [ ] first\n- [ ] second\n- [ ] third\n";
 
-function queueWith(options: { conflictOn?: string; ending?: Ending | null } = {}) {
+function queueWith(options: { conflictOn?: string; ending?: Ending | null; resetRefused?: boolean } = {}) {
   const merged: string[] = [];
   const abandoned: Array<[string, string]> = [];
   const resolving: Array<string | null> = [];
+  /** What the queue told its fan-out of a failure, and its wakes, in order. */
+  const told: string[] = [];
   const events: string[] = [];
   let conflicted: string[] = [];
   let commits = 0;
@@ -41,7 +43,7 @@ function queueWith(options: { conflictOn?: string; ending?: Ending | null } = {}
           merged.push(branch);
           return { ok: true, commit: `c${commits}` };
         },
-        resetTo: async () => ((conflicted = []), { ok: true }),
+        resetTo: async () => (options.resetRefused ? { ok: false, message: "cannot reset" } : ((conflicted = []), { ok: true })),
         runChecks: async () => ({ passed: true, output: "" }),
       },
       startResolve: () => ({ exited: Promise.resolve({ code: 1, signal: null, stderr: "" }), signal: () => undefined }),
@@ -50,13 +52,15 @@ function queueWith(options: { conflictOn?: string; ending?: Ending | null } = {}
     },
     record: { event: (event: { type: string }) => events.push(event.type), log: () => undefined } as unknown as RunRecord,
     ending: () => ending,
-    resolving: (run) => resolving.push(run?.id ?? null),
+    resolveStarted: (run) => resolving.push(run.id),
+    resolveEnded: () => resolving.push(null),
     abandoned: (taskId, reason) => abandoned.push([taskId, reason]),
-    wake: () => undefined,
+    failed: (message) => told.push(`failed: ${message}`),
+    wake: () => told.push("wake"),
   };
   const queue = new MergeQueue(deps, 0);
   const task = (title: string): Task => ((queue.tasks() as { ok: true; tasks: Task[] }).tasks.find((candidate) => candidate.title === title) as Task);
-  return { queue, merged, abandoned, resolving, events, task, end: (next: Ending) => (ending = next) };
+  return { queue, merged, abandoned, resolving, told, events, task, end: (next: Ending) => (ending = next) };
 }
 
 describe("MergeQueue", () => {
@@ -105,5 +109,16 @@ describe("MergeQueue", () => {
     world.queue.push({ child: "p-1", task: world.task("first") });
     await world.queue.mergeNext();
     assert.deepEqual([world.merged, world.queue.length, world.queue.waiting, world.resolving], [[], 1, true, []]);
+  });
+
+  test("a merge that fails (git refuses the reset): the queue holds, keeps the child, and says so before it wakes the fan-out", async () => {
+    const world = queueWith({ resetRefused: true });
+    world.queue.push({ child: "p-1", task: world.task("first") });
+    await world.queue.mergeNext();
+    assert.deepEqual(world.told, ["failed: cannot reset", "wake"]);
+    assert.deepEqual([world.merged, world.queue.length, world.queue.waiting], [[], 1, true]);
+    // Held: it is not attempted again.
+    await world.queue.mergeNext();
+    assert.deepEqual(world.told, ["failed: cannot reset", "wake"]);
   });
 });
