@@ -124,7 +124,7 @@ describe("ralph tui", () => {
     const t = tui(dir);
     const asking = await t.waitFor((screen) => screen.includes("? q asks: Which database?") && /› q\s+needs_human/.test(screen), "the open question");
     // The run's row is marked in the ? column (after ITER, SPEND, TOKENS and AGE).
-    assert.match(asking, /› q\s+needs_human\s+\S+\s+\S+\s+\S+\s+\S+\s+\? /);
+    assert.match(asking, /› q\s+needs_human\s+1\/5\s+no cost\s+0\s+\S+\s+\? /);
     t.type("a");
     await t.waitFor((screen) => screen.includes("answer q> "), "the answer box");
     t.type("Postgres 16\r");

@@ -265,10 +265,10 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
         },
       };
       const result = await runFanOut(options(dir), world.io);
-      assert.equal(result.reason, "NO_WORK");
+      assert.equal(result.reason, "DONE");
       assert.ok(lines.some((line) => line.startsWith("waiting for disk space")));
       assert.equal(result.marked, true);
-      assert.deepEqual(readCompletion(progress), { ended: true, reason: "NO_WORK" });
+      assert.deepEqual(readCompletion(progress), { ended: true, reason: "DONE" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -363,7 +363,7 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       world.io.now = () => new Date("2026-01-01T01:00:00Z");
       const previous = { run_id: "p", iteration: 0, cost_usd: 0, started_at: "2026-01-01T00:00:00.000Z" } as RunStatus;
       const result = await runFanOut({ ...options(dir, { maxRuntimeMs: 60_000 }), previous }, world.io);
-      assert.equal(result.reason, "NO_WORK");
+      assert.equal(result.reason, "DONE");
       assert.deepEqual(world.started.map((start) => start.maxRuntimeMs), [60_000, 60_000, 60_000]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
