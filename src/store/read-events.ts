@@ -2,6 +2,16 @@
 import type { RunEvent } from "./event-log.js";
 import { readRegular } from "./regular-file.js";
 
+/** One line of events.jsonl as an event, or null for a line cut short or written by something else. */
+export function parseEventLine(line: string): RunEvent | null {
+  try {
+    const value = JSON.parse(line) as RunEvent;
+    return value && typeof value === "object" && typeof value.type === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The events of `file`, or none when it is missing or unreadable. */
 export function readEventFile(file: string): RunEvent[] {
   let text: string;
@@ -13,12 +23,8 @@ export function readEventFile(file: string): RunEvent[] {
   const events: RunEvent[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
-    try {
-      const event = JSON.parse(line) as RunEvent;
-      if (event && typeof event === "object" && typeof event.type === "string") events.push(event);
-    } catch {
-      // a line cut short by a crash
-    }
+    const event = parseEventLine(line);
+    if (event) events.push(event);
   }
   return events;
 }

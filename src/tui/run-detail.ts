@@ -2,6 +2,7 @@
 // log. Each file is read in bounded chunks from its end (the readers `ralph logs` and the dashboard use),
 // followed as it grows, and read further back only as far as the person scrolls: a 1 GB events.jsonl costs
 // no more than a small one.
+import { parseEventLine } from "../store/read-events.js";
 import type { RunEvent } from "../store/event-log.js";
 import { completeEnd, linesBackward, openLog } from "../store/file-lines.js";
 import type { RunPaths } from "../store/run-paths.js";
@@ -29,15 +30,6 @@ export interface IterationRow {
   checks: { passed: number; failed: number };
   review: string | null;
   commit: string | null;
-}
-
-function parse(line: string): RunEvent | null {
-  try {
-    const value = JSON.parse(line) as RunEvent;
-    return value && typeof value === "object" && typeof value.type === "string" ? value : null;
-  } catch {
-    return null; // a line cut short or written by something else says nothing
-  }
 }
 
 /** A file's lines before byte `before`, oldest first (at most a window's worth), and where they start. */
@@ -104,7 +96,7 @@ export class RunDetail {
     this.tails.push(
       tailLines(this.paths.events, events.end, (lines) => {
         for (const line of lines) {
-          const event = parse(line);
+          const event = parseEventLine(line);
           if (!event) continue;
           this.record(event);
           this.output.push(...this.renderer.event(event));
@@ -147,7 +139,7 @@ export class RunDetail {
   private render(lines: string[], renderer: ReturnType<typeof createLineRenderer>): Segment[][] {
     const out: Segment[][] = [];
     for (const line of lines) {
-      const event = parse(line);
+      const event = parseEventLine(line);
       if (event) out.push(...renderer.event(event));
     }
     return out;
@@ -172,7 +164,7 @@ export class RunDetail {
       reading: for await (const lines of linesBackward(handle, end, undefined, AGENT_EVENT)) {
         if (this.closed) break;
         for (const { text } of lines) {
-          const event = parse(text);
+          const event = parseEventLine(text);
           if (!event) continue;
           found.push(event);
           if (event.type === "iteration_started" && ++started >= MAX_ITERATIONS) break reading;

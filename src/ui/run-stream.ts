@@ -2,6 +2,7 @@
 // output and log lines and the events among them), then every line appended to events.jsonl and run.log,
 // every change of the run's row, and, once found, the charted events from before the snapshot.
 // Everything is read in chunks, from the end: a 1 GB events.jsonl costs the server no more than a small one.
+import { parseEventLine } from "../store/read-events.js";
 import type { ServerResponse } from "node:http";
 import type { RunEvent } from "../store/event-log.js";
 import { completeEnd, linesBackward, openLog, type PlacedLine } from "../store/file-lines.js";
@@ -23,15 +24,6 @@ const AGENT_EVENT = Buffer.from('"type":"agent_event"');
 /** An event the page charts (agent output is sent as rendered lines instead). */
 function charted(event: RunEvent): boolean {
   return event.type !== "agent_event";
-}
-
-function parse(line: string): RunEvent | null {
-  try {
-    const value = JSON.parse(line) as RunEvent;
-    return value && typeof value === "object" && typeof value.type === "string" ? value : null;
-  } catch {
-    return null; // a line cut short or written by something else says nothing
-  }
 }
 
 /** The last lines of a file (oldest first), where they start, and where its complete lines end. */
@@ -81,7 +73,7 @@ async function earlierEvents(file: string, before: number, gone: () => boolean):
     reading: for await (const lines of linesBackward(handle, before, undefined, AGENT_EVENT)) {
       if (gone()) break;
       for (const { text } of lines) {
-        const event = parse(text);
+        const event = parseEventLine(text);
         if (event && charted(event)) found.push(event);
         if (found.length === MAX_EARLIER) break reading;
       }
@@ -113,7 +105,7 @@ export function streamRun(res: ServerResponse, ref: RunRef, hub: RunsHub): void 
     const events: RunEvent[] = [];
     const output: Segment[][] = [];
     for (const line of lines) {
-      const event = parse(line);
+      const event = parseEventLine(line);
       if (!event) continue;
       if (charted(event)) events.push(event);
       output.push(...renderer.event(event));
