@@ -222,7 +222,7 @@ describe("run commands", () => {
     assert.equal((await run.done).code, 3);
     const result = await follow.done;
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^run started\n(?:supervision: .*\n)?(?:stall detection needs git, so it is off here: .*\n)?── iteration 1\/1 ──\n {2}hello from the agent\n\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?\n/m);
+    assert.match(result.stdout, /^run started\n(?:supervision: .*\n)?(?:credentials: .*\n)?(?:stall detection needs git, so it is off here: .*\n)?── iteration 1\/1 ──\n {2}hello from the agent\n\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?\n/m);
     assert.match(result.stdout, /^MAX_ITERATIONS: reached max_iterations 1\nnext: give it more iterations: ralph continue f -n 2\n$/m);
     assert.doesNotMatch(result.stdout, /Completed iteration/);
     const one = await runRalph(["logs", "f", "--iteration", "1"], dir);

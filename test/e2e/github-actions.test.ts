@@ -441,7 +441,10 @@ describe("the composite actions' steps run here", () => {
     const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" }, { workspace: repo, env: env(), skip });
     assert.equal(run.failed, false, JSON.stringify(run.steps));
     const runDir = join(repo, ".ralph", "runs", "US-3");
-    assert.deepEqual(run.outputs, { exit_reason: "DONE", exit_code: "0", branch: "ralph/US-3", cost_usd: "0.0123", run_id: "US-3", run_dir: runDir });
+    const { spend, ...outputs } = run.outputs;
+    assert.deepEqual(outputs, { exit_reason: "DONE", exit_code: "0", branch: "ralph/US-3", cost_usd: "0.0123", run_id: "US-3", run_dir: runDir });
+    // The family's spend in the JSON every part of a fan-out reports, so that the parts can be added up.
+    assert.deepEqual(JSON.parse(spend ?? ""), { run: "US-3", cost_usd: 0.0123, cost_source: "reported", calls: 1, tokens: { input: 1200, output: 340, cache_read: 0, cache_write: 0, total: 1540 } });
     assert.ok(existsSync(join(runDir, "events.jsonl")));
     const upload = run.steps.find((step) => step.name === "Upload the run directory");
     assert.deepEqual(upload?.with, { name: "ralph-run-US-3", path: runDir, "include-hidden-files": "true", "if-no-files-found": "error", "retention-days": "14" });
@@ -474,7 +477,7 @@ exec '${process.execPath}' '${RALPH}' "$@"
 
   test("a limit with fail-on-error false: MAX_ITERATIONS and exit code 3 as outputs, the step passes; args go one per line", async () => {
     const repo = project();
-    const inputs = { tasks: "prd.json", "task-index": "1", agent: "demo", "agent-package": "", "max-iterations": "1", args: "--dry-run\n--dry-run-delay\n10ms", "fail-on-error": "false" };
+    const inputs = { tasks: "prd.json", "task-index": "1", agent: "demo", "agent-package": "", "max-iterations": "1", args: "--check\nfalse", "fail-on-error": "false" };
     const run = await runCompositeAction(ACTIONS, inputs, { workspace: repo, env: env(), skip });
     assert.equal(run.failed, false, JSON.stringify(run.steps));
     assert.deepEqual([run.outputs.exit_reason, run.outputs.exit_code, run.outputs.branch], ["MAX_ITERATIONS", "3", "ralph/US-2"]);
@@ -485,7 +488,7 @@ exec '${process.execPath}' '${RALPH}' "$@"
     const repo = project();
     const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "7", agent: "demo", "agent-package": "" }, { workspace: repo, env: env(), skip });
     assert.equal(run.failed, true);
-    assert.deepEqual(run.outputs, { exit_reason: "", exit_code: "2", branch: "", cost_usd: "", run_id: "", run_dir: "" });
+    assert.deepEqual(run.outputs, { exit_reason: "", exit_code: "2", branch: "", cost_usd: "", spend: "", run_id: "", run_dir: "" });
     assert.equal(run.steps.find((step) => step.name === "Upload the run directory")?.with, undefined);
     assert.equal(run.steps.at(-1)?.exitCode, 2);
     assert.match(run.summary, /^## ralph did not start\n\n```\nralph: --task-index 7: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json\n```\n$/);
