@@ -43,7 +43,7 @@ describe("the live status line", { timeout: 150_000 }, () => {
     const seconds = new Set(frames.filter((frame) => frame.includes("tool: Bash")).map((frame) => /\] (\d+)s/.exec(frame)?.[1]));
     assert.ok(seconds.size >= 2, `elapsed seconds seen: ${[...seconds].join(", ")}`);
     assert.match(output, /── iteration 1\/1 ──\r\n/);
-    assert.match(output, /\[1\/1\] [\d.]+s continue · 240 tokens · \$0\.0020 so far(?: · cpu [^\r\n]*)?\r\n/);
+    assert.match(output, /\[1\/1\] [\d.]+s continue · tokens in 200 · out 40 · cache read 0 · cache write 0 · total 240 · \$0\.0020 so far(?: · cpu [^\r\n]*)?\r\n/);
     // The status line is cleared before the summary: nothing of it is left after the last line.
     assert.ok(output.trimEnd().endsWith(`next: give it more iterations: ralph continue ${c.runId} -n 2\r\nreport: ralph report ${c.runId}`), JSON.stringify(output.slice(-300)));
   });
@@ -54,6 +54,6 @@ describe("the live status line", { timeout: 150_000 }, () => {
     assert.equal(result.code, 3, result.stderr);
     assert.ok(!result.stdout.includes("\x1b[2K"), "no line redraws in a pipe");
     assert.doesNotMatch(result.stdout, /tool: Bash/);
-    assert.match(result.stdout, /^\[1\/1\] [\d.]+s continue · 240 tokens · \$0\.0020 so far(?: · cpu [^\n]*)?$/m);
+    assert.match(result.stdout, /^\[1\/1\] [\d.]+s continue · tokens in 200 · out 40 · cache read 0 · cache write 0 · total 240 · \$0\.0020 so far(?: · cpu [^\n]*)?$/m);
   });
 });
