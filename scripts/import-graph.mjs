@@ -80,6 +80,11 @@ function visit(node) {
 for (const file of files) if (!index.has(file)) visit(file);
 
 const report = { files: files.length, imports, upward: upward.sort(), cycles, unknown_folders: unknown };
+// A reader that stops early (`| head`) has what it wanted: the rest of the report goes nowhere, quietly.
+process.stdout.on("error", (error) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
 if (args.includes("--json")) process.stdout.write(`${JSON.stringify(report)}\n`);
 else {
   process.stdout.write(`${report.files} files, ${imports} imports, ${upward.length} up the layers, ${cycles.length} cycles\n`);

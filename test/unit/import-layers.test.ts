@@ -40,3 +40,10 @@ test("control: the counter does see an upward import and a cycle when there is o
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a reader that stops after the first line (| head -1) ends the counter quietly, exit 0", () => {
+  // `sh -c` gives the counter a pipe whose reader is gone once it has read one line.
+  const run = spawnSync("sh", ["-c", `'${process.execPath}' scripts/import-graph.mjs | head -1`], { encoding: "utf8" });
+  assert.match(run.stdout, /^\d+ files, /);
+  assert.equal(run.stderr, "", "no EPIPE error");
+});
