@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { RALPH, cleanEnv } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
-import { runCompositeAction } from "../helpers/composite-action.js";
+import { parseEnvFile, runCompositeAction } from "../helpers/composite-action.js";
 
 // The parser imports its JSON schemas the way bundlers allow and Node 20 does not: a loader hook mends that.
 register(new URL("../helpers/json-modules.js", import.meta.url));
@@ -135,22 +135,6 @@ async function runJob(steps: SimStep[], cwd: string, env: NodeJS.ProcessEnv): Pr
     rmSync(files, { recursive: true, force: true });
   }
   return outputs;
-}
-
-/** GITHUB_ENV / GITHUB_OUTPUT's `NAME=value` lines and `NAME<<DELIMITER` blocks. */
-function parseEnvFile(text: string): Record<string, string> {
-  const lines = text.split("\n");
-  const values: Record<string, string> = {};
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc?.[1] && heredoc[2]) {
-      const end = lines.indexOf(heredoc[2], i + 1);
-      values[heredoc[1]] = lines.slice(i + 1, end).join("\n");
-      i = end;
-    } else if (line.includes("=")) values[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
-  }
-  return values;
 }
 
 /** `text` with each `${{ expression }}` replaced from `values`; an expression not in it fails the test. */

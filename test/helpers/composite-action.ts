@@ -55,20 +55,20 @@ function substitute(text: string, contexts: Record<string, unknown>): string {
   return text.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, expression: string) => evaluate(expression.trim(), contexts));
 }
 
-/** GITHUB_OUTPUT's `key=value` and `key<<DELIMITER` blocks. */
-function readOutputs(file: string): Record<string, string> {
-  const lines = readFileSync(file, "utf8").split("\n");
-  const outputs: Record<string, string> = {};
+/** GITHUB_OUTPUT's (and GITHUB_ENV's) `key=value` lines and `key<<DELIMITER` blocks. */
+export function parseEnvFile(text: string): Record<string, string> {
+  const lines = text.split("\n");
+  const values: Record<string, string> = {};
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
     const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
     if (heredoc?.[1] && heredoc[2]) {
       const end = lines.indexOf(heredoc[2], i + 1);
-      outputs[heredoc[1]] = lines.slice(i + 1, end).join("\n");
+      values[heredoc[1]] = lines.slice(i + 1, end).join("\n");
       i = end;
-    } else if (line.includes("=")) outputs[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
+    } else if (line.includes("=")) values[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1);
   }
-  return outputs;
+  return values;
 }
 
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -116,7 +116,7 @@ export async function runCompositeAction(actionDir: string, inputs: Record<strin
     const cwd = resolve(options.workspace, substitute(step["working-directory"] ?? ".", contexts()));
     const result = await bash(script, cwd, env);
     run.steps.push({ name, ran: true, exitCode: result.code, stdout: result.stdout, stderr: result.stderr });
-    if (step.id) steps[step.id] = { outputs: readOutputs(output) };
+    if (step.id) steps[step.id] = { outputs: parseEnvFile(readFileSync(output, "utf8")) };
     run.summary += readFileSync(summary, "utf8");
     if (result.code !== 0) run.failed = true;
   }
