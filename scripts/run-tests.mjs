@@ -1,8 +1,9 @@
 // Runs every compiled test file under dist/test with node's test runner.
 // Node 20's `--test` takes no globs, so the files are listed here.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 
 const root = "dist/test";
@@ -23,12 +24,34 @@ if (files.length === 0) {
   console.error(`no test files under ${root} match ${only.join(" ") || "*.test.js"}`);
   process.exit(1);
 }
+// Besides the spec report, each batch writes its tests' durations (scripts/test-durations.mjs) to a file here.
+const DURATIONS = join(dirname(fileURLToPath(import.meta.url)), "test-durations.mjs");
+const timings = mkdtempSync(join(tmpdir(), "ralph-test-durations-"));
+let batches = 0;
 function runFiles(list, env) {
-  const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=180000", "--test-reporter=spec", ...list], {
+  batches += 1;
+  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${DURATIONS}`, `--test-reporter-destination=${join(timings, `${batches}.tsv`)}`];
+  const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=180000", ...reporters, ...list], {
     stdio: "inherit",
     env,
   });
   return result.status ?? 1;
+}
+
+/** The ten files whose tests took longest, summed over every batch (their tests' own time, not the loading of the file). */
+function slowestFiles() {
+  const perFile = new Map();
+  for (let batch = 1; batch <= batches; batch += 1) {
+    const file = join(timings, `${batch}.tsv`);
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const [ms, path] = line.split("\t");
+      const name = relative(root, path);
+      perFile.set(name, (perFile.get(name) ?? 0) + Number(ms));
+    }
+  }
+  const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  return slowest.map(([name, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`).join("\n");
 }
 
 // The default supervision here is the first that works (a cgroup where one is writable); the tests of
@@ -46,5 +69,7 @@ if (again.length > 0) {
   console.log(`\n# again with RALPH_SUPERVISION=subreaper: ${again.join(" ")}`);
   status = runFiles(again, { ...base, RALPH_SUPERVISION: "subreaper" }) || status;
 }
+if (files.length > 1) console.log(`\n# slowest test files:\n${slowestFiles()}`);
 rmSync(stateHome, { recursive: true, force: true });
+rmSync(timings, { recursive: true, force: true });
 process.exit(status);
