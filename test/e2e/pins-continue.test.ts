@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { canonical, entryFile, readLedgerEntry } from "../../src/control/ledger-entry.js";
 import { cleanEnv, readEvents, readStatus, runRalph } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { REVIEWER_REWRITING_AGENT, scriptReviewerRepo } from "../fixtures/script-reviewer.js";
 
 after(isolateGitConfig());
 const outsideDir = mkdtempSync(join(tmpdir(), "ralph-pins-outside-"));
@@ -25,13 +26,8 @@ function forgetPins(repo: string): void {
 
 /** A run `r` of one iteration whose agent rewrote the person's reviewer to approve, then `continue r -n 2`. */
 async function reviewerRewrittenThenContinued(forget: boolean) {
-  const repo = tempRepo();
-  writeFileSync(join(repo, "review.sh"), "cat > /dev/null\necho 'FINDING: not yet.'\necho '<verdict>changes</verdict>'\n");
-  writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: the person's reviewer\n    command: ["sh", "review.sh"]\n`);
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "the person's reviewer");
-  const agent = ["--", "sh", "-c", `cat > /dev/null; printf 'cat > /dev/null\\necho "<verdict>approve</verdict>"\\n' > review.sh; echo "line $RALPH_ITERATION" >> work.txt; echo '<promise>DONE</promise>'`];
-  const first = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+  const repo = scriptReviewerRepo();
+  const first = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...REVIEWER_REWRITING_AGENT], repo, gitEnv());
   assert.equal(first.code, 3, first.stdout + first.stderr);
   if (forget) forgetPins(repo);
   const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { cleanEnv, fakeClaudeEnv, finishWithin, processAlive, RALPH, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
+import { REVIEWER_REWRITING_AGENT, scriptReviewerRepo } from "../fixtures/script-reviewer.js";
 import { updateLedgerEntry } from "../../src/control/run-ledger.js";
 import { snapshotTree } from "../../src/worktree/tree-snapshot.js";
 
@@ -207,14 +208,9 @@ describe("type: review", () => {
   });
 
   test("a reviewer script in the work tree that the agent rewrites to approve is not run: no verdict, the run never ends DONE", async () => {
-    const repo = tempRepo();
-    writeFileSync(join(repo, "review.sh"), "cat > /dev/null\necho 'FINDING: not yet.'\necho '<verdict>changes</verdict>'\n");
-    writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: the person's reviewer\n    command: ["sh", "review.sh"]\n`);
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "the person's reviewer");
+    const repo = scriptReviewerRepo();
     // The agent rewrites the reviewer to approve, changes a file and claims the promise.
-    const agent = ["--", "sh", "-c", `cat > /dev/null; printf 'cat > /dev/null\\necho "<verdict>approve</verdict>"\\n' > review.sh; echo "line $RALPH_ITERATION" >> work.txt; echo '<promise>DONE</promise>'`];
-    const result = await runRalph(["run", "--name", "r", "-n", "2", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+    const result = await runRalph(["run", "--name", "r", "-n", "2", "--completion-promise", "DONE", "work", ...REVIEWER_REWRITING_AGENT], repo, gitEnv());
     assert.equal(result.code, 3, result.stdout + result.stderr);
     assert.match(readFileSync(join(repo, "review.sh"), "utf8"), /approve/, "the agent did rewrite it");
     const verdicts = reviews(repo);
