@@ -1,6 +1,6 @@
 // Scale: `ralph list` and `ralph status` over 10,000 run directories, and the start-up time of `ralph --version`.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builds, cleanEnv, fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
 import type { Row } from "./report.js";
@@ -13,8 +13,9 @@ const FILES = ["status.json", "progress.txt", "events.jsonl", "state.md"];
 
 /**
  * Fills `project` with `count` copies of one real run, ids spread over 30 days; 1 in 100 looks like a dead
- * runner's. With `stateHome` (an XDG_STATE_HOME of the benchmark's own), each copy also gets the runner's
- * record there, as a run ralph made has: a listing reads it for every run (without, each is foreign).
+ * runner's. With `stateHome` (an XDG_STATE_HOME of the benchmark's own), each copy also gets what ralph
+ * keeps of a run there: the runner's record (without it, each run is foreign) and, in the spend ledger, the
+ * run's record and its one call, as a run ralph made has.
  */
 export async function populate(project: string, count = RUNS, stateHome: string | null = null): Promise<string[]> {
   const template = "template";
@@ -28,6 +29,7 @@ export async function populate(project: string, count = RUNS, stateHome: string 
   const record = records === null ? null : (JSON.parse(readFileSync(join(records, readdirSync(records)[0] as string), "utf8")) as Record<string, unknown>);
   if (records !== null) rmSync(records, { recursive: true, force: true });
   if (records !== null) mkdirSync(records, { recursive: true, mode: 0o700 });
+  const spend = stateHome === null ? null : templateSpend(join(stateHome, "ralph", "spend"), template);
   const runsDir = realpathSync(join(project, ".ralph", "runs"));
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const start = Date.UTC(2026, 0, 1);
@@ -49,9 +51,40 @@ export async function populate(project: string, count = RUNS, stateHome: string 
       const file = `${createHash("sha256").update(canonicalDir).digest("hex").slice(0, 40)}.json`;
       writeFileSync(join(records, file), `${JSON.stringify({ ...record, run_id: id, run_dir: canonicalDir, status_sha256: null })}\n`, { mode: 0o600 });
     }
+    spend?.add(id);
     ids.push(id);
   }
+  spend?.write();
   return ids;
+}
+
+/**
+ * The spend ledger's records of the template run, to copy: `add(id)` makes run `id`'s record (named as the
+ * ledger names it) and its calls; `write` appends every copy's calls to the template's day files.
+ */
+function templateSpend(dir: string, template: string): { add: (id: string) => void; write: () => void } {
+  const runs = join(dir, "runs");
+  const days = join(dir, "days");
+  const [runFile] = readdirSync(runs);
+  const run = JSON.parse(readFileSync(join(runs, runFile as string), "utf8")) as { project: string; run: string; family: string };
+  if (run.run !== template) throw new Error(`scale: the spend ledger's run is ${run.run}, not ${template}`);
+  rmSync(join(runs, runFile as string));
+  const calls = readdirSync(days).map((name) => ({ name, lines: readFileSync(join(days, name), "utf8").split("\n").filter((line) => line.includes(`"run":"${template}"`)) }));
+  const appended = new Map<string, string[]>();
+  return {
+    add(id) {
+      const name = `${createHash("sha256").update(`${run.project}\0${id}`).digest("hex").slice(0, 40)}.json`;
+      writeFileSync(join(runs, name), `${JSON.stringify({ ...run, run: id, family: id })}\n`, { mode: 0o600 });
+      for (const { name: day, lines } of calls) {
+        const list = appended.get(day) ?? [];
+        for (const line of lines) list.push(line.replaceAll(`"${template}"`, `"${id}"`));
+        appended.set(day, list);
+      }
+    },
+    write() {
+      for (const [day, lines] of appended) if (lines.length > 0) appendFileSync(join(days, day), `${lines.join("\n")}\n`);
+    },
+  };
 }
 
 /** Times each command `runs` times (interleaved, so a slow moment hits them all alike). */
