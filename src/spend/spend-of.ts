@@ -3,7 +3,7 @@
 // its own calls, and its children's and resolve runs' when it is a `--parallel` parent (a family's first run).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { requireBuiltin } from "../util/require-builtin.js";
+import { sha256ForMany } from "../util/sha256-many.js";
 import { dayOf, projectKey, readRun, readRunFile, runFileName, SpendReader, spendDir } from "./spend-ledger.js";
 import type { SpendCall, SpendRun } from "./spend-record.js";
 import { noSpend, sumCalls, type SpendTotals } from "./spend-totals.js";
@@ -58,8 +58,7 @@ export function spendLister(projectDir: string, ids: readonly string[], env: Nod
   } catch {
     present = null;
   }
-  const crypto = ids.length > 32 ? (requireBuiltin("node:crypto") as typeof import("node:crypto")) : null;
-  const hash = crypto ? (text: string) => crypto.createHash("sha256").update(text).digest("hex") : undefined;
+  const hash = sha256ForMany(ids.length);
   // Each run the ledger knows, with the first day its figure sums.
   const from = new Map<string, string>();
   for (const id of ids) {
