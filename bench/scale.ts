@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builds, cleanEnv, fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
+import { builds, cleanEnv, cpuReporter, fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { retryOnce, Samples } from "./stats.js";
 
@@ -87,37 +87,48 @@ function templateSpend(dir: string, template: string): { add: (id: string) => vo
   };
 }
 
-/** Times each command `runs` times (interleaved, so a slow moment hits them all alike). */
+/**
+ * Times each command `runs` times (interleaved, so a slow moment hits them all alike). The listings, and node
+ * reading the same files, are also measured for their CPU time (user + system, from a preloaded reporter, in
+ * the same process), which the machine's load moves far less than the wall time. With BENCH_BEFORE, the
+ * listings of that build run in the same rounds (the two builds' order swapped each round), and each of this
+ * build's listing figures shows that build's beside it.
+ */
 export async function benchScale(runs: number, log: (line: string) => void): Promise<Row[]> {
   const project = scratchDir("scale");
   const stateHome = scratchDir("scale-state");
-  const env = cleanEnv({ XDG_STATE_HOME: stateHome });
+  const cpuFile = join(stateHome, "cpu");
+  const preload = cpuReporter(stateHome);
+  const env = cleanEnv({ XDG_STATE_HOME: stateHome, BENCH_CPU_FILE: cpuFile });
   const ids = await populate(project, RUNS, stateHome);
-  log(`scale: ${ids.length} runs written, each with its runner's record`);
+  log(`scale: ${ids.length} runs written, each with its runner's record and its spend ledger records`);
   const node = process.execPath;
-  // BENCH_BEFORE: the listing of an earlier build too, in the same rounds.
-  const listings = builds().flatMap(({ label, main }): Array<[string, string[], number]> => [
-    [`list.json${label}`, [main, "list", "--json"], 0],
-    [`list${label}`, [main, "list"], 0],
-  ]);
-  const probes: Array<[string, string[], number]> = [
-    ...listings,
-    ["status.auto", [RALPH, "status", "--json"], 0],
-    ["status.id", [RALPH, "status", "--json", ids[ids.length - 1] as string], 0],
-    ["floor.read", [fixture("read-runs"), project], 0],
-    ["version", [RALPH, "--version"], 0],
-    ["floor.node", ["-e", "0"], 0],
+  type Probe = { name: string; args: string[]; cpu: boolean };
+  const listings = (order: ReturnType<typeof builds>): Probe[] =>
+    order.flatMap(({ label, main }) => [
+      { name: `list.json${label}`, args: [main, "list", "--json"], cpu: true },
+      { name: `list${label}`, args: [main, "list"], cpu: true },
+    ]);
+  const others: Probe[] = [
+    { name: "status.auto", args: [RALPH, "status", "--json"], cpu: false },
+    { name: "status.id", args: [RALPH, "status", "--json", ids[ids.length - 1] as string], cpu: false },
+    { name: "floor.read", args: [fixture("read-runs"), project], cpu: true },
+    { name: "version", args: [RALPH, "--version"], cpu: false },
+    { name: "floor.node", args: ["-e", "0"], cpu: false },
   ];
   const samples = new Samples();
   // Start-up figures are short and noisy: twice the samples.
   for (let round = 0; round < runs * 2; round++) {
-    for (const [name, args, code] of probes) {
+    // The two builds' listings in the other order each round: neither always follows the other.
+    for (const { name, args, cpu } of [...listings(round % 2 === 0 ? builds() : builds().reverse()), ...others]) {
       if (round >= runs && !name.startsWith("version") && !name.startsWith("floor.node")) continue;
-      samples.add(name, await retryOnce(name, () => timeProcess(node, args, project, env, code), log));
+      samples.add(name, await retryOnce(name, () => timeProcess(node, cpu ? [...preload, ...args] : args, project, env, 0), log));
+      if (cpu) samples.add(`${name}.cpu`, Number(readFileSync(cpuFile, "utf8")) / 1000);
     }
   }
   log(`scale: done`);
-  const group = `Scale, ${RUNS.toLocaleString("en-US")} run directories`;
+  const group = `Scale, ${RUNS.toLocaleString("en-US")} run directories (spawn to exit)`;
+  const cpuGroup = `Scale, ${RUNS.toLocaleString("en-US")} run directories (CPU time, user + system)`;
   const read = samples.get("floor.read");
   const bare = samples.get("floor.node");
   const version = samples.get("version");
@@ -133,13 +144,25 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
       command,
     };
   };
+  // This build's listing beside the earlier build's when there is one, else beside node reading the same files.
+  const before = builds().find(({ label }) => label !== "")?.label;
+  const listRow = (key: string, figure: string, command: string, label: string, suffix: string): Row => {
+    const earlier = before === undefined || label !== "" ? null : samples.get(`${key}${before}${suffix}`);
+    const row = earlier
+      ? { ...withBaseline(`${key}${label}${suffix}`, `${figure}${label}`, command, "the build before", earlier, LIST_TARGET_MS) }
+      : withBaseline(`${key}${label}${suffix}`, `${figure}${label}`, command, "node reading the same files", suffix === "" ? read : samples.get("floor.read.cpu"), LIST_TARGET_MS);
+    return suffix === "" ? row : { ...row, group: cpuGroup, note: "the same processes as the wall figures, preloaded with the CPU-time reporter (node --require)" };
+  };
+  const listRows = (suffix: string): Row[] =>
+    builds().flatMap(({ label }) => [
+      listRow("list.json", "ralph list --json", "ralph list --json", label, suffix),
+      listRow("list", "ralph list (table)", "ralph list", label, suffix),
+    ]);
   return [
-    ...builds().flatMap(({ label }) => [
-      withBaseline(`list.json${label}`, `ralph list --json${label}`, "ralph list --json", "node reading the same files", read, LIST_TARGET_MS),
-      withBaseline(`list${label}`, `ralph list (table)${label}`, "ralph list", "node reading the same files", read, LIST_TARGET_MS),
-    ]),
+    ...listRows(""),
     withBaseline("status.auto", "ralph status --json (no RUN: finds the latest)", "ralph status --json", "node reading the same files", read),
     withBaseline("status.id", "ralph status --json RUN", "ralph status --json <id>", "ralph --version", version),
+    ...listRows(".cpu"),
     { ...withBaseline("version", "ralph --version (start-up)", "ralph --version", "node -e 0", bare, VERSION_TARGET_MS), group: "Start-up" },
   ];
 }
