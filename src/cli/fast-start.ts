@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The built CLI's entry, run as CommonJS (scripts/bundle.mjs bundles it as dist/src/cli/main.cjs): Node sets
-// up its ES module loader only for the first `import`, a cost of its own. The three calls that must start at
-// Node's own speed — `--version`, `status` and the Stop hook's `hook handle` — are answered from CommonJS
-// files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts),
+// up its ES module loader only for the first `import`, a cost of its own. The calls that must start at
+// Node's own speed — `--version`, `status`, `list` and the Stop hook's `hook handle` — are answered from
+// CommonJS files without loading the command tree; every other argv, and any doubt, goes to the full CLI (main.ts),
 // one CommonJS file too (full.cjs), run from its code cache.
 import "./no-inspector.js";
 import { readFileSync } from "node:fs";
@@ -48,6 +48,13 @@ async function start(argv: string[]): Promise<void> {
       const { quickStatus } = cachedFile("quick-status") as typeof import("./quick-status.js");
       const code = await quickStatus(quick.run, quick.json);
       // status only reads: on a failure the full CLI runs it again and words it as every command's.
+      if (code === null) return full();
+      process.exitCode = code;
+      return;
+    }
+    case "list": {
+      const { quickList } = cachedFile("quick-status") as typeof import("./quick-status.js");
+      const code = await quickList(quick.active, quick.json);
       if (code === null) return full();
       process.exitCode = code;
       return;

@@ -1,6 +1,7 @@
-// `ralph status` as the built CLI's quick path runs it: bundled into one file of its own (scripts/bundle.mjs),
-// so that the call reads and compiles one module instead of the command tree and a dozen chunks.
-import { statusCommand } from "./commands/inspect.js";
+// `ralph status` and `ralph list` as the built CLI's quick path runs them: bundled into one file of their own
+// (scripts/bundle.mjs), so that the call reads and compiles one module instead of the command tree and a
+// dozen chunks.
+import { listCommand, statusCommand } from "./commands/inspect.js";
 import { findProject } from "./find-project.js";
 import { sayFailure } from "./failure-exit.js";
 
@@ -8,9 +9,18 @@ import { sayFailure } from "./failure-exit.js";
 export { sayFailure };
 
 /** Runs `ralph status [RUN] [--json]`; resolves to its exit code, or null on a failure only the full CLI words. */
-export async function quickStatus(run: string | undefined, json: boolean): Promise<number | null> {
+export function quickStatus(run: string | undefined, json: boolean): Promise<number | null> {
+  return quickly(() => statusCommand(findProject(process.cwd()), run, json));
+}
+
+/** Runs `ralph list [--active] [--json]`; resolves to its exit code, or null on a failure only the full CLI words. */
+export function quickList(active: boolean, json: boolean): Promise<number | null> {
+  return quickly(() => listCommand(findProject(process.cwd()), active, json));
+}
+
+async function quickly(command: () => Promise<number>): Promise<number | null> {
   try {
-    return await statusCommand(findProject(process.cwd()), run, json);
+    return await command();
   } catch (error) {
     // Bad input (no such run, no runs yet, a planted file): worded as main.ts words it for every command.
     const said = sayFailure(error);

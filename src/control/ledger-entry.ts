@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
+import { sha256ForMany } from "../util/sha256-many.js";
 import type { PinTable } from "../store/pinned-program.js";
 
 /** The runner driving a run now. */
@@ -106,8 +107,7 @@ export function ledgerReader(runsDir: string, count: number, env: NodeJS.Process
   } catch {
     present = null;
   }
-  const crypto = count > 32 ? (requireBuiltin("node:crypto") as typeof import("node:crypto")) : null;
-  const hash = (text: string): string => (crypto ? crypto.createHash("sha256").update(text).digest("hex") : sha256Hex(text));
+  const hash = sha256ForMany(count);
   return (id) => {
     const dir = join(parent, id);
     const name = `${hash(dir).slice(0, 40)}.json`;

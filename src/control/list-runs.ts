@@ -8,8 +8,8 @@ import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
 import { isExitReason, type ExitReason } from "../exit/exit-reasons.js";
 import { readStatusFile, type RunStatus } from "../store/status-file.js";
-import { spendOf } from "../spend/spend-of.js";
-import { spendJson } from "../spend/spend-totals.js";
+import { spendLister, spendOf } from "../spend/spend-of.js";
+import { spendJson, type SpendTotals } from "../spend/spend-totals.js";
 
 /** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
@@ -42,7 +42,8 @@ export function armedHookRun(projectDir: string): string | null {
 
 /**
  * One run's summary and the status it was read from; `armed` is armedHookRun's answer when already known,
- * `ledger` a reader of many runs' records (ledgerReader) when listing.
+ * `ledger` a reader of many runs' records (ledgerReader) and `spend` of many runs' spend (spendLister) when
+ * listing.
  */
 export function summariseRun(
   projectDir: string,
@@ -51,6 +52,7 @@ export function summariseRun(
   now: Date,
   armed?: string | null,
   ledger?: (id: string) => LedgerEntry | null,
+  spend?: (id: string) => SpendTotals,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
   const read = (entryOf: () => LedgerEntry | null) => {
@@ -65,7 +67,7 @@ export function summariseRun(
   const runner = first.entry?.runner;
   const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read(() => readLedgerEntry(paths.dir)) : first;
   const started = status ? Date.parse(status.started_at) : Number.NaN;
-  const spend = spendJson(spendOf(projectDir, id, process.env, now));
+  const spent = spendJson(spend ? spend(id) : spendOf(projectDir, id, process.env, now));
   return {
     status,
     summary: {
@@ -76,7 +78,7 @@ export function summariseRun(
       agent: status?.agent ?? null,
       iteration: status?.iteration ?? 0,
       max_iterations: status?.max_iterations ?? null,
-      ...spend,
+      ...spent,
       started_at: status?.started_at ?? null,
       updated_at: status?.updated_at ?? null,
       ended_at: status?.ended_at ?? null,
@@ -155,7 +157,8 @@ function recordsOf<T>(projectDir: string, alive: RunnerAlive, now: Date, keep: (
   const armed = armedHookRun(projectDir);
   const ids = runIds(projectDir);
   const ledger = ledgerReader(runsDir(projectDir), ids.length);
-  return ids.map((id) => keep(summariseRun(projectDir, id, alive, now, armed, ledger)));
+  const spend = spendLister(projectDir, ids, process.env, now);
+  return ids.map((id) => keep(summariseRun(projectDir, id, alive, now, armed, ledger, spend)));
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */

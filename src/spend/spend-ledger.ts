@@ -48,7 +48,12 @@ export function appendCall(call: SpendCall, env: NodeJS.ProcessEnv = process.env
 }
 
 function runFile(project: string, run: string, env: NodeJS.ProcessEnv): string {
-  return join(spendDir(env), "runs", `${sha256Hex(`${project}\0${run}`).slice(0, 40)}.json`);
+  return join(spendDir(env), "runs", runFileName(project, run));
+}
+
+/** The name of run `run`'s record in the ledger's `runs` directory (`hash`: a sha256 in hex, sha256Hex's by default). */
+export function runFileName(project: string, run: string, hash: (text: string) => string = sha256Hex): string {
+  return `${hash(`${project}\0${run}`).slice(0, 40)}.json`;
 }
 
 /** Records a run and its budgets (replacing what was recorded for it: a continued run may change them). */
@@ -59,8 +64,13 @@ export function writeRun(record: SpendRun, env: NodeJS.ProcessEnv = process.env)
 
 /** The record of run `run` of project `project`, or null when the ledger has none. */
 export function readRun(project: string, run: string, env: NodeJS.ProcessEnv = process.env): SpendRun | null {
+  return readRunFile(runFile(project, run, env), project, run);
+}
+
+/** The run record in `file` when it is run `run` of project `project`'s, else null. */
+export function readRunFile(file: string, project: string, run: string): SpendRun | null {
   try {
-    const value = JSON.parse(readFileSync(runFile(project, run, env), "utf8")) as SpendRun;
+    const value = JSON.parse(readFileSync(file, "utf8")) as SpendRun;
     return value && value.v === 1 && value.kind === "run" && value.run === run && value.project === project ? value : null;
   } catch {
     return null;
@@ -91,8 +101,15 @@ export class SpendReader {
   /** Every call of the days from `fromDay` to `toDay` (both included, `YYYY-MM-DD`). */
   calls(fromDay: string, toDay: string): SpendCall[] {
     const out: SpendCall[] = [];
-    for (const day of ledgerDays(this.env)) if (day >= fromDay && day <= toDay) out.push(...this.day(day));
+    for (const { calls } of this.days(fromDay, toDay)) out.push(...calls);
     return out;
+  }
+
+  /** The calls of each day from `fromDay` to `toDay` (both included), oldest day first. */
+  days(fromDay: string, toDay: string): Array<{ day: string; calls: SpendCall[] }> {
+    return ledgerDays(this.env)
+      .filter((day) => day >= fromDay && day <= toDay)
+      .map((day) => ({ day, calls: this.day(day) }));
   }
 
   private day(day: string): SpendCall[] {

@@ -1,8 +1,11 @@
 // What a run spent, as every view shows it (status, list, report, the dashboard): summed from the spend
 // ledger, never from the run's status.json or events.jsonl, which its agent can write. A run's figure holds
 // its own calls, and its children's and resolve runs' when it is a `--parallel` parent (a family's first run).
-import { dayOf, projectKey, readRun, SpendReader, spendDir } from "./spend-ledger.js";
-import type { SpendCall } from "./spend-record.js";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { sha256ForMany } from "../util/sha256-many.js";
+import { dayOf, projectKey, readRun, readRunFile, runFileName, SpendReader, spendDir } from "./spend-ledger.js";
+import type { SpendCall, SpendRun } from "./spend-record.js";
 import { noSpend, sumCalls, type SpendTotals } from "./spend-totals.js";
 
 /** One reader per ledger directory for the whole process: a view of many runs reads each day once. */
@@ -23,7 +26,7 @@ export function callsOf(projectDir: string, runId: string, env: NodeJS.ProcessEn
   const project = projectKey(projectDir);
   const run = readRun(project, runId, env);
   if (!run) return [];
-  const from = dayOf(run.parent === null ? run.family_since : run.started_at);
+  const from = dayOf(firstDay(run));
   return readerFor(env)
     .calls(from, dayOf(now))
     .filter((call) => call.project === project && (call.run === runId || (call.family === runId && call.run !== runId)));
@@ -33,4 +36,65 @@ export function callsOf(projectDir: string, runId: string, env: NodeJS.ProcessEn
 export function spendOf(projectDir: string, runId: string, env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): SpendTotals {
   const calls = callsOf(projectDir, runId, env, now);
   return calls.length > 0 ? sumCalls(calls) : noSpend();
+}
+
+/** The moment a run's figure is summed from: its family's start when it leads one, else its own. */
+function firstDay(run: SpendRun): string {
+  return run.parent === null ? run.family_since : run.started_at;
+}
+
+/**
+ * spendOf for many runs of one project at once (a listing), with the same figures: the ledger's run records
+ * are listed once (a run with none costs no failed open) and the days the runs' figures reach back to are
+ * read once, each call filed under the runs it counts for, instead of every day's calls gone through again
+ * for each run (10,000 runs of one call each: 10^8 calls looked at).
+ */
+export function spendLister(projectDir: string, ids: readonly string[], env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): (id: string) => SpendTotals {
+  const project = projectKey(projectDir);
+  const dir = join(spendDir(env), "runs");
+  let present: Set<string> | null;
+  try {
+    present = new Set(readdirSync(dir));
+  } catch {
+    present = null;
+  }
+  const hash = sha256ForMany(ids.length);
+  // Each run the ledger knows, with the first day its figure sums.
+  const from = new Map<string, string>();
+  for (const id of ids) {
+    const name = runFileName(project, id, hash);
+    if (present !== null && !present.has(name)) continue;
+    const run = readRunFile(join(dir, name), project, id);
+    const day = run === null ? null : dayOrNull(firstDay(run));
+    if (day !== null) from.set(id, day);
+  }
+  let earliest: string | null = null;
+  for (const day of from.values()) if (earliest === null || day < earliest) earliest = day;
+  // Each call of the project, in ledger order, under its run and (a child's) under its family's first run.
+  const filed = new Map<string, Array<{ day: string; call: SpendCall }>>();
+  const file = (key: string, entry: { day: string; call: SpendCall }) => {
+    const list = filed.get(key);
+    if (list) list.push(entry);
+    else filed.set(key, [entry]);
+  };
+  if (earliest !== null) {
+    for (const { day, calls } of new SpendReader(env).days(earliest, dayOf(now))) {
+      for (const call of calls) {
+        if (call.project !== project) continue;
+        file(call.run, { day, call });
+        if (call.family !== call.run) file(call.family, { day, call });
+      }
+    }
+  }
+  return (id) => {
+    const first = from.get(id);
+    const calls = first === undefined ? [] : (filed.get(id) ?? []).filter(({ day }) => day >= first).map(({ call }) => call);
+    return calls.length > 0 ? sumCalls(calls) : noSpend();
+  };
+}
+
+/** dayOf, or null for a moment that is not one (a record not written by ralph). */
+function dayOrNull(at: string): string | null {
+  const time = Date.parse(at);
+  return Number.isFinite(time) ? dayOf(time) : null;
 }

@@ -2,7 +2,7 @@
 import type { ExitReason } from "../exit/exit-reasons.js";
 import type { ResourceFigures } from "../process/agent-cgroup.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { readRegular } from "./regular-file.js";
+import { readRegularText } from "./regular-file.js";
 
 /** What the runner is doing now. */
 export type RunActivity = "starting" | "running" | "paused" | "waiting" | "needs_human" | "stopping" | "ended";
@@ -73,7 +73,7 @@ export function writeStatusFile(file: string, status: RunStatus): void {
 /** Reads status.json, or null when it is missing or unreadable. */
 export function readStatusFile(file: string): RunStatus | null {
   try {
-    const value = JSON.parse(readRegular(file, 1024 * 1024).toString("utf8")) as RunStatus;
+    const value = JSON.parse(readRegularText(file, 1024 * 1024)) as RunStatus;
     return value && typeof value === "object" && typeof value.run_id === "string" ? value : null;
   } catch {
     return null;

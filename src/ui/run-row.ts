@@ -3,7 +3,7 @@ import type { RunnerAlive } from "../control/lock-file.js";
 import { summariseRun } from "../control/list-runs.js";
 import type { RunSummary } from "../store/run-summary.js";
 import type { Project } from "./projects.js";
-import { costCell, costText, tokensCell, tokensText } from "../spend/spend-totals.js";
+import { costCell, costText, tokensCell, tokensText, type SpendTotals } from "../spend/spend-totals.js";
 
 /** A run as the table shows it. */
 export interface RunRow extends RunSummary {
@@ -23,9 +23,9 @@ function text(value: unknown): string | null {
   return typeof value === "string" && value.length > 0 ? value : null;
 }
 
-/** The row of run `id` of `project`. */
-export function readRunRow(project: Project, id: string, alive: RunnerAlive, now: Date): RunRow {
-  const { summary, status } = summariseRun(project.dir, id, alive, now);
+/** The row of run `id` of `project`; `spend`: the spend of many runs read at once (spendLister), when reading many. */
+export function readRunRow(project: Project, id: string, alive: RunnerAlive, now: Date, spend?: (id: string) => SpendTotals): RunRow {
+  const { summary, status } = summariseRun(project.dir, id, alive, now, undefined, undefined, spend);
   // Fields a later version of the runner may write: shown when present, never required.
   const extra = (status ?? {}) as unknown as Record<string, unknown>;
   return {

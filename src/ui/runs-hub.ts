@@ -3,6 +3,8 @@
 import { statSync, watch, type FSWatcher } from "node:fs";
 import { isRunnerAlive } from "../control/runner-alive.js";
 import { runIds } from "../control/list-runs.js";
+import { spendLister } from "../spend/spend-of.js";
+import type { SpendTotals } from "../spend/spend-totals.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { Project } from "./projects.js";
 import { readRunRow, type RunRow } from "./run-row.js";
@@ -61,12 +63,15 @@ export class RunsHub {
 
   private rescan(project: Project, everything: boolean): void {
     if (everything) this.watchDir(`dir:${project.key}`, runsDir(project.dir), () => this.rescan(project, false));
-    for (const id of runIds(project.dir)) {
+    const stale = runIds(project.dir).filter((id) => {
       const key = `${project.key}/${id}`;
       const row = this.rows.get(key);
       // An ended run changes only when continued; its status.json's mtime says so without reading it.
-      if (!row || (everything && (row.active || row.state === "stale" || this.statusMtime(project, id) !== this.mtimes.get(key)))) this.refresh(project, id);
-    }
+      return !row || (everything && (row.active || row.state === "stale" || this.statusMtime(project, id) !== this.mtimes.get(key)));
+    });
+    // Many runs (the first scan): their spend read in one pass over the ledger, not one pass a run.
+    const spend = stale.length > 1 ? spendLister(project.dir, stale, process.env, new Date()) : undefined;
+    for (const id of stale) this.refresh(project, id, spend);
   }
 
   private statusMtime(project: Project, id: string): number {
@@ -77,10 +82,10 @@ export class RunsHub {
     }
   }
 
-  private refresh(project: Project, id: string): void {
+  private refresh(project: Project, id: string, spend?: (id: string) => SpendTotals): void {
     const key = `${project.key}/${id}`;
     this.mtimes.set(key, this.statusMtime(project, id));
-    const row = readRunRow(project, id, isRunnerAlive, new Date());
+    const row = readRunRow(project, id, isRunnerAlive, new Date(), spend);
     const before = this.rows.get(key);
     this.rows.set(key, row);
     // A stale row may be a run still starting (no status.json yet): watched too, so it shows at once.

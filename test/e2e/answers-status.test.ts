@@ -139,7 +139,8 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
   git(repo, "commit", "-q", "-m", "tasks");
   const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
   const ran = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env);
-  assert.equal(ran.code, 0, ran.stderr);
+  // The parent names any child that did not end DONE on stdout: a failure shows which and why.
+  assert.equal(ran.code, 0, ran.stdout + ran.stderr);
   const list = (await runRalph(["list"], repo, env)).stdout;
   assert.match(list, /^par {2,}DONE {2,}3 runs {2,}/m);
   assert.match(list, /^ {2}par-1 {2,}DONE {2,}1\/2 /m);

@@ -114,10 +114,9 @@ describe("ralph's git is inert", () => {
     writeFileSync(hang, `#!/bin/sh\necho fsmonitor >> "${marks}/ran"\necho $$ > "${marks}/fsmonitor.tmp"\nmv "${marks}/fsmonitor.tmp" "${marks}/fsmonitor.pid"\nexec sleep 60\n`);
     chmodSync(hang, 0o755);
     const agent = ["--", "sh", "-c", `git config core.fsmonitor "${hang}"; echo "$RALPH_ITERATION" > made.txt`];
-    const started = Date.now();
     const result = await runRalph(["run", "--stall-limit", "3", "-n", "2", "work", ...agent], repo, env(), 30_000);
     assert.equal(result.code, 3, result.stderr);
-    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+    // The program never ran (it would have marked it), so nothing of ralph waited on it.
     assert.deepEqual(ran(marks), []);
     // Control: a plain git status runs the program and waits on it.
     const control = spawnSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore", timeout: 1500, killSignal: "SIGKILL" });
@@ -128,18 +127,22 @@ describe("ralph's git is inert", () => {
   });
 });
 
-/** A `git` on PATH that hangs in `subcommand` once `<dir>/armed` exists (with a child in its group), recording both pids; the real git otherwise. */
-function hangingGit(dir: string, subcommand: string): { bin: string; pids: string; armed: string } {
+/**
+ * A `git` on PATH that hangs in `subcommand` once `<dir>/armed` exists (with a child in its group), recording both pids;
+ * the real git otherwise. It hangs for ten minutes, far past any wait of the test, and writes `<dir>/hung.exited` if it
+ * ever gets past its wait: only being ended with its group ends it within the test.
+ */
+function hangingGit(dir: string, subcommand: string): { bin: string; pids: string; armed: string; exited: string } {
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });
   const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
   const pids = join(dir, "hung.pids");
   writeFileSync(
     join(bin, "git"),
-    `#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = ${subcommand} ] && [ -e "${dir}/armed" ]; then sleep 60 & echo "$$ $!" > "${pids}.tmp"; mv "${pids}.tmp" "${pids}"; wait; exit 1; fi\ndone\nexec "${real}" "$@"\n`,
+    `#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = ${subcommand} ] && [ -e "${dir}/armed" ]; then sleep 600 & echo "$$ $!" > "${pids}.tmp"; mv "${pids}.tmp" "${pids}"; wait; echo "$?" > "${dir}/hung.exited"; exit 1; fi\ndone\nexec "${real}" "$@"\n`,
   );
   chmodSync(join(bin, "git"), 0o755);
-  return { bin, pids, armed: join(dir, "armed") };
+  return { bin, pids, armed: join(dir, "armed"), exited: join(dir, "hung.exited") };
 }
 
 describe("a git command that hangs is ended with its group", () => {
@@ -152,10 +155,10 @@ describe("a git command that hangs is ended with its group", () => {
     { subcommand: "commit", how: "stop --now", where: "the iteration's commit", flags: ["--worktree", "--name", "c"], armedAtStart: false },
   ] as const;
   for (const { subcommand, how, where, flags, armedAtStart } of cases) {
-    test(`${how} during a hanging git ${subcommand} (${where}) ends the run promptly, the git and its child gone`, async () => {
+    test(`${how} during a hanging git ${subcommand} (${where}) ends the run, the git and its child ended with their group`, async () => {
       const repo = tempRepo();
       const marks = marksDir(repo);
-      const { bin, pids, armed } = hangingGit(marks, subcommand);
+      const { bin, pids, armed, exited } = hangingGit(marks, subcommand);
       const runEnv = env({ PATH: `${bin}:${process.env.PATH ?? ""}` });
       if (armedAtStart) writeFileSync(armed, "");
       const run = startRalph(["run", ...flags, "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`], repo, runEnv);
@@ -165,18 +168,19 @@ describe("a git command that hangs is ended with its group", () => {
       daemons.push(...hung);
       // Known-false control: the fake git really is hanging, so only ending it can free the run.
       assert.ok(hung.every(processAlive), "the hanging git is running");
-      const asked = Date.now();
       if (how === "SIGTERM") run.child.kill("SIGTERM");
       else {
         const stop = await runRalph(["stop", "--now"], repo, runEnv, 20_000);
         assert.equal(stop.code, 0, stop.stderr);
       }
+      // The git hangs for ten minutes: the run ending within this wait, the git gone, means ralph ended it.
+      // How promptly is measured by the stop-latency bench, not asserted here.
       const result = await finishWithin(run, 20_000);
-      const tookMs = Date.now() - asked;
-      assert.ok(tookMs < 5000, `took ${tookMs} ms`);
       if (how === "SIGTERM") assert.equal(result.signal, "SIGTERM", result.stderr);
       else assert.equal(readEvents(onlyRunDir(repo)).at(-1)?.reason, "STOPPED");
       for (const pid of hung) assert.equal(processAlive(pid), false, `pid ${pid} left running`);
+      // The fake git never got past its wait: it was ended with its child, not left to exit once its child died.
+      assert.equal(existsSync(exited), false, "the hanging git ran on after its child ended");
     });
   }
 });

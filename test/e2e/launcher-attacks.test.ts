@@ -42,11 +42,15 @@ function escapee(pidFile: string): Proc {
   return proc;
 }
 
-// The agent of the kill and stop tests: it finds its run's launcher through /proc by name and marker, notes
-// "ITERATION PID START" of it, and does what the iteration's word in $2 says.
+// The agent of the kill and stop tests: it finds its run's launcher among its own ancestors through /proc by
+// name and marker (a few reads, not a look at every process of the machine), notes "ITERATION PID START" of it,
+// and does what the iteration's word in $2 says.
 const LAUNCHER_AGENT = `
-for p in /proc/[0-9]*; do
-  [ "$(cat $p/comm 2>/dev/null)" = perl ] && tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -qxF "RALPH_SUPERVISOR=$RALPH_SUPERVISOR" && l=\${p#/proc/}
+p=$PPID
+while [ "$p" -gt 1 ]; do
+  read -r _ c _ pp _ < /proc/$p/stat || break
+  [ "$c" = "(perl)" ] && tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qxF "RALPH_SUPERVISOR=$RALPH_SUPERVISOR" && { l=$p; break; }
+  p=$pp
 done
 echo "$RALPH_SUPERVISOR" > "$0.marker"
 echo "$RALPH_ITERATION $l $(awk '{ print $22 }' /proc/$l/stat)" >> "$0"

@@ -79,25 +79,29 @@ describe("notifications from a run", () => {
     assert.equal(readEvents(runDir(dir)).filter((event) => event.type === "notification_failed").length, 0);
   });
 
-  test("a server that never answers: the loop goes on, the exit waits at most ~5 s, the failure is recorded with its secrets hidden", async () => {
+  test("a server that never answers: the loop goes on, the exit waits for the drain then abandons, the failure is recorded with its secrets hidden", async () => {
     const dir = project();
     const hook = await receiver(() => null);
     const secretPath = "Zq8xW3vK9pL2mN7rT4yB";
     const url = `${hook.base.replace("http://", "http://bot:hunter2pass@")}/hooks/${secretPath}?token=s3cr3t-value&channel=ci`;
     writeFileSync(join(dir, "ralph.yaml"), `notify:\n  - webhook: "${url}"\n    events: [iteration_started, run_ended]\n`);
-    const startedAt = performance.now();
+    // The server holds every request open until the test ends: ralph exiting at all means it did not wait for it.
     const result = await runRalph(["run", "--name", "c", "-n", "3", "go", ...fakeAgent()], dir, cleanEnv(), 30_000);
-    const tookMs = performance.now() - startedAt;
     assert.equal(result.code, 3, result.stderr);
+    assert.ok(hook.log.requests.length >= 4, `${hook.log.requests.length} requests reached the server`);
     const events = readEvents(runDir(dir));
-    const at = (type: string) => Date.parse(String(events.find((event) => event.type === type)?.ts));
-    // Three iterations whose notifications hang did not wait on them: each delivery alone takes 5 s per try.
-    assert.ok(at("run_ended") - at("run_started") < 4000, `the loop took ${at("run_ended") - at("run_started")} ms`);
-    assert.ok(tookMs < 12_000, `ralph exited after ${Math.round(tookMs)} ms`);
+    const types = events.map((event) => event.type);
     const failed = events.filter((event) => event.type === "notification_failed");
     assert.deepEqual(failed.map((event) => event.event).sort(), ["iteration_started", "iteration_started", "iteration_started", "run_ended"]);
+    // The loop went on without them: every failure is recorded after run_ended, and each was abandoned at the exit
+    // (a delivery the loop had waited for would have ended by its own tries, without "abandoned").
+    assert.ok(types.indexOf("notification_failed") > types.indexOf("run_ended"), types.join(" "));
+    for (const failure of failed) assert.match(String(failure.error), /abandoned: the run was exiting/);
+    // The exit first waited its drain (5 s by ralph's own clock) for them; how little more it waits is the bench's.
+    const at = (event: Record<string, unknown> | undefined) => Date.parse(String(event?.ts));
+    const drainedMs = at(failed.find((event) => event.event === "run_ended")) - at(events.find((event) => event.type === "run_ended"));
+    assert.ok(drainedMs >= 4990, `abandoned ${drainedMs} ms after run_ended`);
     assert.match(String(failed[0]?.target), /^webhook http:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/hooks\/\[REDACTED\]\?token=\[REDACTED\]&channel=ci$/);
-    assert.match(String(failed.find((event) => event.event === "run_ended")?.error), /abandoned/);
     assertSchema(events);
     const written = ["events.jsonl", "run.log", "status.json", "progress.txt"].map((file) => readFileSync(join(runDir(dir), file), "utf8")).join("\n");
     assert.match(written, /notification failed: webhook/);

@@ -75,7 +75,7 @@ describe("--parallel: a child's agent ending badly leaves its siblings alone", {
     assert.equal(result.code, 1, result.stdout + result.stderr);
     const ended = readEvents(runDir(repo, "b")).filter((event) => event.type === "child_ended");
     const crashed = ended.find((event) => event.task === "US-1");
-    assert.equal(crashed?.reason, "FAILED");
+    assert.equal(crashed?.reason, "FAILED", JSON.stringify(crashed));
     // Control: the harness really crashed that child's agent.
     const iteration = readEvents(runDir(repo, crashed?.child as string)).find((event) => event.type === "iteration_ended");
     assert.equal(iteration?.exit_signal, "SIGSEGV", JSON.stringify(iteration));

@@ -1,5 +1,6 @@
-// The built CLI answers `ralph status` and `ralph hook handle` from files of their own (quick-status.cjs,
-// quick-hook.cjs) instead of the command tree: each answer must be the full CLI's (full.js), byte for byte.
+// The built CLI answers `ralph status`, `ralph list` and `ralph hook handle` from files of their own
+// (quick-status.cjs, quick-hook.cjs) instead of the command tree: each answer must be the full CLI's
+// (full.js), byte for byte.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -41,9 +42,9 @@ async function call(entry: string, args: string[], cwd: string, stdin: string): 
   return { code, stdout, stderr, modules };
 }
 
-/** The run's age is the one figure that moves between two calls. */
+/** The run's age is the one figure that moves between two calls (in JSON, and last on a line of `ralph list`). */
 function steady(text: string): string {
-  return text.replace(/"age_seconds":\d+/g, '"age_seconds":0');
+  return text.replace(/"age_seconds":\d+/g, '"age_seconds":0').replace(/ \d+[smhd]$/gm, " 0s");
 }
 
 /** `ralph ARGS` through the quick path and through the full CLI: same exit code, stdout and stderr. */
@@ -136,6 +137,34 @@ describe("quick start paths answer as the full CLI does", () => {
     for (const args of [["status", "broken"], ["status", "broken", "--json"], ["status", "plain"], ["status"]]) await sameAnswer(args, dir);
   });
 
+  test("ralph list: no runs, ended runs and a foreign one, --json and --active in any order; other shapes go to the full CLI", async () => {
+    const dir = project();
+    const shapes = [["list"], ["list", "--json"], ["list", "--active"], ["list", "--active", "--json"], ["list", "--json", "--active"]];
+    for (const args of shapes) tookQuickPath(await sameAnswer(args, dir), "quick-status.cjs");
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "first", "x", "--", "true"], dir, ENV)).code, 3);
+    assert.equal((await runRalph(["run", "-n", "1", "--name", "second", "x", "--", "false"], dir, ENV)).code, 3);
+    // A run directory ralph has no record of (foreign), with a copy of a real run's status.json.
+    mkdirSync(join(dir, ".ralph", "runs", "planted"));
+    cpSync(join(dir, ".ralph", "runs", "first", "status.json"), join(dir, ".ralph", "runs", "planted", "status.json"));
+    for (const args of shapes) {
+      const seen = await sameAnswer(args, dir);
+      tookQuickPath(seen, "quick-status.cjs");
+      if (!args.includes("--active")) assert.match(seen.stdout, /planted/);
+    }
+    for (const args of [["list", "--json", "--json"], ["list", "x"], ["list", "--nosuch"], ["list", "--help"]]) {
+      const through = await call(RALPH, args, dir, "");
+      assert.deepEqual(through.modules, ["main.cjs", "full.cjs"], `ralph ${args.join(" ")}`);
+    }
+  });
+
+  test("ralph list where the runs directory is not one: the quick path says so as the full CLI does", async () => {
+    const dir = project();
+    mkdirSync(join(dir, ".ralph"));
+    writeFileSync(join(dir, ".ralph", "runs"), "not a directory");
+    const seen = await sameAnswer(["list"], dir);
+    assert.notEqual(seen.code, 0);
+  });
+
   test("ralph status where reading the runs fails: the quick path hands over to the full CLI's wording", async () => {
     const dir = project();
     mkdirSync(join(dir, ".ralph"));
@@ -192,7 +221,7 @@ describe("quick start paths answer as the full CLI does", () => {
 
   test("every other command runs the full CLI as one file from its code cache (full.cjs), answering as its ES module build does", async () => {
     const dir = project();
-    for (const args of [["--help"], ["list"], ["list", "--json"], ["status", "--nosuch"], ["nosuch"]]) {
+    for (const args of [["--help"], ["list", "--nosuch"], ["status", "--nosuch"], ["nosuch"]]) {
       const through = await call(RALPH, args, dir, "");
       assert.deepEqual(through.modules, ["main.cjs", "full.cjs"], `ralph ${args.join(" ")}`);
       const full = await call(FULL, args, dir, "");
@@ -204,10 +233,10 @@ describe("quick start paths answer as the full CLI does", () => {
     assert.ok(!run.modules.some((name) => name.startsWith("chunk-") || name === "full.js"), run.modules.join(" "));
   });
 
-  test("ralph status into a closed pipe ends quietly with exit code 0, as the full CLI does", async () => {
+  test("ralph status and ralph list into a closed pipe end quietly with exit code 0, as the full CLI does", async () => {
     const dir = project();
     assert.equal((await runRalph(["run", "-n", "1", "--name", "done", "x", "--", "true"], dir, ENV)).code, 3);
-    for (const args of [["status"], ["status", "--json"]]) {
+    for (const args of [["status"], ["status", "--json"], ["list"], ["list", "--json"]]) {
       const full = await intoClosedPipe(FULL, args, dir);
       assert.deepEqual(full, { code: 0, stderr: "" }, `full CLI: ralph ${args.join(" ")}`);
       assert.deepEqual(await intoClosedPipe(RALPH, args, dir), full, `quick path: ralph ${args.join(" ")}`);

@@ -23,11 +23,11 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   letYoungGenerationGrow();
   const runs = listRuns(projectDir, isRunnerAlive, new Date()).filter((run) => !activeOnly || run.active);
   if (json) {
-    process.stdout.write(`${JSON.stringify({ schema_version: 1, runs })}\n`);
+    writeOut(`${JSON.stringify({ schema_version: 1, runs })}\n`);
     return 0;
   }
   if (runs.length === 0) {
-    process.stdout.write(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
+    writeOut(activeOnly ? "no active runs\n" : "no runs in .ralph/runs\n");
     return 0;
   }
   // Children of a --parallel run are listed under their parent, indented; BRANCH and QUESTION only when a run has one.
@@ -47,9 +47,10 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
   ]);
   const head = ["RUN", "STATE", "ITERATION", "SPEND", "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
   // Cells hold the agent's words (a question): control characters shown, never obeyed.
-  process.stdout.write(table([head, ...rows.map((row) => row.map(visible))]));
   const foreign = runs.filter((run) => run.state === "foreign").map((run) => run.id);
-  if (foreign.length > 0) process.stdout.write(`${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n`);
+  const why = foreign.length > 0 ? `${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n` : "";
+  // One write: a write that cannot finish at once is left to process.stdout, and a later one must not pass it.
+  writeOut(`${table([head, ...rows.map((row) => row.map(visible))])}${why}`);
   return 0;
 }
 
