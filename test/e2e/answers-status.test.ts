@@ -148,3 +148,12 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
   assert.match(status, /^children {3}3 child runs started/m);
   assert.doesNotMatch(status, /∞/);
 });
+
+test("status shows peak memory in MiB, as the live line does", async (t) => {
+  const dir = project();
+  const ran = await runRalph(["run", "-n", "1", "--name", "s", "go", ...fakeAgent()], dir, cleanEnv({ RALPH_SUPERVISION: "cgroup" }));
+  if (ran.code !== 3) return t.skip(`no cgroup supervision here: ${ran.stderr.trim()}`);
+  const status = await runRalph(["status", "s"], dir);
+  assert.match(status.stdout, /peak memory \d+\.\d MiB/);
+  assert.doesNotMatch(status.stdout, /bytes/);
+});

@@ -3,7 +3,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, FAKE_AGENT, runRalph, startRalph, tempProject, waitForFile } from "../helpers/cli.js";
+import { assertOneLineUsageError, cleanEnv, FAKE_AGENT, fakeAgent, runRalph, startRalph, tempProject, tempProjects, waitForFile } from "../helpers/cli.js";
 import { pollUntil } from "../fixtures/e2e-harness.js";
 import { checkoutSnapshot, git, isolateGitConfig, STORIES, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
@@ -11,6 +11,7 @@ after(isolateGitConfig());
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
 const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
+const project = tempProjects("ralph-worktree-run-");
 
 function events(repo: string, id: string): Array<Record<string, unknown>> {
   return readFileSync(join(repo, ".ralph", "runs", id, "events.jsonl"), "utf8")
@@ -176,4 +177,10 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     assert.equal(existsSync(join(repo, ".ralph", "worktrees", "m")), false);
     assert.equal(git(repo, "branch", "--list", "ralph/m"), "");
   });
+});
+
+test("--worktree outside a git repository says so first, not that git lacks an identity", async () => {
+  const dir = project();
+  const noIdentity = cleanEnv({ GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", HOME: dir });
+  assertOneLineUsageError(await runRalph(["run", "-n", "1", "--worktree", "go", ...fakeAgent()], dir, noIdentity), /^ralph: --worktree: .* is not in a git repository/);
 });

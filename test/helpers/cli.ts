@@ -1,4 +1,5 @@
 // Helpers for e2e tests: run the built ralph CLI in a temp project and read what it left behind.
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { after } from "node:test";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -64,6 +65,14 @@ export async function finishWithin(started: { child: ChildProcess; done: Promise
 /** Runs ralph to completion, killing it (and failing) after `timeoutMs`. */
 export function runRalph(args: string[], cwd: string, env?: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
   return finishWithin(startRalph(args, cwd, env), timeoutMs);
+}
+
+/** Asserts that ralph refused its input: exit 2 and one line of stderr matching `pattern`, no stack trace. */
+export function assertOneLineUsageError(result: { code: number | null; stderr: string }, pattern: RegExp): void {
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, pattern);
+  assert.equal(result.stderr.trimEnd().split("\n").length, 1, result.stderr);
+  assert.doesNotMatch(result.stderr, /internal error|\n\s+at /);
 }
 
 /** The single run directory of a project. */
