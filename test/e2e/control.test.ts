@@ -13,9 +13,8 @@ import {
   runRalph,
   startRalph,
   tempProjects,
-  waitForFile,
-  waitUntil,
 } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-control-");
 const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
@@ -40,7 +39,7 @@ describe("sentinels and state.md", () => {
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "p"), "PAUSE"), "");
     writeFileSync(gate, "");
-    await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
     assert.equal(readFileSync(touch, "utf8"), "1\n");
     const removedAt = Date.now();
     unlinkSync(join(runDir(dir, "p"), "PAUSE"));
@@ -61,7 +60,7 @@ describe("sentinels and state.md", () => {
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "pa"), "PAUSE"), "");
     writeFileSync(gate, "");
-    await waitUntil(() => readStatus(runDir(dir, "pa")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "pa")).state === "paused", "the run to pause");
     const ahead = join(runDir(dir, "pa"), "iter-002.log");
     await waitForFile(ahead);
     const logs = await runRalph(["logs", "pa", "--iteration", "2"], dir);
@@ -78,7 +77,7 @@ describe("sentinels and state.md", () => {
     const { done } = start(dir, ["run", "--name", "ps", "-n", "0", "go", ...fakeAgent("--sleep", "200")]);
     await waitForFile(join(runDir(dir, "ps"), "iter-001.log"));
     writeFileSync(join(runDir(dir, "ps"), "PAUSE"), "");
-    await waitUntil(() => readStatus(runDir(dir, "ps")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "ps")).state === "paused", "the run to pause");
     const result = await runRalph(["stop", "ps"], dir);
     assert.equal(result.code, 0, result.stderr);
     const ended = await done;
@@ -144,7 +143,7 @@ describe("run commands", () => {
     child.kill("SIGKILL");
     await done;
     const agentPid = Number(readFileSync(`${gate}.started`, "utf8"));
-    await waitUntil(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
+    await waitFor(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
     const after = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
     assert.deepEqual(after.runs.map((r) => [r.id, r.state, r.active]), [["k", "stale", false]]);
     const active = await runRalph(["list", "--active"], dir);
@@ -216,7 +215,7 @@ describe("run commands", () => {
     const follow = start(dir, ["logs", "-f", "f"]);
     let followed = "";
     follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
-    await waitUntil(() => followed.includes("── iteration 1/1 ──"), "logs -f to print the run so far");
+    await waitFor(() => followed.includes("── iteration 1/1 ──"), "logs -f to print the run so far");
     assert.doesNotMatch(followed, /\[1\/1\]/);
     writeFileSync(gate, "");
     assert.equal((await run.done).code, 3);
@@ -295,7 +294,7 @@ describe("pausing, said where it happens", () => {
       const twice = await runRalph(["pause", "p"], dir);
       assert.equal(twice.code, 2);
       writeFileSync(gate, "");
-      await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+      await waitFor(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
       assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}ralph resume p$/m);
       assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
       const result = await started.done;

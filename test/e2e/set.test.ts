@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { agentAfter, assertOneLineUsageError, cleanEnv, completionMarker, fakeAgent, finishWithin, onlyRunDir, RALPH, readEvents, readStatus, resultOf, runRalph, startRalph, tempProjects, trackedStarts, waitForFile } from "../helpers/cli.js";
+import { agentAfter, assertOneLineUsageError, cleanEnv, completionMarker, fakeAgent, finishWithin, onlyRunDir, RALPH, readEvents, readStatus, resultOf, runRalph, startRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-set-");
 const start = trackedStarts();

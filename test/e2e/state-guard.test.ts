@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, finishWithin, completionMarker, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { agentAfter, finishWithin, completionMarker, readEvents, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-guard-");
 const start = trackedStarts();
@@ -48,7 +49,7 @@ test("a person's edit of state.md between iterations (while paused) applies in f
   const runDir = join(dir, ".ralph", "runs", "p");
   writeFileSync(join(runDir, "PAUSE"), "");
   writeFileSync(gate, "");
-  await waitUntil(() => readStatus(runDir).state === "paused", "the run to pause");
+  await waitFor(() => readStatus(runDir).state === "paused", "the run to pause");
   const stateFile = join(runDir, "state.md");
   writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace('check: "false"', 'check: "true"'));
   unlinkSync(join(runDir, "PAUSE"));

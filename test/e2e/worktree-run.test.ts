@@ -3,8 +3,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { assertOneLineUsageError, cleanEnv, FAKE_AGENT, fakeAgent, runRalph, startRalph, tempProject, tempProjects, waitForFile } from "../helpers/cli.js";
-import { pollUntil } from "../fixtures/e2e-harness.js";
+import { assertOneLineUsageError, cleanEnv, FAKE_AGENT, fakeAgent, runRalph, startRalph, tempProject, tempProjects } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 import { checkoutSnapshot, git, isolateGitConfig, STORIES, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -140,7 +140,7 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     const run = startRalph(["run", "--worktree", "--name", "w", "-n", "3", "--completion-promise", "FIN", "work", ...agent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")], repo, env());
     try {
       const status = join(repo, ".ralph", "runs", "w", "status.json");
-      await pollUntil(() => existsSync(status) && JSON.parse(readFileSync(status, "utf8")).state === "needs_human", "the run to wait for an answer", 20_000);
+      await waitFor(() => existsSync(status) && JSON.parse(readFileSync(status, "utf8")).state === "needs_human", "the run to wait for an answer", 20_000);
       assert.equal(JSON.parse(readFileSync(status, "utf8")).branch, "ralph/w");
       const answered = await runRalph(["answer", "w", "Postgres"], repo, env());
       assert.equal(answered.code, 0, answered.stderr + answered.stdout);

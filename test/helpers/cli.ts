@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { after } from "node:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,20 +104,6 @@ export function readEvents(runDir: string): Array<Record<string, unknown>> {
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** Waits until `predicate` holds, checking every 10 ms, failing after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Waits for a file to exist. */
-export function waitForFile(path: string, timeoutMs?: number): Promise<void> {
-  return waitUntil(() => existsSync(path), path, timeoutMs);
 }
 
 /** Environment whose `claude` is a wrapper around the fake agent printing stream-json with `args`. */
