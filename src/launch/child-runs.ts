@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildStart, type FanOutIo } from "../parallel/fan-out-io.js";
+import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildLimits, type ChildStart, type FanOutIo } from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
@@ -22,11 +22,14 @@ const STDERR_KEPT = 4096;
 /** Starts child run `start.childId` of `parentId` as `ralph child-run PARENT NAME --task ... --watch-parent`. */
 function startChildRun(projectDir: string, parentId: string, start: ChildStart, env: NodeJS.ProcessEnv): ChildHandle {
   // `--flag=value`: a task id may start with "-", and must never be read as an option.
-  const args = [RALPH_MAIN, "child-run", parentId, start.childId, `--task=${start.taskId}`, "--watch-parent"];
-  if (start.maxCostUsd !== null) args.push(`--max-cost=${start.maxCostUsd}`);
-  const seconds = childRuntimeSeconds(start);
-  if (seconds !== null) args.push(`--max-runtime=${seconds}s`);
+  const args = [RALPH_MAIN, "child-run", parentId, start.childId, `--task=${start.taskId}`, "--watch-parent", ...limitArgs(start)];
   return spawnRun(projectDir, args, env);
+}
+
+/** A child's or resolve run's share of the parent's limits as `--max-cost` and `--max-runtime` (whole seconds). */
+export function limitArgs(limits: ChildLimits): string[] {
+  const seconds = childRuntimeSeconds(limits);
+  return [...(limits.maxCostUsd !== null ? [`--max-cost=${limits.maxCostUsd}`] : []), ...(seconds !== null ? [`--max-runtime=${seconds}s`] : [])];
 }
 
 /** Spawns `node args...` as a run whose stdin is a pipe from this process. */
@@ -63,9 +66,9 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
   return {
     ...given,
     startChild: (start) => (engines ? startChildEngine(projectDir, parentId, start, engines) : startChildRun(projectDir, parentId, start, given.env)),
-    startResolve(resolveId, prompt) {
+    startResolve(resolveId, prompt, limits) {
       writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
-      return spawnRun(projectDir, [RALPH_MAIN, "child-run", parentId, resolveId, "--resolve", "--watch-parent"], given.env);
+      return spawnRun(projectDir, [RALPH_MAIN, "child-run", parentId, resolveId, "--resolve", "--watch-parent", ...limitArgs(limits)], given.env);
     },
     merge: {
       head: () => headOf(top),

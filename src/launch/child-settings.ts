@@ -33,9 +33,10 @@ export function childRun(projectDir: string, parentId: string, task: string | nu
 
 /**
  * A resolve run of `parentId`: one iteration of the parent's agent in its integration worktree, with the
- * prompt the parent wrote for it, no task list, no checks of its own (the parent checks) and no commits.
+ * prompt the parent wrote for it, no task list, no checks of its own (the parent checks) and no commits,
+ * bounded as a child is by the limits the parent gave it (`given`: what is left of its own).
  */
-export function resolveRun(projectDir: string, parentId: string, name: string | null): { settings: RunSettings; plan: Plan } {
+export function resolveRun(projectDir: string, parentId: string, name: string | null, given: Partial<RunSettings> = {}): { settings: RunSettings; plan: Plan } {
   if (!name) throw refused("--resolve is set by a --parallel run, together with --parent and --name");
   const { parent } = parentRun(projectDir, parentId);
   let prompt: Buffer;
@@ -44,7 +45,7 @@ export function resolveRun(projectDir: string, parentId: string, name: string | 
   } catch {
     throw refused(`--resolve: run ${parentId} wrote no prompt for ${name}`);
   }
-  const settings: RunSettings = { ...parent, name, parent: parentId, resolve: true, task: null, tasks: null, checks: [], worktree: false, commit: "off", parallel: null, json: false, live: false, maxIterations: 1 };
+  const settings: RunSettings = { ...parent, ...given, name, parent: parentId, resolve: true, task: null, tasks: null, checks: [], worktree: false, commit: "off", parallel: null, json: false, live: false, maxIterations: 1 };
   return { settings, plan: { active: true, maxIterations: 1, completionPromise: null, completionCriteria: [], tasks: null, prompt } };
 }
 

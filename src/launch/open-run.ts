@@ -128,7 +128,7 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (!input.previous) {
       const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: holder.pid, pidStart: holder.pid_start, hostname: holder.hostname }, new Date(), opener.supervision);
       // Before any agent runs: the remotes `land --push NAME` pushes to, the scripts the person's commands run.
-      const found = await creationFacts(input, place.dir);
+      const found = await creationFacts(input, place);
       recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(holder.pid_start, input.projectLock), process.env, found);
       createNewRun(input, status);
     }

@@ -17,6 +17,11 @@ export interface WorkPlace {
   undo: () => Promise<void>;
   /** A new worktree: the commit it started from, and the branch the person had checked out (null: detached). */
   base?: { commit: string; branch: string | null };
+  /**
+   * A task branch found again (`--task-index`), whose tree earlier agents wrote: the commit the person's run
+   * starts from (HEAD, or the parent's branch), where the scripts ralph pins are read instead.
+   */
+  personCommit?: string;
 }
 
 /** The commit policy in force: `--commit` as given, else `iteration` with worktrees (--worktree, --parallel), else `off`. */
@@ -64,7 +69,8 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
       throw refused(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
     }
   }
-  return { dir: worktree.cwd, worktree, undo, ...(base ? { base } : {}) };
+  const personCommit = kept && "start" in opened && typeof opened.start === "string" ? opened.start : undefined;
+  return { dir: worktree.cwd, worktree, undo, ...(base ? { base } : {}), ...(personCommit ? { personCommit } : {}) };
 }
 
 /** Refuses a --parallel run whose repository has no HEAD, or whose HEAD lacks the task list the children need. */

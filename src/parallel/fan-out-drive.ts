@@ -9,7 +9,7 @@ import { RunFileError } from "../store/regular-file.js";
 import type { Ending } from "../run/finish-run.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { dollars } from "../spend/spend-totals.js";
-import { fanOutStep, type FanOutEffect, type FanOutInput, type FanOutState, type Look } from "./fan-out-step.js";
+import { fanOutStep, shareOfLimits, type FanOutEffect, type FanOutInput, type FanOutState, type Look } from "./fan-out-step.js";
 import type { MergeReports } from "./merge-queue.js";
 
 /** How often the parent looks at its sentinels, limits and children's spend while nothing wakes it. */
@@ -64,6 +64,7 @@ export class FanOutDriver {
         this.post({ type: "resolveStarted", id, task });
       },
       resolveEnded: (costUsd) => this.post({ type: "resolveEnded", costUsd }),
+      limits: () => shareOfLimits(this.current, this.costs(), this.world.io.now().getTime() - this.world.startedAtMs),
       abandoned: (taskId, reason) => this.post({ type: "abandoned", taskId, reason }),
       failed: (message) => this.post({ type: "mergeFailed", message }),
       wake: () => this.nudge(),
@@ -139,16 +140,23 @@ export class FanOutDriver {
     });
   }
 
+  /** What each running child and the resolve run under way spent so far. */
+  private costs(): Record<string, number> {
+    const { io } = this.world;
+    const costs: Record<string, number> = {};
+    const { running, resolving } = this.current;
+    for (const child of resolving ? [...running, resolving] : running) {
+      // What a child spent is the spend ledger's figure; its status.json is in reach of its agent.
+      costs[child.id] = io.spend ? dollars(io.spend.totalsOf(child.id)) : (io.readChildStatus(child.id)?.cost_usd ?? 0);
+    }
+    return costs;
+  }
+
   private look(): Look {
     const { io, paths, startedAtMs } = this.world;
-    const costs: Record<string, number> = {};
+    const costs = this.costs();
     const questions: Record<string, string | null> = {};
-    for (const child of this.current.running) {
-      const status = io.readChildStatus(child.id);
-      // What a child spent is the spend ledger's figure; its status.json is in reach of its agent.
-      costs[child.id] = io.spend ? dollars(io.spend.totalsOf(child.id)) : (status?.cost_usd ?? 0);
-      questions[child.id] = openQuestion(status);
-    }
+    for (const child of this.current.running) questions[child.id] = openQuestion(io.readChildStatus(child.id));
     return {
       type: "look",
       signal: io.signals.firstSignal(),

@@ -24,18 +24,21 @@ export interface ChildHandle {
   exited: Promise<ChildExit>;
 }
 
-/** What a child run is started with. */
-export interface ChildStart {
-  childId: string;
-  taskId: string;
-  /** Its share of the parent's limits: what is left of them when it starts (the runtime in whole seconds: remainingRuntimeMs). */
+/** A child's or resolve run's share of the parent's limits: what is left of them when it starts (the runtime in whole seconds: remainingRuntimeMs). */
+export interface ChildLimits {
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
 }
 
+/** What a child run is started with. */
+export interface ChildStart extends ChildLimits {
+  childId: string;
+  taskId: string;
+}
+
 /** A child's runtime limit in seconds, as `--max-runtime` gives it to a child run (already whole: remainingRuntimeMs). */
-export function childRuntimeSeconds(start: ChildStart): number | null {
-  return start.maxRuntimeMs === null ? null : start.maxRuntimeMs / 1000;
+export function childRuntimeSeconds(limits: ChildLimits): number | null {
+  return limits.maxRuntimeMs === null ? null : limits.maxRuntimeMs / 1000;
 }
 
 /** The outside world of a fan-out. */
@@ -43,8 +46,8 @@ export interface FanOutIo {
   startChild(start: ChildStart): ChildHandle;
   /** Git, checks and the agent in the parent's integration worktree (`resolve` and `interrupted` come from the fan-out). */
   merge: Omit<MergeIo, "resolve" | "interrupted" | "mayResolve">;
-  /** Starts resolve run `resolveId` on the integration worktree with `prompt`. */
-  startResolve(resolveId: string, prompt: string): ChildHandle;
+  /** Starts resolve run `resolveId` on the integration worktree with `prompt`, bounded by what is left of the parent's limits. */
+  startResolve(resolveId: string, prompt: string, limits: ChildLimits): ChildHandle;
   /** The parent's own events so far (continuing: the merges still owed). */
   readEvents(paths: RunPaths): RunEvent[];
   readChildStatus(childId: string): RunStatus | null;

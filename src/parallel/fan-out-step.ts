@@ -25,7 +25,7 @@ import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { RecordEntry } from "../run/run-record.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { RunEvent } from "../store/event-log.js";
-import type { ChildExit, ChildStart } from "./fan-out-io.js";
+import type { ChildExit, ChildLimits, ChildStart } from "./fan-out-io.js";
 import { allTasksEnding, childEnding, limitEnding, stopEnding } from "./fan-out-endings.js";
 
 /** What does not change while the parent runs. */
@@ -138,10 +138,19 @@ export function initialFanOut(config: FanOutConfig, started: number): FanOutStat
   return { phase: "running", config, ending: null, started, running: [], resolving: null, ended: [], failed: [], told: {}, stopNow: false, urgent: false, shown: "" };
 }
 
-/** All the parent has spent: before, by the children that ended, and by the running ones so far. */
+/** All the parent has spent: before, by the children and resolve runs that ended, and by the running ones so far. */
 export function spentUsd(state: FanOutState, costs: Record<string, number>): number {
   const ended = state.ended.reduce((sum, child) => sum + child.costUsd, 0);
-  return state.config.spentBefore + ended + state.running.reduce((sum, child) => sum + (costs[child.id] ?? 0), 0);
+  const running = state.resolving ? [...state.running, state.resolving] : state.running;
+  return state.config.spentBefore + ended + running.reduce((sum, child) => sum + (costs[child.id] ?? 0), 0);
+}
+
+/** What a child or resolve run started now may use: what is left of the parent's `--max-cost` and `--max-runtime`. */
+export function shareOfLimits(state: FanOutState, costs: Record<string, number>, elapsedMs: number): ChildLimits {
+  return {
+    maxCostUsd: remainingBudgetUsd(state.config.maxCostUsd, spentUsd(state, costs)),
+    maxRuntimeMs: remainingRuntimeMs(state.config.maxRuntimeMs, elapsedMs),
+  };
 }
 
 /** The next state and the effects, for one input. */
@@ -255,8 +264,7 @@ function startChildren(before: FanOutState, input: Look, effects: FanOutEffect[]
     const task = firstIncomplete(pending) as Task;
     pending = pending.filter((other) => other !== task);
     const id = `${config.runId}-${state.started + 1}`;
-    const maxCostUsd = remainingBudgetUsd(config.maxCostUsd, spentUsd(state, input.costs));
-    const maxRuntimeMs = remainingRuntimeMs(config.maxRuntimeMs, input.elapsedMs);
+    const { maxCostUsd, maxRuntimeMs } = shareOfLimits(state, input.costs, input.elapsedMs);
     state = { ...state, started: state.started + 1, running: [...state.running, { id, task, stopAsked: "none" }] };
     effects.push({ kind: "start", start: { childId: id, taskId: task.id, maxCostUsd, maxRuntimeMs }, task });
     effects.push({ kind: "record", entry: { kind: "event", body: { type: "child_started", child: id, task: task.id, branch: `ralph/${id}` } } });

@@ -4,7 +4,7 @@ import { parseTasks, type Task, type TaskListResult } from "../judge/tasks.js";
 import { markTaskInText } from "../judge/task-text.js";
 import type { Ending } from "../run/finish-run.js";
 import type { RunRecord } from "../run/run-record.js";
-import type { ChildHandle, FanOutIo } from "./fan-out-io.js";
+import type { ChildHandle, ChildLimits, FanOutIo } from "./fan-out-io.js";
 import { childEnding } from "./fan-out-endings.js";
 import { mergeChild, resolvePrompt, type ResolveRequest } from "./merge-child.js";
 import { dollars } from "../spend/spend-totals.js";
@@ -38,6 +38,8 @@ export interface MergeQueueDeps {
   resolveStarted(run: Resolving): void;
   /** The resolve run under way ended, having spent `costUsd`. */
   resolveEnded(costUsd: number): void;
+  /** What a resolve run started now may use of the parent's `--max-cost` and `--max-runtime` (what is left of them). */
+  limits(): ChildLimits;
   /** A task whose merge was abandoned: left pending with this reason. */
   abandoned(taskId: string, reason: string): void;
   /** A merge that failed (git refused, a record that cannot be written): the queue holds, and the parent ends. */
@@ -47,7 +49,7 @@ export interface MergeQueueDeps {
 }
 
 /** What the queue reports to its fan-out (the fan-out's driver makes these). */
-export type MergeReports = Pick<MergeQueueDeps, "ending" | "resolveStarted" | "resolveEnded" | "abandoned" | "failed" | "wake">;
+export type MergeReports = Pick<MergeQueueDeps, "ending" | "resolveStarted" | "resolveEnded" | "limits" | "abandoned" | "failed" | "wake">;
 
 /** The queue of merges into the integration branch. */
 export class MergeQueue {
@@ -161,7 +163,7 @@ export class MergeQueue {
     deps.record.event({ type: "resolve_started", child: id, for_child: request.child, task: request.task.id, attempt: request.attempt, conflicts: request.conflicts, checks_failed: request.checkOutput !== null });
     const why = request.conflicts.length > 0 ? `conflicts in ${request.conflicts.join(", ")}` : "the checks failed on the merged tree";
     deps.record.log(`resolve ${id} (${request.attempt} of at most ${deps.maxResolve}) for ${request.branch}: ${why}`);
-    const handle = deps.io.startResolve(id, resolvePrompt(request, deps.integration.branch));
+    const handle = deps.io.startResolve(id, resolvePrompt(request, deps.integration.branch), deps.limits());
     deps.resolveStarted({ id, task: request.task, handle });
     const exit = await handle.exited;
     const status = deps.io.readChildStatus(id);

@@ -17,6 +17,7 @@ export interface CgroupCaps {
 export interface ResourceFigures {
   cpu_seconds: number | null;
   peak_memory_bytes: number | null;
+  /** The most processes (not threads) seen in the tree at once: cgroup.procs, sampled. */
   peak_pids: number | null;
   /** Processes the kernel's OOM killer ended (under ralph's memory cap or a limit outside ralph). */
   oom_kills: number;
@@ -49,18 +50,20 @@ function runnerThreads(): number {
   return Number.isInteger(threads) && threads > 0 ? threads : 16;
 }
 
-/** Per runner cgroup: whether its agent cgroups lack a peak file (the kernel's, the same for each one). */
+/** Per runner cgroup: whether its agent cgroups lack a memory peak file (the kernel's, the same for each one). */
 const sampledPeaks = new WeakMap<RunnerCgroup, boolean>();
 
 /** An agent's cgroup for one iteration. */
 export class AgentCgroup {
   private peakMemory = 0;
-  private peakPids = 0;
   /**
-   * The most tasks the runner's stay inside (forkInside) can have added to the kernel's pids peak: its threads
-   * and the agent just born. A kernel peak at or below it may be the runner's, not the agent's (0: never inside).
+   * The most processes seen in the tree at once. The kernel's pids figures count every task, so a node
+   * agent's worker threads (and the runner's threads while it forks from inside) would count as processes:
+   * the count is read from cgroup.procs instead, which lists processes alone.
    */
-  private runnerShare = 0;
+  private peakProcesses = 0;
+  /** Whether an agent was forked in here (then it counts as one process even when gone before a sample). */
+  private forked = false;
 
   private constructor(
     readonly tree: CgroupTree,
@@ -107,7 +110,7 @@ export class AgentCgroup {
     const homes = [v2Dir, ...companions].map((dir) => runner.homes.get(dirname(dir)) ?? dirname(dir));
     let sampled = sampledPeaks.get(runner);
     if (sampled === undefined) {
-      sampled = !hasPeak(memory) || !hasPeak(pids);
+      sampled = !hasPeak(memory);
       sampledPeaks.set(runner, sampled);
     }
     return new AgentCgroup(tree, homes, memory, pids, sampled, caps);
@@ -121,7 +124,6 @@ export class AgentCgroup {
   forkInside<T>(fork: () => T): { ok: true; value: T } | { ok: false; message: string } {
     const dirs = [this.tree.dir, ...this.tree.companions];
     const entered: number[] = [];
-    if (this.pids !== null) this.runnerShare = runnerThreads() + 1;
     let left = true;
     try {
       for (let i = 0; i < dirs.length; i++) {
@@ -129,15 +131,17 @@ export class AgentCgroup {
         if (error !== null) return { ok: false, message: `cannot enter the agent cgroup ${dirs[i]} (${error})` };
         entered.push(i);
       }
-      return { ok: true, value: fork() };
+      const value = fork();
+      this.forked = true;
+      return { ok: true, value };
     } finally {
       for (const i of entered.reverse()) {
         const home = this.homes[i] as string;
         if (writeControl(home, "cgroup.procs", String(process.pid)) !== null && writeControl(home, "cgroup.procs", String(process.pid)) !== null) left = false;
       }
       if (left) this.writeCaps();
-      // The agent alone, at once: the peak the kernel keeps includes the runner's threads while it was inside.
-      if (left && this.runnerShare > 0) this.sample();
+      // The agent alone, at once: the runner is out again, so cgroup.procs lists the agent's processes only.
+      if (left) this.sample();
     }
   }
 
@@ -155,19 +159,20 @@ export class AgentCgroup {
   }
 
   /**
-   * Whether figures need sampling: no peak files here, or a pids peak the runner's own threads may make
-   * (they count while it forks the agent from inside); sampling reads two small files.
+   * Whether figures need sampling: always, as the kernel keeps no peak of processes (only of tasks, which
+   * counts threads); a sample reads cgroup.procs, and memory.current where there is no memory.peak.
    */
   needsSampling(): boolean {
-    return this.sampled || this.runnerShare > 0;
+    return true;
   }
 
-  /** Records the current memory and process count for peaks that the kernel does not keep here. */
+  /** Records the current process count, and the current memory where the kernel keeps no peak of it. */
   sample(): void {
-    const memory = this.memory ? readNumber(join(this.memory.dir, this.memory.files.current)) : null;
-    if (memory !== null) this.peakMemory = Math.max(this.peakMemory, memory);
-    const pids = this.pids ? readNumber(join(this.pids.dir, this.pids.files.current)) : this.tree.members().length;
-    if (pids !== null) this.peakPids = Math.max(this.peakPids, pids);
+    if (this.sampled && this.memory !== null) {
+      const memory = readNumber(join(this.memory.dir, this.memory.files.current));
+      if (memory !== null) this.peakMemory = Math.max(this.peakMemory, memory);
+    }
+    this.peakProcesses = Math.max(this.peakProcesses, this.tree.members().length);
   }
 
   /** Processes killed by the kernel for the memory cap so far (one more when ralph ended a tree already past it). */
@@ -188,25 +193,14 @@ export class AgentCgroup {
     return (own ?? 0) > 0;
   }
 
-  /**
-   * The agent tree's peak task count: the kernel's peak when it is above what the runner's stay could add,
-   * else the sampled peak (the agent itself counts as one); null when nothing counted.
-   */
-  private agentPids(kernelPeak: number | null): number | null {
-    if (kernelPeak !== null && kernelPeak > this.runnerShare) return kernelPeak;
-    if (this.peakPids > 0) return this.peakPids;
-    return kernelPeak === null ? null : 1;
-  }
-
   /** The figures so far (call before remove()). */
   figures(): ResourceFigures {
     const usage = readKey(join(this.tree.dir, "cpu.stat"), "usage_usec");
     const memoryPeak = this.memory ? readNumber(join(this.memory.dir, this.memory.files.peak)) : null;
-    const pidsPeak = this.pids ? readNumber(join(this.pids.dir, this.pids.files.peak)) : null;
     return {
       cpu_seconds: usage === null ? null : Math.round(usage / 1000) / 1000,
       peak_memory_bytes: memoryPeak ?? (this.memory && this.peakMemory > 0 ? this.peakMemory : null),
-      peak_pids: this.agentPids(pidsPeak),
+      peak_pids: this.forked ? Math.max(1, this.peakProcesses) : null,
       oom_kills: this.oomKills(),
     };
   }

@@ -47,7 +47,7 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
   let capHit: () => void = () => undefined;
   const memoryCapHit = new Promise<void>((resolve) => (capHit = resolve));
   const sampling = cgroup.needsSampling();
-  // Two small files per tick; nothing at all where the kernel keeps the peaks and no cap is watched.
+  // A small file or two per tick: the kernel keeps no peak of processes (pids.peak counts threads).
   const watch = (): void => {
     if (sampling) cgroup.sample();
     if (seal.watchMemoryCap && cgroup.oomKills() > 0 && cgroup.ownCapReached()) capHit();

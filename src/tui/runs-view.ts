@@ -1,6 +1,7 @@
 // The runs view: every run as one line (state, iteration/max, spend, tokens, age, open question, task or
 // last event), a `--parallel` parent with its children folded under it, filtered by state and sorted by age
-// or spend. Pure: rows and choices in, styled lines out.
+// or spend. A filter applies to each run: a parent is listed for a child that passes, and a child that does
+// not pass is left out and counted on its parent's line. Pure: rows and choices in, styled lines out.
 import type { RunRow } from "../ui/run-row.js";
 import { tokenText } from "../view/render-lines.js";
 import { span, type Span, type Style } from "./line-fit.js";
@@ -12,12 +13,15 @@ export type RunSort = "age" | "spend";
 
 export const FILTERS: RunFilter[] = ["all", "active", "asking", "ended"];
 
-/** One listed line: a run, and for a parent whether its children are folded away. */
+/** One listed line: a run, and for a parent its children that pass the filter, whether they are folded away, and how many the filter left out. */
 export interface ListedRun {
   row: RunRow;
   child: boolean;
   children: number;
   folded: boolean;
+  /** A parent's children the filter leaves out (an active family's ended runs under "active"). */
+  filtered: number;
+  filter: RunFilter;
 }
 
 /** A row's key: its project's and its own id. */
@@ -41,7 +45,7 @@ function startOf(row: RunRow): number {
   return Number.isFinite(at) ? at : 0;
 }
 
-/** The runs to list, in order: each parent followed by its children (oldest first) unless folded. */
+/** The runs to list, in order: each parent followed by its children that pass the filter (oldest first) unless folded. */
 export function listRuns(rows: RunRow[], filter: RunFilter, sort: RunSort, folded: ReadonlySet<string>): ListedRun[] {
   const byKey = new Map(rows.map((row) => [rowKey(row), row]));
   const children = new Map<string, RunRow[]>();
@@ -54,11 +58,12 @@ export function listRuns(rows: RunRow[], filter: RunFilter, sort: RunSort, folde
   const order = (a: RunRow, b: RunRow) => (sort === "spend" ? (b.cost_usd ?? -1) - (a.cost_usd ?? -1) : 0) || startOf(b) - startOf(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const listed: ListedRun[] = [];
   for (const row of top.sort(order)) {
-    const kids = (children.get(rowKey(row)) ?? []).sort((a, b) => startOf(a) - startOf(b) || (a.id < b.id ? -1 : 1));
-    if (!passes(row, filter) && !kids.some((kid) => passes(kid, filter))) continue;
-    const isFolded = folded.has(rowKey(row));
-    listed.push({ row, child: false, children: kids.length, folded: isFolded });
-    if (!isFolded) for (const kid of kids) listed.push({ row: kid, child: true, children: 0, folded: false });
+    const family = children.get(rowKey(row)) ?? [];
+    const kids = family.filter((kid) => passes(kid, filter)).sort((a, b) => startOf(a) - startOf(b) || (a.id < b.id ? -1 : 1));
+    if (!passes(row, filter) && kids.length === 0) continue;
+    const isFolded = kids.length > 0 && folded.has(rowKey(row));
+    listed.push({ row, child: false, children: kids.length, folded: isFolded, filtered: family.length - kids.length, filter });
+    if (!isFolded) for (const kid of kids) listed.push({ row: kid, child: true, children: 0, folded: false, filtered: 0, filter });
   }
   return listed;
 }
@@ -105,12 +110,16 @@ export function headerLine(width: number): Span[] {
   return [span("bold", text)];
 }
 
+/** How a parent's line names its children a filter leaves out: `(2 ended)` under "active". */
+const FILTERED_WORD: Record<RunFilter, string> = { all: "more", active: "ended", asking: "not asking", ended: "live" };
+
 /** One listed run as a line; `now` gives its age. */
 export function runLine(listed: ListedRun, selected: boolean, width: number, now: number): Span[] {
   const { row } = listed;
   const { id, wide } = columns(width);
   const fold = listed.child ? "  └ " : listed.children > 0 ? (listed.folded ? "▸ " : "▾ ") : "";
-  const name = pad(`${fold}${row.id}${listed.folded ? ` (+${listed.children})` : ""}`, id);
+  const left = listed.filtered > 0 ? ` (${listed.filtered} ${FILTERED_WORD[listed.filter]})` : "";
+  const name = pad(`${fold}${row.id}${listed.folded ? ` (+${listed.children})` : ""}${left}`, id);
   const age = row.started_at ? Math.max(0, Math.round((now - Date.parse(row.started_at)) / 1000)) : null;
   const what = row.task ?? "";
   const last = row.reason ?? "";

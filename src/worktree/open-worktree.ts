@@ -50,7 +50,7 @@ export async function createWorktree(
   runId: string,
   from = "HEAD",
   options: { reuseBranch?: boolean } = {},
-): Promise<WorktreeOutcome<RunWorktree & { base: string; reused: boolean }>> {
+): Promise<WorktreeOutcome<RunWorktree & { base: string; reused: boolean; start: string }>> {
   const repo = await repositoryOf(projectDir);
   if ("error" in repo) return failed({ kind: "not-a-repo", dir: projectDir, detail: repo.error });
   const head = await runGit(projectDir, ["rev-parse", "--verify", "-q", `${from}^{commit}`]);
@@ -73,7 +73,7 @@ export async function createWorktree(
   // half-written record ("failed to read .git/worktrees/…/commondir"), after it made the branch: one at a time.
   const added = await oneAtATime(join(worktreesDir(projectDir), ".add.lock"), () => runGit(projectDir, args));
   if (!added.ok) return gitFailed(args, added.stderr);
-  return { ok: true, path, branch, base, reused, cwd: join(path, placeInRepository(repo.top, projectDir)) };
+  return { ok: true, path, branch, base, reused, start: startCommit, cwd: join(path, placeInRepository(repo.top, projectDir)) };
 }
 
 /** Finds run `runId`'s worktree again: it must still exist, belong to this repository and be on `ralph/<id>`. */

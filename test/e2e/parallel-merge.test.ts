@@ -178,10 +178,15 @@ describe("ralph run --parallel: the merge queue", () => {
     // One.txt and two.txt together fail until two.txt says "fixed", on the integration branch only: a child may
     // start from a tree that already holds an earlier child's merge, and a child whose check fails never ends DONE.
     const check = "if [ \"$(git rev-parse --abbrev-ref HEAD)\" = ralph/c ] && [ -e one.txt ] && [ -e two.txt ] && ! grep -q fixed two.txt; then echo 'one and two clash'; exit 1; fi";
-    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--check", check, "--name", "c", "work", "--", process.execPath, agent], repo, env({ STORY_FILES: "own", RESOLVE: "fix-check", RESOLVES_LOG: log }));
+    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--max-runtime", "1h", "--check", check, "--name", "c", "work", "--", process.execPath, agent], repo, env({ STORY_FILES: "own", RESOLVE: "fix-check", RESOLVES_LOG: log }));
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const resolves = readEvents(runDir(repo, "c")).filter((event) => event.type === "resolve_started");
     assert.deepEqual(resolves.map((event) => [event.task, event.checks_failed, event.conflicts]), [["US-2", true, []]], result.stdout);
+    // The resolve run is bounded, as each child is, by what was left of the parent's hour when it started.
+    for (const run of ["c-2", "c-resolve-1"]) {
+      const limit = (JSON.parse(readFileSync(join(runDir(repo, run), "settings.json"), "utf8")) as { maxRuntimeMs: number | null }).maxRuntimeMs;
+      assert.ok(limit !== null && limit < 3_600_000 && limit > 3_000_000 && limit % 1000 === 0, `${run}: maxRuntimeMs ${limit}`);
+    }
     assert.match(JSON.parse(readFileSync(log, "utf8").split("\n")[0] ?? "") as string, /## Check output\n\n.*\n\n```\n.*exit 1\none and two clash\n```/);
     assert.equal(git(repo, "show", "ralph/c:two.txt"), "two, fixed");
     assert.deepEqual(flags(repo, "ralph/c"), { "US-1": true, "US-2": true, "US-3": true });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultSettings } from "../../src/config/run-options.js";
 import { runFanOut, type FanOutOptions } from "../../src/parallel/fan-out.js";
-import type { ChildExit, ChildStart, FanOutIo } from "../../src/parallel/fan-out-io.js";
+import type { ChildExit, ChildLimits, ChildStart, FanOutIo } from "../../src/parallel/fan-out-io.js";
 import type { SentinelState } from "../../src/control/control-files.js";
 import type { RunStatus } from "../../src/store/status-file.js";
 import type { InterruptSignal } from "../../src/exit/exit-reasons.js";
@@ -17,10 +17,13 @@ import { RunFileError } from "../../src/store/regular-file.js";
 const TASKS = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })) });
 
 /** A fake outside world: each child waits until `finish` is called for it. */
-function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean } = {}) {
+function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean; resolveCostUsd?: number } = {}) {
   const finishers = new Map<string, (exit: ChildExit) => void>();
   const statuses = new Map<string, Partial<RunStatus>>();
   const started: ChildStart[] = [];
+  const resolves: Array<{ id: string } & ChildLimits> = [];
+  // The clock the parent reads (its runtime cap counts on it); a test moves it on.
+  let clockMs = Date.parse("2026-12-01T00:00:00.000Z");
   const merged: string[] = [];
   const signalled: Array<[string, string]> = [];
   const stops: Array<[string, boolean]> = [];
@@ -39,9 +42,10 @@ function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean } = {}) 
       queueMicrotask(() => startedHook(start));
       return { exited, signal: (signal) => signalled.push([start.childId, signal]) };
     },
-    startResolve(id) {
+    startResolve(id, _prompt, limits) {
+      resolves.push({ id, ...limits });
       if (options.resolves) conflicted = [];
-      statuses.set(id, { exit_reason: options.resolves ? "DONE" : "FAILED", last_action: "resolve", cost_usd: 0.1 });
+      statuses.set(id, { exit_reason: options.resolves ? "DONE" : "FAILED", last_action: "resolve", cost_usd: options.resolveCostUsd ?? 0.1 });
       return { exited: Promise.resolve({ code: 0, signal: null, stderr: "" }), signal: () => undefined };
     },
     merge: {
@@ -76,7 +80,7 @@ function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean } = {}) 
       stops.push([id, now]);
       return true;
     },
-    now: () => new Date(),
+    now: () => new Date(clockMs),
     env: {},
     signals: { interrupted: interrupted.signal, urgent: new AbortController().signal, firstSignal: () => first },
     host: { pid: 4242, pidStart: null, hostname: "fake" },
@@ -85,6 +89,8 @@ function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean } = {}) 
   return {
     io,
     started,
+    resolves,
+    later: (ms: number) => (clockMs += ms),
     merged,
     signalled,
     stops,
@@ -191,6 +197,35 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       assert.deepEqual(world.stops, [["p-2", false]]);
       assert.deepEqual(world.started.map((start) => [start.childId, start.maxCostUsd]), [["p-1", 1], ["p-2", 1]]);
       assert.deepEqual(world.merged, ["ralph/p-1"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a resolve run is bounded by what is left of --max-runtime and --max-cost, and its spend counts toward --max-cost", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-fan-"));
+    try {
+      const world = fakeWorld({ conflictOn: ["ralph/p-1"], resolves: true, resolveCostUsd: 0.5 });
+      world.onStart((start) => {
+        if (start.childId !== "p-1") return world.finish(start.childId, "DONE", 0.1);
+        world.later(250_400);
+        world.finish("p-1", "DONE", 0.25);
+      });
+      const given = options(dir, { parallel: 1, maxCostUsd: 1, maxRuntimeMs: 600_000 });
+      const result = await runFanOut({ ...given, integration: { ...given.integration, tasksText: JSON.stringify({ userStories: [{ id: "T1", title: "one", priority: 1, passes: false }] }) } }, world.io);
+      assert.deepEqual([result.reason, world.merged], ["DONE", ["ralph/p-1"]]);
+      // 250.4 s of the 600 s gone: 349 whole seconds left; $0.25 of the $1 spent by the child.
+      assert.deepEqual(world.resolves, [{ id: "p-resolve-1", maxRuntimeMs: 349_000, maxCostUsd: 0.75 }]);
+      assert.equal(result.costUsd, 0.75, "the child's $0.25 and the resolve run's $0.50");
+      // $0.25 + $0.10 + $0.10 for the children is under a $0.70 budget; with the resolve run's $0.50 it is over.
+      const over = fakeWorld({ conflictOn: ["ralph/p-1"], resolves: true, resolveCostUsd: 0.5 });
+      over.onStart((start) => over.finish(start.childId, "DONE", start.childId === "p-1" ? 0.25 : 0.1));
+      const dir2 = join(dir, "second");
+      mkdirSync(dir2);
+      const second = await runFanOut(options(dir2, { parallel: 1, maxCostUsd: 0.7 }), over.io);
+      assert.deepEqual([second.reason, over.resolves.length], ["BUDGET_EXCEEDED", 1]);
+      // $0.85, or $0.95 when the third child started before the resolve run ended.
+      assert.match(second.detail, /^spent \$0\.[89]500 .*limit \$0\.7/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import {
   fanOutStep,
   initialFanOut,
   owedMerges,
+  shareOfLimits,
   spentUsd,
   type FanOutConfig,
   type FanOutEffect,
@@ -319,6 +320,24 @@ describe("fan-out step: the rules", () => {
     // A signal reaches it as it reaches every child.
     const signalled = fanOutStep(fanOutStep(withRunning("running", []), { type: "resolveStarted", id: "p-resolve-2", task: TASKS[0] as Task }).state, look({ signal: "SIGTERM" }));
     assert.deepEqual(of(signalled.effects, "signal"), [{ kind: "signal", id: "p-resolve-2", signal: "SIGTERM" }]);
+  });
+
+  test("a resolve run's spend counts toward --max-cost while it runs: over the budget, it is stopped at its boundary", () => {
+    const state = { ...withRunning("running", ["p-2"]), config: { ...CONFIG, maxCostUsd: 1 }, ended: [{ id: "p-1", taskId: "T1", costUsd: 0.5 }] };
+    const resolving = fanOutStep(state, { type: "resolveStarted", id: "p-resolve-1", task: TASKS[0] as Task }).state;
+    assert.equal(spentUsd(resolving, { "p-2": 0.1, "p-resolve-1": 0.4 }), 1);
+    const step = fanOutStep(resolving, look({ costs: { "p-2": 0.1, "p-resolve-1": 0.4 } }));
+    assert.equal(step.state.ending?.reason, "BUDGET_EXCEEDED");
+    assert.deepEqual(of(step.effects, "stop"), [
+      { kind: "stop", id: "p-2", now: false },
+      { kind: "stop", id: "p-resolve-1", now: false },
+    ]);
+  });
+
+  test("a resolve run's share of the limits is what is left of them, as a child's is", () => {
+    const state = { ...withRunning("running", ["p-2"]), config: { ...CONFIG, maxCostUsd: 1, maxRuntimeMs: 600_000 }, ended: [{ id: "p-1", taskId: "T1", costUsd: 0.25 }] };
+    assert.deepEqual(shareOfLimits(state, { "p-2": 0.25 }, 250_400), { maxCostUsd: 0.5, maxRuntimeMs: 349_000 });
+    assert.deepEqual(shareOfLimits(withRunning("running", []), {}, 5000), { maxCostUsd: null, maxRuntimeMs: null });
   });
 
   test("a task already running is never started a second time", () => {

@@ -54,6 +54,7 @@ function queueWith(options: { conflictOn?: string; ending?: Ending | null; reset
     ending: () => ending,
     resolveStarted: (run) => resolving.push(run.id),
     resolveEnded: () => resolving.push(null),
+    limits: () => ({ maxCostUsd: null, maxRuntimeMs: null }),
     abandoned: (taskId, reason) => abandoned.push([taskId, reason]),
     failed: (message) => told.push(`failed: ${message}`),
     wake: () => told.push("wake"),

@@ -53,7 +53,7 @@ for (const mode of ["cgroup", "subreaper"]) {
     });
 
     it(mode === "cgroup" ? "the cgroup's CPU time and process count come back after the end" : "no figures without a cgroup", { skip }, async () => {
-      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 0.6 & sleep 0.6 & wait"], stdin: null });
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", "sleep 1 & sleep 1 & wait"], stdin: null });
       assert.ok(started.ok);
       await started.agent.exited;
       await started.agent.end(ENDING);
@@ -71,6 +71,24 @@ for (const mode of ["cgroup", "subreaper"]) {
       await started.agent.end(ENDING);
       const figures = started.agent.resources();
       if (mode === "cgroup") assert.ok((figures?.peak_pids ?? 0) >= 1 && (figures?.peak_pids ?? 0) <= 2, JSON.stringify(figures));
+      else assert.equal(figures, null);
+    });
+
+    it(mode === "cgroup" ? "the process count counts processes, not threads: sh with two multi-threaded node children is 3" : "no process count without a cgroup", { skip }, async () => {
+      // Each node child runs several threads (libuv's pool, V8's workers); the kernel's pids figures count each one.
+      const child = `${JSON.stringify(process.execPath)} -e 'console.log("up"); setInterval(() => {}, 1000)'`;
+      const started = await supervision.spawn({ ...options, argv: ["sh", "-c", `${child} & ${child} & wait`], stdin: null });
+      assert.ok(started.ok);
+      let out = "";
+      const upBy = Date.now() + 10_000;
+      started.agent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+      while ((out.match(/up/g) ?? []).length < 2 && Date.now() < upBy) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal((out.match(/up/g) ?? []).length, 2, "both node children are running");
+      // end() takes a last sample while all three processes are still there, then ends them.
+      const report = await started.agent.end(ENDING);
+      assert.equal(report.survivors, 0);
+      const figures = started.agent.resources();
+      if (mode === "cgroup") assert.equal(figures?.peak_pids, 3, JSON.stringify(figures));
       else assert.equal(figures, null);
     });
 

@@ -10,7 +10,10 @@ import type { Input, Phase, Step } from "../../src/engine/phase.js";
 import { eventSummary, eventTitle } from "../../src/notify/event-summary.js";
 import { machine } from "../fixtures/engine-machine.js";
 import { userConfigFile } from "../../src/spend/budget-config.js";
-import { homedir } from "node:os";
+import { SpendBook } from "../../src/spend/spend-book.js";
+import { dollars } from "../../src/spend/spend-totals.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const DAY = 86_400_000;
@@ -185,5 +188,43 @@ describe("budget config", () => {
     assert.equal(userConfigFile({ XDG_CONFIG_HOME: "/c", HOME: "/h" }), "/c/ralph/config.yaml");
     assert.equal(userConfigFile({ XDG_CONFIG_HOME: "relative", HOME: "/h" }), "/h/.config/ralph/config.yaml");
     assert.equal(userConfigFile({}), join(homedir(), ".config", "ralph", "config.yaml"));
+  });
+});
+
+describe("a --parallel family's resolve runs in the spend ledger", () => {
+  test("a resolve run takes its family's --max-cost, its calls count toward it for every run of the family, and it is stopped by it", () => {
+    const state = mkdtempSync(join(tmpdir(), "ralph-spend-"));
+    const project = mkdtempSync(join(tmpdir(), "ralph-proj-"));
+    try {
+      const env = { XDG_STATE_HOME: state };
+      const now = new Date(NOW);
+      const open = (runId: string, parent: string | null, maxCostUsd: number | null) => {
+        const book = new SpendBook(env);
+        book.open({ projectDir: project, runId, parent, agent: "claude", model: null, maxCostUsd, maxTokens: null, budgets: { project: null, user: null }, now });
+        return book;
+      };
+      const spend = (book: SpendBook, costUsd: number, atMs: number) =>
+        book.record({ role: "iteration", iteration: 1, agent: "claude", model: null, costUsd, tokens: null, durationMs: 1, at: new Date(atMs) });
+      const parent = open("f", null, 0.05);
+      const child = open("f-1", "f", 0.05);
+      // A resolve run is started with what was left of the budget; the family's cap is the one it counts against.
+      const resolver = open("f-resolve-1", "f", 0.03);
+      assert.deepEqual([resolver.run?.family, resolver.run?.family_max_cost_usd], ["f", 0.05]);
+      spend(child, 0.02, NOW + 1000);
+      assert.equal(child.check(NOW + 2000), null, "the child's own spend is under the family's budget");
+      // The control: a run outside the family (a resolve run that did not take its parent's record would be one) does not count.
+      spend(open("g-resolve-1", null, null), 1, NOW + 2500);
+      assert.equal(child.check(NOW + 3000), null, "another family's spend does not count");
+      spend(resolver, 0.03, NOW + 3000);
+      assert.equal(dollars(parent.totalsOf("f", NOW + 4000)), 0.05, "the family's spend includes the resolve run's");
+      assert.equal(dollars(parent.totalsOf("f-resolve-1", NOW + 4000)), 0.03);
+      const over = { kind: "exceeded", detail: "run f and its child runs together spent $0.0500, --max-cost $0.05 of run f" };
+      assert.deepEqual(child.check(NOW + 4000), over, "the resolve run's spend stops a sibling");
+      assert.deepEqual(resolver.check(NOW + 4000), over, "and the resolve run itself");
+      assert.deepEqual(open("f-2", "f", 0).check(NOW + 4000), over, "and a child started later");
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { RunRow } from "../../src/ui/run-row.js";
-import { listRuns, type RunFilter, type RunSort } from "../../src/tui/runs-view.js";
+import { listRuns, runLine, type ListedRun, type RunFilter, type RunSort } from "../../src/tui/runs-view.js";
 
 function row(id: string, fields: Partial<RunRow>): RunRow {
   return {
@@ -50,10 +50,50 @@ test("newest first by age, highest spend first by spend; children under their pa
   assert.deepEqual(ids("all", "spend"), ["old-dear", "new-asks", "mid-cheap", "par", "  par-1", "  par-2"]);
 });
 
-test("filters by state; a parent stays listed when one of its children passes", () => {
-  assert.deepEqual(ids("active", "age"), ["new-asks", "mid-cheap", "par", "  par-1", "  par-2"]);
+test("filters by state; a parent stays listed when one of its children passes, with only the children that pass", () => {
+  assert.deepEqual(ids("active", "age"), ["new-asks", "mid-cheap", "par", "  par-2"]);
   assert.deepEqual(ids("asking", "age"), ["new-asks"]);
-  assert.deepEqual(ids("ended", "age"), ["par", "  par-1", "  par-2", "old-dear"]);
+  assert.deepEqual(ids("ended", "age"), ["par", "  par-1", "old-dear"]);
+});
+
+test("an ended --parallel family is not active; a live one lists its live children and counts the ended ones", () => {
+  const family = (state: RunRow["state"], active: boolean, kids: Array<[RunRow["state"], boolean]>) => [
+    row("fam", { state, active, parallel: 2 }),
+    ...kids.map(([kidState, kidActive], i) => row(`fam-${i + 1}`, { parent: "fam", state: kidState, active: kidActive, started_at: `2026-12-01T00:0${i + 1}:00.000Z` })),
+  ];
+  const listed = (rows: RunRow[], filter: RunFilter) => listRuns(rows, filter, "age", new Set()).map((item) => [item.child ? `  ${item.row.id}` : item.row.id, item.children, item.filtered]);
+  const ended = family("DONE", false, [
+    ["DONE", false],
+    ["FAILED", false],
+    ["STOPPED", false],
+  ]);
+  assert.deepEqual(listed(ended, "active"), []);
+  assert.deepEqual(listed(ended, "ended"), [
+    ["fam", 3, 0],
+    ["  fam-1", 0, 0],
+    ["  fam-2", 0, 0],
+    ["  fam-3", 0, 0],
+  ]);
+  const live = family("running", true, [
+    ["DONE", false],
+    ["running", true],
+    ["FAILED", false],
+  ]);
+  assert.deepEqual(listed(live, "active"), [
+    ["fam", 1, 2],
+    ["  fam-2", 0, 0],
+  ]);
+  const line = runLine(listRuns(live, "active", "age", new Set())[0] as ListedRun, false, 160, Date.parse("2026-12-01T01:00:00.000Z"))
+    .map((part) => part.text)
+    .join("");
+  assert.match(line, /fam \(2 ended\)/);
+  // Every child ended while the parent still merges: the parent alone, its children counted, nothing to fold.
+  const merging = family("running", true, [
+    ["DONE", false],
+    ["DONE", false],
+  ]);
+  assert.deepEqual(listed(merging, "active"), [["fam", 0, 2]]);
+  assert.equal(listRuns(merging, "active", "age", new Set(["p/fam"]))[0]?.folded, false);
 });
 
 test("a folded parent hides its children and counts them", () => {

@@ -27,6 +27,6 @@ export async function childRunCommand(parentId: string, name: string, options: C
     ...(options.maxCost !== undefined ? { maxCostUsd: parsedSetting("maxCostUsd", options.maxCost) } : {}),
     ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsedSetting("maxRuntimeMs", options.maxRuntime) } : {}),
   };
-  const child = options.resolve ? resolveRun(projectDir, parentId, name) : childRun(projectDir, parentId, options.task ?? null, name, given);
+  const child = options.resolve ? resolveRun(projectDir, parentId, name, given) : childRun(projectDir, parentId, options.task ?? null, name, given);
   return startRun({ projectDir, runId: name, settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent: options.watchParent === true }, launchWords);
 }
