@@ -80,9 +80,8 @@ for (const mode of ["cgroup", "subreaper"]) {
       const started = await supervision.spawn({ ...options, argv: ["sh", "-c", `${child} & ${child} & wait`], stdin: null });
       assert.ok(started.ok);
       let out = "";
-      const upBy = Date.now() + 10_000;
       started.agent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-      while ((out.match(/up/g) ?? []).length < 2 && Date.now() < upBy) await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor(() => (out.match(/up/g) ?? []).length >= 2, "both node children to print up", 10_000);
       assert.equal((out.match(/up/g) ?? []).length, 2, "both node children are running");
       // end() takes a last sample while all three processes are still there, then ends them.
       const report = await started.agent.end(ENDING);
