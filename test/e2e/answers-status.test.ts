@@ -3,7 +3,8 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, fakeAgent, finishWithin, readEvents, readStatus, runRalph, startRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, finishWithin, readEvents, readStatus, runRalph, startRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { git, isolateGitConfig, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -14,7 +15,7 @@ const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
 /** A run whose agent asks in iteration 1 and claims FIN from iteration 2; resolves once it waits for the answer. */
 async function askingRun(dir: string, id: string) {
   const started = start(dir, ["run", "--name", id, "-n", "5", "--completion-promise", "FIN", "build it", ...fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
-  await waitUntil(
+  await waitFor(
     () => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human" && readEvents(runDir(dir, id)).some((event) => event.type === "needs_human"),
     `run ${id} to wait for an answer`,
   );
@@ -39,7 +40,7 @@ test("ralph answer racing a run that took the answer and finished says it was ta
   process.kill(runner, "SIGSTOP");
   const answer = startRalph(["answer", "Postgres"], dir);
   try {
-    await waitUntil(() => existsSync(join(runDir(dir, "fast"), "ANSWER")), "the ANSWER file");
+    await waitFor(() => existsSync(join(runDir(dir, "fast"), "ANSWER")), "the ANSWER file");
     process.kill(answer.child.pid ?? 0, "SIGSTOP");
     process.kill(runner, "SIGCONT");
     const ended = await finishWithin(run, 20_000);
@@ -72,12 +73,12 @@ test("after ralph pause, status says the run is pausing at the end of its iterat
   const dir = project();
   const gate = join(dir, "gate");
   const run = start(dir, ["run", "--name", "p", "-n", "2", "go", ...fakeAgent("--wait-for", gate)]);
-  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  await waitFor(() => existsSync(`${gate}.started`), "the agent to start");
   assert.equal((await runRalph(["pause", "p"], dir)).code, 0);
   const status = await runRalph(["status", "p"], dir);
   assert.match(status.stdout, /^state {6}pausing at the end of iteration 1 \(ralph resume p cancels it\)$/m);
   writeFileSync(gate, "go");
-  await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+  await waitFor(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
   assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
   const result = await finishWithin(run, 20_000);
   assert.equal(result.code, 3, result.stderr);
@@ -88,7 +89,7 @@ test("after ralph stop, status says the run is stopping at the end of its iterat
   const dir = project();
   const gate = join(dir, "gate");
   const run = start(dir, ["run", "--name", "s", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
-  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  await waitFor(() => existsSync(`${gate}.started`), "the agent to start");
   const before = await runRalph(["status", "s"], dir);
   assert.match(before.stdout, /^state {6}running$/m, "control: before the stop, the run reads running");
   assert.equal((await runRalph(["stop", "s"], dir)).code, 0);
@@ -104,7 +105,7 @@ test("a STOP that is a dangling link is a stop request for status as for the run
   const dir = project();
   const gate = join(dir, "gate");
   const run = start(dir, ["run", "--name", "l", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
-  await waitUntil(() => existsSync(`${gate}.started`), "the agent to start");
+  await waitFor(() => existsSync(`${gate}.started`), "the agent to start");
   symlinkSync(join(dir, "nowhere"), join(runDir(dir, "l"), "STOP"));
   const status = await runRalph(["status", "l"], dir);
   assert.match(status.stdout, /^state {6}stopping at the end of iteration 1 \(ralph stop --now ends it at once\)$/m);
@@ -119,7 +120,7 @@ test("a --parallel parent told to stop says what that means for its children, no
   const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
   const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "1", "--name", "pp", "work", ...fakeAgent("--wait-for", gate)], repo, env);
   try {
-    await waitUntil(() => existsSync(`${gate}.started`), "the first child's agent to start");
+    await waitFor(() => existsSync(`${gate}.started`), "the first child's agent to start");
     assert.equal((await runRalph(["stop", "pp"], repo, env)).code, 0);
     const stopping = await runRalph(["status", "pp"], repo, env);
     assert.match(stopping.stdout, /^state {6}stopping: no new children; each child stops at its next boundary \(ralph stop --now ends every child's agent at once\)$/m);
@@ -148,4 +149,13 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
   const status = (await runRalph(["status", "par"], repo, env)).stdout;
   assert.match(status, /^children {3}3 child runs started/m);
   assert.doesNotMatch(status, /∞/);
+});
+
+test("status shows peak memory in MiB, as the live line does", async (t) => {
+  const dir = project();
+  const ran = await runRalph(["run", "-n", "1", "--name", "s", "go", ...fakeAgent()], dir, cleanEnv({ RALPH_SUPERVISION: "cgroup" }));
+  if (ran.code !== 3) return t.skip(`no cgroup supervision here: ${ran.stderr.trim()}`);
+  const status = await runRalph(["status", "s"], dir);
+  assert.match(status.stdout, /peak memory \d+\.\d MiB/);
+  assert.doesNotMatch(status.stdout, /bytes/);
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { cleanupAfterTests, type Started } from "../fixtures/e2e-cleanup.js";
 import { writeBigRun } from "../helpers/big-events.js";
 import { startUi } from "../helpers/browser.js";
+import { within } from "../helpers/wait.js";
 
 /** ralph's resident memory may peak at this (an idle Node is about 40 MB; the old readers took 400 MB and more). */
 const BOUND_MB = 150;
@@ -88,8 +89,7 @@ describe("big logs", () => {
       // The snapshot, then the charted events from before it (read back to the file's start).
       while (!/event: earlier\ndata: .*\n\n/.test(text)) {
         assert.ok(ui.started.running(), `ralph ui was ended past the memory bound (peak RSS ${peak.peakMb().toFixed(0)} MB, bound ${BOUND_MB} MB)`);
-        assert.ok(Date.now() < deadline, `no snapshot and earlier events within 30 s: ${text.slice(0, 300)}`);
-        const { value, done } = await reader.read();
+        const { value, done } = await within(reader.read(), Math.max(0, deadline - Date.now()), `the snapshot and earlier events (so far: ${text.slice(0, 300)})`);
         if (done) break;
         text += Buffer.from(value).toString("utf8");
         if (/event: snapshot\ndata: .*\n\n/.test(text)) {

@@ -1,15 +1,17 @@
-// Completion rules end to end: criteria with and without a promise, task lists, failures, stalls, usage limits.
+// Completion rules end to end: criteria with and without a promise, task lists, failures, stalls, usage limits,
+// and each decision explained where it is made (a promise ignored, and why), said once.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, onlyRunDir, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-completion-");
 const runDir = (dir: string) => join(dir, ".ralph", "runs", "c");
 const runLog = (dir: string) => readFileSync(join(runDir(dir), "run.log"), "utf8");
 const started = (dir: string) => readEvents(runDir(dir)).filter((e) => e.type === "iteration_started");
+const count = (text: string, pattern: RegExp) => text.split("\n").filter((line) => pattern.test(line)).length;
 
 function gitProject(): string {
   const dir = project();
@@ -142,4 +144,69 @@ describe("usage limits", () => {
     assert.match(String(readStatus(runDir(dir)).last_action), /usage limit/);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=FAILED", "promise=COMPLETE"]);
   });
+});
+
+describe("decisions, explained where they are made", () => {
+  test("a promise with a failing check: the iteration line first, then the check, then why the promise was ignored", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "1", "--completion-promise", "DONE", "--check", "false", "go", ...fakeAgent("--promise", "DONE")], dir);
+    assert.equal(result.code, 3, result.stderr);
+    const lines = result.stdout.split("\n");
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const header = at(/^── iteration 1\/1 ──$/);
+    const iteration = at(/^\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?$/);
+    const check = at(/^ {2}check FAILED: command: false \(exit 1\)$/);
+    const ignored = at(/^ {2}promise ignored: a completion check failed/);
+    assert.ok(header >= 0 && header < iteration && iteration < check && check < ignored, result.stdout);
+    const ended = readEvents(onlyRunDir(dir)).find((event) => event.type === "iteration_ended");
+    assert.equal(ended?.promise_ignored, "criteria_failing");
+  });
+
+  test("an echoed promise says it was the prompt echoed back", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "1", "--completion-promise", "DONE", "When finished, print <promise>DONE</promise> and nothing else.", ...fakeAgent("--echo-prompt")], dir);
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stdout, /promise ignored: it is the prompt echoed back, not a claim/);
+    assert.equal(readEvents(onlyRunDir(dir)).find((event) => event.type === "iteration_ended")?.promise_ignored, "echoed_prompt");
+  });
+
+  test("no criteria: DONE says the promise ended it, not that criteria were met; no cost for an agent that reports none", async () => {
+    const dir = project();
+    const result = await runRalph(["run", "-n", "2", "--completion-promise", "DONE", "go", ...fakeAgent("--promise", "DONE")], dir);
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stdout, /all criteria met/);
+    assert.match(result.stdout, /LOOP_COMPLETE: the promise was found \(no completion criteria are set\)/);
+    assert.doesNotMatch(result.stdout, /\$0\.0000/);
+    assert.match(result.stdout, /no cost reported/);
+    assert.doesNotMatch(result.stdout, /\$0\.0000/);
+    assert.match(result.stdout, /^next: review the changes; the whole story: ralph logs \S+$/m);
+  });
+
+  test("tokens and spend show on the iteration line when the agent reports them", async () => {
+    const dir = project();
+    writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n");
+    const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "go"], dir);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · tokens in [\d.]+k? · out [\d.]+k? · cache read [\d.]+k? · cache write [\d.]+k? · total [\d.]+k? · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m);
+  });
+});
+
+test("a final message with <promise>…</promise> in a run with no promise is said once, not every iteration", async () => {
+  const dir = project();
+  const result = await runRalph(["run", "-n", "3", "go", "--", "sh", "-c", "echo 'all good <promise>DONE</promise>'"], dir);
+  assert.equal(result.code, 3, result.stderr);
+  assert.equal(count(result.stdout, /holds <promise>DONE<\/promise>, but this run has no completion promise/), 1, result.stdout);
+  // Known-false control: with the promise set, the same message ends the run and nothing is explained.
+  const set = await runRalph(["run", "-n", "3", "--completion-promise", "DONE", "go", "--", "sh", "-c", "echo 'all good <promise>DONE</promise>'"], dir);
+  assert.equal(set.code, 0, set.stderr);
+  assert.doesNotMatch(set.stdout, /no completion promise, so it ends nothing/);
+});
+
+test("outside git, 'stall detection needs git' is said once per run, and not twice in one line", async () => {
+  const dir = project();
+  const result = await runRalph(["run", "-n", "3", "--stall-limit", "2", "go", ...fakeAgent()], dir);
+  assert.equal(result.code, 3, result.stderr);
+  const lines = result.stdout.split("\n").filter((line) => /stall detection/.test(line));
+  assert.equal(lines.length, 1, result.stdout);
+  assert.equal(lines[0]?.split("stall detection").length, 2, lines[0]);
 });

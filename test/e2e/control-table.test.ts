@@ -11,7 +11,8 @@ import { bindGuard, createGuard } from "../../src/ui/guard.js";
 import { projectsOf } from "../../src/ui/projects.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { recordRunCreated } from "../../src/control/run-ledger.js";
-import { runRalph, tempProjects, waitUntil } from "../helpers/cli.js";
+import { runRalph, tempProjects } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-control-table-");
 const holders: ChildProcess[] = [];
@@ -42,7 +43,7 @@ async function runIn(state: RunState): Promise<{ dir: string; runDir: string }> 
     const child = spawn(process.execPath, ["-e", FAKE_RUNNER, runDir], { stdio: "ignore" });
     holders.push(child);
     pid = child.pid ?? 0;
-    await waitUntil(() => readProcess(pid) !== null, "the stand-in runner");
+    await waitFor(() => readProcess(pid) !== null, "the stand-in runner");
     pidStart = readProcess(pid)?.startTime ?? null;
   }
   const now = new Date().toISOString();

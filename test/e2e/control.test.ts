@@ -1,7 +1,7 @@
 // Control from outside: sentinels, state.md, locks, and the run commands, with the built CLI.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import {
@@ -13,9 +13,8 @@ import {
   runRalph,
   startRalph,
   tempProjects,
-  waitForFile,
-  waitUntil,
 } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-control-");
 const children: Array<{ kill(signal: NodeJS.Signals): boolean }> = [];
@@ -40,7 +39,7 @@ describe("sentinels and state.md", () => {
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "p"), "PAUSE"), "");
     writeFileSync(gate, "");
-    await waitUntil(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
     assert.equal(readFileSync(touch, "utf8"), "1\n");
     const removedAt = Date.now();
     unlinkSync(join(runDir(dir, "p"), "PAUSE"));
@@ -61,7 +60,7 @@ describe("sentinels and state.md", () => {
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "pa"), "PAUSE"), "");
     writeFileSync(gate, "");
-    await waitUntil(() => readStatus(runDir(dir, "pa")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "pa")).state === "paused", "the run to pause");
     const ahead = join(runDir(dir, "pa"), "iter-002.log");
     await waitForFile(ahead);
     const logs = await runRalph(["logs", "pa", "--iteration", "2"], dir);
@@ -78,7 +77,7 @@ describe("sentinels and state.md", () => {
     const { done } = start(dir, ["run", "--name", "ps", "-n", "0", "go", ...fakeAgent("--sleep", "200")]);
     await waitForFile(join(runDir(dir, "ps"), "iter-001.log"));
     writeFileSync(join(runDir(dir, "ps"), "PAUSE"), "");
-    await waitUntil(() => readStatus(runDir(dir, "ps")).state === "paused", "the run to pause");
+    await waitFor(() => readStatus(runDir(dir, "ps")).state === "paused", "the run to pause");
     const result = await runRalph(["stop", "ps"], dir);
     assert.equal(result.code, 0, result.stderr);
     const ended = await done;
@@ -144,7 +143,7 @@ describe("run commands", () => {
     child.kill("SIGKILL");
     await done;
     const agentPid = Number(readFileSync(`${gate}.started`, "utf8"));
-    await waitUntil(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
+    await waitFor(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
     const after = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
     assert.deepEqual(after.runs.map((r) => [r.id, r.state, r.active]), [["k", "stale", false]]);
     const active = await runRalph(["list", "--active"], dir);
@@ -216,7 +215,7 @@ describe("run commands", () => {
     const follow = start(dir, ["logs", "-f", "f"]);
     let followed = "";
     follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
-    await waitUntil(() => followed.includes("── iteration 1/1 ──"), "logs -f to print the run so far");
+    await waitFor(() => followed.includes("── iteration 1/1 ──"), "logs -f to print the run so far");
     assert.doesNotMatch(followed, /\[1\/1\]/);
     writeFileSync(gate, "");
     assert.equal((await run.done).code, 3);
@@ -245,5 +244,67 @@ describe("run commands", () => {
     const latest = JSON.parse((await runRalph(["status", "--json"], dir)).stdout) as Record<string, unknown>;
     assert.equal(latest.id, "j", "without RUN and with no active run, status shows the latest run");
     assert.equal(ajv.validate(statusSchema, { ...status, state: "bogus" }), false, "the schema rejects a bad state");
+  });
+});
+
+describe("every ending says what to do next; no-op commands say so", () => {
+  test("MAX_ITERATIONS names ralph continue -n; continue without RUN takes the latest; at the cap it refuses and changes nothing", async () => {
+    const dir = project();
+    const first = await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir);
+    assert.equal(first.code, 3);
+    const id = readdirSync(join(dir, ".ralph", "runs"))[0] as string;
+    assert.match(first.stdout, new RegExp(`^next: give it more iterations: ralph continue ${id} -n 2$`, "m"));
+
+    const eventsBefore = readFileSync(join(runDir(dir, id), "events.jsonl"), "utf8");
+    const atCap = await runRalph(["continue"], dir);
+    assert.equal(atCap.code, 2);
+    assert.equal(atCap.stderr, `ralph: run ${id} has used 1 of its 1 iterations; nothing to continue. Raise the cap: ralph continue ${id} -n 2\n`);
+    assert.equal(readFileSync(join(runDir(dir, id), "events.jsonl"), "utf8"), eventsBefore, "nothing was started");
+
+    const more = await runRalph(["continue", "-n", "2"], dir);
+    assert.equal(more.code, 3, more.stderr);
+    assert.match(more.stdout, /continuing after iteration 1; the next is iteration 2/);
+    assert.match(more.stdout, /^── iteration 2\/2 ──$/m);
+    assert.match(readFileSync(join(runDir(dir, id), "run.log"), "utf8"), / run continued after iteration 1$/m);
+    assert.equal(readStatus(runDir(dir, id)).iteration, 2);
+  });
+
+  for (const command of ["pause", "resume", "stop"]) {
+    test(`${command} on an ended run says it has ended, exits 2 and leaves no sentinel`, async () => {
+      const dir = project();
+      await runRalph(["run", "--name", "done-run", "-n", "1", "go", ...fakeAgent()], dir);
+      const result = await runRalph([command, "done-run"], dir);
+      assert.equal(result.code, 2);
+      assert.equal(result.stderr, `ralph: run done-run has already ended (MAX_ITERATIONS); nothing to ${command}. Go on with it: ralph continue done-run\n`);
+      assert.deepEqual(readdirSync(runDir(dir, "done-run")).filter((name) => /^(STOP|PAUSE)/.test(name)), []);
+    });
+  }
+});
+
+describe("pausing, said where it happens", () => {
+  test("a paused run says how to resume; resume on a run that is not paused exits 2; status names the next step", async () => {
+    const dir = project();
+    const gate = join(dir, "gate");
+    const started = startRalph(["run", "--name", "p", "-n", "2", "--completion-promise", "DONE", "--check", "true", "go", ...fakeAgent("--wait-for", gate)], dir);
+    try {
+      await waitForFile(`${gate}.started`);
+      const notPaused = await runRalph(["resume", "p"], dir);
+      assert.deepEqual([notPaused.code, notPaused.stderr], [2, "ralph: run p is not paused; nothing to resume\n"]);
+      assert.equal((await runRalph(["pause", "p"], dir)).code, 0);
+      const twice = await runRalph(["pause", "p"], dir);
+      assert.equal(twice.code, 2);
+      writeFileSync(gate, "");
+      await waitFor(() => readStatus(runDir(dir, "p")).state === "paused", "the run to pause");
+      assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}ralph resume p$/m);
+      assert.equal((await runRalph(["resume", "p"], dir)).code, 0);
+      const result = await started.done;
+      assert.equal(result.code, 3, result.stderr);
+      assert.match(result.stdout, /^paused: the run waits before its next iteration; go on with ralph resume p$/m);
+      // The promise was never claimed, so the configured check did not run: the run says so.
+      assert.match(result.stdout, /^\[1\/2\] [\d.]+s continue(?: · cpu [^\n]*)?\n {2}checks not run: they run once the promise is claimed$/m);
+      assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}give it more iterations: ralph continue p -n 4$/m);
+    } finally {
+      started.child.kill("SIGKILL");
+    }
   });
 });

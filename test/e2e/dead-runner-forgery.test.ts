@@ -4,7 +4,8 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { completionMarker, readStatus, runRalph, startRalph, tempProjects, waitUntil, type CliResult } from "../helpers/cli.js";
+import { completionMarker, readStatus, runRalph, startRalph, tempProjects, type CliResult } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -89,7 +90,7 @@ test("a --parallel child's agent forging its ending then SIGKILLing the parent: 
   const child = join(repo, ".ralph", "runs", "x-1");
   assert.equal(readStatus(child).exit_reason, "DONE", "known-false control: the child's status.json holds the forged ending");
   // The guardian (the parent's, outside the agent's tree) gives the child its INTERRUPTED marker after the forged one.
-  await waitUntil(() => completionMarker(child).join("\n") !== "completion_reason=DONE\npromise=COMPLETE", "the guardian to mark the child", 10_000).catch(() => undefined);
+  await waitFor(() => completionMarker(child).join("\n") !== "completion_reason=DONE\npromise=COMPLETE", "the guardian to mark the child", 10_000).catch(() => undefined);
   assert.deepEqual(completionMarker(child), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
   assert.deepEqual(await shownStates(repo, "x-1"), { status: "INTERRUPTED", list: "INTERRUPTED", exit_code: null });
   assert.deepEqual(await shownStates(repo, "x"), { status: "stale", list: "stale", exit_code: null });
@@ -112,7 +113,7 @@ fs.writeFileSync(process.argv[1] + ".started", "");
 const timer = setInterval(() => (fs.existsSync(process.argv[1]) ? clearInterval(timer) : forge()), 20);`;
   const run = startRalph(["run", "--name", "l", "-n", "0", "go", "--", process.execPath, "-e", script, gate], dir);
   const timer = setTimeout(() => run.child.kill("SIGKILL"), 30_000);
-  await waitUntil(() => existsSync(`${gate}.started`), "the agent to forge status.json");
+  await waitFor(() => existsSync(`${gate}.started`), "the agent to forge status.json");
   const runDir = join(dir, ".ralph", "runs", "l");
   assert.equal(readStatus(runDir).exit_reason, "DONE", "known-false control: status.json says the run ended DONE");
   assert.deepEqual(await shownStates(dir, "l"), { status: "running", list: "running", exit_code: null });

@@ -76,3 +76,16 @@ test("the demo agent in a person's project marks its tasks and writes no demo-ou
   assert.equal((await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "--name", "d", "go"], own, cleanEnv({ RALPH_DEMO_DELAY_MS: "0", RALPH_DEMO_PROJECT: "1" }))).code, 0);
   assert.equal(existsSync(join(own, "demo-output")), true);
 });
+
+test("the permission mode is stated at start; a permission mode in --agent-args replaces it; --dry-run shows the prompt", async () => {
+  const dir = project();
+  const plain = await runRalph(["run", "--agent", "claude", "--dry-run", "--dry-run-delay", "0", "-n", "1", "line one\nline two"], dir);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^claude runs with --dangerously-skip-permissions: it edits files and runs commands without asking; to change that, pass --agent-args/m);
+  assert.match(plain.stdout, /dry run: would run \[.*"--dangerously-skip-permissions"/);
+  assert.match(plain.stdout, /dry run: the prompt \(17 characters\):\n {2}\| line one\n {2}\| line two\n/);
+  const chosen = await runRalph(["run", "--agent", "claude", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--agent-args", "--permission-mode acceptEdits", "go"], dir);
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.match(chosen.stdout, /^claude runs with the permission mode from --agent-args: --permission-mode acceptEdits$/m);
+  assert.doesNotMatch(chosen.stdout, /dangerously-skip-permissions/);
+});

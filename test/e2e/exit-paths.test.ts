@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readStatus, startRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readStatus, startRalph, tempProjects } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-exit-");
 

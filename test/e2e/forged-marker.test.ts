@@ -3,7 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { completionMarker, FAKE_AGENT, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { completionMarker, FAKE_AGENT, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-forged-");
 const start = trackedStarts();
@@ -36,7 +37,7 @@ test("a forged completion marker leaves list, status, pause, stop, continue and 
   const follow = start(dir, ["logs", "-f"]);
   let followed = "";
   follow.child.stdout?.on("data", (chunk: Buffer) => (followed += chunk.toString("utf8")));
-  await waitUntil(() => followed.includes("run started"), "logs -f to print the log so far");
+  await waitFor(() => followed.includes("run started"), "logs -f to print the log so far");
 
   const pause = await runRalph(["pause"], dir);
   assert.equal(pause.code, 0, pause.stderr);

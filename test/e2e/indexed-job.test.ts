@@ -14,7 +14,8 @@ import { RALPH, cleanEnv, completionMarker, readEvents, readStatus } from "../he
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 import { KUBERNETES_DIR, argValue, podFailureAction, readJob } from "../helpers/job-manifest.js";
 import { cleanupAfterTests, type Started } from "../fixtures/e2e-cleanup.js";
-import { pollUntil, survivors, waitForJson, within } from "../fixtures/e2e-harness.js";
+import { survivors, waitForJson } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 
 after(isolateGitConfig());
 const cleanup = cleanupAfterTests();
@@ -140,7 +141,7 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     let terminated: { pod: Pod; sentAt: number; ralphWasInit: boolean } | null = null;
     const kubelet = async (pod: Pod): Promise<void> => {
       await waitForJson(join(files, "hang.json"), 30_000, pod.started);
-      await pollUntil(() => spawnSync("git", ["--git-dir", remote, "rev-parse", "-q", "--verify", "refs/heads/ralph/US-2"]).status === 0, "ralph/US-2 on the remote", 10_000);
+      await waitFor(() => spawnSync("git", ["--git-dir", remote, "rev-parse", "-q", "--verify", "refs/heads/ralph/US-2"]).status === 0, "ralph/US-2 on the remote", 10_000);
       const init = initPid(pod.started.child.pid as number);
       const ralphWasInit = isNamespaceInit(init) && readFileSync(`/proc/${init}/cmdline`, "utf8").includes(RALPH);
       terminated = { pod, sentAt: performance.now(), ralphWasInit };

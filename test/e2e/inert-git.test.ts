@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, finishWithin, onlyRunDir, processAlive, readEvents, runRalph, startRalph, waitForFile, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, finishWithin, onlyRunDir, processAlive, readEvents, runRalph, startRalph } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -76,7 +77,7 @@ describe("ralph's git is inert", () => {
     git(worktree, "commit", "--no-verify", "-qm", "control");
     assert.deepEqual([...new Set(ran(marks))], ["hook"]);
     assert.ok(ran(marks).length >= 3, ran(marks).join(","));
-    await waitUntil(() => readdirSync(marks).some((name) => name.endsWith(".pid")), "a hook's daemon", 5000);
+    await waitFor(() => readdirSync(marks).some((name) => name.endsWith(".pid")), "a hook's daemon", 5000);
     assert.ok(daemonPids(marks).some(processAlive));
   });
 

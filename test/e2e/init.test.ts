@@ -1,12 +1,14 @@
 // `ralph init`: its ralph.yaml carries the declared defaults, names every criterion type, and makes the
-// project's own test command (npm test, pytest, cargo test, go test, make test) its check.
-import { test } from "node:test";
+// project's own test command (npm test, pytest, cargo test, go test, make test) its check; its scaffold is
+// coherent, and what it writes stays 0644/0755 at most under umask 000.
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { runOption } from "../../src/config/run-options.js";
-import { runRalph, tempProjects } from "../helpers/cli.js";
+import { RALPH, runRalph, tempProjects } from "../helpers/cli.js";
 
 const project = tempProjects("ralph-init-");
 
@@ -57,4 +59,45 @@ test("the ralph.yaml ralph init writes is read back without a word, its check in
   const dry = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "1", "--preflight", "off", "go", "--", "true"], dir);
   assert.notEqual(dry.code, 2, dry.stderr);
   assert.doesNotMatch(dry.stderr, /ralph\.yaml/);
+});
+
+test("ralph init and hook install create files 0644 and directories 0755 at most under umask 000", () => {
+  const dir = project();
+  const underUmask000 = (...args: string[]) => spawnSync("sh", ["-c", 'umask 000; exec "$@"', "sh", process.execPath, RALPH, ...args], { cwd: dir, encoding: "utf8" });
+  // Known-false control: the harness really runs with umask 000.
+  spawnSync("sh", ["-c", "umask 000; touch probe"], { cwd: dir });
+  assert.equal(statSync(join(dir, "probe")).mode & 0o777, 0o666);
+  assert.equal(underUmask000("init").status, 0);
+  assert.equal(underUmask000("hook", "install").status, 0);
+  const created = ["PROMPT.md", "ralph.yaml", "TASKS.md", ".gitignore", ...walk(join(dir, ".claude")).map((path) => path.slice(dir.length + 1))];
+  assert.ok(created.some((path) => path.startsWith(".claude/")), created.join(" "));
+  for (const path of created) {
+    const mode = statSync(join(dir, path)).mode & 0o777;
+    assert.equal(mode & 0o022, 0, `${path} is ${mode.toString(8)}`);
+  }
+});
+
+function walk(dir: string): string[] {
+  return [dir, ...readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]))];
+}
+
+describe("ralph init", () => {
+  test("a coherent scaffold: no active placeholder task, a valid ralph.yaml, and the next command printed", async () => {
+    const dir = project();
+    const init = await runRalph(["init"], dir);
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /^next: write the task into PROMPT\.md, then start the loop:\n {2}ralph run /m);
+    // An ad-hoc run carries exactly its own prompt: no task from a scaffolded list is appended.
+    const adHoc = await runRalph(["run", "--name", "adhoc", "--dry-run", "--dry-run-delay", "0", "-n", "1", "ad hoc"], dir);
+    assert.equal(adHoc.code, 0, adHoc.stderr);
+    assert.match(adHoc.stdout, /dry run: the prompt \(6 characters\):\n {2}\| ad hoc\n\[1\/1\]/);
+    assert.match(adHoc.stdout, /with the claude agent \(max 1 iteration\)/);
+    // Without words the run takes PROMPT.md and the defaults of ralph.yaml (the promise).
+    const fromFile = await runRalph(["run", "--name", "file", "--dry-run", "--dry-run-delay", "0", "-n", "1"], dir);
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.match(fromFile.stdout, /\| When the whole task is done and the tests pass, end your final message with <promise>DONE<\/promise>\./);
+    assert.doesNotMatch(fromFile.stdout, /Current task/);
+    assert.match(readFileSync(join(dir, "ralph.yaml"), "utf8"), /^# completion_criteria:/m);
+    assert.match(readFileSync(join(dir, ".gitignore"), "utf8"), /^\.ralph\/$/m);
+  });
 });

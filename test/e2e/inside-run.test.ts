@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, cleanEnv, completionMarker, fakeAgent, finishWithin, RALPH, readEvents, readStatus, runRalph, startRalph, tempProjects, waitUntil } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, completionMarker, fakeAgent, finishWithin, RALPH, readEvents, readStatus, runRalph, startRalph, tempProjects } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-inside-");
 const children: ChildProcess[] = [];
@@ -37,7 +38,7 @@ const kept = `PATH="$PATH"${process.env.XDG_STATE_HOME ? ` XDG_STATE_HOME="${pro
 const awaitExit = (file: string) => `i=0; while ! grep -q '^exit' "${file}" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`;
 
 const waitForQuestion = (dir: string, id: string) =>
-  waitUntil(() => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human", `run ${id} to wait for an answer`);
+  waitFor(() => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human", `run ${id} to wait for an answer`);
 
 describe("requests from inside a run", () => {
   test("an agent that writes ANSWER before its <ask> is not answered: the run waits for the person, whose answer counts", async () => {

@@ -7,7 +7,8 @@ import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { spawn, type IPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, completionMarker, readEvents, readStatus } from "../helpers/cli.js";
-import { agentCommand, identify, pollUntil, procRunning, stateOf, survivors, waitForJson, within, type Proc, type Ready } from "../fixtures/e2e-harness.js";
+import { agentCommand, identify, procRunning, stateOf, survivors, waitForJson, type Proc, type Ready } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -68,8 +69,8 @@ function quoted(words: string[]): string {
 /** Ctrl-Z on the shell's terminal; resolves once ralph and every process of `tree` are stopped. */
 async function stopBoth(shell: { pty: IPty }, runner: Proc, tree: Proc[]): Promise<void> {
   shell.pty.write(CTRL_Z);
-  await pollUntil(() => stateOf(runner) === "T", "ralph to stop", 10_000);
-  await pollUntil(() => tree.every((proc) => stateOf(proc) === "T"), `every agent process to stop (${tree.map(stateOf).join("")})`, 10_000);
+  await waitFor(() => stateOf(runner) === "T", "ralph to stop", 10_000);
+  await waitFor(() => tree.every((proc) => stateOf(proc) === "T"), `every agent process to stop (${tree.map(stateOf).join("")})`, 10_000);
 }
 
 describe("job control and other signals", () => {
@@ -89,15 +90,15 @@ describe("job control and other signals", () => {
       await stopBoth(shell, runner, tree);
       // `fg` sends SIGCONT to ralph's process group; the agent's groups hear of it only from ralph.
       shell.type("fg");
-      await pollUntil(() => stateOf(runner) !== "T" && tree.every((proc) => !["T", ""].includes(stateOf(proc))), `ralph and its agent tree to go on (round ${round})`, 10_000);
+      await waitFor(() => stateOf(runner) !== "T" && tree.every((proc) => !["T", ""].includes(stateOf(proc))), `ralph and its agent tree to go on (round ${round})`, 10_000);
     }
     // Ctrl-C reaches ralph alone (the agent has process groups of its own), and ralph ends the whole tree.
     shell.pty.write(CTRL_C);
-    await pollUntil(() => !procRunning(runner), "ralph to end the run after Ctrl-C", 15_000);
+    await waitFor(() => !procRunning(runner), "ralph to end the run after Ctrl-C", 15_000);
     assert.deepEqual(survivors(tag), []);
     assert.equal(readEvents(runDir).at(-1)?.reason, "INTERRUPTED");
     shell.type('echo "ralph exit=$?"; exit');
-    await pollUntil(() => /ralph exit=\d+/.test(shell.output()), "the shell to report ralph's exit status", 10_000);
+    await waitFor(() => /ralph exit=\d+/.test(shell.output()), "the shell to report ralph's exit status", 10_000);
     assert.match(shell.output(), /ralph exit=130/);
   });
 
@@ -111,19 +112,19 @@ describe("job control and other signals", () => {
     const tree = ready.procs;
     await stopBoth(shell, runner, tree);
     // Stopped past the iteration's 6 s timeout: nothing can enforce it meanwhile, and nothing runs.
-    await pollUntil(() => performance.now() - startedAt > 6500, "the timeout to pass while stopped", 15_000);
+    await waitFor(() => performance.now() - startedAt > 6500, "the timeout to pass while stopped", 15_000);
     assert.equal(stateOf(runner), "T");
     assert.ok(tree.every((proc) => stateOf(proc) === "T"), "the tree stayed stopped");
     assert.equal(readEvents(runDir).find((event) => event.type === "iteration_ended"), undefined, "the iteration did not end before the stop");
 
     shell.type("fg");
     // Continued past its timeout, the iteration is ended at once: the whole tree goes.
-    await pollUntil(() => !procRunning(runner), "ralph to end the timed-out iteration and exit", 15_000);
+    await waitFor(() => !procRunning(runner), "ralph to end the timed-out iteration and exit", 15_000);
     assert.deepEqual(survivors(tag), []);
     const ended = readEvents(runDir).find((event) => event.type === "iteration_ended");
     assert.equal(ended?.ended_by, "timeout", shell.output());
     shell.type('echo "ralph exit=$?"; exit');
-    await pollUntil(() => /ralph exit=\d+/.test(shell.output()), "the shell to report ralph's exit status", 10_000);
+    await waitFor(() => /ralph exit=\d+/.test(shell.output()), "the shell to report ralph's exit status", 10_000);
     assert.match(shell.output(), /ralph exit=3/);
   });
 
@@ -147,10 +148,12 @@ describe("job control and other signals", () => {
     const control = spawnChild(process.execPath, ["-e", "console.log('ready'); setInterval(() => {}, 1000)"], { stdio: ["ignore", "pipe", "ignore"] });
     cleanup.pid(identify(control.pid as number));
     await within(new Promise((resolve) => control.stdout.once("data", resolve)), 10_000, "the control to start");
+    const signalledAt = performance.now();
     control.kill("SIGUSR1");
-    const opened = await pollUntil(() => listensOnInspectorPort(control.pid as number), "a plain node process to open its inspector on SIGUSR1", 10_000);
+    await waitFor(() => listensOnInspectorPort(control.pid as number), "a plain node process to open its inspector on SIGUSR1", 10_000);
+    const opened = performance.now() - signalledAt;
     control.kill("SIGKILL");
-    await pollUntil(() => !listensOnInspectorPort(control.pid as number) && inspectorListeners().size === 0, "the control's port to close", 5_000);
+    await waitFor(() => !listensOnInspectorPort(control.pid as number) && inspectorListeners().size === 0, "the control's port to close", 5_000);
 
     const { dir, files, runDir, tag } = cleanup.scenario();
     const started = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")], dir);

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
 import { cleanEnv } from "../helpers/cli.js";
-import { carriers, identify, pollUntil, procRunning, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
+import { carriers, identify, procRunning, survivors, type Proc } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { LAUNCHER_SCRIPT } from "../../src/process/launcher-script.js";
 import { PRCTL_SYSCALL } from "../../src/process/pid1.js";
@@ -109,7 +110,7 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const markerEnv = { ...cleanEnv(), RALPH_SUPERVISOR: entry.slice("RALPH_SUPERVISOR=".length) };
     // The launcher's stdin a pipe from `sleep` instead of Node's socket; its group is ended at cleanup.
     cleanup.process("sh", ["-c", 'sleep 20 | exec "$0" -e "$1" "$2"', perl as string, LAUNCHER_SCRIPT, String(prctl)], { cwd: dir, env: markerEnv, detached: true });
-    await pollUntil(() => carriers("perl", entry).length === 1, "the control's launcher", 10_000);
+    await waitFor(() => carriers("perl", entry).length === 1, "the control's launcher", 10_000);
     const [launcher] = carriers("perl", entry) as [number];
     const result = join(files, "attempts.json");
     const escapeeFile = join(files, "escapee.pid");
@@ -132,7 +133,7 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     assert.notEqual(second.pid, first.pid, "iteration 2 had a new launcher");
     assert.notEqual(third.pid, second.pid, "iteration 3 had a new launcher");
     // The runner SIGKILLs its last launcher as it leaves, without waiting for it to have run its exit.
-    await pollUntil(() => !procRunning(first) && !procRunning(second) && !procRunning(third), "every launcher to be gone", 5000);
+    await waitFor(() => !procRunning(first) && !procRunning(second) && !procRunning(third), "every launcher to be gone", 5000);
     assert.equal(procRunning(escapee(`${files}.escapee`)), false, "the escapee of iteration 1 was ended");
     assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
   });
@@ -153,7 +154,7 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const [stopped, second, third] = launchers as [Proc, Proc, Proc];
     assert.notEqual(second.pid, stopped.pid, "iteration 2 had a new launcher");
     assert.equal(third.pid, second.pid, "which served iteration 3 too");
-    await pollUntil(() => !procRunning(stopped) && !procRunning(second), "the stopped launcher and the run's last one to be gone", 5000);
+    await waitFor(() => !procRunning(stopped) && !procRunning(second), "the stopped launcher and the run's last one to be gone", 5000);
     assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
   });
 });

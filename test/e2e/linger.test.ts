@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { completionMarker, fakeClaudeEnv, readEvents, runRalph, tempProjects, waitUntil } from "../helpers/cli.js";
+import { completionMarker, fakeClaudeEnv, readEvents, runRalph, tempProjects } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { isRunning } from "../fixtures/tree-harness.js";
 
 const project = tempProjects("ralph-linger-");
@@ -29,7 +30,7 @@ describe("lingering agents", () => {
     assert.equal(ended?.promise, "found");
     assert.match(readFileSync(join(runDir(dir), "run.log"), "utf8"), /still running 1s after its final result; ending it/);
     const pid = Number(readFileSync(child, "utf8"));
-    await waitUntil(() => !isRunning(pid), `the agent's child ${pid} to be gone`, 5000);
+    await waitFor(() => !isRunning(pid), `the agent's child ${pid} to be gone`, 5000);
   });
 
   test("control: an agent that has printed no result is not ended by --linger (only by its timeout)", async () => {

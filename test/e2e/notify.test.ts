@@ -5,10 +5,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, fakeAgent, fakeClaudeEnv, finishWithin, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, fakeClaudeEnv, finishWithin, readEvents, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor, waitForFile, within } from "../helpers/wait.js";
 import { startReceiver, type Received } from "../fixtures/notify-harness.js";
 import type { FakeHttpServer, RequestLog } from "../fixtures/fake-http.js";
-import { identify, within } from "../fixtures/e2e-harness.js";
+import { identify } from "../fixtures/e2e-harness.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { inTerminal } from "../fixtures/terminal.js";
 
@@ -59,7 +60,7 @@ describe("notifications from a run", () => {
     const hook = await receiver(() => 200);
     const agent = fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2");
     const run = start(dir, ["run", "--name", "c", "-n", "3", "--completion-promise", "FIN", "--webhook", `${hook.base}/hook`, "go", ...agent]);
-    await waitUntil(() => typesOf(hook.log).includes("needs_human"), "the needs_human notification");
+    await waitFor(() => typesOf(hook.log).includes("needs_human"), "the needs_human notification");
     assert.equal(readStatus(runDir(dir)).state, "needs_human", "delivered while the run waits for its answer");
     const question = bodies(hook.log).find((body) => body.type === "needs_human");
     assert.deepEqual([question?.iteration, question?.question], [1, "Which database?"]);

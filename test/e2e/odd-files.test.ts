@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, completionMarker, finishWithin, readStatus, runRalph, tempProjects, trackedStarts, waitForFile } from "../helpers/cli.js";
+import { agentAfter, completionMarker, finishWithin, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-odd-");
 const start = trackedStarts();

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, RALPH, readEvents, readStatus, runRalph } from "../helpers/cli.js";
-import { pollUntil, within } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
@@ -107,7 +107,7 @@ describe("--parallel: a child's agent ending badly leaves its siblings alone", {
     const repo = storiesRepo();
     const ready = join(repo, "..", `${repo.split("/").pop()}-ready`);
     const parent = cleanup.ralph(["run", "--tasks", "prd.json", "--parallel", "3", "-n", "1", "--max-failures", "1", "--grace", "200ms", "--name", "b", "work", "--", ...agentScript(repo, { us1: `touch ${JSON.stringify(ready)}; sleep 30`, count: 1 })], repo, env());
-    await pollUntil(() => existsSync(ready), "the US-1 agent to start", 20_000);
+    await waitFor(() => existsSync(ready), "the US-1 agent to start", 20_000);
     // The other children may still be starting: ask again (bounded) until status lists all three running.
     const states = async () => (JSON.parse((await runRalph(["status", "--json", "b"], repo, env())).stdout) as { children: Array<{ state: string }> }).children.map((child) => child.state);
     let shown = await states();

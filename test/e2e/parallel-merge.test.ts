@@ -5,7 +5,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 import { checkoutSnapshot, git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());

@@ -4,8 +4,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, FAKE_AGENT, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
-import { pollUntil } from "../fixtures/e2e-harness.js";
+import { cleanEnv, FAKE_AGENT, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -129,10 +129,10 @@ describe("ralph run --parallel", () => {
     const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "1", "--name", "z", "work", "--", process.execPath, FAKE_AGENT, "--wait-for", go], repo, env());
     await waitForFile(`${go}.started`, 20_000);
     assert.equal((await runRalph(["pause", "z"], repo, env())).code, 0);
-    await pollUntil(() => readEvents(runDir(repo, "z")).some((event) => event.type === "paused"), "the parent to pause", 10_000);
+    await waitFor(() => readEvents(runDir(repo, "z")).some((event) => event.type === "paused"), "the parent to pause", 10_000);
     writeFileSync(go, "");
     // Once the parent has seen its child end while paused, it says so in status.json; nothing new started.
-    await pollUntil(() => {
+    await waitFor(() => {
       const status = readStatus(runDir(repo, "z"));
       return status.state === "paused" && status.current_task === null && existsSync(join(runDir(repo, "z-1"), "status.json")) && readStatus(runDir(repo, "z-1")).state === "ended";
     }, "the first child to end while the parent is paused", 20_000);
@@ -155,7 +155,7 @@ describe("ralph run --parallel", () => {
     try {
       // The parent tells where a person looks that its child waits (the child itself prints nowhere).
       const parentLog = join(runDir(repo, "q"), "run.log");
-      await pollUntil(() => existsSync(parentLog) && readFileSync(parentLog, "utf8").includes("child q-1 asks"), "the parent to say its child asks", 20_000);
+      await waitFor(() => existsSync(parentLog) && readFileSync(parentLog, "utf8").includes("child q-1 asks"), "the parent to say its child asks", 20_000);
       const answered = await runRalph(["answer", "Yes, go on"], repo, env());
       assert.equal(answered.code, 0, answered.stderr + answered.stdout);
       assert.match(answered.stdout, /q-1/);

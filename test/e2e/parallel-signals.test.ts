@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { spawn as spawnPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, completionMarker, readStatus, runRalph } from "../helpers/cli.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
-import { agentCommand, identify, pollUntil, procRunning, runnerProc, stateOf, survivors, waitForJson, within, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
+import { agentCommand, identify, procRunning, runnerProc, stateOf, survivors, waitForJson, type Proc, type Ready, type Tag } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 after(isolateGitConfig());
@@ -38,7 +39,7 @@ async function bothTreesUp(repo: string, tag: Tag): Promise<Proc[]> {
 
 /** After the parent ended: no process of any tree, no child runner, each child INTERRUPTED or STOPPED, no task marked done. */
 async function nothingLeft(repo: string, tag: Tag, procs: Proc[], childReason: string): Promise<void> {
-  await pollUntil(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
+  await waitFor(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
   for (const child of ["x-1", "x-2"]) assert.equal(readStatus(runDir(repo, child)).exit_reason, childReason);
   assert.doesNotMatch(readFileSync(join(repo, "prd.json"), "utf8"), /"passes": true/);
 }
@@ -71,10 +72,10 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     const trees = procs.filter((proc) => proc.pid !== parent.pid);
     assert.ok(trees.every((proc) => stateOf(proc) !== "T"), "known-false control: nothing is stopped before Ctrl-Z");
     shell.write("\x1a");
-    await pollUntil(() => stateOf(parent) === "T", "the parent to stop", 10_000);
-    await pollUntil(() => trees.every((proc) => stateOf(proc) === "T"), `every process of both trees to stop (${trees.map(stateOf).join("")})`, 10_000);
+    await waitFor(() => stateOf(parent) === "T", "the parent to stop", 10_000);
+    await waitFor(() => trees.every((proc) => stateOf(proc) === "T"), `every process of both trees to stop (${trees.map(stateOf).join("")})`, 10_000);
     shell.write("fg\r");
-    await pollUntil(() => stateOf(parent) !== "T" && trees.every((proc) => !["T", ""].includes(stateOf(proc))), "the parent and both trees to go on", 10_000);
+    await waitFor(() => stateOf(parent) !== "T" && trees.every((proc) => !["T", ""].includes(stateOf(proc))), "the parent and both trees to go on", 10_000);
     shell.write("\x03");
     await nothingLeft(repo, tag, procs, "INTERRUPTED");
     shell.write("exit\r");
@@ -110,13 +111,13 @@ describe("ending a --parallel parent ends every child's tree", { concurrency: 1 
     const killedAt = performance.now();
     parent.child.kill("SIGKILL");
     await parent.done;
-    await pollUntil(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
+    await waitFor(() => survivors(tag).length === 0 && !procs.some(procRunning), "every tree and runner to be gone", 10_000);
     assert.ok(performance.now() - killedAt < 2000 + 1000 + 1500, "gone within grace + 1 s (and scheduling slack)");
     // The parent and its children (engines in its process) could record nothing themselves: they were killed.
     // The guardian marked each child it was told of INTERRUPTED (its completion marker); the parent, as any
     // SIGKILLed run, is stale. It writes the marks once the trees are gone: wait for them (bounded).
     const marked = (id: string) => completionMarker(runDir(repo, id))[0] === "completion_reason=INTERRUPTED";
-    await pollUntil(() => marked("x-1") && marked("x-2"), "the guardian to mark the children", 10_000).catch(() => undefined);
+    await waitFor(() => marked("x-1") && marked("x-2"), "the guardian to mark the children", 10_000).catch(() => undefined);
     for (const [id, state] of [["x", "stale"], ["x-1", "INTERRUPTED"], ["x-2", "INTERRUPTED"]] as const) {
       assert.equal(readStatus(runDir(repo, id)).exit_reason, null);
       const shown = JSON.parse((await runRalph(["status", "--json", id], repo, env())).stdout) as { state: string };

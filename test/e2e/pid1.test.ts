@@ -6,7 +6,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RALPH, cleanEnv, completionMarker, readStatus } from "../helpers/cli.js";
-import { E2E_AGENT, agentCommand, pollUntil, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
+import { E2E_AGENT, agentCommand, survivors, waitForJson, type Ready } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -32,7 +33,7 @@ function asPid1(argv: string[], cwd: string, env?: NodeJS.ProcessEnv) {
 /** The host pid of the namespace's PID 1: unshare's only child. */
 async function initPid(unsharePid: number): Promise<number> {
   let pid = 0;
-  await pollUntil(() => (pid = childrenOf(unsharePid)[0] ?? 0) > 0, "the namespace's PID 1", 10_000);
+  await waitFor(() => (pid = childrenOf(unsharePid)[0] ?? 0) > 0, "the namespace's PID 1", 10_000);
   return pid;
 }
 

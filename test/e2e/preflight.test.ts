@@ -1,5 +1,6 @@
 // The preflight before iteration 1: a missing agent program, an unwritable work directory or a check's missing
-// program is a usage error (exit 2) that says how to fix it, and no run directory is created.
+// program is a usage error (exit 2) that says how to fix it, and no run directory is created. Past the
+// preflight, a missing agent CLI is explained by the run, status and doctor.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -76,4 +77,26 @@ describe("preflight", () => {
     const result = await runRalph(["run", "--name", "p", "-n", "1", "--check", "sh -c 'exit 0'", "--check", "test -d .", "work", "--", "sh", "-c", "cat >/dev/null; echo ok"], dir);
     assert.equal(result.code, 0, result.stderr);
   });
+});
+
+test("a missing agent CLI: how to install it and --agent demo, no ralph logs --iteration hint; doctor fails naming the ralph.yaml", async () => {
+  const dir = project();
+  const env = cleanEnv({ PATH: "/usr/bin:/bin" });
+  delete env.RALPH_CODEX_BIN;
+  // The preflight refuses a missing agent before anything is made (its own test); this is the run past it.
+  const result = await runRalph(["run", "-n", "1", "--name", "m", "--agent", "codex", "--preflight", "off", "go"], dir, env);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stdout, /^next: codex is not installed here: install it with npm install -g @openai\/codex .*ralph run --agent demo/m);
+  assert.doesNotMatch(result.stdout, /--iteration/);
+  const status = await runRalph(["status", "m"], dir, env);
+  assert.match(status.stdout, /^next {7}codex is not installed here/m);
+  writeFileSync(join(dir, "ralph.yaml"), "max_iterations: 2\nagent: codex\n");
+  const doctor = await runRalph(["doctor"], dir, env);
+  assert.equal(doctor.code, 1, doctor.stdout);
+  assert.match(doctor.stdout, /^PROBLEM {6}.*ralph\.yaml \(line 2\) asks for agent codex, which is not installed here: install it with npm install -g @openai\/codex/m);
+  const json = JSON.parse((await runRalph(["doctor", "--json"], dir, env)).stdout) as { configured_agent: { agent: string; found: boolean } };
+  assert.deepEqual([json.configured_agent.agent, json.configured_agent.found], ["codex", false]);
+  // Known-false control: an agent that is there (the demo needs nothing) passes.
+  writeFileSync(join(dir, "ralph.yaml"), "agent: demo\n");
+  assert.equal((await runRalph(["doctor"], dir, env)).code, 0);
 });

@@ -1,11 +1,12 @@
 // The project is the nearest directory holding .ralph/ or .git: a .ralph/ above the nearest repository root
-// (a home directory that once ran ralph) never captures a nested repository's run.
+// (a home directory that once ran ralph) never captures a nested repository's run; commands find the project
+// from a subdirectory; a first run in a repository keeps .ralph/ out of git.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, runRalph, tempProjects } from "../helpers/cli.js";
-import { git, isolateGitConfig } from "../helpers/git-repo.js";
+import { cleanEnv, fakeAgent, runRalph, tempProjects } from "../helpers/cli.js";
+import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 const project = tempProjects("ralph-discovery-");
@@ -54,4 +55,38 @@ describe("project discovery", () => {
     const listed = JSON.parse((await runRalph(["list", "--json"], worktree, env())).stdout) as { runs: Array<{ id: string }> };
     assert.deepEqual(listed.runs.map((run) => run.id), ["w"]);
   });
+});
+
+describe("finding the project from a subdirectory", () => {
+  test("from a subdirectory, commands find the project by walking up to .ralph/", async () => {
+    const dir = project();
+    await runRalph(["run", "--name", "r", "-n", "1", "go", ...fakeAgent()], dir);
+    const deep = join(dir, "src", "deeper");
+    mkdirSync(deep, { recursive: true });
+    const listed = JSON.parse((await runRalph(["list", "--json"], deep)).stdout) as { runs: Array<{ id: string }> };
+    assert.deepEqual(listed.runs.map((run) => run.id), ["r"]);
+    assert.equal((await runRalph(["status"], deep)).code, 0);
+  });
+
+  test("control: a directory with no .ralph/ above it has no runs", async () => {
+    const listed = await runRalph(["list"], project());
+    assert.equal(listed.stdout, "no runs in .ralph/runs\n");
+  });
+});
+
+test("a first ralph run in a repository without ralph init keeps .ralph/ out of git add, and says so once", async () => {
+  const repo = tempRepo({ ignoreRalph: false });
+  const first = await runRalph(["run", "-n", "1", "go", ...fakeAgent()], repo, env());
+  assert.equal(first.code, 3, first.stderr);
+  assert.match(first.stdout, /git now ignores \.ralph\/ here \(added to \.git\/info\/exclude/);
+  assert.equal(git(repo, "status", "--porcelain"), "", "no ?? .ralph/");
+  assert.match(readFileSync(join(repo, ".git", "info", "exclude"), "utf8"), /^\.ralph\/$/m);
+  const second = await runRalph(["run", "-n", "1", "go", ...fakeAgent()], repo, env());
+  assert.doesNotMatch(second.stdout, /git now ignores/);
+  // Known-false control: a repository whose .gitignore already has it is left alone.
+  const ignoring = tempRepo();
+  const before = readFileSync(join(ignoring, ".git", "info", "exclude"), "utf8");
+  const third = await runRalph(["run", "-n", "1", "go", ...fakeAgent()], ignoring, env());
+  assert.doesNotMatch(third.stdout, /git now ignores/);
+  assert.equal(readFileSync(join(ignoring, ".git", "info", "exclude"), "utf8"), before);
 });

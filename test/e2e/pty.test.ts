@@ -11,14 +11,13 @@ import {
   agentCommand,
   hasTerminal,
   identify,
-  pollUntil,
   procRunning,
   survivors,
   until,
   waitForJson,
-  within,
   type Ready,
 } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -68,7 +67,7 @@ describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
     const first = performance.now();
     terminal.pty.write(CTRL_C);
     // The agent and the fixture's root die of the polite SIGTERM; the ignorer waits out the grace.
-    await pollUntil(() => !isRunning(ready.agent) && !isRunning(ready.root), "the agent to end", 10_000);
+    await waitFor(() => !isRunning(ready.agent) && !isRunning(ready.root), "the agent to end", 10_000);
     await until(first + 700);
     assert.ok(procRunning(runner), "ralph is still in the grace period");
     assert.ok(survivors(tag).length >= 1, "the TERM-ignorer is still running");

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, completionMarker, fakeAgent, finishWithin, processAlive, readEvents, readStatus, runRalph, tempProjects, trackedStarts, waitForFile, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, fakeAgent, finishWithin, processAlive, readEvents, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-ask-");
 const start = trackedStarts();
@@ -25,7 +26,7 @@ function askingRun(dir: string, id: string, ...extra: string[]) {
 
 /** Until the run waits for an answer: status.json says so and the needs_human event is out (written just after). */
 const waitForQuestion = (dir: string, id: string) =>
-  waitUntil(
+  waitFor(
     () => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human" && typesOf(dir, id).includes("needs_human"),
     `run ${id} to wait for an answer`,
   );
@@ -156,11 +157,11 @@ describe("questions", () => {
     const pid = run.child.pid ?? 0;
     run.child.kill("SIGKILL");
     await finishWithin(run, 20_000);
-    await waitUntil(() => !processAlive(pid), "the runner to be gone");
+    await waitFor(() => !processAlive(pid), "the runner to be gone");
     const stale = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string; question: string | null }> };
     assert.deepEqual(stale.runs.map((r) => [r.state, r.question]), [["stale", "Which database?"]]);
     const again = start(dir, ["continue", "k"]);
-    await waitUntil(() => readStatus(runDir(dir, "k")).pid === again.child.pid && readStatus(runDir(dir, "k")).state === "needs_human", "the continued run to wait again");
+    await waitFor(() => readStatus(runDir(dir, "k")).pid === again.child.pid && readStatus(runDir(dir, "k")).state === "needs_human", "the continued run to wait again");
     assert.equal(readStatus(runDir(dir, "k")).question, "Which database?");
     assert.deepEqual(readEvents(runDir(dir, "k")).filter((e) => e.type === "needs_human").map((e) => e.question), ["Which database?", "Which database?"]);
     assert.equal(typesOf(dir, "k").filter((type) => type === "iteration_started").length, 1);

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { cleanEnv, fakeClaudeEnv, finishWithin, processAlive, RALPH, readEvents, readStatus, runRalph, startRalph, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, fakeClaudeEnv, finishWithin, processAlive, RALPH, readEvents, readStatus, runRalph, startRalph } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 import { tempRepo } from "../helpers/git-repo.js";
 import { gitEnv, outside, REVIEWER, reviewRepo, reviews, runDir, worker } from "../fixtures/review-repo.js";
 

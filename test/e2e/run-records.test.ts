@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, cleanEnv, completionMarker, finishWithin, readStatus, runRalph, startRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, completionMarker, finishWithin, readStatus, runRalph, startRalph, tempProjects } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-records-");
 const children: ChildProcess[] = [];

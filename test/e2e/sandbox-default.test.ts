@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { join } from "node:path";
 import { after } from "node:test";
 import { cleanEnv, RALPH } from "../helpers/cli.js";
-import { within } from "../fixtures/e2e-harness.js";
+import { within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { probeSandbox } from "../../src/sandbox/sandbox-probe.js";
 

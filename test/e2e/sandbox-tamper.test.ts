@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, RALPH, readEvents } from "../helpers/cli.js";
-import { within } from "../fixtures/e2e-harness.js";
+import { within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 import { probeSandbox } from "../../src/sandbox/sandbox-probe.js";
 

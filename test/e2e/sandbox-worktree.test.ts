@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, RALPH } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
-import { within } from "../fixtures/e2e-harness.js";
+import { within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();

@@ -10,7 +10,8 @@ import { createServer as createUnixServer, type AddressInfo, type Server as Unix
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cleanEnv, RALPH, readEvents } from "../helpers/cli.js";
-import { pollUntil, survivors, within } from "../fixtures/e2e-harness.js";
+import { survivors } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -178,7 +179,7 @@ for (const mode of ["cgroup", "subreaper"] as const) describe(`--sandbox inside 
     const { dir, tag } = cleanup.scenario();
     const args = ["run", "--sandbox", "--name", "x", "-n", "1", "--grace", "2s", "--agent", "command", "go", "--", "env", `${tag.key}=${tag.value}`, "bash", "-c", script];
     const ralph = cleanup.ralph(args, dir, cleanEnv({ RALPH_SUPERVISION: mode }));
-    await pollUntil(() => {
+    await waitFor(() => {
       if (!ralph.running()) throw new Error(`ralph ended before the agent was up:\n${ralph.output()}`);
       return existsSync(join(dir, "ready"));
     }, "the agent's ready file", 20_000);
@@ -209,7 +210,7 @@ for (const mode of ["cgroup", "subreaper"] as const) describe(`--sandbox inside 
     const { ralph, tag } = await started();
     ralph.child.kill("SIGKILL");
     await within(ralph.done, 10_000, "ralph's end");
-    await pollUntil(() => survivors(tag).length === 0, "the sandboxed tree to be gone", 5_000);
+    await waitFor(() => survivors(tag).length === 0, "the sandboxed tree to be gone", 5_000);
   });
 });
 

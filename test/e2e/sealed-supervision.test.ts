@@ -7,7 +7,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { cleanEnv, RALPH, readEvents, readStatus } from "../helpers/cli.js";
-import { identify, pollUntil, procRunning, progressBlocks, survivors, within, type Proc } from "../fixtures/e2e-harness.js";
+import { identify, procRunning, progressBlocks, survivors, type Proc } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -64,7 +65,7 @@ function controllerMissing(name: string): string | null {
 
 /** Reads the escapee's pid once written and registers it for cleanup. */
 async function escapee(pidFile: string, owner: { running(): boolean; output(): string }): Promise<Proc> {
-  await pollUntil(() => {
+  await waitFor(() => {
     if (!owner.running() && !existsSync(pidFile)) throw new Error(`ralph exited before the escapee started:\n${owner.output()}`);
     return existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n");
   }, pidFile, 20_000);
@@ -125,8 +126,8 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       if (mode === "subreaper") assertLaunched(tree, ralph.child.pid as number);
       process.kill(ralph.child.pid as number, "SIGKILL");
       await within(ralph.done, 10_000, "ralph's exit");
-      await pollUntil(() => !procRunning(proc), `the guardian ending escapee ${proc.pid}`, 15_000);
-      for (const { proc: member, name } of tree) await pollUntil(() => !procRunning(member), `the guardian ending ${name} ${member.pid}`, 15_000);
+      await waitFor(() => !procRunning(proc), `the guardian ending escapee ${proc.pid}`, 15_000);
+      for (const { proc: member, name } of tree) await waitFor(() => !procRunning(member), `the guardian ending ${name} ${member.pid}`, 15_000);
     });
 
     if (mode === "subreaper") {
@@ -158,7 +159,7 @@ describe("known-false control", () => {
     process.kill(-(agent.pid as number), "SIGKILL");
     await within(exited, 10_000, "the agent's exit");
     // Still there after the agent's group is gone, and it goes on to run `sleep 300`.
-    await pollUntil(() => readFileSync(`/proc/${proc.pid}/cmdline`, "utf8") === "sleep\u0000300\u0000", "the escapee's sleep 300", 10_000);
+    await waitFor(() => readFileSync(`/proc/${proc.pid}/cmdline`, "utf8") === "sleep\u0000300\u0000", "the escapee's sleep 300", 10_000);
     assert.equal(procRunning(proc), true);
     process.kill(proc.pid, "SIGKILL");
   });
@@ -262,13 +263,13 @@ describe("stale cgroups", () => {
       const result = await within(ralph.done, 30_000, "ralph's exit");
       assert.equal(result.code, 3, result.stderr);
       assert.equal(existsSync(stale), false, "the dead runner's cgroup is still there");
-      await pollUntil(() => !procRunning(sleepers[0] as Proc), "the dead runner's leftover to die", 5000);
+      await waitFor(() => !procRunning(sleepers[0] as Proc), "the dead runner's leftover to die", 5000);
       assert.equal(existsSync(live), true, "a live runner's cgroup was removed");
       assert.equal(procRunning(sleepers[1] as Proc), true, "a live runner's process was killed");
     } finally {
       for (const proc of sleepers) if (procRunning(proc)) process.kill(proc.pid, "SIGKILL");
       for (const cgroup of [stale, live]) {
-        await pollUntil(() => !existsSync(join(cgroup, "cgroup.procs")) || readFileSync(join(cgroup, "cgroup.procs"), "utf8") === "", `${cgroup} to empty`, 5000);
+        await waitFor(() => !existsSync(join(cgroup, "cgroup.procs")) || readFileSync(join(cgroup, "cgroup.procs"), "utf8") === "", `${cgroup} to empty`, 5000);
         if (existsSync(cgroup)) rmdirSync(cgroup);
       }
     }

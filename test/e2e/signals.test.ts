@@ -9,14 +9,13 @@ import { isRunning } from "../fixtures/tree-harness.js";
 import {
   agentCommand,
   iterationsStarted,
-  pollUntil,
   progressBlocks,
   survivors,
   until,
   waitForJson,
-  within,
   type Ready,
 } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -57,7 +56,7 @@ describe("a signal ends the run: INTERRUPTED recorded, agent tree gone, ralph di
         const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...mode.args, "go", ...agentCommand(tag, files, "--tree", "wrapper", "--tree-from", "2")];
         const ralph = cleanup.ralph(args, dir);
         let ready: Ready | null = null;
-        if (dryRun) await pollUntil(() => iterationsStarted(runDir) >= 2, "iteration 2 of the dry run", 20_000);
+        if (dryRun) await waitFor(() => iterationsStarted(runDir) >= 2, "iteration 2 of the dry run", 20_000);
         else ready = await waitForJson<Ready>(join(files, "ready-2.json"), 20_000, ralph);
         if (ready) assert.equal(survivors(tag).length, ready.procs.length, "the agent tree runs before the signal");
 
@@ -129,7 +128,7 @@ describe("repeated signals", () => {
     // Like GNU timeout (child, then group): a repeat right away must neither kill ralph nor skip the grace.
     ralph.child.kill("SIGTERM");
     // The polite signal reached the tree: the agent and the fixture's root die of it, the ignorer does not.
-    await pollUntil(() => !isRunning(ready.agent) && !isRunning(ready.root), "the agent to die of SIGTERM", 10_000);
+    await waitFor(() => !isRunning(ready.agent) && !isRunning(ready.root), "the agent to die of SIGTERM", 10_000);
     await until(first + 700);
     assert.equal(ralph.child.exitCode, null, "ralph is still ending the tree");
     assert.equal(ralph.child.signalCode, null, "the repeat did not kill ralph");

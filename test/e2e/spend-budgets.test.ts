@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readEvents, readStatus, runRalph, spendAgentEnv, startRalph, waitUntil } from "../helpers/cli.js";
+import { readEvents, readStatus, runRalph, spendAgentEnv, startRalph } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { isolateGitConfig, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -75,7 +76,7 @@ describe("spend: a --parallel parent's --max-cost covers its children together",
     // Each first iteration waits at the gate until all three have started: they run together.
     const env = spendAgentEnv(repo, { XDG_STATE_HOME: state, SPEND_LOG: log, SPEND_GATE: gate });
     const opened = (async () => {
-      await waitUntil(() => agentLog(log).filter((line) => line[0] === "start").length >= 3, "three iterations to start", 60_000);
+      await waitFor(() => agentLog(log).filter((line) => line[0] === "start").length >= 3, "three iterations to start", 60_000);
       writeFileSync(gate, "");
     })();
     await start(env);
@@ -153,7 +154,7 @@ describe("spend: project budgets per day", () => {
     const first = await runRalph(["run", "--agent", "claude", "-n", "1", "--name", "one", "work"], repo, env);
     assert.equal(first.code, 3, first.stdout + first.stderr);
     const waiting = startRalph(["run", "--agent", "claude", "-n", "1", "--name", "two", "work"], other, { ...env, RALPH_CLAUDE_BIN: spendAgentEnv(other).RALPH_CLAUDE_BIN });
-    await waitUntil(() => existsSync(join(runDir(other, "two"), "status.json")) && readStatus(runDir(other, "two")).state === "waiting", "the second run to wait", 30_000);
+    await waitFor(() => existsSync(join(runDir(other, "two"), "status.json")) && readStatus(runDir(other, "two")).state === "waiting", "the second run to wait", 30_000);
     const status = readStatus(runDir(other, "two"));
     const midnight = new Date(Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000).toISOString();
     assert.deepEqual([status.iteration, status.resume_at], [0, midnight]);

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, onlyRunDir, processAlive, readEvents, runRalph, tempProjects, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, onlyRunDir, processAlive, readEvents, runRalph, tempProjects } from "../helpers/cli.js";
+import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-supervised-");
 const daemons: number[] = [];

@@ -1,10 +1,11 @@
 // A task list is a criterion: a task the agent marks done counts only once the checks pass on that tree,
 // a promise with tasks open moves on to the next task, and nothing ends DONE or NO_WORK while a check fails.
+// A list broken mid-run leaves the last good version in force.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
+import { cleanEnv, completionMarker, FAKE_AGENT, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -111,4 +112,16 @@ describe("a task list is a criterion", () => {
     assert.equal(children.length, 2);
     for (const child of children) assert.notEqual(child.reason, "DONE");
   });
+});
+
+test("a task list broken mid-run is tolerated like a broken state.md: logged once, the last good version in force", async () => {
+  const dir = project();
+  writeFileSync(join(dir, "prd.json"), JSON.stringify({ userStories: [{ id: "US-1", title: "One", passes: false }] }));
+  const breakIt = `echo '{broken' > prd.json; exec "$0" "$@"`;
+  const result = await runRalph(["run", "--name", "t", "-n", "3", "--tasks", "prd.json", "go", "--", "sh", "-c", breakIt, process.execPath, FAKE_AGENT], dir);
+  assert.equal(result.code, 3, result.stderr);
+  const runDir = join(dir, ".ralph", "runs", "t");
+  assert.equal(readStatus(runDir).iteration, 3);
+  const log = readFileSync(join(runDir, "run.log"), "utf8");
+  assert.equal(log.match(/ignoring task list .*prd\.json until it is fixed \(the last good version stays in force\)/g)?.length, 1, log);
 });

@@ -5,9 +5,9 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, readEvents, runRalph, tempProjects, waitUntil } from "../helpers/cli.js";
+import { cleanEnv, readEvents, runRalph, tempProjects } from "../helpers/cli.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { inTerminal } from "../fixtures/terminal.js";
-import { within } from "../fixtures/e2e-harness.js";
 
 const project = tempProjects("ralph-escapes-");
 const terminals: Array<ReturnType<typeof inTerminal>> = [];
@@ -36,7 +36,7 @@ describe("terminal output is neutralised", () => {
     const terminal = inTerminal(dir, ["run", "--name", "e", "-n", "1", "--live", "--tasks", "TODO.md", "go", "--", "./agent.sh"], env);
     terminals.push(terminal);
     const status = join(dir, ".ralph", "runs", "e", "status.json");
-    await waitUntil(() => existsSync(status) && (JSON.parse(readFileSync(status, "utf8")) as { question?: unknown }).question != null, "the question", 20_000);
+    await waitFor(() => existsSync(status) && (JSON.parse(readFileSync(status, "utf8")) as { question?: unknown }).question != null, "the question", 20_000);
     const outputs: Record<string, string> = {};
     outputs.list = (await runRalph(["list"], dir)).stdout;
     outputs.status = (await runRalph(["status", "e"], dir)).stdout;

@@ -6,15 +6,14 @@ import { join } from "node:path";
 import { completionMarker, readStatus } from "../helpers/cli.js";
 import {
   agentCommand,
-  pollUntil,
   procRunning,
   progressBlocks,
   survivors,
   waitForJson,
-  within,
   type Proc,
   type Ready,
 } from "../fixtures/e2e-harness.js";
+import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
 const cleanup = cleanupAfterTests();
@@ -131,7 +130,7 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     assert.equal(result.signal, "SIGKILL");
     // SPEC: its descendants are ended within grace + 1 s of its death (and scheduling slack: the guardian is
     // a fresh Node process that loads before it scans, on a loaded machine).
-    await pollUntil(() => survivors(tag).length === 0, "the agent tree to end", 10_000);
+    await waitFor(() => survivors(tag).length === 0, "the agent tree to end", 10_000);
     const elapsed = performance.now() - result.exitedAt;
     assert.ok(elapsed < graceMs + 1000 + 1500, `gone ${Math.round(elapsed)} ms after the runner's death`);
     t.diagnostic(`runner SIGKILLed: ${ready.procs.length}-process tree gone ${Math.round(elapsed)} ms after its death was seen (grace ${graceMs} ms)`);

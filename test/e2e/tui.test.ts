@@ -6,7 +6,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { agentAfter, cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts, waitUntil } from "../helpers/cli.js";
+import { agentAfter, cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { startInTerminal, startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
 
@@ -53,7 +54,7 @@ function childrenOf(parent: number): number[] {
 /** A run whose agent works 300 ms an iteration, for up to 500 iterations. */
 async function liveRun(dir: string, id: string): Promise<void> {
   start(dir, ["run", "--name", id, "-n", "500", "work", ...fakeAgent("--print", "working hard", "--sleep", "300")]);
-  await waitUntil(() => state(dir, id) === "running", `run ${id} to be running`);
+  await waitFor(() => state(dir, id) === "running", `run ${id} to be running`);
 }
 
 /** Ends a live run the test left going, through ralph itself. */
@@ -128,7 +129,7 @@ describe("ralph tui", () => {
     t.type("a");
     await t.waitFor((screen) => screen.includes("answer q> "), "the answer box");
     t.type("Postgres 16\r");
-    await waitUntil(() => state(dir, "q") === "ended", "the run to end");
+    await waitFor(() => state(dir, "q") === "ended", "the run to end");
     const prompts = readFileSync(record, "utf8").split("\0").slice(0, -1);
     assert.match(prompts[1] ?? "", /You asked: Which database\?\n\nAnswer: Postgres 16\n$/);
     t.type("q");
@@ -161,7 +162,7 @@ describe("ralph tui", () => {
     // The far end goes: the terminal's master side is closed (the kernel hangs up the TUI's session), and
     // every write the TUI then makes to restore the terminal fails.
     (t.pty as unknown as { destroy(): void }).destroy();
-    await waitUntil(() => !processAlive(tuiPid), "the TUI to end");
+    await waitFor(() => !processAlive(tuiPid), "the TUI to end");
     const exit = await t.exited;
     // Ended by the hang-up, as any program on a dropped connection: not aborted by a failed terminal reset
     // (SIGABRT) nor a crash (exit 1).

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
-import { agentCommand, pollUntil, procRunning, survivors, waitForJson, within, type Ready } from "../fixtures/e2e-harness.js";
+import { agentCommand, procRunning, survivors, waitForJson, type Ready } from "../fixtures/e2e-harness.js";
+import { waitFor, waitForFile, within } from "../helpers/wait.js";
 import { browserAvailable, cutCells, offScreen, openBrowser, screenshot, startUi } from "../helpers/browser.js";
-import { cleanEnv, fakeAgent, runRalph, waitForFile } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, runRalph } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 const cleanup = cleanupAfterTests();
@@ -122,7 +123,7 @@ describe("ralph ui in chromium", () => {
     await p.locator("#message", { hasText: said }).waitFor({ timeout: 5_000 });
     await p.click('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
-    await pollUntil(() => !procRunning(runner), "the continued runner to end", 20_000);
+    await waitFor(() => !procRunning(runner), "the continued runner to end", 20_000);
     assert.deepEqual(survivors(tag), []);
     assert.deepEqual(again.procs.filter(procRunning), []);
     await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
@@ -138,7 +139,7 @@ describe("ralph ui in chromium", () => {
     const record = join(files, "prompts");
     const args = ["--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2"];
     const run = cleanup.ralph(["run", "--name", "q", "-n", "3", "--completion-promise", "FIN", "go", ...fakeAgent(...args)], dir);
-    await pollUntil(() => existsSync(join(runDirOf(dir, "q"), "events.jsonl")) && readFileSync(join(runDirOf(dir, "q"), "events.jsonl"), "utf8").includes('"type":"needs_human"'), "the run to ask", 20_000);
+    await waitFor(() => existsSync(join(runDirOf(dir, "q"), "events.jsonl")) && readFileSync(join(runDirOf(dir, "q"), "events.jsonl"), "utf8").includes('"type":"needs_human"'), "the run to ask", 20_000);
     const ui = await startUi(cleanup, [dir], dir);
     const p = await page();
     await p.goto(ui.url);

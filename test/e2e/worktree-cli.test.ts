@@ -1,13 +1,13 @@
 // `ralph clean` and doctor's worktrees section, through the built CLI on a real repository.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { recordRunCreated } from "../../src/control/run-ledger.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { createWorktree } from "../../src/worktree/open-worktree.js";
-import { cleanEnv, runRalph } from "../helpers/cli.js";
+import { cleanEnv, fakeAgent, runRalph } from "../helpers/cli.js";
 import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
@@ -142,4 +142,21 @@ describe("ralph doctor", () => {
     const after = await runRalph(["doctor", "--json"], repo, env());
     assert.deepEqual((JSON.parse(after.stdout) as { orphaned_worktrees: unknown[] }).orphaned_worktrees, []);
   });
+});
+
+test("ralph clean without --force refuses a worktree holding files under a .ralph/ directory; --force removes it", async () => {
+  const repo = tempRepo();
+  const ran = await runRalph(["run", "-n", "1", "--name", "w", "--worktree", "go", "--", "sh", "-c", "mkdir -p docs/.ralph && echo mine > docs/.ralph/notes.md"], repo, env());
+  assert.equal(ran.code, 3, ran.stderr);
+  const refused = await runRalph(["clean", "w"], repo, env());
+  assert.equal(refused.code, 2, refused.stdout);
+  assert.match(refused.stderr, /has 1 uncommitted change\(s\)[\s\S]*docs\/\.ralph\//);
+  assert.equal(readFileSync(join(repo, ".ralph", "worktrees", "w", "docs", ".ralph", "notes.md"), "utf8"), "mine\n");
+  mkdirSync(join(repo, ".ralph", "worktrees", "w", ".ralph"), { recursive: true });
+  writeFileSync(join(repo, ".ralph", "worktrees", "w", ".ralph", "x"), "");
+  const forced = await runRalph(["clean", "w", "--force"], repo, env());
+  assert.equal(forced.code, 0, forced.stderr);
+  // Known-false control: a worktree with nothing uncommitted is removed without --force.
+  await runRalph(["run", "-n", "1", "--name", "v", "--worktree", "go", ...fakeAgent()], repo, env());
+  assert.equal((await runRalph(["clean", "v"], repo, env())).code, 0);
 });

@@ -3,14 +3,15 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, FAKE_AGENT, runRalph, startRalph, tempProject, waitForFile } from "../helpers/cli.js";
-import { pollUntil } from "../fixtures/e2e-harness.js";
+import { assertOneLineUsageError, cleanEnv, FAKE_AGENT, fakeAgent, runRalph, startRalph, tempProject, tempProjects } from "../helpers/cli.js";
+import { waitFor, waitForFile } from "../helpers/wait.js";
 import { checkoutSnapshot, git, isolateGitConfig, STORIES, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 
 const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
 const agent = (...args: string[]) => ["--", process.execPath, FAKE_AGENT, ...args];
+const project = tempProjects("ralph-worktree-run-");
 
 function events(repo: string, id: string): Array<Record<string, unknown>> {
   return readFileSync(join(repo, ".ralph", "runs", id, "events.jsonl"), "utf8")
@@ -139,7 +140,7 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     const run = startRalph(["run", "--worktree", "--name", "w", "-n", "3", "--completion-promise", "FIN", "work", ...agent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")], repo, env());
     try {
       const status = join(repo, ".ralph", "runs", "w", "status.json");
-      await pollUntil(() => existsSync(status) && JSON.parse(readFileSync(status, "utf8")).state === "needs_human", "the run to wait for an answer", 20_000);
+      await waitFor(() => existsSync(status) && JSON.parse(readFileSync(status, "utf8")).state === "needs_human", "the run to wait for an answer", 20_000);
       assert.equal(JSON.parse(readFileSync(status, "utf8")).branch, "ralph/w");
       const answered = await runRalph(["answer", "w", "Postgres"], repo, env());
       assert.equal(answered.code, 0, answered.stderr + answered.stdout);
@@ -176,4 +177,10 @@ describe("ralph run --worktree: usage errors leave nothing behind", () => {
     assert.equal(existsSync(join(repo, ".ralph", "worktrees", "m")), false);
     assert.equal(git(repo, "branch", "--list", "ralph/m"), "");
   });
+});
+
+test("--worktree outside a git repository says so first, not that git lacks an identity", async () => {
+  const dir = project();
+  const noIdentity = cleanEnv({ GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", HOME: dir });
+  assertOneLineUsageError(await runRalph(["run", "-n", "1", "--worktree", "go", ...fakeAgent()], dir, noIdentity), /^ralph: --worktree: .* is not in a git repository/);
 });

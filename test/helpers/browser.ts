@@ -5,6 +5,7 @@ import type { TestContext } from "node:test";
 import type { Page } from "playwright-core";
 import type { Cleanup, Started } from "../fixtures/e2e-cleanup.js";
 import { CHROMIUM } from "./chromium.js";
+import { waitFor } from "./wait.js";
 
 export { CHROMIUM, openBrowser } from "./chromium.js";
 
@@ -36,16 +37,14 @@ export interface UiServer {
 /** Starts `ralph ui` for `projects` (SIGKILLed at cleanup) and waits for the URL it prints. */
 export async function startUi(cleanup: Cleanup, projects: string[], cwd: string): Promise<UiServer> {
   const started = cleanup.ralph(["ui", ...projects.flatMap((dir) => ["--project", dir])], cwd);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const printed = (): string | undefined => {
     const url = /^(http:\/\/\S+)$/m.exec(started.output())?.[1];
-    if (url) {
-      const parsed = new URL(url);
-      return { started, url, origin: parsed.origin, token: parsed.searchParams.get("token") ?? "", port: Number(parsed.port) };
-    }
-    if (!started.running() || Date.now() > deadline) throw new Error(`ralph ui printed no URL:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    if (!url && !started.running()) throw new Error(`ralph ui exited without printing its URL:\n${started.output()}`);
+    return url;
+  };
+  const url = await waitFor(printed, () => `ralph ui to print its URL; its output:\n${started.output()}`, 20_000);
+  const parsed = new URL(url);
+  return { started, url, origin: parsed.origin, token: parsed.searchParams.get("token") ?? "", port: Number(parsed.port) };
 }
 
 /** Saves a screenshot of `page` as test-artifacts/NAME.png (the whole page unless `fullPage: false`). */

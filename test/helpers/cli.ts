@@ -1,7 +1,8 @@
 // Helpers for e2e tests: run the built ralph CLI in a temp project and read what it left behind.
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { after } from "node:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,6 +67,14 @@ export function runRalph(args: string[], cwd: string, env?: NodeJS.ProcessEnv, t
   return finishWithin(startRalph(args, cwd, env), timeoutMs);
 }
 
+/** Asserts that ralph refused its input: exit 2 and one line of stderr matching `pattern`, no stack trace. */
+export function assertOneLineUsageError(result: { code: number | null; stderr: string }, pattern: RegExp): void {
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, pattern);
+  assert.equal(result.stderr.trimEnd().split("\n").length, 1, result.stderr);
+  assert.doesNotMatch(result.stderr, /internal error|\n\s+at /);
+}
+
 /** The single run directory of a project. */
 export function onlyRunDir(projectDir: string): string {
   const runs = join(projectDir, ".ralph", "runs");
@@ -95,20 +104,6 @@ export function readEvents(runDir: string): Array<Record<string, unknown>> {
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** Waits until `predicate` holds, checking every 10 ms, failing after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Waits for a file to exist. */
-export function waitForFile(path: string, timeoutMs?: number): Promise<void> {
-  return waitUntil(() => existsSync(path), path, timeoutMs);
 }
 
 /** Environment whose `claude` is a wrapper around the fake agent printing stream-json with `args`. */

@@ -3,6 +3,7 @@
 import { spawn, type IPty } from "@lydell/node-pty";
 import xterm from "@xterm/headless";
 import { RALPH, cleanEnv } from "./cli.js";
+import { waitFor } from "./wait.js";
 
 const { Terminal } = xterm;
 
@@ -63,31 +64,22 @@ export function startInTerminal(file: string, args: string[], cwd: string, colum
     raw: () => raw,
     screen,
     type: (data) => pty.write(data),
-    waitFor: (test, what, timeoutMs = 20_000) =>
-      new Promise<string>((resolve, reject) => {
-        const check = () => {
-          const text = screen().join("\n");
-          // Looked at between frames only, as a terminal that honours synchronized output shows them.
-          const between = shown.lastIndexOf("\x1b[?2026l") >= shown.lastIndexOf("\x1b[?2026h");
-          if (between && test(text)) {
-            done();
-            resolve(text);
-          } else if (!running) {
-            done();
-            reject(new Error(`the TUI exited while waiting for ${what}; screen:\n${text}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`timed out waiting for ${what}; screen:\n${screen().join("\n")}`));
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        void pending.then(check);
-      }),
+    waitFor: (test, what, timeoutMs = 20_000) => {
+      const check = (): string | null => {
+        // Looked at once the emulator has carried out all output so far, between frames only, as a terminal
+        // that honours synchronized output shows them.
+        if (shown.length !== raw.length) return null;
+        const text = screen().join("\n");
+        const between = shown.lastIndexOf("\x1b[?2026l") >= shown.lastIndexOf("\x1b[?2026h");
+        if (between && test(text)) return text;
+        if (!running) throw new Error(`the TUI exited while waiting for ${what}; screen:\n${text}`);
+        return null;
+      };
+      return waitFor(check, () => `${what}; screen:\n${screen().join("\n")}`, timeoutMs, (wake) => {
+        waiters.add(wake);
+        return () => waiters.delete(wake);
+      });
+    },
     resize: (c, r) => {
       pty.resize(c, r);
       term.resize(c, r);

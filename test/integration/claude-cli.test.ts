@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { claudeAdapter, CLAUDE_BIN_VARIABLE } from "../../src/agents/claude.js";
 import { processAlive } from "../helpers/cli.js";
 import { cliCases } from "../fixtures/cli-cases.js";
-import { runAgentCli, sessionOf, waitUntilDead, type CliRun, type CliRunOptions } from "../fixtures/run-agent-cli.js";
+import { runAgentCli, sessionOf, type CliRun, type CliRunOptions } from "../fixtures/run-agent-cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { fakeClaudeEnvironment, PINNED_CLAUDE_BIN } from "../fixtures/fake-anthropic-env.js";
 import {
   authErrorTurn,
@@ -180,7 +181,7 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
         assert.equal(processAlive(toolPid), true);
       } else {
         assert.equal(run.outcome.sawResult, true);
-        assert.ok(await waitUntilDead(toolPid, 5000), `process ${toolPid} still running after 5000 ms`);
+        await waitFor(() => !processAlive(toolPid), `the tool's process ${toolPid} to end`, 5000);
       }
     });
   }

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { authErrorTurn, bashTurn, rateLimitTurn, textTurn, writeTurn } from "../fixtures/fake-anthropic.js";
-import { pollFor, processesOfRun, RalphClaudeLab, type RalphClaudeCase } from "../fixtures/ralph-claude-lab.js";
+import { processesOfRun, RalphClaudeLab, type RalphClaudeCase } from "../fixtures/ralph-claude-lab.js";
+import { waitFor } from "../helpers/wait.js";
 import { completionMarker, processAlive, progressLines, readEvents, readStatus } from "../helpers/cli.js";
 
 const lab = new RalphClaudeLab();
@@ -84,7 +85,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     const { child, done } = lab.startRalph(c, ["--completion-promise", "DONE", PROMPT]);
     const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-    const waiting = await pollFor(() => {
+    const waiting = await waitFor(() => {
       try {
         const status = readStatus(c.runDir);
         return status.state === "waiting" ? status : null;
@@ -149,7 +150,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
       const { child, done } = lab.startRalph(c, ["--grace", `${grace / 1000}s`, "--completion-promise", "DONE", PROMPT]);
       const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-      const [sleepPid] = await pollFor(() => {
+      const [sleepPid] = await waitFor(() => {
         const found = toolSleeps(c.runId);
         return found.length > 0 ? found : null;
       }, "the tool's sleep 317", 30_000);
@@ -168,7 +169,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
       assert.deepEqual(eventsOf(c, "run_ended").map((event) => event.reason), ["INTERRUPTED"]);
       assert.equal(eventsOf(c, "iteration_started").length, 1, "no iteration after the signal");
       // Nothing of the run survives: not the sleep, not its shell, not Claude Code.
-      await pollFor(() => (processesOfRun(c.runId).length === 0 ? true : null), "every process of the run to end", grace + 1000 - (Date.now() - signalledAt));
+      await waitFor(() => (processesOfRun(c.runId).length === 0 ? true : null), "every process of the run to end", grace + 1000 - (Date.now() - signalledAt));
       assert.equal(processAlive(sleepPid as number), false);
     });
   }
@@ -178,7 +179,7 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     const { child, done } = lab.startClaude(c, PROMPT);
     const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-    const [sleepPid] = await pollFor(() => {
+    const [sleepPid] = await waitFor(() => {
       const found = toolSleeps(c.runId);
       return found.length > 0 ? found : null;
     }, "the tool's sleep 317", 30_000);

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { checkCriteria, failingContext, parseCriteria, type Criterion, type CriterionVerdict } from "../../src/judge/criteria.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-criteria-"));
@@ -23,22 +24,6 @@ async function one(criterion: Criterion, extra: Partial<Parameters<typeof checkC
   const [verdict] = await checkCriteria([criterion], { cwd: dir, env: process.env, ...extra });
   assert.ok(verdict);
   return verdict;
-}
-
-/** True once /proc says the process is gone or a zombie; waits at most `ms`. */
-async function isGoneWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    let state: string;
-    try {
-      state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()?.[0] ?? "";
-    } catch {
-      return true;
-    }
-    if (state === "Z") return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 test("command: exit 0 passes, any other exit fails with the code", async () => {
@@ -87,7 +72,7 @@ test("command: a hanging check is killed at its timeout, with its whole process 
   assert.match(verdict.detail, /timed out after 300ms/);
   assert.match(verdict.outputTail, /waiting/);
   assert.ok(elapsed < 3000, `took ${elapsed} ms`);
-  assert.ok(await isGoneWithin(sleepPid, 2000), "the sleep the check started is still running");
+  await waitFor(() => !processAlive(sleepPid), `the sleep the check started (${sleepPid}) to end`, 2000);
 });
 
 test("command: the default timeout is 10 minutes", async () => {
@@ -110,7 +95,7 @@ test("command: processes a passing check leaves behind in its group are ended", 
   const pid = Number(readFileSync(pidFile, "utf8"));
   started.push(pid);
   assert.equal(verdict.passed, true);
-  assert.ok(await isGoneWithin(pid, 2000));
+  await waitFor(() => !processAlive(pid), `process ${pid} to end`, 2000);
 });
 
 test("command: a process that left the session and holds the output pipe does not hang the check, and is ended with it", async () => {

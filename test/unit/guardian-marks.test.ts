@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../../src/process/supervision.js";
-import { FIXTURES, isRunning, waitForLine, waitUntil } from "../fixtures/tree-harness.js";
+import { FIXTURES, isRunning } from "../fixtures/tree-harness.js";
+import { waitFor, waitForLine } from "../helpers/wait.js";
 
 const root = mkdtempSync(join(tmpdir(), "ralph-guardian-marks-"));
 const guardians: number[] = [];
@@ -27,7 +28,7 @@ async function runnerDies(mode: "kill" | "dispose", path: string): Promise<(name
   guardians.push(ready.guardian);
   child.kill("SIGKILL");
   await exited;
-  await waitUntil(() => !isRunning(ready.guardian), 10_000);
+  await waitFor(() => !isRunning(ready.guardian), "the guardian to exit", 10_000);
   return (name) => readFileSync(join(dir, name, "progress.txt"), "utf8");
 }
 

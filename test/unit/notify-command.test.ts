@@ -8,7 +8,8 @@ import { COMMAND_LIMITS } from "../../src/notify/run-notify-command.js";
 import { DEFAULT_NOTIFY_EVENTS, type NotifyTarget } from "../../src/notify/notify-target.js";
 import { shellCommandLine } from "../../src/util/shell-words.js";
 import { leadingWords, pinTable } from "../../src/store/pinned-program.js";
-import { processAlive, waitUntil } from "../helpers/cli.js";
+import { processAlive } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { notifierFor, runEnded } from "../fixtures/notify-harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-notify-"));
@@ -38,7 +39,7 @@ setInterval(() => {}, 1000);
 /** Waits for the HANG tree's pid file and checks both processes run (the known-false control of "none left"). */
 async function hangingTree(pids: string): Promise<number[]> {
   // The file appears before its text is written: wait for the whole list.
-  await waitUntil(() => existsSync(pids) && readFileSync(pids, "utf8").endsWith("]"), pids, 10_000);
+  await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").endsWith("]"), pids, 10_000);
   const tree = JSON.parse(readFileSync(pids, "utf8")) as number[];
   leftovers.push(...tree);
   assert.deepEqual(tree.map(processAlive), [true, true]);

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../../src/process/supervision.js";
-import { FIXTURES, isRunning, killCarriers, liveCarriers, newMarker, waitForLine, waitUntil } from "../fixtures/tree-harness.js";
+import { FIXTURES, isRunning, killCarriers, liveCarriers, newMarker } from "../fixtures/tree-harness.js";
+import { waitFor, waitForLine, within } from "../helpers/wait.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-guardian-"));
 const cleanups: Array<() => void> = [];
@@ -54,25 +55,25 @@ describe("guardian", () => {
     child.kill("SIGKILL");
     await exited;
     const killedAt = performance.now();
-    const elapsed = await waitUntil(() => liveCarriers(marker).length === 0, graceMs + 1000);
+    await waitFor(() => liveCarriers(marker).length === 0, "the marked tree to be gone", graceMs + 1000);
+    const elapsed = performance.now() - killedAt;
     t.diagnostic(`runner SIGKILLed: tree (with a TERM-ignorer) gone ${Math.round(elapsed)} ms later (grace ${graceMs} ms)`);
     assert.deepEqual(liveCarriers(marker, tree), []);
     // And the guardian exits once its work is done.
-    await waitUntil(() => !isRunning(ready.guardian), 5000);
+    await waitFor(() => !isRunning(ready.guardian), "the guardian to exit", 5000);
     assert.ok(performance.now() - killedAt < graceMs + 5000);
   });
 
   it("after dispose() exits quietly and leaves the tree to the runner", async () => {
     const { marker, ready } = await startRunner("dispose", 200);
-    await waitUntil(() => !isRunning(ready.guardian), 5000);
+    await waitFor(() => !isRunning(ready.guardian), "the guardian to exit", 5000);
     assert.equal(liveCarriers(marker).length, 12, "nothing was signalled");
   });
 
   it("does not keep the runner's event loop alive", async () => {
     const { ready, exited } = await startRunner("natural", 200);
-    const timeout = new Promise((resolve) => setTimeout(resolve, 5000, "still running after 5 s").unref());
-    assert.deepEqual(await Promise.race([exited, timeout]), { code: 0, signal: null });
+    assert.deepEqual(await within(exited, 5000, "the runner to exit on its own"), { code: 0, signal: null });
     // The runner is gone without dispose(): the guardian finds nothing marked and exits.
-    await waitUntil(() => !isRunning(ready.guardian), 5000);
+    await waitFor(() => !isRunning(ready.guardian), "the guardian to exit", 5000);
   });
 });

@@ -9,9 +9,9 @@ import {
   killCarriers,
   liveCarriers,
   startTree,
-  waitUntil,
   type TreeFixture,
 } from "../fixtures/tree-harness.js";
+import { waitFor } from "../helpers/wait.js";
 
 const started: TreeFixture[] = [];
 after(() => {
@@ -96,7 +96,7 @@ describe("endTree on real trees", () => {
     });
     const pid = bystander.pid as number;
     t.after(() => bystander.kill("SIGKILL"));
-    await waitUntil(() => liveCarriers(fixture.marker, [pid]).length === 1, 5000);
+    await waitFor(() => liveCarriers(fixture.marker, [pid]).length === 1, "the bystander to carry the marker", 5000);
     await endTree(fixture.root, fixture.marker, [], POLITE);
     assert.deepEqual(leftovers(fixture), [pid], "only the bystander is left");
   });
@@ -116,7 +116,7 @@ describe("endTree on real trees", () => {
     // Kill the root and the wrapper shell: the grandchild reparents away from the root.
     process.kill(fixture.root, "SIGKILL");
     process.kill(wrapperShell, "SIGKILL");
-    await waitUntil(() => !isRunning(fixture.root) && !isRunning(wrapperShell), 5000);
+    await waitFor(() => !isRunning(fixture.root) && !isRunning(wrapperShell), "the root and the wrapper shell to die", 5000);
     assert.deepEqual(findTree(fixture.root, null, []), [], "parentage alone lost it");
     assert.deepEqual(findTree(null, null, inventory.identities()).map((identity) => identity.pid), [grandchild]);
     await endTree(null, null, inventory.identities(), POLITE);

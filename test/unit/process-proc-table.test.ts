@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { hasEnvMarker, isAlive, parseStat, readProcTable, readProcess, type ProcInfo } from "../../src/process/proc-table.js";
 import { isProtected, protectedSet } from "../../src/process/protected-set.js";
 import { TreeScanner } from "../../src/process/tree-scanner.js";
-import { isRunning, procState, waitUntil } from "../fixtures/tree-harness.js";
+import { isRunning, procState } from "../fixtures/tree-harness.js";
+import { waitFor } from "../helpers/wait.js";
 import { freeze, freezerMissing } from "../fixtures/freezer.js";
 
 function startSleeper(env: NodeJS.ProcessEnv = process.env, script = "exec sleep 1000") {
@@ -58,10 +59,10 @@ describe("proc-table", () => {
     const { child, pid } = startSleeper(process.env, "sleep 0.01 & exec sleep 1000");
     t.after(() => child.kill("SIGKILL"));
     let zombie: ProcInfo | undefined;
-    await waitUntil(() => {
+    await waitFor(() => {
       zombie = [...readProcTable().values()].find((info) => info.ppid === pid && info.state === "Z");
       return zombie !== undefined;
-    }, 5000);
+    }, "a zombie child of the sleeper", 5000);
     assert.ok(zombie !== undefined);
     assert.equal(readProcess(zombie.pid)?.state, "Z");
     assert.equal(isAlive(readProcess(zombie.pid)), false);
@@ -74,10 +75,10 @@ describe("proc-table", () => {
     const pid = child.pid as number;
     t.after(() => child.kill("SIGKILL"));
     let zombies: ProcInfo[] = [];
-    await waitUntil(() => {
+    await waitFor(() => {
       zombies = [...readProcTable().values()].filter((info) => info.ppid === pid && info.state === "Z");
       return zombies.length === 2;
-    }, 5000);
+    }, "two zombie children of the perl process", 5000);
     assert.deepEqual(zombies.map((zombie) => zombie.exitStatus).sort((a, b) => (a ?? 0) - (b ?? 0)), [9, 3 << 8]);
     assert.equal(readProcess(process.pid)?.exitStatus, undefined, "a live process has none");
   });
@@ -85,8 +86,8 @@ describe("proc-table", () => {
   it("finds an exact KEY=VALUE entry in a process's environment, not a prefix", async (t) => {
     const { child, pid } = startSleeper({ ...process.env, RALPH_T_MARK: "abc123", RALPH_T_OTHER: "x" });
     t.after(() => child.kill("SIGKILL"));
-    await waitUntil(() => procState(pid) !== null, 5000);
-    await waitUntil(() => readProcess(pid)?.comm === "sleep", 5000);
+    await waitFor(() => procState(pid) !== null, `process ${pid} in /proc`, 5000);
+    await waitFor(() => readProcess(pid)?.comm === "sleep", `process ${pid} to be sleep`, 5000);
     assert.equal(hasEnvMarker(pid, "RALPH_T_MARK", "abc123"), true);
     assert.equal(hasEnvMarker(pid, "RALPH_T_MARK", "abc12"), false);
     assert.equal(hasEnvMarker(pid, "T_MARK", "abc123"), false);
@@ -116,7 +117,7 @@ describe("pid-reuse guard", () => {
   it("does not signal a pid whose start time differs from the remembered identity", async (t) => {
     const { child, pid } = startSleeper();
     t.after(() => child.kill("SIGKILL"));
-    await waitUntil(() => procState(pid) !== null, 5000);
+    await waitFor(() => procState(pid) !== null, `process ${pid} in /proc`, 5000);
     const scanner = new TreeScanner(pid, null, []);
     const live = scanner.scan();
     assert.equal(live.size, 1);

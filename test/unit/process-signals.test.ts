@@ -3,7 +3,8 @@ import { describe, it, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { FIXTURES, waitForLine } from "../fixtures/tree-harness.js";
+import { FIXTURES } from "../fixtures/tree-harness.js";
+import { waitForLine, within } from "../helpers/wait.js";
 
 const children: ChildProcess[] = [];
 after(() => {
@@ -23,15 +24,6 @@ function start(argv: string[], program = process.execPath) {
 
 const runner = join(FIXTURES, "tree-signal-runner.js");
 
-/** The promise's value, or a rejection once ms have passed. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 describe("watchSignals", () => {
   it("aborts `interrupted` on the first signal, debounces a repeat within 0.5 s, and leaves within 1 s of a later one", async () => {
     const { child, exited, output } = start([runner, "watch"]);
@@ -48,7 +40,7 @@ describe("watchSignals", () => {
     child.kill("SIGINT");
     // The repeated SIGTERM was debounced: the urgent reason is the later SIGINT.
     assert.equal(await urgent, "SIGINT");
-    const exit = await within(exited, 3000);
+    const exit = await within(exited, 3000, "the runner to exit");
     assert.ok(exit.at - sentAt < 1000, `gone ${Math.round(exit.at - sentAt)} ms after the urgent signal`);
     // It dies of the first signal, as an interrupted runner should.
     assert.deepEqual([exit.code, exit.signal], [null, "SIGTERM"]);
@@ -71,7 +63,7 @@ describe("dieOfSignal", () => {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(`dies of ${signal} despite a foreign listener`, async () => {
       const { exited, output } = start([runner, "die", signal]);
-      const exit = await within(exited, 5000);
+      const exit = await within(exited, 5000, "the runner to exit");
       assert.deepEqual([exit.code, exit.signal], [null, signal]);
       assert.doesNotMatch(output(), /FOREIGN/);
     });
@@ -81,6 +73,6 @@ describe("dieOfSignal", () => {
   it("exits with 128+n when it runs as PID 1 (which cannot die of its own signal)", { skip: !canUnshare && "needs unshare --pid" }, async () => {
     // --kill-child: killing unshare (cleanup) also kills the namespace's PID 1.
     const { exited } = start(["--pid", "--fork", "--kill-child", "--mount-proc", process.execPath, runner, "die", "SIGTERM"], "unshare");
-    assert.equal((await within(exited, 5000)).code, 143);
+    assert.equal((await within(exited, 5000, "the runner to exit")).code, 143);
   });
 });

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnAgent, type AgentProcess } from "../../src/process/spawn-agent.js";
 import { readProcess } from "../../src/process/proc-table.js";
-import { FIXTURES, MARKER_KEY, killCarriers, liveCarriers, newMarker, waitForLine } from "../fixtures/tree-harness.js";
+import { FIXTURES, MARKER_KEY, killCarriers, liveCarriers, newMarker } from "../fixtures/tree-harness.js";
+import { waitForLine } from "../helpers/wait.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-spawn-"));
 const markers: Array<{ key: string; value: string }> = [];

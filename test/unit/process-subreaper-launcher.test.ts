@@ -9,7 +9,8 @@ import { PRCTL_SYSCALL } from "../../src/process/pid1.js";
 import { findOnPath } from "../../src/process/supervision.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { freeze, freezerMissing } from "../fixtures/freezer.js";
-import { carriers, within } from "../fixtures/e2e-harness.js";
+import { carriers } from "../fixtures/e2e-harness.js";
+import { within } from "../helpers/wait.js";
 
 const perl = findOnPath("perl");
 const prctl = PRCTL_SYSCALL[process.arch];

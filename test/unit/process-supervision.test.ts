@@ -9,6 +9,7 @@ import { cgroupMounts } from "../../src/process/cgroup-fs.js";
 import { readProcess } from "../../src/process/proc-table.js";
 import { Supervision } from "../../src/process/supervision.js";
 import type { AgentProcess } from "../../src/process/spawn-agent.js";
+import { fileChanges, waitFor, within } from "../helpers/wait.js";
 
 const NO_CAPS = { memoryMaxBytes: null, pidsMax: null };
 
@@ -79,9 +80,8 @@ for (const mode of ["cgroup", "subreaper"]) {
       const started = await supervision.spawn({ ...options, argv: ["sh", "-c", `${child} & ${child} & wait`], stdin: null });
       assert.ok(started.ok);
       let out = "";
-      const upBy = Date.now() + 10_000;
       started.agent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-      while ((out.match(/up/g) ?? []).length < 2 && Date.now() < upBy) await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor(() => (out.match(/up/g) ?? []).length >= 2, "both node children to print up", 10_000);
       assert.equal((out.match(/up/g) ?? []).length, 2, "both node children are running");
       // end() takes a last sample while all three processes are still there, then ends them.
       const report = await started.agent.end(ENDING);
@@ -100,9 +100,8 @@ for (const mode of ["cgroup", "subreaper"]) {
       try {
         const started = await supervision.spawn({ ...options, argv: ["sh", "-c", script, log], stdin: null });
         assert.ok(started.ok);
-        const readyBy = Date.now() + 5000;
         const lines = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
-        while (lines().filter((line) => line === "ready").length < 2 && Date.now() < readyBy) await new Promise((resolve) => setTimeout(resolve, 10));
+        await waitFor(() => lines().filter((line) => line === "ready").length >= 2, "both members to trap their signals", 5000, fileChanges(log));
         const report = await started.agent.end({ graceMs: 800, politeSignals: ["SIGHUP", "SIGTERM"], politeGapMs: 200 });
         assert.equal(report.survivors, 0);
         assert.deepEqual(lines().filter((line) => line !== "ready").sort(), ["group HUP", "group TERM", "session HUP", "session TERM"]);
@@ -118,16 +117,12 @@ for (const mode of ["cgroup", "subreaper"]) {
       // Re-reads 60 s apart: only the kernel's word (cgroup.events, the subreaper's exit) can end the wait in time.
       const skipGrace = new AbortController();
       const ending = started.agent.end({ graceMs: 120_000, politeSignals: ["SIGTERM"], pollMs: 60_000, skipGrace: skipGrace.signal });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 10_000)));
-      const report = await Promise.race([ending, late]);
-      clearTimeout(timer);
-      if (report === "late") {
+      const report = await within(ending, 10_000, "the end of the tree before the next re-read").catch(async (error: unknown) => {
         skipGrace.abort();
         await ending;
-      }
-      assert.notEqual(report, "late", "still waiting for the next re-read after 10 s");
-      assert.equal(report === "late" ? -1 : report.survivors, 0);
+        throw error;
+      });
+      assert.equal(report.survivors, 0);
     });
 
     it("an agent's cgroup is removed with the cgroups the agent made inside it", { skip: mode === "cgroup" ? skip : "cgroup only" }, async () => {

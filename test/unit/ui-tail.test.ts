@@ -6,14 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tailLines } from "../../src/ui/file-tail.js";
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { waitFor } from "../helpers/wait.js";
 
 test("tailLines reads what is there, then each appended complete line, once", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ralph-tail-"));
@@ -27,14 +20,14 @@ test("tailLines reads what is there, then each appended complete line, once", as
   try {
     assert.deepEqual(lines, [], "no file yet");
     writeFileSync(file, "one\ntwo\nhal");
-    await until(() => lines.length === 2, "the first two lines");
+    await waitFor(() => lines.length === 2, "the first two lines", 5000);
     assert.deepEqual(lines, ["one", "two"], "a line without its newline waits");
     appendFileSync(file, "f\nthree\n");
-    await until(() => lines.length === 4, "the rest");
+    await waitFor(() => lines.length === 4, "the rest", 5000);
     assert.deepEqual(lines, ["one", "two", "half", "three"]);
     assert.equal(ends.at(-1), Buffer.byteLength("one\ntwo\nhalf\nthree\n"));
     writeFileSync(file, "new\n"); // replaced by a shorter file: start over
-    await until(() => lines.length === 5, "the replaced file");
+    await waitFor(() => lines.length === 5, "the replaced file", 5000);
     assert.equal(lines[4], "new");
   } finally {
     tail.close();
@@ -66,7 +59,7 @@ test("tailLines shows nothing through a planted link, and never blocks on a FIFO
   try {
     // Control: the same file read directly has the line, so an empty tail means it was refused.
     const direct = tailLines(secret, 0, (got) => lines.push(...got));
-    await until(() => lines.length === 1, "the control's line");
+    await waitFor(() => lines.length === 1, "the control's line", 5000);
     direct.close();
     assert.deepEqual(lines, ["a line the dashboard must not show"]);
   } finally {
