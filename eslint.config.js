@@ -28,8 +28,15 @@ export default tseslint.config(
     languageOptions: {
       sourceType: "module",
       globals: {
-        document: "readonly", window: "readonly", location: "readonly", performance: "readonly", fetch: "readonly",
-        EventSource: "readonly", requestAnimationFrame: "readonly", setInterval: "readonly", setTimeout: "readonly",
+        document: "readonly",
+        window: "readonly",
+        location: "readonly",
+        performance: "readonly",
+        fetch: "readonly",
+        EventSource: "readonly",
+        requestAnimationFrame: "readonly",
+        setInterval: "readonly",
+        setTimeout: "readonly",
       },
     },
   },

@@ -49,7 +49,10 @@ const UI_CAP_MS = 20_000;
  * Opens the run's stream: request → snapshot (ms; null: none within UI_CAP_MS), the server's peak RSS, and
  * the slowest GET / meanwhile (a request not answered by the cap counts as the time waited).
  */
-async function dashboard(main: string, project: string): Promise<{ snapshotMs: number | null; peakMb: number; otherMaxMs: number; quietMaxMs: number }> {
+async function dashboard(
+  main: string,
+  project: string,
+): Promise<{ snapshotMs: number | null; peakMb: number; otherMaxMs: number; quietMaxMs: number }> {
   const ui = await startUi(project, main);
   const exited = new Promise((resolve) => ui.child.once("exit", resolve));
   const url = new URL(ui.url);
@@ -134,7 +137,9 @@ export async function benchBigLogs(runs: number, log: (line: string) => void): P
       samples.add(`ui.peak${label}`, ui.peakMb);
       samples.add(`ui.other${label}`, ui.otherMaxMs);
       samples.add(`ui.quiet${label}`, ui.quietMaxMs);
-      log(`logs${label} round ${round + 1}/${runs}: logs ${logs.firstMs?.toFixed(0) ?? "no output"} ms ${logs.peakMb.toFixed(0)} MB; ui ${ui.snapshotMs?.toFixed(0) ?? "no snapshot"} ms ${ui.peakMb.toFixed(0)} MB, others ≤ ${ui.otherMaxMs.toFixed(0)} ms`);
+      log(
+        `logs${label} round ${round + 1}/${runs}: logs ${logs.firstMs?.toFixed(0) ?? "no output"} ms ${logs.peakMb.toFixed(0)} MB; ui ${ui.snapshotMs?.toFixed(0) ?? "no snapshot"} ms ${ui.peakMb.toFixed(0)} MB, others ≤ ${ui.otherMaxMs.toFixed(0)} ms`,
+      );
     }
   }
   const group = `Big logs, ${MB} MB events.jsonl`;
@@ -156,18 +161,70 @@ export async function benchBigLogs(runs: number, log: (line: string) => void): P
   for (const { label } of builds()) {
     rows.push(
       {
-        ...row(`logs.first${label}`, `ralph logs RUN: first output${label}`, "ms", "tail.first", 1000, "ralph logs <run>"),
-        ...(silent.has(label) ? { met: false, note: `no output within ${LOGS_WINDOW_MS / 1000} s in ${samples.get(`logs.first${label}`) ? "some" : "every"} round` } : {}),
+        ...row(
+          `logs.first${label}`,
+          `ralph logs RUN: first output${label}`,
+          "ms",
+          "tail.first",
+          1000,
+          "ralph logs <run>",
+        ),
+        ...(silent.has(label)
+          ? {
+              met: false,
+              note: `no output within ${LOGS_WINDOW_MS / 1000} s in ${samples.get(`logs.first${label}`) ? "some" : "every"} round`,
+            }
+          : {}),
       },
-      row(`logs.peak${label}`, `ralph logs RUN: peak RSS over its first ${LOGS_WINDOW_MS / 1000} s${label}`, "MB", "tail.peak", 100, "ralph logs <run>"),
+      row(
+        `logs.peak${label}`,
+        `ralph logs RUN: peak RSS over its first ${LOGS_WINDOW_MS / 1000} s${label}`,
+        "MB",
+        "tail.peak",
+        100,
+        "ralph logs <run>",
+      ),
       {
-        ...row(`ui.first${label}`, `dashboard: run page's snapshot${label}`, "ms", "tail.first", 1000, "ralph ui; GET /api/run/0/<run>/stream"),
-        ...(blind.has(label) ? { met: false, note: `no snapshot within ${UI_CAP_MS / 1000} s in ${samples.get(`ui.first${label}`) ? "some" : "every"} round` } : {}),
+        ...row(
+          `ui.first${label}`,
+          `dashboard: run page's snapshot${label}`,
+          "ms",
+          "tail.first",
+          1000,
+          "ralph ui; GET /api/run/0/<run>/stream",
+        ),
+        ...(blind.has(label)
+          ? {
+              met: false,
+              note: `no snapshot within ${UI_CAP_MS / 1000} s in ${samples.get(`ui.first${label}`) ? "some" : "every"} round`,
+            }
+          : {}),
       },
-      row(`ui.peak${label}`, `dashboard: server's peak RSS${label}`, "MB", "tail.peak", 100, "ralph ui; GET /api/run/0/<run>/stream"),
+      row(
+        `ui.peak${label}`,
+        `dashboard: server's peak RSS${label}`,
+        "MB",
+        "tail.peak",
+        100,
+        "ralph ui; GET /api/run/0/<run>/stream",
+      ),
       {
-        ...row(`ui.other${label}`, `dashboard: slowest GET / meanwhile${label}`, "ms", "", 50, "GET / every 10 ms while the run's stream opens"),
-        ...(samples.get(`ui.quiet${label}`) ? { baseline: { label: "slowest GET / for 1 s before, no stream open", value: samples.get(`ui.quiet${label}`) as NonNullable<ReturnType<Samples["get"]>> } } : {}),
+        ...row(
+          `ui.other${label}`,
+          `dashboard: slowest GET / meanwhile${label}`,
+          "ms",
+          "",
+          50,
+          "GET / every 10 ms while the run's stream opens",
+        ),
+        ...(samples.get(`ui.quiet${label}`)
+          ? {
+              baseline: {
+                label: "slowest GET / for 1 s before, no stream open",
+                value: samples.get(`ui.quiet${label}`) as NonNullable<ReturnType<Samples["get"]>>,
+              },
+            }
+          : {}),
         note: "GET / every 10 ms from the stream's request to a second after its snapshot",
       },
     );

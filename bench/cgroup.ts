@@ -19,7 +19,9 @@ function cgroup2Mount(): string | null {
 /** This process's own cgroup v2 path relative to the mount ("0::/path"), or "/". */
 function ownCgroup(): string {
   try {
-    const line = readFileSync("/proc/self/cgroup", "utf8").split("\n").find((entry) => entry.startsWith("0::"));
+    const line = readFileSync("/proc/self/cgroup", "utf8")
+      .split("\n")
+      .find((entry) => entry.startsWith("0::"));
     return line ? line.slice(3) : "/";
   } catch {
     return "/";

@@ -11,13 +11,32 @@ const TARGET = 2;
 const SHAPES = [
   { shape: "lines", label: "short lines (`yes`)", argv: ["sh", "-c", `yes | head -c ${MB * 2 ** 20}`], claude: false },
   { shape: "empty", label: "empty lines", argv: ["sh", "-c", `yes '' | head -c ${MB * 2 ** 20}`], claude: false },
-  { shape: "flat", label: "one long line", argv: [process.execPath, fixture("stream-agent"), "flat", String(MB)], claude: false },
-  { shape: "raw", label: "random bytes", argv: [process.execPath, fixture("stream-agent"), "raw", String(MB)], claude: false },
-  { shape: "json", label: "stream-json (claude adapter)", argv: [process.execPath, fixture("stream-agent"), "json", String(MB)], claude: true },
+  {
+    shape: "flat",
+    label: "one long line",
+    argv: [process.execPath, fixture("stream-agent"), "flat", String(MB)],
+    claude: false,
+  },
+  {
+    shape: "raw",
+    label: "random bytes",
+    argv: [process.execPath, fixture("stream-agent"), "raw", String(MB)],
+    claude: false,
+  },
+  {
+    shape: "json",
+    label: "stream-json (claude adapter)",
+    argv: [process.execPath, fixture("stream-agent"), "json", String(MB)],
+    claude: true,
+  },
 ] as const;
 
 /** One run: the bytes of events.jsonl and of iter-001.log (the agent's output, as logged). */
-async function measure(project: string, id: string, shape: (typeof SHAPES)[number]): Promise<{ events: number; output: number }> {
+async function measure(
+  project: string,
+  id: string,
+  shape: (typeof SHAPES)[number],
+): Promise<{ events: number; output: number }> {
   const env: Record<string, string> = {};
   let args: string[];
   if (shape.claude) {
@@ -29,7 +48,8 @@ async function measure(project: string, id: string, shape: (typeof SHAPES)[numbe
     args = ["run", "--name", id, "-n", "1", "size", "--", ...shape.argv];
   }
   const exit = await startRalph(args, project, { env: cleanEnv(env) }).exited;
-  if (exit.code !== 3) throw new Error(`event size ${shape.shape}: ralph exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS)`);
+  if (exit.code !== 3)
+    throw new Error(`event size ${shape.shape}: ralph exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS)`);
   const dir = runDir(project, id);
   const sizes = { events: statSync(join(dir, "events.jsonl")).size, output: statSync(join(dir, "iter-001.log")).size };
   rmSync(dir, { recursive: true, force: true });
@@ -45,7 +65,9 @@ export async function benchEventSize(runs: number, log: (line: string) => void):
     for (const shape of SHAPES) {
       const sizes = await retryOnce(`event size ${shape.shape}`, () => measure(project, `e-${++counter}`, shape), log);
       samples.add(shape.shape, sizes.events / sizes.output);
-      log(`event size: ${shape.shape} round ${round + 1}/${runs}: ${sizes.events} bytes of events for ${sizes.output} bytes of output`);
+      log(
+        `event size: ${shape.shape} round ${round + 1}/${runs}: ${sizes.events} bytes of events for ${sizes.output} bytes of output`,
+      );
     }
   }
   return SHAPES.map(({ shape, label }) => {

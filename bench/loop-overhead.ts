@@ -5,7 +5,18 @@
 import { accessSync, constants, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { createCgroup, removeCgroup } from "./cgroup.js";
-import { builds, cleanEnv, cpuReporter, eventTime, fixture, readEvents, runDir, scratchDir, startNode, timeProcess } from "./ralph-cli.js";
+import {
+  builds,
+  cleanEnv,
+  cpuReporter,
+  eventTime,
+  fixture,
+  readEvents,
+  runDir,
+  scratchDir,
+  startNode,
+  timeProcess,
+} from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, summarize } from "./stats.js";
 
@@ -42,18 +53,30 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
   // The floor: `kind` spawn (Node's own) or supervised (ralph's supervision in `mode`), 200 × true.
   const timeFloor = async (kind: "spawn" | "supervised", mode: string) => {
     const started = nowMs();
-    const floor = startNode([fixture("spawn-loop"), kind, String(ITERATIONS), binary], dir, cleanEnv({ RALPH_SUPERVISION: mode }));
+    const floor = startNode(
+      [fixture("spawn-loop"), kind, String(ITERATIONS), binary],
+      dir,
+      cleanEnv({ RALPH_SUPERVISION: mode }),
+    );
     const exit = await floor.exited;
-    if (exit.code !== 0) throw new Error(`spawn-loop ${kind} (${mode}): exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
+    if (exit.code !== 0)
+      throw new Error(`spawn-loop ${kind} (${mode}): exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
     return exit.at - started;
   };
   const timeRalph = async (mode: string, main: string) => {
     const id = `overhead-${++attempt}`;
     const started = nowMs();
     const args = ["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "overhead", "--", "true"];
-    const ralph = startNode([...preload, main, ...args], dir, cleanEnv({ RALPH_SUPERVISION: mode, BENCH_CPU_FILE: cpuFile }));
+    const ralph = startNode(
+      [...preload, main, ...args],
+      dir,
+      cleanEnv({ RALPH_SUPERVISION: mode, BENCH_CPU_FILE: cpuFile }),
+    );
     const exit = await ralph.exited;
-    if (exit.code !== 3) throw new Error(`ralph -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS): ${exit.stderr}`);
+    if (exit.code !== 3)
+      throw new Error(
+        `ralph -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS): ${exit.stderr}`,
+      );
     return { id, ms: exit.at - started, cpuMs: Number(readFileSync(cpuFile, "utf8")) / 1000 };
   };
   for (let round = 0; round < runs; round++) {
@@ -61,7 +84,11 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
     const spawnShellMs = await timeProcess("sh", ["-c", loop, binary], dir);
     samples.add("spawn.perIteration", (spawnMs - spawnShellMs) / ITERATIONS);
     for (const mode of modes) {
-      const supervisedMs = await retryOnce(`loop overhead (${mode} supervision alone)`, () => timeFloor("supervised", mode), log);
+      const supervisedMs = await retryOnce(
+        `loop overhead (${mode} supervision alone)`,
+        () => timeFloor("supervised", mode),
+        log,
+      );
       const supervisedShellMs = await timeProcess("sh", ["-c", loop, binary], dir);
       samples.add(`${mode}.supervised`, (supervisedMs - supervisedShellMs) / ITERATIONS);
       // Each round swaps the builds' order, so that neither always runs right after the other's clean-up.
@@ -80,7 +107,9 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
         const first = eventTime(events, (event) => event.type === "iteration_started");
         const last = eventTime(events, (event) => event.type === "run_ended");
         if (first !== null && last !== null) samples.add(`${key}.steady`, (last - first - shellMs) / ITERATIONS);
-        log(`loop overhead: round ${round + 1}/${runs} (${key}): ralph ${ralphMs.toFixed(0)} ms (its own CPU ${cpuMs.toFixed(0)} ms), shell ${shellMs.toFixed(0)} ms`);
+        log(
+          `loop overhead: round ${round + 1}/${runs} (${key}): ralph ${ralphMs.toFixed(0)} ms (its own CPU ${cpuMs.toFixed(0)} ms), shell ${shellMs.toFixed(0)} ms`,
+        );
       }
     }
   }
@@ -98,60 +127,76 @@ export async function benchLoopOverhead(runs: number, log: (line: string) => voi
       note: "a bare Node script starting `true` with piped stdin and output, one after the other, minus the shell loop",
       command: `${floorCommand} spawn ${ITERATIONS} "$(which true)"`,
     },
-    ...modes.map(
-      (mode): Row => ({
-        group,
-        figure: `ms per iteration added by ralph's supervision alone (${mode} mode)`,
-        unit: "ms",
-        value: samples.get(`${mode}.supervised`),
-        baseline: { label: "shell loop per iteration", value: perShell },
-        note: "the same script starting each `true` through ralph's supervision and ending its tree as the runner does, without the loop",
-        command: `RALPH_SUPERVISION=${mode} ${floorCommand} supervised ${ITERATIONS} "$(which true)"`,
+    ...modes.map((mode): Row => ({
+      group,
+      figure: `ms per iteration added by ralph's supervision alone (${mode} mode)`,
+      unit: "ms",
+      value: samples.get(`${mode}.supervised`),
+      baseline: { label: "shell loop per iteration", value: perShell },
+      note: "the same script starting each `true` through ralph's supervision and ending its tree as the runner does, without the loop",
+      command: `RALPH_SUPERVISION=${mode} ${floorCommand} supervised ${ITERATIONS} "$(which true)"`,
+    })),
+  ];
+  return floor.concat(
+    modes.flatMap((mode) =>
+      builds().flatMap(({ label }): Row[] => {
+        const key = `${mode}${label}`;
+        const perIteration = samples.get(`${key}.perIteration`);
+        const steady = samples.get(`${key}.steady`);
+        const command = `RALPH_SUPERVISION=${mode} ralph run -n ${ITERATIONS} --agent command x -- true`;
+        return [
+          {
+            group,
+            figure: `ralph (${mode} mode${label}) whole run (start to exit)`,
+            unit: "ms",
+            value: samples.get(`${key}.ralph`),
+            baseline: { label: "shell loop", value: shell },
+            command,
+          },
+          {
+            group,
+            figure: `ms per iteration added by ralph (${mode} mode${label})`,
+            unit: "ms",
+            value: perIteration,
+            baseline: { label: "shell loop per iteration", value: perShell },
+            target: `≤ ${TARGET_MS} ms`,
+            met: perIteration ? perIteration.median <= TARGET_MS : null,
+            note: "(ralph − shell loop) / 200",
+            command: `${command}; sh -c '${loop}' "$(which true)"`,
+          },
+          {
+            group,
+            figure: `…the same without ralph's start and finish (${mode} mode${label})`,
+            unit: "ms",
+            value: steady,
+            target: `≤ ${TARGET_MS} ms`,
+            met: steady ? steady.median <= TARGET_MS : null,
+            note: "first iteration_started → run_ended, minus the shell loop",
+            command: `${command} (events.jsonl)`,
+          },
+          {
+            group,
+            figure: `ralph's own CPU time per iteration (${mode} mode${label})`,
+            unit: "ms",
+            value: samples.get(`${key}.cpu`),
+            note: "the runner process's user + system time / 200 (start-up included; the agent's and Perl's not), which the machine's load barely moves",
+            command: `${command} (process.cpuUsage at exit)`,
+          },
+          // (This build's supervision: over it, another build's figure would mix two builds.)
+          ...(label === ""
+            ? [
+                {
+                  group,
+                  figure: `…over ralph's supervision alone (${mode} mode)`,
+                  unit: "ms",
+                  value: samples.get(`${key}.overSupervision`),
+                  note: "(ralph − the supervised script) / 200: what the loop itself adds",
+                  command,
+                },
+              ]
+            : []),
+        ];
       }),
     ),
-  ];
-  return floor.concat(modes.flatMap((mode) =>
-    builds().flatMap(({ label }): Row[] => {
-      const key = `${mode}${label}`;
-      const perIteration = samples.get(`${key}.perIteration`);
-      const steady = samples.get(`${key}.steady`);
-      const command = `RALPH_SUPERVISION=${mode} ralph run -n ${ITERATIONS} --agent command x -- true`;
-      return [
-        { group, figure: `ralph (${mode} mode${label}) whole run (start to exit)`, unit: "ms", value: samples.get(`${key}.ralph`), baseline: { label: "shell loop", value: shell }, command },
-        {
-          group,
-          figure: `ms per iteration added by ralph (${mode} mode${label})`,
-          unit: "ms",
-          value: perIteration,
-          baseline: { label: "shell loop per iteration", value: perShell },
-          target: `≤ ${TARGET_MS} ms`,
-          met: perIteration ? perIteration.median <= TARGET_MS : null,
-          note: "(ralph − shell loop) / 200",
-          command: `${command}; sh -c '${loop}' "$(which true)"`,
-        },
-        {
-          group,
-          figure: `…the same without ralph's start and finish (${mode} mode${label})`,
-          unit: "ms",
-          value: steady,
-          target: `≤ ${TARGET_MS} ms`,
-          met: steady ? steady.median <= TARGET_MS : null,
-          note: "first iteration_started → run_ended, minus the shell loop",
-          command: `${command} (events.jsonl)`,
-        },
-        {
-          group,
-          figure: `ralph's own CPU time per iteration (${mode} mode${label})`,
-          unit: "ms",
-          value: samples.get(`${key}.cpu`),
-          note: "the runner process's user + system time / 200 (start-up included; the agent's and Perl's not), which the machine's load barely moves",
-          command: `${command} (process.cpuUsage at exit)`,
-        },
-        // (This build's supervision: over it, another build's figure would mix two builds.)
-        ...(label === ""
-          ? [{ group, figure: `…over ralph's supervision alone (${mode} mode)`, unit: "ms", value: samples.get(`${key}.overSupervision`), note: "(ralph − the supervised script) / 200: what the loop itself adds", command }]
-          : []),
-      ];
-    }),
-  ));
+  );
 }

@@ -55,7 +55,10 @@ async function peakRss(project: string, id: string, mode: Mode, mb: number): Pro
     args = ["run", "--name", id, "-n", "1", "memory", "--", ...agent];
   }
   const started = nowMs();
-  const ralph = startRalph(args, project, { env: cleanEnv(extra), nodeArgs: ["--import", pathToFileURL(fixture("report-rss")).href] });
+  const ralph = startRalph(args, project, {
+    env: cleanEnv(extra),
+    nodeArgs: ["--import", pathToFileURL(fixture("report-rss")).href],
+  });
   let sampled = 0;
   const timer = setInterval(() => {
     sampled = Math.max(sampled, statusKb(ralph.child.pid as number, "VmHWM") ?? 0);
@@ -68,13 +71,19 @@ async function peakRss(project: string, id: string, mode: Mode, mb: number): Pro
   const exit = await ralph.exited;
   clearInterval(timer);
   clearTimeout(cap);
-  if (!capped && exit.code !== 3) throw new Error(`memory ${mode}: ralph exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS)`);
+  if (!capped && exit.code !== 3)
+    throw new Error(`memory ${mode}: ralph exit ${exit.code ?? exit.signal} (expected 3, MAX_ITERATIONS)`);
   // A run killed by its signal never reaches the exit hook: then the sampled figure is all there is.
   const atExit = orZero(() => Number(readFileSync(rssFile, "utf8")));
   const logged = orZero(() => statSync(join(runDir(project, id), "iter-001.log")).size);
   // The run's logs hold the whole output: do not keep gigabytes around.
   rmSync(runDir(project, id), { recursive: true, force: true });
-  return { peakMb: Math.max(atExit, sampled) / 1024, seconds: (exit.at - started) / 1000, readMb: logged / 2 ** 20, capped };
+  return {
+    peakMb: Math.max(atExit, sampled) / 1024,
+    seconds: (exit.at - started) / 1000,
+    readMb: logged / 2 ** 20,
+    capped,
+  };
 }
 
 /** Measures every output shape `runs` times, each next to a run with no output. */
@@ -92,7 +101,9 @@ export async function benchMemory(runs: number, log: (line: string) => void): Pr
       samples.add(`${mode}.busy`, busy.peakMb);
       samples.add(`${mode}.throughput`, busy.readMb / busy.seconds);
       if (busy.capped) cappedAt.set(mode, busy);
-      log(`memory: ${mode} round ${round + 1}/${runs}: ${busy.peakMb.toFixed(0)} MB peak, ${busy.readMb.toFixed(0)} MB in ${busy.seconds.toFixed(1)} s`);
+      log(
+        `memory: ${mode} round ${round + 1}/${runs}: ${busy.peakMb.toFixed(0)} MB peak, ${busy.readMb.toFixed(0)} MB in ${busy.seconds.toFixed(1)} s`,
+      );
     }
   }
   return MODES.map(({ mode, label }) => {
@@ -100,7 +111,9 @@ export async function benchMemory(runs: number, log: (line: string) => void): Pr
     const idle = samples.get(`${mode}.idle`);
     const throughput = samples.get(`${mode}.throughput`);
     const capped = cappedAt.get(mode);
-    const speed = throughput ? `ralph read ${throughput.median.toFixed(1)} MB/s (${throughput.min.toFixed(1)}–${throughput.max.toFixed(1)})` : "";
+    const speed = throughput
+      ? `ralph read ${throughput.median.toFixed(1)} MB/s (${throughput.min.toFixed(1)}–${throughput.max.toFixed(1)})`
+      : "";
     const note = capped
       ? `NOT FINISHED: stopped after ${CAP_MS / 1000} s with ${capped.readMb.toFixed(0)} of ${MB} MB read (${speed}); measured once`
       : speed;
@@ -113,7 +126,10 @@ export async function benchMemory(runs: number, log: (line: string) => void): Pr
       target: `≤ ${TARGET_RATIO}× no output`,
       met: value && idle && !capped ? value.median <= idle.median * TARGET_RATIO : capped ? false : null,
       note,
-      command: mode === "json" ? `RALPH_CLAUDE_BIN=<streams ${MB} MB of stream-json> ralph run -n 1 x` : `ralph run -n 1 x -- <prints ${MB} MB of ${mode === "raw" ? "random bytes" : "x without a newline"}>`,
+      command:
+        mode === "json"
+          ? `RALPH_CLAUDE_BIN=<streams ${MB} MB of stream-json> ralph run -n 1 x`
+          : `ralph run -n 1 x -- <prints ${MB} MB of ${mode === "raw" ? "random bytes" : "x without a newline"}>`,
     };
   });
 }

@@ -37,14 +37,22 @@ export async function benchNotify(runs: number, log: (line: string) => void): Pr
   const plain = scratchDir("notify-plain");
   const notified = scratchDir("notify-hook");
   const { server, url, received } = await startServer();
-  writeFileSync(join(notified, "ralph.yaml"), `notify:\n  - webhook: ${url}\n    events: [iteration_started, iteration_ended, run_ended]\n`);
+  writeFileSync(
+    join(notified, "ralph.yaml"),
+    `notify:\n  - webhook: ${url}\n    events: [iteration_started, iteration_ended, run_ended]\n`,
+  );
   const samples = new Samples();
   let attempt = 0;
   const timeRun = async (dir: string) => {
     const id = `notify-${++attempt}`;
-    const ralph = startRalph(["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "notify", "--", "true"], dir, { env: cleanEnv() });
+    const ralph = startRalph(
+      ["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "notify", "--", "true"],
+      dir,
+      { env: cleanEnv() },
+    );
     const exit = await ralph.exited;
-    if (exit.code !== 3) throw new Error(`ralph -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal} (expected 3): ${exit.stderr}`);
+    if (exit.code !== 3)
+      throw new Error(`ralph -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal} (expected 3): ${exit.stderr}`);
     return loopMs(dir, id) / ITERATIONS;
   };
   try {
@@ -55,7 +63,9 @@ export async function benchNotify(runs: number, log: (line: string) => void): Pr
       const without = await retryOnce("notify (none)", () => timeRun(plain), log);
       samples.add("with", withHook);
       samples.add("without", without);
-      log(`notify: round ${round + 1}/${runs}: ${withHook.toFixed(2)} ms/iteration with a webhook (${delivered} posts), ${without.toFixed(2)} without`);
+      log(
+        `notify: round ${round + 1}/${runs}: ${withHook.toFixed(2)} ms/iteration with a webhook (${delivered} posts), ${without.toFixed(2)} without`,
+      );
     }
   } finally {
     server.close();

@@ -22,7 +22,9 @@ function stat(pid: number): { ppid: number; comm: string; rssKb: number } | null
 
 /** `root` and every descendant, with what each holds. */
 function tree(root: number): Array<{ pid: number; comm: string; rssKb: number }> {
-  const all = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  const all = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
   const info = new Map(all.map((pid) => [pid, stat(pid)] as const));
   const found = [root];
   for (let i = 0; i < found.length; i++) for (const [pid, value] of info) if (value?.ppid === found[i]) found.push(pid);
@@ -34,9 +36,18 @@ function tree(root: number): Array<{ pid: number; comm: string; rssKb: number }>
 
 function repo(): string {
   const dir = scratchDir("parallel");
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.test", ...args], { cwd: dir, stdio: "ignore" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.test", ...args], {
+      cwd: dir,
+      stdio: "ignore",
+    });
   git("init", "-q", "-b", "main");
-  const stories = Array.from({ length: CHILDREN }, (_, i) => ({ id: `S${i + 1}`, title: `story ${i + 1}`, priority: i + 1, passes: false }));
+  const stories = Array.from({ length: CHILDREN }, (_, i) => ({
+    id: `S${i + 1}`,
+    title: `story ${i + 1}`,
+    priority: i + 1,
+    passes: false,
+  }));
   writeFileSync(join(dir, "prd.json"), `${JSON.stringify({ userStories: stories }, null, 2)}\n`);
   writeFileSync(join(dir, ".gitignore"), ".ralph/\n");
   git("add", "-A");
@@ -46,7 +57,26 @@ function repo(): string {
 
 /** Total RSS (MB) of ralph's processes once all 8 agents sleep, and how many processes that was. */
 async function parallelRss(main: string, dir: string, name: string): Promise<{ mb: number; processes: number }> {
-  const child = spawn(process.execPath, [main, "run", "--tasks", "prd.json", "--parallel", String(CHILDREN), "-n", "1", "--name", name, "work", "--", "sleep", "30"], { cwd: dir, env: cleanEnv(), stdio: "ignore" });
+  const child = spawn(
+    process.execPath,
+    [
+      main,
+      "run",
+      "--tasks",
+      "prd.json",
+      "--parallel",
+      String(CHILDREN),
+      "-n",
+      "1",
+      "--name",
+      name,
+      "work",
+      "--",
+      "sleep",
+      "30",
+    ],
+    { cwd: dir, env: cleanEnv(), stdio: "ignore" },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
     const deadline = nowMs() + 60_000;
@@ -58,7 +88,8 @@ async function parallelRss(main: string, dir: string, name: string): Promise<{ m
         const ours = tree(child.pid as number).filter((proc) => proc.comm !== "sleep" && proc.comm !== "git");
         return { mb: ours.reduce((sum, proc) => sum + proc.rssKb, 0) / 1024, processes: ours.length };
       }
-      if (nowMs() > deadline || child.exitCode !== null) throw new Error(`--parallel ${CHILDREN}: ${agents} agents running after 60 s`);
+      if (nowMs() > deadline || child.exitCode !== null)
+        throw new Error(`--parallel ${CHILDREN}: ${agents} agents running after 60 s`);
       await sleep(100);
     }
   } finally {
@@ -86,7 +117,9 @@ export async function benchParallelMemory(runs: number, log: (line: string) => v
       const measured = await retryOnce(`parallel${label}`, () => parallelRss(main, repo(), `p${++counter}`), log);
       samples.add(`parallel${label}`, measured.mb);
       counts.set(label, measured.processes);
-      log(`parallel${label} round ${round + 1}/${runs}: ${measured.mb.toFixed(0)} MB in ${measured.processes} processes`);
+      log(
+        `parallel${label} round ${round + 1}/${runs}: ${measured.mb.toFixed(0)} MB in ${measured.processes} processes`,
+      );
     }
   }
   const node = samples.get("node");

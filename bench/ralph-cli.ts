@@ -30,7 +30,12 @@ const MACHINE_COSTS = new Set(["NODE_EXTRA_CA_CERTS"]);
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { RALPH_SANDBOX: "off" };
-  for (const [key, value] of Object.entries(process.env)) if ((!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION" || key === "RALPH_SANDBOX") && !MACHINE_COSTS.has(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (
+      (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION" || key === "RALPH_SANDBOX") &&
+      !MACHINE_COSTS.has(key)
+    )
+      env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -68,7 +73,11 @@ export interface Exit {
 const children = new Set<ChildProcess>();
 
 /** Starts `node ralph ARGS` (or `node NODE_ARGS ralph ARGS`) in `cwd`, output discarded. */
-export function startRalph(args: string[], cwd: string, options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Started {
+export function startRalph(
+  args: string[],
+  cwd: string,
+  options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
+): Started {
   return startNode([...(options.nodeArgs ?? []), RALPH, ...args], cwd, options.env ?? cleanEnv());
 }
 
@@ -78,7 +87,12 @@ export function startNode(args: string[], cwd: string, env: NodeJS.ProcessEnv = 
 }
 
 /** Starts any program with output discarded; tracked so an aborted benchmark can end it. */
-export function startProcess(program: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Started {
+export function startProcess(
+  program: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Started {
   const child = spawn(program, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
   children.add(child);
   let stderr = "";
@@ -95,11 +109,18 @@ export function startProcess(program: string, args: string[], cwd: string, env: 
 }
 
 /** Runs a program to its end and returns the wall time from spawn to exit (ms). */
-export async function timeProcess(program: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv, expectCode = 0): Promise<number> {
+export async function timeProcess(
+  program: string,
+  args: string[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+  expectCode = 0,
+): Promise<number> {
   const started = nowMs();
   const { exited } = startProcess(program, args, cwd, env);
   const { code, signal, at, stderr } = await exited;
-  if (code !== expectCode) throw new Error(`${program} ${args.join(" ")}: exit ${code ?? signal} (expected ${expectCode}): ${stderr}`);
+  if (code !== expectCode)
+    throw new Error(`${program} ${args.join(" ")}: exit ${code ?? signal} (expected ${expectCode}): ${stderr}`);
   return at - started;
 }
 
@@ -117,7 +138,10 @@ export function readEvents(runDir: string): Array<Record<string, unknown>> {
 }
 
 /** The wall-clock time (ms) of the first event matching `match`, or null. */
-export function eventTime(events: Array<Record<string, unknown>>, match: (event: Record<string, unknown>) => boolean): number | null {
+export function eventTime(
+  events: Array<Record<string, unknown>>,
+  match: (event: Record<string, unknown>) => boolean,
+): number | null {
   const event = events.find(match);
   return event && typeof event.ts === "string" ? Date.parse(event.ts) : null;
 }

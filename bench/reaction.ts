@@ -3,7 +3,19 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identify, stillLive, waitAllGone, killAll, type Identity } from "./proc-watch.js";
-import { builds, cleanEnv, eventTime, fixture, readEvents, runDir, scratchDir, startNode, startRalph, RALPH, type Started } from "./ralph-cli.js";
+import {
+  builds,
+  cleanEnv,
+  eventTime,
+  fixture,
+  readEvents,
+  runDir,
+  scratchDir,
+  startNode,
+  startRalph,
+  RALPH,
+  type Started,
+} from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { nowMs, retryOnce, Samples, sleep, wallMs } from "./stats.js";
 
@@ -29,11 +41,21 @@ function wallFrom(file: string): number {
  * One run of build `main`: iteration 1 ends normally (the baseline), the request is written during iteration
  * 2. `sandbox`: its mode, when not the suites' own (off, see cleanEnv).
  */
-async function react(request: Request, project: string, id: string, main: string, sandbox?: string): Promise<{ next: number; acted: number; exited: number }> {
+async function react(
+  request: Request,
+  project: string,
+  id: string,
+  main: string,
+  sandbox?: string,
+): Promise<{ next: number; acted: number; exited: number }> {
   const gates = join(project, `gates-${id}`);
   mkdirSync(gates);
   const run = runDir(project, id);
-  const ralph = startNode([main, "run", "--name", id, "-n", "5", "reaction", "--", process.execPath, fixture("gate-agent"), gates], project, sandbox === undefined ? cleanEnv() : cleanEnv({ RALPH_SANDBOX: sandbox }));
+  const ralph = startNode(
+    [main, "run", "--name", id, "-n", "5", "reaction", "--", process.execPath, fixture("gate-agent"), gates],
+    project,
+    sandbox === undefined ? cleanEnv() : cleanEnv({ RALPH_SANDBOX: sandbox }),
+  );
   try {
     return await drive(request, ralph, gates, run);
   } catch (error) {
@@ -43,7 +65,12 @@ async function react(request: Request, project: string, id: string, main: string
   }
 }
 
-async function drive(request: Request, ralph: Started, gates: string, run: string): Promise<{ next: number; acted: number; exited: number }> {
+async function drive(
+  request: Request,
+  ralph: Started,
+  gates: string,
+  run: string,
+): Promise<{ next: number; acted: number; exited: number }> {
   await waitFor("first iteration", () => existsSync(join(gates, "started-1")));
   writeFileSync(join(gates, "go-1"), "");
   await waitFor("second iteration", () => existsSync(join(gates, "started-2")));
@@ -61,7 +88,8 @@ async function drive(request: Request, ralph: Started, gates: string, run: strin
     writeFileSync(join(run, "STOP"), "stop\n");
   }
   const exit = await ralph.exited;
-  if (exit.code !== 0) throw new Error(`reaction ${request}: ralph exit ${exit.code ?? exit.signal} (expected 0, STOPPED)`);
+  if (exit.code !== 0)
+    throw new Error(`reaction ${request}: ralph exit ${exit.code ?? exit.signal} (expected 0, STOPPED)`);
   const events = readEvents(run);
   const exit1 = wallFrom(join(gates, "exit-1"));
   const exit2 = wallFrom(join(gates, "exit-2"));
@@ -84,7 +112,23 @@ async function startCoop(dir: string): Promise<{ members: Identity[]; root: numb
 async function stopNow(project: string, id: string): Promise<{ total: number; afterStopFile: number; clean: boolean }> {
   const gates = join(project, `now-${id}`);
   mkdirSync(gates);
-  const ralph = startRalph(["run", "--name", id, "-n", "1", "stop-now", "--", process.execPath, fixture("coop-agent"), gates, String(CHILDREN), String(CLEANUP_MS)], project);
+  const ralph = startRalph(
+    [
+      "run",
+      "--name",
+      id,
+      "-n",
+      "1",
+      "stop-now",
+      "--",
+      process.execPath,
+      fixture("coop-agent"),
+      gates,
+      String(CHILDREN),
+      String(CLEANUP_MS),
+    ],
+    project,
+  );
   let members: Identity[];
   try {
     members = (await startCoop(gates)).members;
@@ -101,7 +145,9 @@ async function stopNow(project: string, id: string): Promise<{ total: number; af
   const stopped = await cli.exited;
   const ran = await ralph.exited;
   if (stopped.code !== 0 || ran.code !== 0 || gone === null) {
-    throw new Error(`stop --now: stop exit ${stopped.code ?? stopped.signal} ${stopped.stderr}; run exit ${ran.code ?? ran.signal} ${ran.stderr}; tree ${gone === null ? "still there" : "gone"}`);
+    throw new Error(
+      `stop --now: stop exit ${stopped.code ?? stopped.signal} ${stopped.stderr}; run exit ${ran.code ?? ran.signal} ${ran.stderr}; tree ${gone === null ? "still there" : "gone"}`,
+    );
   }
   const stopWritten = statSync(join(runDir(project, id), "STOP")).mtimeMs;
   return { total, afterStopFile: total - (stopWritten - startedWall), clean: existsSync(join(gates, "clean-exit")) };
@@ -138,14 +184,22 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
     const order = round % 2 === 0 ? builds() : builds().reverse();
     for (const { label, main } of order) {
       for (const request of ["stop", "pause", "inactive"] as const) {
-        const result = await retryOnce(`reaction ${request}${label}`, () => react(request, project, `${request}-${++attempt}`, main), log);
+        const result = await retryOnce(
+          `reaction ${request}${label}`,
+          () => react(request, project, `${request}-${++attempt}`, main),
+          log,
+        );
         samples.add(`next${label}`, result.next);
         samples.add(`${request}${label}`, result.acted);
         if (request !== "pause") samples.add(`${request}${label}.exit`, result.exited);
       }
     }
     // This build's STOP with the sandbox at its default (auto): what each iteration's bubblewrap adds to it.
-    const boxed = await retryOnce("reaction stop (sandbox auto)", () => react("stop", project, `stop-${++attempt}`, RALPH, "auto"), log);
+    const boxed = await retryOnce(
+      "reaction stop (sandbox auto)",
+      () => react("stop", project, `stop-${++attempt}`, RALPH, "auto"),
+      log,
+    );
     samples.add("next.boxed", boxed.next);
     samples.add("stop.boxed", boxed.acted);
     samples.add("stop.boxed.exit", boxed.exited);
@@ -161,25 +215,38 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
   const requests: Array<[Request, string, string]> = [
     ["stop", "STOP file → run_ended", "touch .ralph/runs/<id>/STOP"],
     ["pause", "PAUSE file → paused", "touch .ralph/runs/<id>/PAUSE"],
-    ["inactive", "state.md active: false → run_ended", "sed -i 's/^active: true/active: false/' .ralph/runs/<id>/state.md"],
+    [
+      "inactive",
+      "state.md active: false → run_ended",
+      "sed -i 's/^active: true/active: false/' .ralph/runs/<id>/state.md",
+    ],
   ];
-  for (const { label } of builds()) for (const [request, figure, command] of requests) {
-    const next = samples.get(`next${label}`);
-    const value = samples.get(`${request}${label}`);
-    const exited = samples.get(`${request}${label}.exit`);
-    rows.push({
-      group,
-      figure: `${figure}, after the agent's exit${label}`,
-      unit: "ms",
-      value,
-      ...(next ? { baseline: { label: "agent exit → next iteration", value: next } } : {}),
-      target: `< ${TARGET_MS} ms`,
-      met: value ? value.median < TARGET_MS : null,
-      ...(exited ? { note: `ralph process gone after ${exited.median.toFixed(0)} ms (${exited.min.toFixed(0)}–${exited.max.toFixed(0)})` } : {}),
-      command: `${command} while an iteration runs`,
-    });
-  }
-  const [boxedNext, boxed, boxedExit] = [samples.get("next.boxed"), samples.get("stop.boxed"), samples.get("stop.boxed.exit")];
+  for (const { label } of builds())
+    for (const [request, figure, command] of requests) {
+      const next = samples.get(`next${label}`);
+      const value = samples.get(`${request}${label}`);
+      const exited = samples.get(`${request}${label}.exit`);
+      rows.push({
+        group,
+        figure: `${figure}, after the agent's exit${label}`,
+        unit: "ms",
+        value,
+        ...(next ? { baseline: { label: "agent exit → next iteration", value: next } } : {}),
+        target: `< ${TARGET_MS} ms`,
+        met: value ? value.median < TARGET_MS : null,
+        ...(exited
+          ? {
+              note: `ralph process gone after ${exited.median.toFixed(0)} ms (${exited.min.toFixed(0)}–${exited.max.toFixed(0)})`,
+            }
+          : {}),
+        command: `${command} while an iteration runs`,
+      });
+    }
+  const [boxedNext, boxed, boxedExit] = [
+    samples.get("next.boxed"),
+    samples.get("stop.boxed"),
+    samples.get("stop.boxed.exit"),
+  ];
   rows.push({
     group,
     figure: "STOP file → run_ended, after the agent's exit, sandbox: auto (the default)",
@@ -188,7 +255,11 @@ export async function benchReaction(runs: number, log: (line: string) => void): 
     ...(boxedNext ? { baseline: { label: "agent exit → next iteration", value: boxedNext } } : {}),
     target: `< ${TARGET_MS} ms`,
     met: boxed ? boxed.median < TARGET_MS : null,
-    ...(boxedExit ? { note: `ralph process gone after ${boxedExit.median.toFixed(0)} ms (${boxedExit.min.toFixed(0)}–${boxedExit.max.toFixed(0)}); bubblewrap where it works` } : {}),
+    ...(boxedExit
+      ? {
+          note: `ralph process gone after ${boxedExit.median.toFixed(0)} ms (${boxedExit.min.toFixed(0)}–${boxedExit.max.toFixed(0)}); bubblewrap where it works`,
+        }
+      : {}),
     command: "touch .ralph/runs/<id>/STOP while an iteration runs (RALPH_SANDBOX=auto)",
   });
   const now = samples.get("now");

@@ -32,7 +32,13 @@ export interface Machine {
 /** Describes this machine. */
 export function describeMachine(): Machine {
   const cpu = cpus()[0]?.model.replace(/\s+/g, " ").trim() ?? "unknown";
-  return { cpu, cores: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `${osType()} ${release()}`, node: process.version };
+  return {
+    cpu,
+    cores: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os: `${osType()} ${release()}`,
+    node: process.version,
+  };
 }
 
 function ratio(row: Row): string {
@@ -52,7 +58,9 @@ function cells(row: Row): string[] {
     row.figure,
     v ? `${formatNumber(v.median)} ${row.unit}` : "n/a",
     v ? `${formatNumber(v.min)}–${formatNumber(v.max)}` : "",
-    row.baseline ? `${row.baseline.label} ${formatNumber(row.baseline.value.median)} (${formatNumber(row.baseline.value.min)}–${formatNumber(row.baseline.value.max)})` : "",
+    row.baseline
+      ? `${row.baseline.label} ${formatNumber(row.baseline.value.median)} (${formatNumber(row.baseline.value.min)}–${formatNumber(row.baseline.value.max)})`
+      : "",
     ratio(row),
     row.target ?? "",
     verdict(row),
@@ -65,8 +73,14 @@ const HEADER = ["figure", "median", "min–max", "baseline (same run)", "ratio",
 /** The table as aligned plain text, one block per group. */
 export function textTable(rows: Row[]): string {
   const body = rows.map(cells);
-  const widths = HEADER.map((title, column) => Math.max(title.length, ...body.map((row) => (row[column] ?? "").length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+  const widths = HEADER.map((title, column) =>
+    Math.max(title.length, ...body.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
   const out = [line(HEADER)];
   let group = "";
   rows.forEach((row, index) => {
@@ -82,7 +96,10 @@ export function textTable(rows: Row[]): string {
 /** The table as Markdown (for the README): one heading row per group, each figure with its command. */
 export function markdownTable(rows: Row[]): string {
   const escape = (text: string) => text.replace(/\|/g, "\\|");
-  const out = ["| figure | median (min–max) | baseline, same run (ratio) | target | note | command |", "|---|---|---|---|---|---|"];
+  const out = [
+    "| figure | median (min–max) | baseline, same run (ratio) | target | note | command |",
+    "|---|---|---|---|---|---|",
+  ];
   let group = "";
   for (const row of rows) {
     if (row.group !== group) {

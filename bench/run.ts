@@ -45,7 +45,10 @@ function parseArgs(argv: string[]): { runs: number; only: string[]; markdown: bo
     if (arg === "--runs") runs = Number(argv[++i]);
     else if (arg === "--only") only = (argv[++i] ?? "").split(",").filter(Boolean);
     else if (arg === "--markdown") markdown = true;
-    else throw new Error(`unknown argument ${String(arg)} (usage: run.js [--runs N] [--only ${Object.keys(SUITES).join(",")}] [--markdown])`);
+    else
+      throw new Error(
+        `unknown argument ${String(arg)} (usage: run.js [--runs N] [--only ${Object.keys(SUITES).join(",")}] [--markdown])`,
+      );
   }
   if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs needs a whole number of at least 1");
   const unknown = only.filter((name) => !(name in SUITES));
@@ -68,7 +71,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const { runs, only, markdown } = parseArgs(process.argv.slice(2));
-  if (process.platform !== "linux") process.stderr.write("bench: written for Linux (/proc); other platforms will fail\n");
+  if (process.platform !== "linux")
+    process.stderr.write("bench: written for Linux (/proc); other platforms will fail\n");
   if (!existsSync(RALPH)) throw new Error(`${RALPH} is missing: run npm run build first`);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const started = performance.now();
@@ -91,7 +95,15 @@ async function main(): Promise<number> {
       } catch (error) {
         // One broken suite must not throw away the others' minutes of samples.
         log(`${name}: FAILED: ${(error as Error).stack ?? String(error)}`);
-        rows.push({ group: name, figure: "suite failed", unit: "", value: null, met: false, note: (error as Error).message.split("\n")[0] ?? "", command: `node dist/bench/run.js --only ${name}` });
+        rows.push({
+          group: name,
+          figure: "suite failed",
+          unit: "",
+          value: null,
+          met: false,
+          note: (error as Error).message.split("\n")[0] ?? "",
+          command: `node dist/bench/run.js --only ${name}`,
+        });
         failed = true;
       }
     }
@@ -107,11 +119,18 @@ async function main(): Promise<number> {
     durationSeconds: Math.round((performance.now() - started) / 1000),
     rows,
   };
-  writeFileSync(fileURLToPath(new URL("../../bench/results.json", import.meta.url)), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(
+    fileURLToPath(new URL("../../bench/results.json", import.meta.url)),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
   process.stdout.write(`${header(results)}; written to bench/results.json\n\n`);
   process.stdout.write(markdown ? markdownTable(rows) : textTable(rows));
   const missed = rows.filter((row) => row.met === false);
-  process.stdout.write(missed.length === 0 ? "\nevery target met\n" : `\n${missed.length} target(s) missed: ${missed.map((row) => `${row.group}: ${row.figure}`).join("; ")}\n`);
+  process.stdout.write(
+    missed.length === 0
+      ? "\nevery target met\n"
+      : `\n${missed.length} target(s) missed: ${missed.map((row) => `${row.group}: ${row.figure}`).join("; ")}\n`,
+  );
   return failed ? 1 : 0;
 }
 

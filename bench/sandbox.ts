@@ -15,7 +15,12 @@ type Variant = keyof typeof VARIANTS;
 function project(base: string, variant: Variant): string {
   const dir = join(base, variant);
   mkdirSync(dir, { recursive: true });
-  const yaml = variant === "plain" ? "sandbox: off\n" : variant === "none" ? "sandbox:\n  network: none\n" : 'sandbox:\n  network:\n    allow: ["127.0.0.1:9"]\n';
+  const yaml =
+    variant === "plain"
+      ? "sandbox: off\n"
+      : variant === "none"
+        ? "sandbox:\n  network: none\n"
+        : 'sandbox:\n  network:\n    allow: ["127.0.0.1:9"]\n';
   writeFileSync(join(dir, "ralph.yaml"), yaml);
   return dir;
 }
@@ -23,16 +28,23 @@ function project(base: string, variant: Variant): string {
 /** Measures `runs` rounds of the three variants; each figure is per iteration, first iteration_started → run_ended. */
 export async function benchSandbox(runs: number, log: (line: string) => void): Promise<Row[]> {
   const base = scratchDir("sandbox");
-  const dirs = Object.fromEntries((Object.keys(VARIANTS) as Variant[]).map((variant) => [variant, project(base, variant)])) as Record<Variant, string>;
+  const dirs = Object.fromEntries(
+    (Object.keys(VARIANTS) as Variant[]).map((variant) => [variant, project(base, variant)]),
+  ) as Record<Variant, string>;
   const samples = new Samples();
   let attempt = 0;
   const perIteration = async (variant: Variant): Promise<number> => {
     const id = `sandbox-${++attempt}`;
     // Each variant's ralph.yaml says its sandbox: no RALPH_SANDBOX outranks it.
     const { RALPH_SANDBOX: _off, ...env } = cleanEnv();
-    const ralph = startRalph(["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "bench", "--", "true"], dirs[variant], { env });
+    const ralph = startRalph(
+      ["run", "--name", id, "-n", String(ITERATIONS), "--agent", "command", "bench", "--", "true"],
+      dirs[variant],
+      { env },
+    );
     const exit = await ralph.exited;
-    if (exit.code !== 3) throw new Error(`ralph (${variant}) -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
+    if (exit.code !== 3)
+      throw new Error(`ralph (${variant}) -n ${ITERATIONS} -- true: exit ${exit.code ?? exit.signal}: ${exit.stderr}`);
     const events = readEvents(runDir(dirs[variant], id));
     const first = eventTime(events, (event) => event.type === "iteration_started");
     const last = eventTime(events, (event) => event.type === "run_ended");
@@ -46,7 +58,9 @@ export async function benchSandbox(runs: number, log: (line: string) => void): P
     samples.add("plain", plain);
     samples.add("none", none - plain);
     samples.add("allow", allow - plain);
-    log(`sandbox: round ${round + 1}/${runs}: ${plain.toFixed(1)} ms per iteration unsandboxed, +${(none - plain).toFixed(1)} sandboxed, +${(allow - plain).toFixed(1)} with an allowlist`);
+    log(
+      `sandbox: round ${round + 1}/${runs}: ${plain.toFixed(1)} ms per iteration unsandboxed, +${(none - plain).toFixed(1)} sandboxed, +${(allow - plain).toFixed(1)} with an allowlist`,
+    );
   }
   const group = `Sandbox start-up, ${ITERATIONS} iterations of \`true\``;
   const row = (variant: "none" | "allow", figure: string, yaml: string): Row => {
@@ -56,7 +70,14 @@ export async function benchSandbox(runs: number, log: (line: string) => void): P
       figure,
       unit: "ms",
       value,
-      ...(samples.get("plain") ? { baseline: { label: "per iteration unsandboxed", value: samples.get("plain") as NonNullable<ReturnType<Samples["get"]>> } } : {}),
+      ...(samples.get("plain")
+        ? {
+            baseline: {
+              label: "per iteration unsandboxed",
+              value: samples.get("plain") as NonNullable<ReturnType<Samples["get"]>>,
+            },
+          }
+        : {}),
       target: `≤ ${TARGET_MS} ms`,
       met: value ? value.median <= TARGET_MS : null,
       note: "per iteration, sandboxed − unsandboxed, same round",
@@ -65,6 +86,10 @@ export async function benchSandbox(runs: number, log: (line: string) => void): P
   };
   return [
     row("none", "ms per iteration added by --sandbox (network: none)", "sandbox: {network: none}"),
-    row("allow", "ms per iteration added by --sandbox with an allowlist (proxy forwarder)", "sandbox: {network: {allow: [...]}}"),
+    row(
+      "allow",
+      "ms per iteration added by --sandbox with an allowlist (proxy forwarder)",
+      "sandbox: {network: {allow: [...]}}",
+    ),
   ];
 }

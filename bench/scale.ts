@@ -2,7 +2,17 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builds, cleanEnv, cpuReporter, fixture, runDir, scratchDir, startRalph, timeProcess, RALPH } from "./ralph-cli.js";
+import {
+  builds,
+  cleanEnv,
+  cpuReporter,
+  fixture,
+  runDir,
+  scratchDir,
+  startRalph,
+  timeProcess,
+  RALPH,
+} from "./ralph-cli.js";
 import type { Row } from "./report.js";
 import { retryOnce, Samples } from "./stats.js";
 
@@ -26,7 +36,10 @@ export async function populate(project: string, count = RUNS, stateHome: string 
   const contents = FILES.map((name) => readFileSync(join(source, name), "utf8"));
   rmSync(source, { recursive: true, force: true });
   const records = stateHome === null ? null : join(stateHome, "ralph", "runs");
-  const record = records === null ? null : (JSON.parse(readFileSync(join(records, readdirSync(records)[0] as string), "utf8")) as Record<string, unknown>);
+  const record =
+    records === null
+      ? null
+      : (JSON.parse(readFileSync(join(records, readdirSync(records)[0] as string), "utf8")) as Record<string, unknown>);
   if (records !== null) rmSync(records, { recursive: true, force: true });
   if (records !== null) mkdirSync(records, { recursive: true, mode: 0o700 });
   const spend = stateHome === null ? null : templateSpend(join(stateHome, "ralph", "spend"), template);
@@ -43,13 +56,18 @@ export async function populate(project: string, count = RUNS, stateHome: string 
     FILES.forEach((name, index) => {
       let text = (contents[index] as string).replaceAll(template, id);
       if (stale && name === "progress.txt") text = text.replace(/completion_reason=.*\npromise=COMPLETE\n$/, "");
-      if (stale && name === "status.json") text = text.replace(/"state": "ended"/, '"state": "running"').replace(/"pid": \d+/, '"pid": 4194304');
+      if (stale && name === "status.json")
+        text = text.replace(/"state": "ended"/, '"state": "running"').replace(/"pid": \d+/, '"pid": 4194304');
       writeFileSync(join(dir, name), text, { mode: 0o600 });
     });
     if (records !== null && record !== null) {
       const canonicalDir = join(runsDir, id);
       const file = `${createHash("sha256").update(canonicalDir).digest("hex").slice(0, 40)}.json`;
-      writeFileSync(join(records, file), `${JSON.stringify({ ...record, run_id: id, run_dir: canonicalDir, status_sha256: null })}\n`, { mode: 0o600 });
+      writeFileSync(
+        join(records, file),
+        `${JSON.stringify({ ...record, run_id: id, run_dir: canonicalDir, status_sha256: null })}\n`,
+        { mode: 0o600 },
+      );
     }
     spend?.add(id);
     ids.push(id);
@@ -66,10 +84,19 @@ function templateSpend(dir: string, template: string): { add: (id: string) => vo
   const runs = join(dir, "runs");
   const days = join(dir, "days");
   const [runFile] = readdirSync(runs);
-  const run = JSON.parse(readFileSync(join(runs, runFile as string), "utf8")) as { project: string; run: string; family: string };
+  const run = JSON.parse(readFileSync(join(runs, runFile as string), "utf8")) as {
+    project: string;
+    run: string;
+    family: string;
+  };
   if (run.run !== template) throw new Error(`scale: the spend ledger's run is ${run.run}, not ${template}`);
   rmSync(join(runs, runFile as string));
-  const calls = readdirSync(days).map((name) => ({ name, lines: readFileSync(join(days, name), "utf8").split("\n").filter((line) => line.includes(`"run":"${template}"`)) }));
+  const calls = readdirSync(days).map((name) => ({
+    name,
+    lines: readFileSync(join(days, name), "utf8")
+      .split("\n")
+      .filter((line) => line.includes(`"run":"${template}"`)),
+  }));
   const appended = new Map<string, string[]>();
   return {
     add(id) {
@@ -82,7 +109,8 @@ function templateSpend(dir: string, template: string): { add: (id: string) => vo
       }
     },
     write() {
-      for (const [day, lines] of appended) if (lines.length > 0) appendFileSync(join(days, day), `${lines.join("\n")}\n`);
+      for (const [day, lines] of appended)
+        if (lines.length > 0) appendFileSync(join(days, day), `${lines.join("\n")}\n`);
     },
   };
 }
@@ -122,7 +150,10 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
     // The two builds' listings in the other order each round: neither always follows the other.
     for (const { name, args, cpu } of [...listings(round % 2 === 0 ? builds() : builds().reverse()), ...others]) {
       if (round >= runs && !name.startsWith("version") && !name.startsWith("floor.node")) continue;
-      samples.add(name, await retryOnce(name, () => timeProcess(node, cpu ? [...preload, ...args] : args, project, env, 0), log));
+      samples.add(
+        name,
+        await retryOnce(name, () => timeProcess(node, cpu ? [...preload, ...args] : args, project, env, 0), log),
+      );
       if (cpu) samples.add(`${name}.cpu`, Number(readFileSync(cpuFile, "utf8")) / 1000);
     }
   }
@@ -132,7 +163,14 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
   const read = samples.get("floor.read");
   const bare = samples.get("floor.node");
   const version = samples.get("version");
-  const withBaseline = (name: string, figure: string, command: string, label: string, baseline: ReturnType<Samples["get"]>, target?: number): Row => {
+  const withBaseline = (
+    name: string,
+    figure: string,
+    command: string,
+    label: string,
+    baseline: ReturnType<Samples["get"]>,
+    target?: number,
+  ): Row => {
     const value = samples.get(name);
     return {
       group,
@@ -149,9 +187,31 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
   const listRow = (key: string, figure: string, command: string, label: string, suffix: string): Row => {
     const earlier = before === undefined || label !== "" ? null : samples.get(`${key}${before}${suffix}`);
     const row = earlier
-      ? { ...withBaseline(`${key}${label}${suffix}`, `${figure}${label}`, command, "the build before", earlier, LIST_TARGET_MS) }
-      : withBaseline(`${key}${label}${suffix}`, `${figure}${label}`, command, "node reading the same files", suffix === "" ? read : samples.get("floor.read.cpu"), LIST_TARGET_MS);
-    return suffix === "" ? row : { ...row, group: cpuGroup, note: "the same processes as the wall figures, preloaded with the CPU-time reporter (node --require)" };
+      ? {
+          ...withBaseline(
+            `${key}${label}${suffix}`,
+            `${figure}${label}`,
+            command,
+            "the build before",
+            earlier,
+            LIST_TARGET_MS,
+          ),
+        }
+      : withBaseline(
+          `${key}${label}${suffix}`,
+          `${figure}${label}`,
+          command,
+          "node reading the same files",
+          suffix === "" ? read : samples.get("floor.read.cpu"),
+          LIST_TARGET_MS,
+        );
+    return suffix === ""
+      ? row
+      : {
+          ...row,
+          group: cpuGroup,
+          note: "the same processes as the wall figures, preloaded with the CPU-time reporter (node --require)",
+        };
   };
   const listRows = (suffix: string): Row[] =>
     builds().flatMap(({ label }) => [
@@ -160,9 +220,18 @@ export async function benchScale(runs: number, log: (line: string) => void): Pro
     ]);
   return [
     ...listRows(""),
-    withBaseline("status.auto", "ralph status --json (no RUN: finds the latest)", "ralph status --json", "node reading the same files", read),
+    withBaseline(
+      "status.auto",
+      "ralph status --json (no RUN: finds the latest)",
+      "ralph status --json",
+      "node reading the same files",
+      read,
+    ),
     withBaseline("status.id", "ralph status --json RUN", "ralph status --json <id>", "ralph --version", version),
     ...listRows(".cpu"),
-    { ...withBaseline("version", "ralph --version (start-up)", "ralph --version", "node -e 0", bare, VERSION_TARGET_MS), group: "Start-up" },
+    {
+      ...withBaseline("version", "ralph --version (start-up)", "ralph --version", "node -e 0", bare, VERSION_TARGET_MS),
+      group: "Start-up",
+    },
   ];
 }

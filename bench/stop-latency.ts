@@ -24,7 +24,8 @@ type SupervisionMode = "cgroup" | "subreaper";
 /** Everything of the tree that still runs, by recorded identity and by marker; SIGKILLs it. */
 function survivorsOf(plan: TreePlan, members: Identity[]): number {
   const live = new Map<string, Identity>();
-  for (const identity of [...stillLive(members), ...liveCarriers(TREE_MARKER, plan.marker)]) live.set(`${identity.pid}:${identity.start}`, identity);
+  for (const identity of [...stillLive(members), ...liveCarriers(TREE_MARKER, plan.marker)])
+    live.set(`${identity.pid}:${identity.start}`, identity);
   killAll([...live.values()]);
   return live.size;
 }
@@ -36,9 +37,19 @@ function survivorsOf(plan: TreePlan, members: Identity[]): number {
  */
 type RalphOutcome = Outcome & { reason: string; treeMs: number; endedMs: number; exitMs: number; allMs: number };
 
-async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: number, mode: SupervisionMode): Promise<RalphOutcome> {
+async function viaRalph(
+  spec: TreeSpec,
+  project: string,
+  id: string,
+  graceMs: number,
+  mode: SupervisionMode,
+): Promise<RalphOutcome> {
   const plan = treeArgv(spec);
-  const ralph = startRalph(["run", "--name", id, "-n", "1", "--grace", `${graceMs}ms`, "stop-latency", "--", ...plan.argv], project, { env: cleanEnv({ RALPH_SUPERVISION: mode }) });
+  const ralph = startRalph(
+    ["run", "--name", id, "-n", "1", "--grace", `${graceMs}ms`, "stop-latency", "--", ...plan.argv],
+    project,
+    { env: cleanEnv({ RALPH_SUPERVISION: mode }) },
+  );
   let members: Identity[];
   try {
     members = await waitTreeReady(plan);
@@ -51,7 +62,11 @@ async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: nu
   const everything = descendants(ralph.child.pid as number);
   const started = nowMs();
   process.kill(ralph.child.pid as number, "SIGTERM");
-  const [exit, treeGone, gone] = await Promise.all([ralph.exited, waitAllGone(members, graceMs + 10_000), waitAllGone(everything, graceMs + 10_000)]);
+  const [exit, treeGone, gone] = await Promise.all([
+    ralph.exited,
+    waitAllGone(members, graceMs + 10_000),
+    waitAllGone(everything, graceMs + 10_000),
+  ]);
   const ms = Math.max(exit.at, treeGone ?? nowMs()) - started;
   const progress = readFileSync(join(runDir(project, id), "progress.txt"), "utf8");
   const reason = /completion_reason=(\w+)\npromise=COMPLETE\n$/.exec(progress)?.[1] ?? "no marker";
@@ -59,7 +74,15 @@ async function viaRalph(spec: TreeSpec, project: string, id: string, graceMs: nu
   // When ralph wrote run_ended (its own clock, whole milliseconds), relative to the signal.
   const ended = eventTime(readEvents(runDir(project, id)), (event) => event.type === "run_ended");
   const endedMs = ended === null ? Number.NaN : ended - (performance.timeOrigin + started);
-  return { ms, survivors, reason: `${reason}, ${exit.signal ?? exit.code}`, treeMs: (treeGone ?? nowMs()) - started, endedMs, exitMs: exit.at - started, allMs: Math.max(exit.at, gone ?? nowMs()) - started };
+  return {
+    ms,
+    survivors,
+    reason: `${reason}, ${exit.signal ?? exit.code}`,
+    treeMs: (treeGone ?? nowMs()) - started,
+    endedMs,
+    exitMs: exit.at - started,
+    allMs: Math.max(exit.at, gone ?? nowMs()) - started,
+  };
 }
 
 async function naiveKill(spec: TreeSpec): Promise<Outcome> {
@@ -115,7 +138,11 @@ export async function benchStopLatency(runs: number, log: (line: string) => void
       const spec: TreeSpec = { size: SIZE, ignorer, dir };
       const approaches: Array<[string, () => Promise<Outcome>]> = [];
       for (const mode of modes) {
-        const ralph = await retryOnce(`stop latency (${mode})`, () => viaRalph(spec, dir, `stop-${++counter}`, ignorer ? GRACE_MS : 5000, mode), log);
+        const ralph = await retryOnce(
+          `stop latency (${mode})`,
+          () => viaRalph(spec, dir, `stop-${++counter}`, ignorer ? GRACE_MS : 5000, mode),
+          log,
+        );
         reasons.add(ralph.reason);
         samples.add(`${kind}.ralph-${mode}.tree`, ralph.treeMs);
         samples.add(`${kind}.ralph-${mode}.exit`, ralph.exitMs);
@@ -152,5 +179,11 @@ export async function benchStopLatency(runs: number, log: (line: string) => void
     }
     log(`stop latency: round ${round + 1}/${runs}`);
   }
-  return stopRows(samples, { size: SIZE, graceMs: GRACE_MS, noCgroup: probe.dir === null ? probe.why : null, reasons: [...reasons].join("; "), modes });
+  return stopRows(samples, {
+    size: SIZE,
+    graceMs: GRACE_MS,
+    noCgroup: probe.dir === null ? probe.why : null,
+    reasons: [...reasons].join("; "),
+    modes,
+  });
 }

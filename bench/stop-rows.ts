@@ -19,7 +19,8 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
   const { size, graceMs, noCgroup, reasons, modes } = setup;
   const rows: Row[] = [];
   const tree = (ignorer: boolean) => `${size}-process tree${ignorer ? " with one TERM-ignorer" : " honouring TERM"}`;
-  const command = (ignorer: boolean, grace: string) => `ralph run -n 1 --grace ${grace} x -- sh -c '<${tree(ignorer)}>'; kill -TERM <ralph>`;
+  const command = (ignorer: boolean, grace: string) =>
+    `ralph run -n 1 --grace ${grace} x -- sh -c '<${tree(ignorer)}>'; kill -TERM <ralph>`;
   for (const ignorer of [false, true]) {
     const kind = ignorer ? "ignorer" : "honour";
     const group = `Stop latency, ${tree(ignorer)}`;
@@ -45,7 +46,9 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
           figure: `ralph (${mode} mode): SIGTERM → ralph exited, agent tree gone`,
           unit: "ms",
           value: ralph,
-          ...(base ? { baseline: { label: mode === "cgroup" ? "cgroup.kill floor" : "per-pid SIGKILL floor", value: base } } : {}),
+          ...(base
+            ? { baseline: { label: mode === "cgroup" ? "cgroup.kill floor" : "per-pid SIGKILL floor", value: base } }
+            : {}),
           target: "< 200 ms and ≤ 2× floor",
           met: ralph && base ? ralph.median < 200 && ralph.median <= 2 * base.median : null,
           note: `${breakdown}; ${survivorsNote(name)}; run ended ${reasons}`,
@@ -63,17 +66,64 @@ export function stopRows(samples: Samples, setup: StopSetup): Row[] {
           note: `${breakdown}; ${survivorsNote(name)}`,
           command: env + command(true, `${graceMs}ms`),
         });
-        const overshoot = ralph ? { ...ralph, median: ralph.median - graceMs, min: ralph.min - graceMs, max: ralph.max - graceMs, samples: ralph.samples.map((v) => v - graceMs) } : null;
-        rows.push({ group, figure: `ralph (${mode} mode): grace overshoot`, unit: "ms", value: overshoot, target: "≤ 100 ms", met: overshoot ? overshoot.median <= 100 : null, command: env + command(true, `${graceMs}ms`) });
+        const overshoot = ralph
+          ? {
+              ...ralph,
+              median: ralph.median - graceMs,
+              min: ralph.min - graceMs,
+              max: ralph.max - graceMs,
+              samples: ralph.samples.map((v) => v - graceMs),
+            }
+          : null;
+        rows.push({
+          group,
+          figure: `ralph (${mode} mode): grace overshoot`,
+          unit: "ms",
+          value: overshoot,
+          target: "≤ 100 ms",
+          met: overshoot ? overshoot.median <= 100 : null,
+          command: env + command(true, `${graceMs}ms`),
+        });
       }
     }
     // The known-false control: a harness that sees no survivors of a naive kill proves nothing.
     const naiveSurvivors = samples.get(`${kind}.naive.survivors`);
-    const control = naiveSurvivors && naiveSurvivors.median === 0 ? "; CONTROL FAILED: no survivors seen, the harness proves nothing" : "";
-    rows.push({ group, figure: "naive kill(root, TERM): root gone", unit: "ms", value: samples.get(`${kind}.naive.ms`), note: `${survivorsNote("naive")}${control}`, command: "kill -TERM <root>" });
-    rows.push({ group, figure: "npm tree-kill(root, TERM)", unit: "ms", value: samples.get(`${kind}.treekill.ms`), note: survivorsNote("treekill"), command: "require('tree-kill')(<root>, 'SIGTERM', cb)" });
-    rows.push({ group, figure: "per-pid SIGKILL over a /proc snapshot (floor)", unit: "ms", value: floor, note: survivorsNote("perpid"), command: "read /proc/*/stat; kill -KILL each descendant" });
-    rows.push({ group, figure: "cgroup.kill (floor)", unit: "ms", value: cgroupFloor, note: cgroupFloor ? survivorsNote("cgroup") : `not measured: ${noCgroup ?? "?"}`, command: "echo 1 > <cgroup>/cgroup.kill" });
+    const control =
+      naiveSurvivors && naiveSurvivors.median === 0
+        ? "; CONTROL FAILED: no survivors seen, the harness proves nothing"
+        : "";
+    rows.push({
+      group,
+      figure: "naive kill(root, TERM): root gone",
+      unit: "ms",
+      value: samples.get(`${kind}.naive.ms`),
+      note: `${survivorsNote("naive")}${control}`,
+      command: "kill -TERM <root>",
+    });
+    rows.push({
+      group,
+      figure: "npm tree-kill(root, TERM)",
+      unit: "ms",
+      value: samples.get(`${kind}.treekill.ms`),
+      note: survivorsNote("treekill"),
+      command: "require('tree-kill')(<root>, 'SIGTERM', cb)",
+    });
+    rows.push({
+      group,
+      figure: "per-pid SIGKILL over a /proc snapshot (floor)",
+      unit: "ms",
+      value: floor,
+      note: survivorsNote("perpid"),
+      command: "read /proc/*/stat; kill -KILL each descendant",
+    });
+    rows.push({
+      group,
+      figure: "cgroup.kill (floor)",
+      unit: "ms",
+      value: cgroupFloor,
+      note: cgroupFloor ? survivorsNote("cgroup") : `not measured: ${noCgroup ?? "?"}`,
+      command: "echo 1 > <cgroup>/cgroup.kill",
+    });
   }
   return rows;
 }

@@ -82,7 +82,8 @@ export async function waitTreeReady(plan: TreePlan, timeoutMs = 20_000): Promise
       // A `sleep` pid is recorded by its parent right after fork: wait until each has become sleep
       // (for the ignorer: until its trap is set), or a signal could reach a half-started process.
       const sleeping = pids.filter((pid) => commOf(pid) === "sleep").length;
-      if (identities.every((identity) => identity !== null) && sleeping === plan.size - 1 - SHELLS) return identities as Identity[];
+      if (identities.every((identity) => identity !== null) && sleeping === plan.size - 1 - SHELLS)
+        return identities as Identity[];
     }
     if (Date.now() > deadline) throw new Error(`tree: ${pids.length} of ${plan.size} processes after ${timeoutMs} ms`);
     await sleep(5);

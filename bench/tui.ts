@@ -41,7 +41,9 @@ export async function benchTui(runs: number, log: (line: string) => void): Promi
   const agent = join(project, "..", `${project.split("/").pop()}-streamer.cjs`);
   writeFileSync(agent, STREAMER);
   const ids = Array.from({ length: LOOPS }, (_, index) => `loop-${index + 1}`);
-  const loops = ids.map((id) => startRalph(["run", "--name", id, "-n", "1000", "stream", "--", process.execPath, agent], project));
+  const loops = ids.map((id) =>
+    startRalph(["run", "--name", id, "-n", "1000", "stream", "--", process.execPath, agent], project),
+  );
   const samples = new Samples();
   try {
     const deadline = Date.now() + 60_000;
@@ -58,7 +60,9 @@ export async function benchTui(runs: number, log: (line: string) => void): Promi
         tui.type("\r");
         await tui.waitFor((screen) => screen.includes("── agent output"), "the run view", 30_000);
         samples.add("run", await cpuPercent(tui.pty.pid));
-        log(`tui: round ${round + 1}: runs view ${samples.get("runs")?.samples.at(-1)?.toFixed(2)}%, run view ${samples.get("run")?.samples.at(-1)?.toFixed(2)}%`);
+        log(
+          `tui: round ${round + 1}: runs view ${samples.get("runs")?.samples.at(-1)?.toFixed(2)}%, run view ${samples.get("run")?.samples.at(-1)?.toFixed(2)}%`,
+        );
       } finally {
         tui.type("q");
         await Promise.race([tui.exited, sleep(5000)]);

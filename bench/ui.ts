@@ -17,9 +17,16 @@ const PAINT_TARGET_MS = 500;
 const APPEND_TARGET_MS = 250;
 
 /** `ralph ui` (of build `main`) on `project`; resolves with its URL once printed (and how long that took). */
-export async function startUi(project: string, main = RALPH): Promise<{ child: ChildProcess; url: string; startMs: number }> {
+export async function startUi(
+  project: string,
+  main = RALPH,
+): Promise<{ child: ChildProcess; url: string; startMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [main, "ui", "--project", project], { cwd: project, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [main, "ui", "--project", project], {
+    cwd: project,
+    env: cleanEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
     setTimeout(() => reject(new Error(`ralph ui printed no URL in 60 s: ${out}`)), 60_000).unref();
@@ -73,7 +80,9 @@ async function appendToDom(page: Page, events: string, id: string, marker: strin
   const at = wallMs();
   appendFileSync(events, eventLine(id, marker));
   const seen = page.evaluate<number>("window.benchSeen");
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${marker}: not in the page after 10 s`)), 10_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${marker}: not in the page after 10 s`)), 10_000).unref(),
+  );
   return (await Promise.race([seen, timeout])) - skew - at;
 }
 
@@ -93,7 +102,8 @@ async function appendToWatch(file: string, id: string, marker: string): Promise<
 
 /** First paint with 10,000 runs against 10, and append → DOM against append → fs.watch. */
 export async function benchUi(runs: number, log: (line: string) => void): Promise<Row[]> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
   const many = scratchDir("ui-many");
   const few = scratchDir("ui-few");
   const ids = await populate(many, RUNS);
@@ -105,7 +115,10 @@ export async function benchUi(runs: number, log: (line: string) => void): Promis
   try {
     const page = await browser.context.newPage();
     for (let round = 0; round < runs; round++) {
-      for (const [name, project] of [["many", many], ["few", few]] as const) {
+      for (const [name, project] of [
+        ["many", many],
+        ["few", few],
+      ] as const) {
         const ui = await startUi(project);
         servers.push(ui.child);
         samples.add(`start.${name}`, ui.startMs);
@@ -133,10 +146,39 @@ export async function benchUi(runs: number, log: (line: string) => void): Promis
   }
   const group = "Dashboard (ralph ui in chromium)";
   const get = (name: string) => samples.get(name);
-  const baseline = (label: string, name: string) => (get(name) ? { baseline: { label, value: get(name) as NonNullable<ReturnType<typeof get>> } } : {});
+  const baseline = (label: string, name: string) =>
+    get(name) ? { baseline: { label, value: get(name) as NonNullable<ReturnType<typeof get>> } } : {};
   return [
-    { group, figure: `runs table first paint, ${RUNS.toLocaleString("en-US")} runs`, unit: "ms", value: get("paint.many"), ...baseline(`${FEW} runs`, "paint.few"), target: `< ${PAINT_TARGET_MS} ms`, met: (get("paint.many")?.median ?? Infinity) < PAINT_TARGET_MS, note: "navigation start → rows in the DOM (the page's own mark)", command: "ralph ui; open /" },
-    { group, figure: `ralph ui start-up, ${RUNS.toLocaleString("en-US")} runs`, unit: "ms", value: get("start.many"), ...baseline(`${FEW} runs`, "start.few"), note: "spawn → URL printed (every run read once)", command: "ralph ui --project <dir>" },
-    { group, figure: "append to events.jsonl → line in the page's DOM", unit: "ms", value: get("append.dom"), ...baseline("append → fs.watch callback in node", "append.watch"), target: `< ${APPEND_TARGET_MS} ms`, met: (get("append.dom")?.median ?? Infinity) < APPEND_TARGET_MS, note: `${APPENDS} appends a round; a MutationObserver in the page takes the time (clocks aligned by the least-delay evaluate round trip)`, command: "ralph ui; open /run/0/<id>; append an agent_event" },
+    {
+      group,
+      figure: `runs table first paint, ${RUNS.toLocaleString("en-US")} runs`,
+      unit: "ms",
+      value: get("paint.many"),
+      ...baseline(`${FEW} runs`, "paint.few"),
+      target: `< ${PAINT_TARGET_MS} ms`,
+      met: (get("paint.many")?.median ?? Infinity) < PAINT_TARGET_MS,
+      note: "navigation start → rows in the DOM (the page's own mark)",
+      command: "ralph ui; open /",
+    },
+    {
+      group,
+      figure: `ralph ui start-up, ${RUNS.toLocaleString("en-US")} runs`,
+      unit: "ms",
+      value: get("start.many"),
+      ...baseline(`${FEW} runs`, "start.few"),
+      note: "spawn → URL printed (every run read once)",
+      command: "ralph ui --project <dir>",
+    },
+    {
+      group,
+      figure: "append to events.jsonl → line in the page's DOM",
+      unit: "ms",
+      value: get("append.dom"),
+      ...baseline("append → fs.watch callback in node", "append.watch"),
+      target: `< ${APPEND_TARGET_MS} ms`,
+      met: (get("append.dom")?.median ?? Infinity) < APPEND_TARGET_MS,
+      note: `${APPENDS} appends a round; a MutationObserver in the page takes the time (clocks aligned by the least-delay evaluate round trip)`,
+      command: "ralph ui; open /run/0/<id>; append an agent_event",
+    },
   ];
 }

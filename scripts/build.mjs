@@ -75,19 +75,27 @@ const readText = (file) => {
 const manifests = [join(root, "package.json"), join(root, "package-lock.json")];
 // The code caches are made for one build of the bundle (its mark, each file's last line) and one node.
 const bundleMark = () =>
-  ["main.cjs", "full.cjs", "quick-status.cjs", "quick-hook.cjs"].map((name) => readText(join(cli, name)).trimEnd().split("\n").at(-1)).join("\n");
+  ["main.cjs", "full.cjs", "quick-status.cjs", "quick-hook.cjs"]
+    .map((name) => readText(join(cli, name)).trimEnd().split("\n").at(-1))
+    .join("\n");
 
 const steps = [
   {
     name: "tsc",
-    inputs: () => [...["src", "test", "bench"].flatMap((dir) => filesUnder(join(root, dir), ts)), join(root, "tsconfig.json"), ...manifests],
+    inputs: () => [
+      ...["src", "test", "bench"].flatMap((dir) => filesUnder(join(root, dir), ts)),
+      join(root, "tsconfig.json"),
+      ...manifests,
+    ],
     outputs: [join(root, "dist", ".tsbuildinfo"), join(cli, "fast-start.js")],
     args: [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")],
   },
   {
     name: "bundle",
     inputs: () => [...filesUnder(join(root, "src"), ts), join(root, "scripts", "bundle.mjs"), ...manifests],
-    outputs: ["main.cjs", "main.js", "full.cjs", "full.js", "hook-stop.js", "quick-status.cjs", "quick-hook.cjs"].map((name) => join(cli, name)),
+    outputs: ["main.cjs", "main.js", "full.cjs", "full.js", "hook-stop.js", "quick-status.cjs", "quick-hook.cjs"].map(
+      (name) => join(cli, name),
+    ),
     args: [join(root, "scripts", "bundle.mjs")],
   },
   {

@@ -26,8 +26,15 @@ const ownUrl = {
     bundle.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
       const text = readFileSync(args.path, "utf8");
       if (!text.includes("import.meta.url")) return undefined;
-      const compiled = relative(outdir, join(root, "dist", relative(root, args.path))).split(sep).join("/").replace(/\.ts$/, ".js");
-      return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: "ts", resolveDir: dirname(args.path) };
+      const compiled = relative(outdir, join(root, "dist", relative(root, args.path)))
+        .split(sep)
+        .join("/")
+        .replace(/\.ts$/, ".js");
+      return {
+        contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(compiled)}, import.meta.url).href`),
+        loader: "ts",
+        resolveDir: dirname(args.path),
+      };
     });
   },
 };
@@ -53,18 +60,31 @@ const ownRequire = {
   name: "own-require",
   setup(bundle) {
     bundle.onResolve({ filter: /^node:module$/ }, () => ({ path: "node:module", namespace: "own-require" }));
-    bundle.onLoad({ filter: /.*/, namespace: "own-require" }, () => ({ contents: "export const createRequire = () => require;", loader: "js" }));
+    bundle.onLoad({ filter: /.*/, namespace: "own-require" }, () => ({
+      contents: "export const createRequire = () => require;",
+      loader: "js",
+    }));
   },
 };
 
-const common = { outdir, bundle: true, platform: "node", target: "node20", legalComments: "none", logLevel: "warning", metafile: true };
+const common = {
+  outdir,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  legalComments: "none",
+  logLevel: "warning",
+  metafile: true,
+};
 
 for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(join(outdir, name));
 const result = await build({
   ...common,
   format: "esm",
   // Dependencies written as CommonJS call require(): give the bundle one.
-  banner: { js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __ralphRequire } from "node:module";\nconst require = __ralphRequire(import.meta.url);',
+  },
   entryPoints: [
     { in: join(root, "src", "cli", "main.ts"), out: "full" },
     { in: join(root, "src", "hook", "handle-stop.ts"), out: "hook-stop" },
@@ -82,7 +102,8 @@ function narrow(file) {
   const narrowed = code.replace(/[\u0100-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
   if (narrowed !== code) writeFileSync(file, narrowed);
 }
-for (const name of readdirSync(outdir)) if (CHUNK.test(name) || name === "full.js" || name === "hook-stop.js") narrow(join(outdir, name));
+for (const name of readdirSync(outdir))
+  if (CHUNK.test(name) || name === "full.js" || name === "hook-stop.js") narrow(join(outdir, name));
 // The entry and its quick paths: CommonJS, so that Node never sets up its ES module loader for them (the
 // full CLI's import() does), and one self-contained file each (no chunks shared with the rest): each module
 // costs Node a resolve, a read and a compile of its own. Their import.meta.url is their own file's.
@@ -123,7 +144,10 @@ const whole = await build({
 // must be inside it.
 for (const [file, output] of Object.entries(whole.metafile.outputs)) {
   const left = output.imports.filter((entry) => entry.kind === "dynamic-import" && entry.external);
-  if (left.length > 0) throw new Error(`${file} imports ${left.map((entry) => entry.path).join(", ")} at run time, which its code cache cannot`);
+  if (left.length > 0)
+    throw new Error(
+      `${file} imports ${left.map((entry) => entry.path).join(", ")} at run time, which its code cache cannot`,
+    );
 }
 // The banner goes before everything, the entry's #! line included: put that line back first.
 const entry = join(outdir, "main.cjs");
@@ -135,11 +159,16 @@ writeFileSync(wholeFile, readFileSync(wholeFile, "utf8").replace(/^#!.*\n/m, "")
 narrow(wholeFile);
 // Each cached file ends with this build's mark, which its code cache (scripts/code-cache.mjs) starts with.
 const mark = `//# ralph-build ${randomBytes(8).toString("hex")}\n`;
-for (const name of ["quick-status.cjs", "quick-hook.cjs", "full.cjs"]) writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
+for (const name of ["quick-status.cjs", "quick-hook.cjs", "full.cjs"])
+  writeFileSync(join(outdir, name), `${readFileSync(join(outdir, name), "utf8")}${mark}`);
 // main.js, where hook entries written by earlier versions point, runs the same entry.
 writeFileSync(
   join(outdir, "main.js"),
   '#!/usr/bin/env node\n// The CLI\'s entry is main.cjs; this file runs it for callers written before it was.\nimport { createRequire } from "node:module";\ncreateRequire(import.meta.url)("./main.cjs");\n',
 );
 // BUNDLE_META=file writes esbuild's metafiles: which module landed in which file, and what each imports.
-if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify({ full: result.metafile, quick: quick.metafile, whole: whole.metafile }));
+if (process.env.BUNDLE_META)
+  writeFileSync(
+    process.env.BUNDLE_META,
+    JSON.stringify({ full: result.metafile, quick: quick.metafile, whole: whole.metafile }),
+  );

@@ -51,7 +51,8 @@ function linksOf(markdown) {
     if (/^\s*(```|~~~)/.test(line)) fence = !fence;
     if (fence) return;
     const prose = line.replace(/`[^`]*`/g, "");
-    for (const match of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) links.push({ target: match[1], line: index + 1 });
+    for (const match of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g))
+      links.push({ target: match[1], line: index + 1 });
   });
   return links;
 }

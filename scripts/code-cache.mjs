@@ -17,7 +17,11 @@ const cli = join(root, "dist", "src", "cli");
 /** Each quick file, and the calls that warm it up (what a real call runs). */
 const WARM = {
   "quick-status.cjs": async ({ quickStatus }) => {
-    for (const [run, json] of [[undefined, false], [undefined, true], ["warm", false]]) {
+    for (const [run, json] of [
+      [undefined, false],
+      [undefined, true],
+      ["warm", false],
+    ]) {
       const code = await quickStatus(run, json);
       if (code !== 0) throw new Error(`ralph status ${run ?? ""}${json ? " --json" : ""}: exit code ${code}`);
     }
@@ -39,7 +43,8 @@ if (process.argv[2] === "--warm") {
   const mark = source.trimEnd().split("\n").at(-1);
   if (!mark?.startsWith(BUILD_MARK)) throw new Error(`${file} does not end with its build mark`);
   const script = compileCommonJs(file, source, undefined);
-  const write = () => writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${mark}\n`, "latin1"), script.createCachedData()]));
+  const write = () =>
+    writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(`${mark}\n`, "latin1"), script.createCachedData()]));
   if (name === "full.cjs") {
     // The full CLI runs at its load, as main.cjs runs it, and ends when its run has: the cache is made at
     // exit, when V8 has compiled what the run needed (and under the flag the CLI set, as main.cjs sets it).
@@ -63,12 +68,22 @@ if (process.argv[2] === "--warm") {
     // What Claude Code gives the Stop hook; the project has no loop file.
     const hookInput = `${JSON.stringify({ session_id: "warm", transcript_path: "/nonexistent", cwd: project, hook_event_name: "Stop", stop_hook_active: false })}\n`;
     for (const name of names) {
-      const warm = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", name], { cwd: project, env, input: hookInput, stdio: ["pipe", "ignore", "pipe"], encoding: "utf8", timeout: 60_000 });
+      const warm = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--warm", name], {
+        cwd: project,
+        env,
+        input: hookInput,
+        stdio: ["pipe", "ignore", "pipe"],
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       // The full CLI's run ends with exit code 3: MAX_ITERATIONS, as asked.
-      if (warm.status !== (name === "full.cjs" ? 3 : 0)) throw new Error(`${name}: exit ${warm.status ?? warm.signal}: ${warm.stderr.trim()}`);
+      if (warm.status !== (name === "full.cjs" ? 3 : 0))
+        throw new Error(`${name}: exit ${warm.status ?? warm.signal}: ${warm.stderr.trim()}`);
     }
   } catch (error) {
-    console.warn(`warning: not every code cache was written (ralph starts slower without one): ${error instanceof Error ? error.message : String(error)}`);
+    console.warn(
+      `warning: not every code cache was written (ralph starts slower without one): ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

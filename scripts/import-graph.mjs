@@ -6,12 +6,27 @@ import { dirname, join, relative, resolve } from "node:path";
 
 /** Each folder of src/ and its layer: a file may import its own layer and the ones below, never above. */
 const LAYERS = {
-  util: 0, exit: 0, redact: 0,
-  process: 1, store: 1, agents: 1,
-  config: 2, spend: 2, judge: 2, worktree: 2, notify: 2, view: 2, run: 2, sandbox: 2,
-  control: 3, hook: 3, report: 3,
+  util: 0,
+  exit: 0,
+  redact: 0,
+  process: 1,
+  store: 1,
+  agents: 1,
+  config: 2,
+  spend: 2,
+  judge: 2,
+  worktree: 2,
+  notify: 2,
+  view: 2,
+  run: 2,
+  sandbox: 2,
+  control: 3,
+  hook: 3,
+  report: 3,
   engine: 4,
-  parallel: 5, ui: 5, tui: 5,
+  parallel: 5,
+  ui: 5,
+  tui: 5,
   launch: 6,
   cli: 7,
 };
@@ -32,7 +47,9 @@ let imports = 0;
 for (const file of files) {
   const text = readFileSync(file, "utf8");
   const targets = new Set();
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)\.js"|import\(\s*"(\.[^"]+)\.js"\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)\.js"|import\(\s*"(\.[^"]+)\.js"\s*\)/g,
+  )) {
     targets.add(resolve(dirname(file), `${match[1] ?? match[2]}.ts`));
     imports += 1;
   }
@@ -45,7 +62,8 @@ const upward = [];
 for (const [file, targets] of edges) {
   for (const target of targets) {
     const [from, to] = [folderOf(file), folderOf(target)];
-    if (from !== to && (LAYERS[to] ?? 0) > (LAYERS[from] ?? 0)) upward.push(`${relative(root, file)} -> ${relative(root, target)}`);
+    if (from !== to && (LAYERS[to] ?? 0) > (LAYERS[from] ?? 0))
+      upward.push(`${relative(root, file)} -> ${relative(root, target)}`);
   }
 }
 
@@ -87,13 +105,16 @@ process.stdout.on("error", (error) => {
 });
 if (args.includes("--json")) process.stdout.write(`${JSON.stringify(report)}\n`);
 else {
-  process.stdout.write(`${report.files} files, ${imports} imports, ${upward.length} up the layers, ${cycles.length} cycles\n`);
+  process.stdout.write(
+    `${report.files} files, ${imports} imports, ${upward.length} up the layers, ${cycles.length} cycles\n`,
+  );
   // The layers from the top down, each with its folders and their files.
   const count = (folder) => files.filter((file) => folderOf(file) === folder).length;
   const levels = [...new Set(Object.values(LAYERS))].sort((a, b) => b - a);
   for (const level of levels) {
     const folders = Object.keys(LAYERS).filter((folder) => LAYERS[folder] === level && count(folder) > 0);
-    if (folders.length > 0) process.stdout.write(`  layer ${level}: ${folders.map((folder) => `${folder} (${count(folder)})`).join(", ")}\n`);
+    if (folders.length > 0)
+      process.stdout.write(`  layer ${level}: ${folders.map((folder) => `${folder} (${count(folder)})`).join(", ")}\n`);
   }
   for (const line of upward) process.stdout.write(`  up: ${line}\n`);
   for (const cycle of cycles) process.stdout.write(`  cycle: ${cycle.join(" <-> ")}\n`);

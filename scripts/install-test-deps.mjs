@@ -31,7 +31,10 @@ for (const { dir, bin } of clis) {
 }
 
 function run(program, args) {
-  const result = spawnSync(program, args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const result = spawnSync(program, args, {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
   return result.status === 0;
 }
 
@@ -42,7 +45,9 @@ if (!existsSync(CHROMIUM)) {
   if (canApt) {
     console.error(`installing Debian's chromium for the browser tests (${CHROMIUM} is missing)`);
     if (!(run("apt-get", ["update"]) && run("apt-get", ["install", "-y", "chromium"])) && !skip) {
-      console.error("could not install chromium with apt-get; install it (apt-get install -y chromium) or set RALPH_SKIP_BROWSER_TESTS=1");
+      console.error(
+        "could not install chromium with apt-get; install it (apt-get install -y chromium) or set RALPH_SKIP_BROWSER_TESTS=1",
+      );
       process.exit(1);
     }
   } else if (skip) {

@@ -30,11 +30,20 @@ const timings = mkdtempSync(join(tmpdir(), "ralph-test-durations-"));
 let batches = 0;
 function runFiles(list, env) {
   batches += 1;
-  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${DURATIONS}`, `--test-reporter-destination=${join(timings, `${batches}.tsv`)}`];
-  const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=180000", ...reporters, ...list], {
-    stdio: "inherit",
-    env,
-  });
+  const reporters = [
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${DURATIONS}`,
+    `--test-reporter-destination=${join(timings, `${batches}.tsv`)}`,
+  ];
+  const result = spawnSync(
+    process.execPath,
+    ["--test", "--test-concurrency=2", "--test-timeout=180000", ...reporters, ...list],
+    {
+      stdio: "inherit",
+      env,
+    },
+  );
   return result.status ?? 1;
 }
 
@@ -64,7 +73,10 @@ const stateHome = mkdtempSync(join(tmpdir(), "ralph-test-state-"));
 const base = { ...process.env, NO_COLOR: "1", XDG_STATE_HOME: stateHome };
 delete base.FORCE_COLOR;
 let status = runFiles(files, base);
-const again = process.platform === "linux" && !process.env.RALPH_SUPERVISION ? files.filter((file) => SUPERVISION_FILES.some((part) => file.includes(part))) : [];
+const again =
+  process.platform === "linux" && !process.env.RALPH_SUPERVISION
+    ? files.filter((file) => SUPERVISION_FILES.some((part) => file.includes(part)))
+    : [];
 if (again.length > 0) {
   console.log(`\n# again with RALPH_SUPERVISION=subreaper: ${again.join(" ")}`);
   status = runFiles(again, { ...base, RALPH_SUPERVISION: "subreaper" }) || status;

@@ -44,7 +44,11 @@ const pushEnv = {
 };
 
 function git(gitDir, args, env = baseEnv) {
-  return spawnSync("git", [`--git-dir=${gitDir}`, ...args], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return spawnSync("git", [`--git-dir=${gitDir}`, ...args], {
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** The bundle's header: its one branch and that branch's commit, or why it is refused. */
@@ -57,7 +61,8 @@ function readHeader(file) {
   const end = text.indexOf("\n\n");
   if (end < 0) return { ok: false, reason: "no bundle header" };
   const [signature, ...lines] = text.slice(0, end).split("\n");
-  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") return { ok: false, reason: "not a v2 or v3 git bundle" };
+  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle")
+    return { ok: false, reason: "not a v2 or v3 git bundle" };
   const refs = [];
   for (const line of lines) {
     if (line === "@object-format=sha1") continue;
@@ -68,7 +73,8 @@ function readHeader(file) {
   }
   if (refs.length !== 1) return { ok: false, reason: `expected exactly one ref, found ${refs.length}` };
   const [{ oid, name }] = refs;
-  if (!OID.test(oid) || !BRANCH.test(name)) return { ok: false, reason: `expected one ref refs/heads/ralph/<id>, found ${JSON.stringify(name)}` };
+  if (!OID.test(oid) || !BRANCH.test(name))
+    return { ok: false, reason: `expected one ref refs/heads/ralph/<id>, found ${JSON.stringify(name)}` };
   const format = spawnSync("git", ["check-ref-format", name], { env: baseEnv });
   if (format.status !== 0) return { ok: false, reason: `not a valid ref name: ${JSON.stringify(name)}` };
   return { ok: true, oid, name };
@@ -89,13 +95,23 @@ function pushBundle(file, claimed) {
       ["fetch", "--quiet", "--no-tags", "--", file, `${name}:${name}`],
     ];
     for (const args of steps) {
-      const done = spawnSync("git", args[0] === "init" ? [...args, fresh] : [`--git-dir=${fresh}`, ...args], { env: baseEnv, encoding: "utf8" });
-      if (done.status !== 0) return { ok: false, refused: args[0] !== "init", message: `git ${args[0]} ${args[1] ?? ""}: ${(done.stderr ?? "").trim().split("\n").at(-1)}` };
+      const done = spawnSync("git", args[0] === "init" ? [...args, fresh] : [`--git-dir=${fresh}`, ...args], {
+        env: baseEnv,
+        encoding: "utf8",
+      });
+      if (done.status !== 0)
+        return {
+          ok: false,
+          refused: args[0] !== "init",
+          message: `git ${args[0]} ${args[1] ?? ""}: ${(done.stderr ?? "").trim().split("\n").at(-1)}`,
+        };
     }
     const tip = git(fresh, ["rev-parse", "--verify", `${name}^{commit}`]);
-    if (tip.status !== 0 || tip.stdout.trim() !== oid) return { ok: false, refused: true, message: `${name} is not the commit its header names` };
+    if (tip.status !== 0 || tip.stdout.trim() !== oid)
+      return { ok: false, refused: true, message: `${name} is not the commit its header names` };
     const push = git(fresh, ["push", "--quiet", "--", url, `${name}:${name}`], pushEnv);
-    if (push.status !== 0) return { ok: false, refused: false, message: `git push ${name}: ${push.stderr.trim().split("\n").at(-1)}` };
+    if (push.status !== 0)
+      return { ok: false, refused: false, message: `git push ${name}: ${push.stderr.trim().split("\n").at(-1)}` };
     return { ok: true, message: `pushed ${name.slice("refs/heads/".length)} (${oid.slice(0, 12)})` };
   } finally {
     rmSync(fresh, { recursive: true, force: true });
@@ -112,7 +128,9 @@ function files(root) {
   }
   return entries
     .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((entry) => (entry.isDirectory() ? files(join(root, entry.name)) : entry.isFile() ? [join(root, entry.name)] : []));
+    .flatMap((entry) =>
+      entry.isDirectory() ? files(join(root, entry.name)) : entry.isFile() ? [join(root, entry.name)] : [],
+    );
 }
 
 const bundles = files(resolve(dir));

@@ -23,15 +23,34 @@ for (const [flag, name] of optional) if (input(name) !== "") args.push(flag, inp
 for (const line of (process.env.INPUT_ARGS ?? "").split("\n")) if (line.trim() !== "") args.push(line.trim());
 
 // ralph commits each iteration on its branch; a runner has no git identity of its own.
-const identity = { GIT_AUTHOR_NAME: input("GIT_USER_NAME"), GIT_AUTHOR_EMAIL: input("GIT_USER_EMAIL"), GIT_COMMITTER_NAME: input("GIT_USER_NAME"), GIT_COMMITTER_EMAIL: input("GIT_USER_EMAIL") };
+const identity = {
+  GIT_AUTHOR_NAME: input("GIT_USER_NAME"),
+  GIT_AUTHOR_EMAIL: input("GIT_USER_EMAIL"),
+  GIT_COMMITTER_NAME: input("GIT_USER_NAME"),
+  GIT_COMMITTER_EMAIL: input("GIT_USER_EMAIL"),
+};
 const env = { ...process.env };
 for (const [name, value] of Object.entries(identity)) if (!env[name] && value !== "") env[name] = value;
 
-const loop = spawnSync("ralph", args, { env, stdio: ["ignore", "inherit", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+const loop = spawnSync("ralph", args, {
+  env,
+  stdio: ["ignore", "inherit", "pipe"],
+  encoding: "utf8",
+  maxBuffer: 64 * 1024 * 1024,
+});
 process.stderr.write(loop.stderr ?? "");
 const exitCode = loop.status ?? (loop.signal ? 128 + (constants.signals[loop.signal] ?? 0) : 1);
 
-const outputs = { exit_code: String(exitCode), exit_reason: "", branch: "", cost_usd: "", spend: "", run_id: "", run_dir: "", error: "" };
+const outputs = {
+  exit_code: String(exitCode),
+  exit_reason: "",
+  branch: "",
+  cost_usd: "",
+  spend: "",
+  run_id: "",
+  run_dir: "",
+  error: "",
+};
 const status = spawnSync("ralph", ["status", "--json"], { env, encoding: "utf8" });
 if (status.status === 0 && loop.status !== 2) {
   const run = JSON.parse(status.stdout);
@@ -43,9 +62,16 @@ if (status.status === 0 && loop.status !== 2) {
   outputs.run_dir = typeof run.run_dir === "string" ? resolve(run.run_dir) : "";
   // What the run spent, from ralph's spend ledger (a runner's ledger may hold other jobs' runs: this run's line).
   const spend = spawnSync("ralph", ["spend", "--json", "--by", "run", "--since", "52w"], { env, encoding: "utf8" });
-  const line = spend.status === 0 ? JSON.parse(spend.stdout).groups?.find((group) => group.key === outputs.run_id) : undefined;
+  const line =
+    spend.status === 0 ? JSON.parse(spend.stdout).groups?.find((group) => group.key === outputs.run_id) : undefined;
   if (line) {
-    outputs.spend = JSON.stringify({ run: outputs.run_id, cost_usd: line.cost_usd, cost_source: line.cost_source, calls: line.calls, tokens: line.tokens });
+    outputs.spend = JSON.stringify({
+      run: outputs.run_id,
+      cost_usd: line.cost_usd,
+      cost_source: line.cost_source,
+      calls: line.calls,
+      tokens: line.tokens,
+    });
     if (outputs.run_dir !== "") writeFileSync(join(outputs.run_dir, "spend.json"), `${outputs.spend}\n`);
   }
 } else {
@@ -53,5 +79,13 @@ if (status.status === 0 && loop.status !== 2) {
   outputs.error = (loop.stderr ?? "").trim().split("\n").at(-1) ?? "";
 }
 const file = process.env.GITHUB_OUTPUT;
-if (file) appendFileSync(file, Object.entries(outputs).map(([key, value]) => `${key}=${value.replace(/[\r\n]+/g, " ")}\n`).join(""));
-console.log(`ralph ended ${outputs.exit_reason || "before starting"} (exit ${exitCode})${outputs.branch ? ` on ${outputs.branch}` : ""}`);
+if (file)
+  appendFileSync(
+    file,
+    Object.entries(outputs)
+      .map(([key, value]) => `${key}=${value.replace(/[\r\n]+/g, " ")}\n`)
+      .join(""),
+  );
+console.log(
+  `ralph ended ${outputs.exit_reason || "before starting"} (exit ${exitCode})${outputs.branch ? ` on ${outputs.branch}` : ""}`,
+);

@@ -14,9 +14,11 @@ delete env.GITHUB_STEP_SUMMARY;
 function markdown() {
   if (runId === "") return `## ralph did not start\n\n${fenced(process.env.LOOP_ERROR || "no run was created")}\n`;
   const report = spawnSync("ralph", ["report", runId, "--format", "md"], { env, encoding: "utf8" });
-  if (report.status === 0 && report.stdout.trim() !== "") return report.stdout.endsWith("\n") ? report.stdout : `${report.stdout}\n`;
+  if (report.status === 0 && report.stdout.trim() !== "")
+    return report.stdout.endsWith("\n") ? report.stdout : `${report.stdout}\n`;
   const status = spawnSync("ralph", ["status", runId, "--json"], { env, encoding: "utf8" });
-  if (status.status !== 0) return `## ralph run ${cell(runId)}\n\n${fenced(status.stderr.trim() || "ralph status failed")}\n`;
+  if (status.status !== 0)
+    return `## ralph run ${cell(runId)}\n\n${fenced(status.stderr.trim() || "ralph status failed")}\n`;
   return fromStatus(JSON.parse(status.stdout));
 }
 
@@ -27,22 +29,41 @@ function fromStatus(run) {
     ["task", run.current_task ?? ""],
     ["branch", run.branch ? `\`${run.branch}\`` : ""],
     ["iterations", `${run.iteration}${run.max_iterations ? ` of ${run.max_iterations}` : ""}`],
-    ["cost", run.cost_usd === null || run.cost_usd === undefined ? "no cost reported" : `${run.cost_source === "computed" || run.cost_source === "mixed" ? "~" : ""}$${Number(run.cost_usd).toFixed(4)}`],
+    [
+      "cost",
+      run.cost_usd === null || run.cost_usd === undefined
+        ? "no cost reported"
+        : `${run.cost_source === "computed" || run.cost_source === "mixed" ? "~" : ""}$${Number(run.cost_usd).toFixed(4)}`,
+    ],
     // Tokens by kind, as ralph shows them everywhere (docs/spend.md): input excludes the cached input.
-    ["tokens", run.tokens ? `in ${run.tokens.input} · out ${run.tokens.output} · cache read ${run.tokens.cache_read ?? 0} · cache write ${run.tokens.cache_write ?? 0} · total ${run.tokens.total ?? run.tokens.input + run.tokens.output}` : ""],
+    [
+      "tokens",
+      run.tokens
+        ? `in ${run.tokens.input} · out ${run.tokens.output} · cache read ${run.tokens.cache_read ?? 0} · cache write ${run.tokens.cache_write ?? 0} · total ${run.tokens.total ?? run.tokens.input + run.tokens.output}`
+        : "",
+    ],
     ["started", run.started_at ?? ""],
     ["ended", run.ended_at ?? ""],
     ["why", run.last_action ?? ""],
   ];
-  const table = ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${cell(String(value))} |`)].join("\n");
+  const table = ["| | |", "|---|---|", ...rows.map(([name, value]) => `| ${name} | ${cell(String(value))} |`)].join(
+    "\n",
+  );
   const iterations = (run.recent_events ?? []).filter((event) => event.type === "iteration_ended");
-  const lines = iterations.map((event) => `| ${event.iteration} | ${cell(String(event.result ?? ""))} | ${Math.round((event.duration_ms ?? 0) / 1000)} s | ${event.commit ? `\`${String(event.commit).slice(0, 12)}\`` : ""} |`);
-  const recent = lines.length === 0 ? "" : `\n\n| iteration | result | time | commit |\n|---|---|---|---|\n${lines.join("\n")}`;
+  const lines = iterations.map(
+    (event) =>
+      `| ${event.iteration} | ${cell(String(event.result ?? ""))} | ${Math.round((event.duration_ms ?? 0) / 1000)} s | ${event.commit ? `\`${String(event.commit).slice(0, 12)}\`` : ""} |`,
+  );
+  const recent =
+    lines.length === 0 ? "" : `\n\n| iteration | result | time | commit |\n|---|---|---|---|\n${lines.join("\n")}`;
   return `## ralph run ${cell(String(run.id))}: ${cell(String(run.exit_reason ?? run.state))}\n\n${table}${recent}\n\n_Built from \`ralph status --json\`: this ralph has no \`ralph report\`._\n`;
 }
 
 function cell(text) {
-  return text.replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|").replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;"));
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(/\|/g, "\\|")
+    .replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;"));
 }
 
 function fenced(text) {

@@ -12,7 +12,9 @@ if (file === "") {
   process.exit(2);
 }
 // ralph as installed by install-ralph.sh (RALPH_PACKAGE_DIR: another installation of the package).
-const packageDir = process.env.RALPH_PACKAGE_DIR || join(execFileSync("npm", ["root", "-g"], { encoding: "utf8" }).trim(), "ralph-loop-runner");
+const packageDir =
+  process.env.RALPH_PACKAGE_DIR ||
+  join(execFileSync("npm", ["root", "-g"], { encoding: "utf8" }).trim(), "ralph-loop-runner");
 const { loadTasks } = await import(pathToFileURL(join(packageDir, "dist", "src", "judge", "tasks.js")).href);
 const list = loadTasks(resolve(file));
 if (!list.ok) {

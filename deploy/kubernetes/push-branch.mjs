@@ -15,7 +15,11 @@ if (typeof event.run !== "string" || !/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(event
   process.exit(2);
 }
 const ref = `refs/heads/ralph/${event.run}`;
-const git = (...args) => execFileSync("git", ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+const git = (...args) =>
+  execFileSync("git", ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
 const tip = git("rev-parse", "--verify", `${ref}^{commit}`);
 const base = process.env.RALPH_POD_BASE;
 // Nothing beyond the commit the pod started from (a task already done, an iteration that changed nothing).
@@ -31,11 +35,21 @@ if (!remote) {
 const objects = resolve(git("rev-parse", "--git-common-dir"), "objects");
 const fresh = mkdtempSync(join(tmpdir(), "push-branch-"));
 try {
-  execFileSync("git", ["init", "--quiet", "--bare", fresh], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  execFileSync("git", ["init", "--quiet", "--bare", fresh], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+  });
   writeFileSync(join(fresh, "objects", "info", "alternates"), `${objects}\n`);
   execFileSync("git", ["--git-dir", fresh, "push", "--quiet", remote, `${tip}:${ref}`], {
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, GIT_DIR: fresh, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_ALLOW_PROTOCOL: "https:ssh:git:file", GIT_TERMINAL_PROMPT: "0" },
+    env: {
+      ...process.env,
+      GIT_DIR: fresh,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_ALLOW_PROTOCOL: "https:ssh:git:file",
+      GIT_TERMINAL_PROMPT: "0",
+    },
   });
 } finally {
   rmSync(fresh, { recursive: true, force: true });

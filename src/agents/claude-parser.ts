@@ -9,7 +9,18 @@ const TOOL_RESULT_LIMIT = 300;
 const SUMMARY_LIMIT = 120;
 /** Keeps at most this much of the assistant's latest text (the final message when no result line has it). */
 const FINAL_TEXT_LIMIT = 256 * 1024;
-const SUMMARY_FIELDS = ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill"];
+const SUMMARY_FIELDS = [
+  "command",
+  "file_path",
+  "notebook_path",
+  "path",
+  "pattern",
+  "url",
+  "query",
+  "description",
+  "prompt",
+  "skill",
+];
 // Claude Code's own names for the failure behind a synthetic assistant message (its `error` field).
 const ERROR_KINDS: Record<string, AgentErrorKind> = {
   rate_limit: "rate_limit",
@@ -32,7 +43,9 @@ export function summarizeToolInput(tool: string, input: unknown): string {
 function flattenContent(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((block) => (typeof asRecord(block)?.text === "string" ? (asRecord(block)?.text as string) : "")).join("\n");
+  return content
+    .map((block) => (typeof asRecord(block)?.text === "string" ? (asRecord(block)?.text as string) : ""))
+    .join("\n");
 }
 
 function tokensFrom(result: Json): TokenUsage | undefined {
@@ -77,7 +90,9 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     if (line.subtype === "init") {
       if (typeof line.session_id === "string") sessionId = line.session_id;
       if (typeof line.model === "string" && line.model !== "") model = line.model;
-      return [{ kind: "init", ...(sessionId ? { sessionId } : {}), text: typeof line.model === "string" ? line.model : "" }];
+      return [
+        { kind: "init", ...(sessionId ? { sessionId } : {}), text: typeof line.model === "string" ? line.model : "" },
+      ];
     }
     if (line.subtype === "api_retry") {
       lastRetry = { status: asNumber(line.error_status), error: String(line.error ?? "") };
@@ -86,7 +101,10 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       // Claude Code retries a rejected key for minutes; no retry can fix it, so the iteration ends now.
       const status = lastRetry.status;
       if (status === 401 || status === 403) {
-        fatal = { kind: "auth", message: `the API rejected Claude Code's credentials (${status} ${lastRetry.error}); check ANTHROPIC_API_KEY or run claude /login` };
+        fatal = {
+          kind: "auth",
+          message: `the API rejected Claude Code's credentials (${status} ${lastRetry.error}); check ANTHROPIC_API_KEY or run claude /login`,
+        };
       } else if (status === 404) {
         fatal = { kind: "config", message: `the API answered 404 (${lastRetry.error}); is the model name right?` };
       }
@@ -126,7 +144,13 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
   function liveTokens(message: Json | null): TokenUsage | null {
     const usage = asRecord(message?.usage);
     if (!usage || typeof message?.id !== "string") return null;
-    usageById.set(message.id, { input: (asNumber(usage.input_tokens) ?? 0) + (asNumber(usage.cache_read_input_tokens) ?? 0) + (asNumber(usage.cache_creation_input_tokens) ?? 0), output: asNumber(usage.output_tokens) ?? 0 });
+    usageById.set(message.id, {
+      input:
+        (asNumber(usage.input_tokens) ?? 0) +
+        (asNumber(usage.cache_read_input_tokens) ?? 0) +
+        (asNumber(usage.cache_creation_input_tokens) ?? 0),
+      output: asNumber(usage.output_tokens) ?? 0,
+    });
     const total = { input: 0, output: 0 };
     for (const each of usageById.values()) {
       total.input += each.input;
@@ -142,7 +166,10 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     return content.map(asRecord).flatMap((block): AgentEvent[] => {
       if (block?.type === "tool_result") {
         const tool = typeof block.tool_use_id === "string" ? toolNames.get(block.tool_use_id) : undefined;
-        const text = clip(`${block.is_error === true ? "error: " : ""}${flattenContent(block.content)}`, TOOL_RESULT_LIMIT);
+        const text = clip(
+          `${block.is_error === true ? "error: " : ""}${flattenContent(block.content)}`,
+          TOOL_RESULT_LIMIT,
+        );
         return [{ kind: "tool_result", text, ...(tool ? { tool } : {}) }];
       }
       return typeof block?.text === "string" ? [{ kind: "other", text: clip(block.text, TOOL_RESULT_LIMIT) }] : [];
@@ -151,7 +178,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
 
   function onRateLimit(line: Json): AgentEvent[] {
     const info = asRecord(line.rate_limit_info);
-    if (info?.status !== "rejected") return [{ kind: "other", text: `rate limit ${String(info?.status ?? "")}`.trim() }];
+    if (info?.status !== "rejected")
+      return [{ kind: "other", text: `rate limit ${String(info?.status ?? "")}`.trim() }];
     const resetsAt = asNumber(info.resetsAt);
     const message = `usage limit reached${typeof info.rateLimitType === "string" ? ` (${info.rateLimitType})` : ""}`;
     rejected = { message, resetAt: resetsAt === undefined ? null : new Date(resetsAt * 1000) };
@@ -164,18 +192,28 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     const status = asNumber(line.api_error_status);
     if (status !== undefined || (line.is_error === true && assistantError)) {
       const named = assistantError ? ERROR_KINDS[assistantError] : undefined;
-      const base = status === 429 ? "rate_limit" : status === 401 || status === 403 ? "auth" : (named ?? (isAuthFailure(text) ? "auth" : "api"));
+      const base =
+        status === 429
+          ? "rate_limit"
+          : status === 401 || status === 403
+            ? "auth"
+            : (named ?? (isAuthFailure(text) ? "auth" : "api"));
       const kind = base === "api" && (status === 404 || isConfigFailure(text || errors)) ? "config" : base;
       const message = text || errors || `API error ${String(status ?? assistantError)}`;
       if (kind !== "rate_limit") return { kind, message };
       return { kind, message, limit: { message, resetAt: parseResetTime(message, now()) } };
     }
-    if (line.subtype === "error_max_turns") return { kind: "max_turns", message: errors || `stopped after ${String(line.num_turns)} turns` };
+    if (line.subtype === "error_max_turns")
+      return { kind: "max_turns", message: errors || `stopped after ${String(line.num_turns)} turns` };
     if (line.subtype === "error_during_execution") {
       // Its `errors` are internal diagnostics; the terminal reason (aborted_tools, aborted_streaming) says more.
-      return { kind: "other", message: `interrupted${typeof line.terminal_reason === "string" ? ` (${line.terminal_reason})` : ""}` };
+      return {
+        kind: "other",
+        message: `interrupted${typeof line.terminal_reason === "string" ? ` (${line.terminal_reason})` : ""}`,
+      };
     }
-    if (typeof line.subtype === "string" && line.subtype.startsWith("error")) return { kind: "other", message: errors || line.subtype };
+    if (typeof line.subtype === "string" && line.subtype.startsWith("error"))
+      return { kind: "other", message: errors || line.subtype };
     if (line.is_error === true) return failureFromText(text || errors, "api");
     return null;
   }
@@ -186,12 +224,18 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
     return { kind: isAuthFailure(text) ? "auth" : fallback, message: clip(text.trim(), TOOL_RESULT_LIMIT) };
   }
 
-  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+  function failureWithoutResult(
+    stderrTail: string,
+    exit: { code: number | null; signal: string | null },
+  ): AgentFailure | null {
     const text = [...stray.lines, stderrTail].join("\n").trim();
     const rootRefusal = text.split("\n").find((line) => ROOT_REFUSAL.test(line));
     if (rootRefusal) {
       // A refusal of its arguments: no retry fixes it, so the run ends at once with the way out.
-      return { kind: "config", message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1: run it in ralph's sandbox, or as a user other than root)` };
+      return {
+        kind: "config",
+        message: `${rootRefusal.trim()} (as root, Claude Code skips permission prompts only with IS_SANDBOX=1: run it in ralph's sandbox, or as a user other than root)`,
+      };
     }
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) return failureFromText(text, "other");
     const config = text.split("\n").find(isConfigFailure);
@@ -203,7 +247,8 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       if (retry.status === 429) return { kind: "rate_limit", message, limit: { message, resetAt: null } };
       return { kind: retry.status === 401 || retry.status === 403 ? "auth" : "api", message };
     }
-    if (text && exit.code !== 0 && exit.signal === null) return { kind: "other", message: clip(text.split("\n")[0] ?? text, TOOL_RESULT_LIMIT) };
+    if (text && exit.code !== 0 && exit.signal === null)
+      return { kind: "other", message: clip(text.split("\n")[0] ?? text, TOOL_RESULT_LIMIT) };
     return null;
   }
 
@@ -228,7 +273,13 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
       case "result":
         result = parsed;
         if (typeof parsed.session_id === "string") sessionId = parsed.session_id;
-        return [{ kind: "result", text: typeof parsed.result === "string" ? parsed.result : String(parsed.subtype ?? ""), ...(sessionId ? { sessionId } : {}) }];
+        return [
+          {
+            kind: "result",
+            text: typeof parsed.result === "string" ? parsed.result : String(parsed.subtype ?? ""),
+            ...(sessionId ? { sessionId } : {}),
+          },
+        ];
       default:
         return [{ kind: "other", text: String(parsed.type ?? "unknown") }];
     }
@@ -247,7 +298,9 @@ export function createClaudeParser(input: { prompt: string; now?: () => Date }):
         const tokens = tokensFrom(line);
         if (tokens) outcome.tokens = tokens;
         // The model that did most of the work (Claude Code may call a small one on the side).
-        const used = Object.entries(asRecord(line.modelUsage) ?? {}).sort(([, a], [, b]) => (asNumber(asRecord(b)?.outputTokens) ?? 0) - (asNumber(asRecord(a)?.outputTokens) ?? 0))[0]?.[0];
+        const used = Object.entries(asRecord(line.modelUsage) ?? {}).sort(
+          ([, a], [, b]) => (asNumber(asRecord(b)?.outputTokens) ?? 0) - (asNumber(asRecord(a)?.outputTokens) ?? 0),
+        )[0]?.[0];
         if (used ?? model) outcome.model = used ?? model;
         const turns = asNumber(line.num_turns);
         if (turns !== undefined) outcome.turns = turns;

@@ -1,6 +1,15 @@
 // Reads `codex exec --json` lines (thread.started, item.*, turn.completed/failed, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText } from "./json-fields.js";
+import {
+  firstLineFailure,
+  type AgentFailure,
+  type Json,
+  StrayLines,
+  applyFailure,
+  asNumber,
+  asRecord,
+  asText,
+} from "./json-fields.js";
 import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
@@ -10,7 +19,8 @@ const SUMMARY_LIMIT = 120;
 const RETRY_NOTICE = /^Reconnecting\.\.\.\s*\d+\/\d+\s*\(([\s\S]*)\)\s*$/;
 // What Codex prints for a failed model request (measured with 0.171.0): "unexpected status 500 …",
 // "exceeded retry limit, last status: 429 …", "stream disconnected before completion …", "high demand".
-const API_FAILURE = /\bstatus\b|\bstream\b|\brequest\b|\bserver\b|\bdemand\b|\bconnect|\btimed? ?out\b|\boverloaded\b|\bhttps?:\/\//i;
+const API_FAILURE =
+  /\bstatus\b|\bstream\b|\brequest\b|\bserver\b|\bdemand\b|\bconnect|\btimed? ?out\b|\boverloaded\b|\bhttps?:\/\//i;
 
 function oneLine(text: string, limit: number): string {
   return clip(text.replace(/\s+/g, " ").trim(), limit);
@@ -21,7 +31,9 @@ function oneLine(text: string, limit: number): string {
  * (today) or "try again at Mar 17th, 2030 5:46 PM"; the shared parser reads it once worded as "resets …".
  */
 export function codexResetTime(text: string, now: Date): Date | null {
-  const reworded = text.replace(/\btry again at\s+/i, "resets ").replace(/\b([A-Za-z]{3,9}\.? \d{1,2})(?:st|nd|rd|th)\b/, "$1");
+  const reworded = text
+    .replace(/\btry again at\s+/i, "resets ")
+    .replace(/\b([A-Za-z]{3,9}\.? \d{1,2})(?:st|nd|rd|th)\b/, "$1");
   return parseResetTime(reworded, now);
 }
 
@@ -37,7 +49,11 @@ export function classifyCodexError(message: string, now: Date): AgentFailure {
   return { kind: API_FAILURE.test(text) ? "api" : "other", message: clip(text, TEXT_LIMIT) };
 }
 
-const TOOL_ITEMS: Record<string, string> = { command_execution: "shell", file_change: "apply_patch", web_search: "web_search" };
+const TOOL_ITEMS: Record<string, string> = {
+  command_execution: "shell",
+  file_change: "apply_patch",
+  web_search: "web_search",
+};
 
 // The tool name an item stands for, or null for items that are not tool calls.
 function toolOf(item: Json): string | null {
@@ -49,7 +65,9 @@ function describeCall(item: Json): string {
   if (item.type === "command_execution") return oneLine(asText(item.command), SUMMARY_LIMIT);
   if (item.type === "web_search") return oneLine(asText(item.query), SUMMARY_LIMIT);
   if (item.type === "file_change" && Array.isArray(item.changes)) {
-    const changes = item.changes.map(asRecord).map((change) => `${asText(change?.kind)} ${asText(change?.path)}`.trim());
+    const changes = item.changes
+      .map(asRecord)
+      .map((change) => `${asText(change?.kind)} ${asText(change?.path)}`.trim());
     return oneLine(changes.join(", "), SUMMARY_LIMIT);
   }
   return oneLine(JSON.stringify(item.arguments ?? {}), SUMMARY_LIMIT);
@@ -62,7 +80,8 @@ function describeResult(item: Json): string {
     const prefix = exit !== undefined && exit !== 0 ? `exit ${exit}: ` : failed ? "error: " : "";
     return clip(`${prefix}${asText(item.aggregated_output)}`, TEXT_LIMIT);
   }
-  if (item.type === "mcp_tool_call" && asRecord(item.error)) return clip(`error: ${asText(asRecord(item.error)?.message)}`, TEXT_LIMIT);
+  if (item.type === "mcp_tool_call" && asRecord(item.error))
+    return clip(`error: ${asText(asRecord(item.error)?.message)}`, TEXT_LIMIT);
   return failed ? `error: ${String(item.status)}` : String(item.status ?? "completed");
 }
 
@@ -148,7 +167,10 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
     }
   }
 
-  function failureWithoutTurnEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+  function failureWithoutTurnEnd(
+    stderrTail: string,
+    exit: { code: number | null; signal: string | null },
+  ): AgentFailure | null {
     // Ended while retrying: the request that kept failing is the cause.
     const error = lastError as string | null;
     if (error !== null) return classifyCodexError(RETRY_NOTICE.exec(error)?.[1] ?? error, now());
@@ -168,7 +190,12 @@ export function createCodexParser(input: { prompt: string; now?: () => Date }): 
       };
       if (sessionId) outcome.sessionId = sessionId;
       if (tokens) outcome.tokens = tokens;
-      const failure = failedMessage !== null ? classifyCodexError(failedMessage, now()) : completed ? null : failureWithoutTurnEnd(stderrTail, exit);
+      const failure =
+        failedMessage !== null
+          ? classifyCodexError(failedMessage, now())
+          : completed
+            ? null
+            : failureWithoutTurnEnd(stderrTail, exit);
       applyFailure(outcome, failure);
       return outcome;
     },

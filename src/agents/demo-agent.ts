@@ -26,7 +26,9 @@ function namedTask(prompt: string): string | null {
 }
 
 function openPrd(file: string, named: string | null): TaskFile {
-  const prd = JSON.parse(readFileSync(file, "utf8")) as { userStories: Array<DemoTask & { priority?: number; passes?: boolean }> };
+  const prd = JSON.parse(readFileSync(file, "utf8")) as {
+    userStories: Array<DemoTask & { priority?: number; passes?: boolean }>;
+  };
   const open = prd.userStories
     .map((story, index) => ({ story, index }))
     .filter(({ story }) => story.passes !== true)
@@ -63,7 +65,13 @@ function emit(value: unknown): void {
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "task";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 40) || "task"
+  );
 }
 
 async function readStdin(): Promise<string> {
@@ -83,7 +91,11 @@ async function main(): Promise<void> {
   if (process.env.RALPH_REVIEW === "1") return review(prompt, sessionId);
   const tasksFile = process.env.RALPH_DEMO_TASKS;
   const named = namedTask(prompt);
-  const tasks = tasksFile ? (tasksFile.endsWith(".json") ? openPrd(tasksFile, named) : openChecklist(tasksFile, named)) : null;
+  const tasks = tasksFile
+    ? tasksFile.endsWith(".json")
+      ? openPrd(tasksFile, named)
+      : openChecklist(tasksFile, named)
+    : null;
   const task = tasks ? tasks.next : { id: `step-${iteration}`, title: `demo step ${iteration}` };
   let finalText: string;
   if (!task) {
@@ -92,15 +104,46 @@ async function main(): Promise<void> {
     const path = join("demo-output", `${slug(`${task.id} ${task.title}`)}.md`);
     // Files only in `ralph demo`'s own project: in a person's project it marks its task and writes nothing else.
     const writes = process.env.RALPH_DEMO_PROJECT === "1";
-    emit({ type: "assistant", message: { content: [{ type: "text", text: `Working on ${task.id}: ${task.title}` }] }, session_id: sessionId });
-    emit({ type: "assistant", message: { content: [{ type: "tool_use", id: `tool-${iteration}`, name: writes ? "Write" : "Think", input: writes ? { file_path: path } : { about: task.title } }] }, session_id: sessionId });
+    emit({
+      type: "assistant",
+      message: { content: [{ type: "text", text: `Working on ${task.id}: ${task.title}` }] },
+      session_id: sessionId,
+    });
+    emit({
+      type: "assistant",
+      message: {
+        content: [
+          {
+            type: "tool_use",
+            id: `tool-${iteration}`,
+            name: writes ? "Write" : "Think",
+            input: writes ? { file_path: path } : { about: task.title },
+          },
+        ],
+      },
+      session_id: sessionId,
+    });
     await sleep(stepDelayMs);
     if (writes) {
       mkdirSync("demo-output", { recursive: true });
       writeFileSync(path, `# ${task.id}: ${task.title}\n\nImplemented by the demo agent in iteration ${iteration}.\n`);
     }
     tasks?.complete();
-    emit({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: `tool-${iteration}`, content: writes ? `wrote ${path}` : "thought it through (the demo agent writes files only in ralph demo's own project)" }] }, session_id: sessionId });
+    emit({
+      type: "user",
+      message: {
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: `tool-${iteration}`,
+            content: writes
+              ? `wrote ${path}`
+              : "thought it through (the demo agent writes files only in ralph demo's own project)",
+          },
+        ],
+      },
+      session_id: sessionId,
+    });
     const allDone = tasks ? tasks.remainingAfter === 0 : iteration >= 3;
     finalText = allDone
       ? `Finished ${task.id}. Every task is done.\n<promise>${promise}</promise>`
@@ -117,7 +160,11 @@ function review(prompt: string, sessionId: string): void {
 }
 
 /** The final answer as Claude Code prints it: the assistant's text, then the result with its pretend spend. */
-function answer(finalText: string, sessionId: string, spend: { turns: number; costUsd: number; inputTokens: number; outputTokens: number }): void {
+function answer(
+  finalText: string,
+  sessionId: string,
+  spend: { turns: number; costUsd: number; inputTokens: number; outputTokens: number },
+): void {
   emit({ type: "assistant", message: { content: [{ type: "text", text: finalText }] }, session_id: sessionId });
   emit({
     type: "result",
@@ -128,7 +175,12 @@ function answer(finalText: string, sessionId: string, spend: { turns: number; co
     num_turns: spend.turns,
     // A pretend spend, for trying --max-cost with --agent demo; `ralph demo` (RALPH_DEMO_FREE=1) shows none.
     ...(process.env.RALPH_DEMO_FREE === "1" ? {} : { total_cost_usd: spend.costUsd }),
-    usage: { input_tokens: spend.inputTokens, output_tokens: spend.outputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    usage: {
+      input_tokens: spend.inputTokens,
+      output_tokens: spend.outputTokens,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    },
   });
 }
 

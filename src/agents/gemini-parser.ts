@@ -7,11 +7,14 @@ import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types
 
 const TEXT_LIMIT = 300;
 // Google's wording for quota failures (measured with 0.61.0 against 429 RESOURCE_EXHAUSTED replies).
-const QUOTA = /exhausted your (daily )?quota|exceeded your current quota|RESOURCE_EXHAUSTED|resource has been exhausted|quota exceeded|exhausted your capacity/i;
+const QUOTA =
+  /exhausted your (daily )?quota|exceeded your current quota|RESOURCE_EXHAUSTED|resource has been exhausted|quota exceeded|exhausted your capacity/i;
 // Google's wording for a bad or missing key (400 INVALID_ARGUMENT API_KEY_INVALID, 403 PERMISSION_DENIED, 401 UNAUTHENTICATED).
-const BAD_KEY = /API key not valid|API_KEY_INVALID|API key expired|PERMISSION_DENIED|UNAUTHENTICATED|GEMINI_API_KEY environment variable not found/i;
+const BAD_KEY =
+  /API key not valid|API_KEY_INVALID|API key expired|PERMISSION_DENIED|UNAUTHENTICATED|GEMINI_API_KEY environment variable not found/i;
 // Lines Gemini CLI prints on stderr on every run; they never explain a failure.
-const STDERR_NOISE = /^(YOLO mode is enabled|Warning: 256-color|Ripgrep is not available|Approval mode overridden|Loaded cached credentials)/;
+const STDERR_NOISE =
+  /^(YOLO mode is enabled|Warning: 256-color|Ripgrep is not available|Approval mode overridden|Loaded cached credentials)/;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
 
@@ -26,7 +29,10 @@ export function classifyGeminiError(message: string, now: Date): AgentFailure {
     const info = { message: short, resetAt: limit?.resetAt ?? null };
     return { kind: "rate_limit", message: short, limit: info };
   }
-  return { kind: /API Error|\bstatus\b|\b[45]\d\d\b|fetch failed|ECONN|ETIMEDOUT/i.test(text) ? "api" : "other", message: short };
+  return {
+    kind: /API Error|\bstatus\b|\b[45]\d\d\b|fetch failed|ECONN|ETIMEDOUT/i.test(text) ? "api" : "other",
+    message: short,
+  };
 }
 
 // Gemini reports input tokens including cached ones, and `input` as the uncached part.
@@ -80,7 +86,10 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
   function onToolResult(line: Json): AgentEvent[] {
     const tool = typeof line.tool_id === "string" ? toolNames.get(line.tool_id) : undefined;
     const error = asRecord(line.error);
-    const text = line.status === "error" || error ? `error: ${asText(error?.message) || asText(line.output)}` : asText(line.output) || asText(line.status);
+    const text =
+      line.status === "error" || error
+        ? `error: ${asText(error?.message) || asText(line.output)}`
+        : asText(line.output) || asText(line.status);
     return [...flush(), { kind: "tool_result", text: clip(text, TEXT_LIMIT), ...(tool ? { tool } : {}) }];
   }
 
@@ -100,7 +109,8 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
         return [...flush(), { kind: "error", text: clip(lastWarning, TEXT_LIMIT) }];
       case "result": {
         result = line;
-        const text = line.status === "success" ? finalText : asText(asRecord(line.error)?.message) || asText(line.status);
+        const text =
+          line.status === "success" ? finalText : asText(asRecord(line.error)?.message) || asText(line.status);
         return [...flush(), { kind: "result", text: clip(text, TEXT_LIMIT), ...(sessionId ? { sessionId } : {}) }];
       }
       default:
@@ -108,14 +118,21 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
     }
   }
 
-  function failureWithoutResult(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
-    const lines = [...stray.lines, ...stderrTail.replace(ANSI, "").split("\n")].map((line) => line.trim()).filter((line) => line !== "" && !STDERR_NOISE.test(line));
+  function failureWithoutResult(
+    stderrTail: string,
+    exit: { code: number | null; signal: string | null },
+  ): AgentFailure | null {
+    const lines = [...stray.lines, ...stderrTail.replace(ANSI, "").split("\n")]
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !STDERR_NOISE.test(line));
     const text = lines.join("\n");
-    if (text && (detectLimit(text, now()) || isAuthFailure(text) || QUOTA.test(text) || BAD_KEY.test(text))) return classifyGeminiError(text, now());
+    if (text && (detectLimit(text, now()) || isAuthFailure(text) || QUOTA.test(text) || BAD_KEY.test(text)))
+      return classifyGeminiError(text, now());
     // Arguments it refused (it prints its usage after): no retry fixes them.
     const config = exit.code !== 0 ? lines.find(isConfigFailure) : undefined;
     if (config) return { kind: "config", message: clip(config, TEXT_LIMIT) };
-    if (exit.code !== 0 && exit.signal === null && lines[0]) return { kind: "other", message: clip(lines[0], TEXT_LIMIT) };
+    if (exit.code !== 0 && exit.signal === null && lines[0])
+      return { kind: "other", message: clip(lines[0], TEXT_LIMIT) };
     const warning = lastWarning as string | null;
     return warning && exit.code !== 0 ? { kind: "other", message: clip(warning, TEXT_LIMIT) } : null;
   }
@@ -126,14 +143,20 @@ export function createGeminiParser(input: { prompt: string; now?: () => Date }):
     finish(stderrTail, exit): AgentOutcome {
       const line = result as Json | null;
       const success = line?.status === "success";
-      const outcome: AgentOutcome = { finalMessage: success && finalText !== "" ? finalText : null, sawResult: line !== null };
+      const outcome: AgentOutcome = {
+        finalMessage: success && finalText !== "" ? finalText : null,
+        sawResult: line !== null,
+      };
       if (sessionId) outcome.sessionId = sessionId;
       const stats = asRecord(line?.stats);
       if (stats) outcome.tokens = tokensFrom(stats);
       let failure: AgentFailure | null = null;
       if (line && !success) {
         const error = asRecord(line.error);
-        failure = classifyGeminiError(asText(error?.message) || `Gemini CLI ended with status ${String(line.status)}`, now());
+        failure = classifyGeminiError(
+          asText(error?.message) || `Gemini CLI ended with status ${String(line.status)}`,
+          now(),
+        );
       } else if (!line) {
         failure = failureWithoutResult(stderrTail, exit);
       }

@@ -14,6 +14,8 @@ export const INSTALL_COMMANDS: Record<AgentName, string | null> = {
 /** One line for an agent CLI that is not installed: how to install it, and how to try ralph without it. */
 export function installHint(agent: string): string {
   const command = (INSTALL_COMMANDS as Record<string, string | null | undefined>)[agent];
-  const install = command ? `install it with ${command} (or point ralph at it with RALPH_${agent.toUpperCase()}_BIN)` : "check the command and PATH";
+  const install = command
+    ? `install it with ${command} (or point ralph at it with RALPH_${agent.toUpperCase()}_BIN)`
+    : "check the command and PATH";
   return `${install}; to try ralph without any agent CLI: ralph run --agent demo, or ralph demo`;
 }

@@ -106,7 +106,10 @@ function epochAfterPipe(text: string): Date | null {
 }
 
 function isoReset(text: string): Date | null {
-  const match = /\breset(?:s|_at|s_at)?\b[^0-9\n]{0,20}(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)/i.exec(text);
+  const match =
+    /\breset(?:s|_at|s_at)?\b[^0-9\n]{0,20}(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)/i.exec(
+      text,
+    );
   if (!match?.[1]) return null;
   const ms = Date.parse(match[1]);
   return Number.isNaN(ms) ? null : new Date(ms);
@@ -121,8 +124,10 @@ const UNIT_MS: Array<[RegExp, number]> = [
 ];
 
 function relativeReset(text: string, now: Date): Date | null {
-  const duration = /(?:\bresets?|\btry again|\bretry|\bavailable again)\s+(?:in|after)\s*:?\s*((?:\d+(?:\.\d+)?\s*[a-z]*[\s,]*(?:and\s+)?)+)/i.exec(text)
-    ?? /\bretry-after(?:-ms)?\s*[:=]\s*(\d+(?:\.\d+)?)/i.exec(text);
+  const duration =
+    /(?:\bresets?|\btry again|\bretry|\bavailable again)\s+(?:in|after)\s*:?\s*((?:\d+(?:\.\d+)?\s*[a-z]*[\s,]*(?:and\s+)?)+)/i.exec(
+      text,
+    ) ?? /\bretry-after(?:-ms)?\s*[:=]\s*(\d+(?:\.\d+)?)/i.exec(text);
   if (!duration?.[1]) return null;
   const bareUnit = /retry-after-ms/i.test(duration[0]) ? 1 : 1000;
   let total = 0;
@@ -138,7 +143,9 @@ function relativeReset(text: string, now: Date): Date | null {
 // "resets 7pm", "resets 7:30pm (Europe/London)", "resets Dec 5, 7pm (UTC)", "resets at 19:00".
 function clockReset(text: string, now: Date): Date | null {
   const match =
-    /\bresets?\s+(?:at\s+)?(?:([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:,\s*(\d{4}))?,?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(text);
+    /\bresets?\s+(?:at\s+)?(?:([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:,\s*(\d{4}))?,?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i.exec(
+      text,
+    );
   if (!match) return null;
   const [, monthName, dayText, yearText, hourText, minuteText, meridiem, zoneText] = match;
   if (!meridiem && minuteText === undefined) return null;
@@ -157,7 +164,8 @@ function clockReset(text: string, now: Date): Date | null {
     const year = yearText ? Number(yearText) : today.year;
     let at = zonedTime(year, month, Number(dayText), hour, minute, zone);
     // "Jan 2" read on Dec 30 means next year's.
-    if (!yearText && at < now.getTime() - 180 * DAY_MS) at = zonedTime(year + 1, month, Number(dayText), hour, minute, zone);
+    if (!yearText && at < now.getTime() - 180 * DAY_MS)
+      at = zonedTime(year + 1, month, Number(dayText), hour, minute, zone);
     return new Date(at);
   }
   let at = zonedTime(today.year, today.month, today.day, hour, minute, zone);

@@ -1,6 +1,15 @@
 // Reads `opencode run --format json` lines (step_start, text, tool_use, step_finish, error) into events and an outcome.
 import { detectLimit, isAuthFailure, parseResetTime } from "./limit-detect.js";
-import { firstLineFailure, type AgentFailure, type Json, StrayLines, applyFailure, asNumber, asRecord, asText } from "./json-fields.js";
+import {
+  firstLineFailure,
+  type AgentFailure,
+  type Json,
+  StrayLines,
+  applyFailure,
+  asNumber,
+  asRecord,
+  asText,
+} from "./json-fields.js";
 import { clip } from "../util/clip.js";
 import type { AgentEvent, AgentOutcome, OutputParser, TokenUsage } from "./types.js";
 
@@ -77,8 +86,10 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
     finalText = [];
     finished = false;
     const events: AgentEvent[] = [{ kind: "tool_use", tool, text: summarize(state.input) }];
-    if (state.status === "completed") events.push({ kind: "tool_result", tool, text: clip(asText(state.output), TEXT_LIMIT) });
-    if (state.status === "error") events.push({ kind: "tool_result", tool, text: clip(`error: ${asText(state.error)}`, TEXT_LIMIT) });
+    if (state.status === "completed")
+      events.push({ kind: "tool_result", tool, text: clip(asText(state.output), TEXT_LIMIT) });
+    if (state.status === "error")
+      events.push({ kind: "tool_result", tool, text: clip(`error: ${asText(state.error)}`, TEXT_LIMIT) });
     return events;
   }
 
@@ -122,7 +133,10 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
     }
   }
 
-  function failureWithoutEnd(stderrTail: string, exit: { code: number | null; signal: string | null }): AgentFailure | null {
+  function failureWithoutEnd(
+    stderrTail: string,
+    exit: { code: number | null; signal: string | null },
+  ): AgentFailure | null {
     const text = [...stray.lines, stderrTail].join("\n").trim();
     if (text && (detectLimit(text, now()) || isAuthFailure(text))) {
       const limit = detectLimit(text, now());
@@ -130,7 +144,11 @@ export function createOpencodeParser(input: { prompt: string; now?: () => Date }
       return limit ? { kind: "rate_limit", message, limit } : { kind: "auth", message };
     }
     // Arguments it refuses make it print its usage and nothing else (no line naming the argument).
-    if (exit.code !== 0 && USAGE.test(text)) return { kind: "config", message: "OpenCode refused its arguments and printed its usage (check --agent-args and --model)" };
+    if (exit.code !== 0 && USAGE.test(text))
+      return {
+        kind: "config",
+        message: "OpenCode refused its arguments and printed its usage (check --agent-args and --model)",
+      };
     return firstLineFailure(text, exit, TEXT_LIMIT);
   }
 

@@ -31,7 +31,10 @@ export function codeCacheFor(file: string, source: string): Buffer | undefined {
 /** `file` as Node would wrap it, compiled with `cache` when given (`cachedDataRejected` says whether V8 took it). */
 export function compileCommonJs(file: string, source: string, cache: Buffer | undefined): Script {
   const { Script: CompiledScript } = requireBuiltin("node:vm") as typeof import("node:vm");
-  return new CompiledScript(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData: cache });
+  return new CompiledScript(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData: cache,
+  });
 }
 
 /** Runs a compiled file as a CommonJS module whose require() is `load`; its exports. */

@@ -57,18 +57,26 @@ export function sayFailure(error: unknown, stack = true): SaidFailure {
     const { problem } = error;
     return { code: 2, line: launchLine(problem), input: true };
   }
-  if (error instanceof UsageError || error instanceof RunFileError) return { code: 2, line: error.message, input: true };
+  if (error instanceof UsageError || error instanceof RunFileError)
+    return { code: 2, line: error.message, input: true };
   const code = (error as NodeJS.ErrnoException | null)?.code;
   // A full disk before the run could start (a started run records it as FAILED "disk full" itself).
-  if (code === "ENOSPC" || code === "EDQUOT") return { code: 1, line: `disk full: ${(error as Error).message}`, input: false };
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return { code: 1, line: `disk full: ${(error as Error).message}`, input: false };
   const path = (error as NodeJS.ErrnoException | null)?.path;
   if ((code === "EROFS" || code === "EACCES" || code === "EPERM") && path !== undefined) {
     // A read-only or someone else's project: bad input, not a bug of ralph's.
     const shown = relative(process.cwd(), path);
     const where = shown === "" || shown.startsWith("..") || isAbsolute(shown) ? path : shown;
     const why = code === "EROFS" ? "the file system is read-only" : "permission denied";
-    return { code: 2, line: `cannot write ${where} (${code}: ${why}): ralph needs a writable project directory`, input: false };
+    return {
+      code: 2,
+      line: `cannot write ${where} (${code}: ${why}): ralph needs a writable project directory`,
+      input: false,
+    };
   }
-  const text = stack ? ((error as Error | null)?.stack ?? String(error)) : ((error as Error | null)?.message ?? String(error));
+  const text = stack
+    ? ((error as Error | null)?.stack ?? String(error))
+    : ((error as Error | null)?.message ?? String(error));
   return { code: 1, line: `internal error: ${text}`, input: false };
 }

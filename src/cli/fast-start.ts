@@ -32,7 +32,9 @@ async function start(argv: string[]): Promise<void> {
   const quick = isContainerInit() ? ({ kind: "full" } as const) : quickStart(argv);
   switch (quick.kind) {
     case "version": {
-      const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+      const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+        version: string;
+      };
       writeOut(`${pkg.version}\n`);
       return;
     }

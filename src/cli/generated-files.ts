@@ -23,6 +23,7 @@ export async function generatedFiles(declared: Declarations = DECLARED): Promise
     "schemas/report.schema.json": json(report),
     "schemas/ralph-yaml.schema.json": json(ralphYamlSchema(declared)),
   };
-  for (const [name, text] of Object.entries(referencePages(program, { event, report }, declared))) files[`docs/reference/${name}`] = text;
+  for (const [name, text] of Object.entries(referencePages(program, { event, report }, declared)))
+    files[`docs/reference/${name}`] = text;
   return files;
 }

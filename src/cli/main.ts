@@ -38,11 +38,17 @@ export async function main(argv: string[]): Promise<number> {
 
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+    if (
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.code === "commander.help"
+    ) {
       return 0;
     }
     // Commander puts its "did you mean" on a line of its own: keep the error to one line.
-    const message = error.message.replace(/^error: /, "").replace(/\s*\n\(Did you mean (.*)\?\)\s*$/, " (did you mean $1?)");
+    const message = error.message
+      .replace(/^error: /, "")
+      .replace(/\s*\n\(Did you mean (.*)\?\)\s*$/, " (did you mean $1?)");
     process.stderr.write(`ralph: ${message}${error.code === "commander.unknownCommand" ? "; see ralph --help" : ""}\n`);
     return 2;
   }
@@ -65,7 +71,9 @@ async function start(argv: string[]): Promise<number> {
   if (isContainerInit()) {
     const reaped = await runUnderReaper([process.execPath, ...process.execArgv, ...process.argv.slice(1)]);
     if (reaped.kind === "exited") return reaped.exitCode;
-    process.stderr.write(`ralph: running as PID 1 without a reaper (${reaped.message}): orphaned processes may stay as zombies\n`);
+    process.stderr.write(
+      `ralph: running as PID 1 without a reaper (${reaped.message}): orphaned processes may stay as zombies\n`,
+    );
   }
   return main(argv);
 }

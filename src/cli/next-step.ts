@@ -19,9 +19,11 @@ export interface NextStepInput {
 /** What to do about a spent budget, by which budget it was. */
 function budgetStep(id: string, detail: string): string {
   const period = /budget\.(daily|weekly)/.exec(detail)?.[1];
-  if (period) return `the ${period} budget is spent: go on once a new ${period === "daily" ? "day" : "week"} begins (UTC), or raise budget.${period}: ralph continue ${id}`;
+  if (period)
+    return `the ${period} budget is spent: go on once a new ${period === "daily" ? "day" : "week"} begins (UTC), or raise budget.${period}: ralph continue ${id}`;
   const family = /--max-cost \$[0-9.]+ of run (\S+)/.exec(detail)?.[1];
-  if (family && family !== id) return `its family's budget is spent: raise it on the parent: ralph continue ${family} --max-cost USD`;
+  if (family && family !== id)
+    return `its family's budget is spent: raise it on the parent: ralph continue ${family} --max-cost USD`;
   if (detail.includes("--max-tokens")) return `raise the token cap and go on: ralph continue ${id} --max-tokens N`;
   return `raise the budget and go on: ralph continue ${id} --max-cost USD`;
 }
@@ -48,7 +50,8 @@ export function nextStep(input: NextStepInput): string | null {
       return `allow a longer run and go on: ralph continue ${id} --max-runtime DUR`;
     case "FAILED":
       // An agent that never started left no output: say how to get it instead of pointing at empty logs.
-      if (input.agentMissing !== undefined) return `${input.agentMissing} is not installed here: ${installHint(input.agentMissing)}`;
+      if (input.agentMissing !== undefined)
+        return `${input.agentMissing} is not installed here: ${installHint(input.agentMissing)}`;
       return `see what the agent did: ralph logs ${id} --iteration ${Math.max(input.iterations, 1)}; fix the cause, then ralph continue ${id}`;
     case "STALLED":
       return `see what the agent did: ralph logs ${id} --iteration ${Math.max(input.iterations, 1)}; fix the cause, then ralph continue ${id}`;

@@ -15,12 +15,14 @@ export function quickStart(argv: string[]): Start {
   if (argv[0] === "status" && argv.length <= 3) {
     const rest = argv.slice(1);
     const words = rest.filter((word) => word !== "--json");
-    if (rest.length - words.length > 1 || words.length > 1 || words.some((word) => word.startsWith("-"))) return { kind: "full" };
+    if (rest.length - words.length > 1 || words.length > 1 || words.some((word) => word.startsWith("-")))
+      return { kind: "full" };
     return { kind: "status", run: words[0], json: words.length < rest.length };
   }
   if (argv[0] === "list" && argv.length <= 3) {
     const rest = argv.slice(1);
-    if (new Set(rest).size !== rest.length || rest.some((word) => word !== "--json" && word !== "--active")) return { kind: "full" };
+    if (new Set(rest).size !== rest.length || rest.some((word) => word !== "--json" && word !== "--active"))
+      return { kind: "full" };
     return { kind: "list", active: rest.includes("--active"), json: rest.includes("--json") };
   }
   return { kind: "full" };

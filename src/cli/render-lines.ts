@@ -35,9 +35,11 @@ export function paint(segments: Segment[]): string {
 const painted = (segments: Segment[] | null): string | null => (segments === null ? null : paint(segments));
 
 /** The header printed when an iteration starts. */
-export const iterationHeader = (event: RunEvent, maxIterations: number): string => paint(iterationHeaderSegments(event, maxIterations));
+export const iterationHeader = (event: RunEvent, maxIterations: number): string =>
+  paint(iterationHeaderSegments(event, maxIterations));
 /** The line summing up a finished iteration; `spend` is the run's total, or null when the agent reports no cost. */
-export const iterationLine = (event: RunEvent, maxIterations: number, spend: number | null): string => paint(iterationSegments(event, maxIterations, spend));
+export const iterationLine = (event: RunEvent, maxIterations: number, spend: number | null): string =>
+  paint(iterationSegments(event, maxIterations, spend));
 /** Why a promise in the final message did not end the run, or null. */
 export const promiseIgnoredLine = (event: RunEvent): string | null => painted(promiseIgnoredSegments(event));
 /** A failed iteration's last stderr lines, or null. */

@@ -20,7 +20,9 @@ export function renderWorktreeFailure(failure: WorktreeFailure): string {
       return `${failure.path} already exists; choose another --name, or see ralph doctor for leftover worktrees`;
     case "worktree-gone":
       return `the worktree ${failure.path} is gone (deleted or pruned); ${
-        failure.branchKept ? `its branch ${failure.branch} is kept: git worktree add ${failure.path} ${failure.branch} brings it back` : `its branch ${failure.branch} is gone too`
+        failure.branchKept
+          ? `its branch ${failure.branch} is kept: git worktree add ${failure.path} ${failure.branch} brings it back`
+          : `its branch ${failure.branch} is gone too`
       }`;
     case "not-a-worktree":
       return `${failure.path} is not a git worktree of this repository (${failure.detail}); look at it, then remove it yourself if nothing there is needed`;
@@ -34,8 +36,13 @@ export function renderWorktreeFailure(failure: WorktreeFailure): string {
       return `run ${failure.runId} is still running; stop it first (ralph stop ${failure.runId}), then clean`;
     case "uncommitted": {
       const shown = failure.changes.slice(0, SHOWN_CHANGES).map((line) => `  ${line}`);
-      const more = failure.changes.length > SHOWN_CHANGES ? [`  … and ${failure.changes.length - SHOWN_CHANGES} more`] : [];
-      return [`${failure.path} has ${failure.changes.length} uncommitted change(s); commit them there, or clean --force to discard them:`, ...shown, ...more].join("\n");
+      const more =
+        failure.changes.length > SHOWN_CHANGES ? [`  … and ${failure.changes.length - SHOWN_CHANGES} more`] : [];
+      return [
+        `${failure.path} has ${failure.changes.length} uncommitted change(s); commit them there, or clean --force to discard them:`,
+        ...shown,
+        ...more,
+      ].join("\n");
     }
     case "no-worktree":
       return `run ${failure.runId} has no worktree (${failure.path}): it did not run with --worktree, or it was cleaned already`;
@@ -59,7 +66,9 @@ export function renderCleaned(runId: string, cleaned: Cleaned): string {
   else {
     const ahead = cleaned.aheadOfHead === null ? "" : `, ${cleaned.aheadOfHead} commit(s) not in your HEAD`;
     lines.push(`kept branch ${cleaned.branch} at ${cleaned.branchHead?.slice(0, 12) ?? "?"}${ahead}`);
-    lines.push(`review: git log HEAD..${cleaned.branch}   take it: git merge ${cleaned.branch}   drop it: git branch -D ${cleaned.branch}`);
+    lines.push(
+      `review: git log HEAD..${cleaned.branch}   take it: git merge ${cleaned.branch}   drop it: git branch -D ${cleaned.branch}`,
+    );
   }
   return lines.join("\n");
 }
@@ -76,7 +85,10 @@ export function renderOrphans(orphans: readonly OrphanWorktree[]): string[] {
   return [
     `worktrees    ${orphans.length} orphaned under .ralph/worktrees (nothing is deleted without you):`,
     ...orphans.map((orphan) => {
-      const fix = orphan.problem === "unknown-to-git" ? "look at it, then remove it yourself" : `ralph clean ${orphan.id} removes it and keeps its branch`;
+      const fix =
+        orphan.problem === "unknown-to-git"
+          ? "look at it, then remove it yourself"
+          : `ralph clean ${orphan.id} removes it and keeps its branch`;
       return `  ${orphan.id}  ${PROBLEMS[orphan.problem]}${orphan.branch ? ` (branch ${orphan.branch})` : ""}; ${fix}`;
     }),
   ];

@@ -8,7 +8,18 @@ import { isExitReason } from "../exit/exit-reasons.js";
 import { visible } from "../view/visible-text.js";
 import { nextStep } from "./next-step.js";
 import { costText, tokensText, type SpendTotals } from "../spend/spend-totals.js";
-import { checksSkippedLine, criterionLine, iterationHeader, iterationLine, liveLine, promiseIgnoredLine, reviewLine, statusLine, stderrTailLine, tokensOf } from "./render-lines.js";
+import {
+  checksSkippedLine,
+  criterionLine,
+  iterationHeader,
+  iterationLine,
+  liveLine,
+  promiseIgnoredLine,
+  reviewLine,
+  statusLine,
+  stderrTailLine,
+  tokensOf,
+} from "./render-lines.js";
 
 /** How a run is shown on the terminal. */
 export interface RenderMode {
@@ -66,7 +77,10 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
   const draw = () => {
     if (!tty || !running) return;
     const columns = (out as { columns?: number }).columns ?? 80;
-    const line = statusLine({ ...running, maxIterations, elapsedMs: Date.now() - running.startedAt, spend: costReported ? spend : null }, columns - 1);
+    const line = statusLine(
+      { ...running, maxIterations, elapsedMs: Date.now() - running.startedAt, spend: costReported ? spend : null },
+      columns - 1,
+    );
     write(`\r\x1b[2K${pc.dim(visible(line))}`);
     shown = true;
   };
@@ -83,7 +97,8 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
   function onAgentEvent(event: RunEvent): void {
     if (running) {
       running.tokens = tokensOf(event.tokens) ?? running.tokens;
-      if (event.kind === "tool_use") running.tool = `${String(event.tool ?? "tool")}${typeof event.text === "string" && event.text ? ` ${event.text}` : ""}`;
+      if (event.kind === "tool_use")
+        running.tool = `${String(event.tool ?? "tool")}${typeof event.text === "string" && event.text ? ` ${event.text}` : ""}`;
       if (event.kind === "text" || event.kind === "result") running.tool = null;
       if (event.kind === "retry") running.retries += 1;
       if (event.kind === "error") running.apiErrors += 1;
@@ -106,14 +121,25 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
     event(event: RunEvent) {
       if (mode.json) return write(`${JSON.stringify(event)}\n`);
       // The cap may change mid-run (state.md): every iteration says which one it ran under.
-      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
+      if (
+        (event.type === "run_started" || event.type === "iteration_started") &&
+        typeof event.max_iterations === "number"
+      ) {
         maxIterations = event.max_iterations;
       }
       switch (event.type) {
         case "iteration_started":
           criteria = [];
           // A command agent (a script) does not think: its line shows only what is known of it.
-          running = { iteration: event.iteration, startedAt: Date.parse(event.ts) || Date.now(), tokens: null, tool: null, retries: 0, apiErrors: 0, thinks: event.agent !== "command" };
+          running = {
+            iteration: event.iteration,
+            startedAt: Date.parse(event.ts) || Date.now(),
+            tokens: null,
+            tool: null,
+            retries: 0,
+            apiErrors: 0,
+            thinks: event.agent !== "command",
+          };
           print(iterationHeader(event, maxIterations));
           if (tty && !clock) clock = setInterval(draw, 1000).unref();
           return;
@@ -140,7 +166,9 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
           return;
         }
         case "paused":
-          return print(pc.yellow(`paused: the run waits before its next iteration; go on with ralph resume ${event.run}`));
+          return print(
+            pc.yellow(`paused: the run waits before its next iteration; go on with ralph resume ${event.run}`),
+          );
         case "needs_human":
           print(pc.yellow(`the agent asks: ${visible(String(event.question))}`));
           return print(pc.yellow(`waiting for your answer: ralph answer ${event.run} "YOUR ANSWER" (or --file F)`));
@@ -156,7 +184,12 @@ export function createRenderer(mode: RenderMode, out: NodeJS.WritableStream = pr
     log(line: string) {
       if (mode.json) return;
       // The ending is in the summary; check verdicts come from their events, after the iteration line.
-      if (line.startsWith("===") || line.startsWith("run ended:") || /^(check (passed|FAILED)|review by .*?):/.test(line)) return;
+      if (
+        line.startsWith("===") ||
+        line.startsWith("run ended:") ||
+        /^(check (passed|FAILED)|review by .*?):/.test(line)
+      )
+        return;
       if (line.startsWith("promise claimed but")) return; // said by the iteration's "promise ignored" line
       if (line === "paused") return; // said by the paused event, with how to go on
       if (line.startsWith("the agent asks:") || line.startsWith("still waiting for a person")) return; // said by the needs_human event
@@ -170,7 +203,13 @@ function endingLines(event: RunEvent, iterations: number, maxIterations: number)
   const reason = String(event.reason);
   const lines = [visible(`${reason}: ${String(event.detail ?? "")}`)];
   if (isExitReason(reason)) {
-    const step = nextStep({ reason, runId: event.run, iterations, maxIterations, detail: typeof event.detail === "string" ? event.detail : undefined });
+    const step = nextStep({
+      reason,
+      runId: event.run,
+      iterations,
+      maxIterations,
+      detail: typeof event.detail === "string" ? event.detail : undefined,
+    });
     if (step) lines.push(`next: ${step}`);
   }
   return lines;
@@ -204,9 +243,19 @@ export function summaryLines(result: RunResult, view: SummaryView): string[] {
         : "nothing spent"
     : costText(view.spend);
   const tokens = view.spend.calls > 0 ? `, tokens ${tokensText(view.spend.tokens)}` : "";
-  const step = nextStep({ reason: result.reason, runId: result.runId, iterations: result.iterations, maxIterations: view.maxIterations, agentMissing: result.agentMissing, dryRun: view.dryRun, detail: result.detail });
+  const step = nextStep({
+    reason: result.reason,
+    runId: result.runId,
+    iterations: result.iterations,
+    maxIterations: view.maxIterations,
+    agentMissing: result.agentMissing,
+    dryRun: view.dryRun,
+    detail: result.detail,
+  });
   return [
-    colour(visible(`${result.reason}: ${result.detail}${view.dryRun && result.reason !== "DRY_RUN" ? " (dry run)" : ""}`)),
+    colour(
+      visible(`${result.reason}: ${result.detail}${view.dryRun && result.reason !== "DRY_RUN" ? " (dry run)" : ""}`),
+    ),
     `${result.iterations} ${view.parallel ? "child run" : "iteration"}${result.iterations === 1 ? "" : "s"}, ${spend}${tokens}, exit code ${result.exitCode}`,
     ...(view.temporary ? [] : [`run directory: ${result.runDir}`, ...(step ? [`next: ${step}`] : [])]),
   ];

@@ -40,7 +40,8 @@ export function givenFlags(command: Command): Map<string, unknown> {
   const flags = new Map<string, unknown>();
   for (const option of command.options) {
     const name = option.attributeName();
-    if (option.long && command.getOptionValueSource(name) === "cli") flags.set(option.long, command.getOptionValue(name));
+    if (option.long && command.getOptionValueSource(name) === "cli")
+      flags.set(option.long, command.getOptionValue(name));
   }
   return flags;
 }

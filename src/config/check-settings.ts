@@ -19,8 +19,10 @@ const fail = (message: string): CheckedSettings => ({ ok: false, message });
 /** Checks the rules between options of a run a person starts; the first broken one is the answer. */
 export function checkSettings(settings: RunSettings, given: GivenAgent): CheckedSettings {
   // --parent and --resolve are set only on the internal command a --parallel run starts its children with.
-  if (settings.parent) return fail("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
-  if (settings.resolve) return fail("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
+  if (settings.parent)
+    return fail("--parent is set by a --parallel run on its child runs (ralph child-run), not by hand");
+  if (settings.resolve)
+    return fail("--resolve is set by a --parallel run on its resolve runs, together with --parent and --name");
   const { trailing } = given;
   if (trailing && trailing.length === 0) return fail("-- must be followed by a command and its arguments");
   if (trailing && settings.agentCmd) return fail("give the command with --agent-cmd or after --, not both");
@@ -30,15 +32,20 @@ export function checkSettings(settings: RunSettings, given: GivenAgent): Checked
   }
   const agent = agentCmd ? "command" : settings.agent;
   if (agent === "command" && !agentCmd) return fail("--agent command needs --agent-cmd CMD or -- CMD ARGS");
-  const repeated = settings.fallbackAgents.find((name, i) => name === agent || settings.fallbackAgents.indexOf(name) !== i);
-  if (repeated) return fail(`--fallback-agent: expected agents other than the main one and each other, got ${repeated} twice`);
+  const repeated = settings.fallbackAgents.find(
+    (name, i) => name === agent || settings.fallbackAgents.indexOf(name) !== i,
+  );
+  if (repeated)
+    return fail(`--fallback-agent: expected agents other than the main one and each other, got ${repeated} twice`);
   if (settings.commit === "iteration" && !settings.worktree && settings.parallel === null) {
     return fail("--commit iteration needs --worktree: ralph commits only on a run's own branch, never on yours");
   }
   if (settings.taskIndex !== null) {
     if (!settings.tasks) return fail("--task-index needs --tasks FILE: the task list it picks a task of");
-    if (settings.task) return fail("--task-index and --task do not go together: give the task by its position or by its id");
-    if (settings.parallel !== null) return fail("--parallel and --task-index do not go together: --parallel gives each child its task");
+    if (settings.task)
+      return fail("--task-index and --task do not go together: give the task by its position or by its id");
+    if (settings.parallel !== null)
+      return fail("--parallel and --task-index do not go together: --parallel gives each child its task");
   }
   if (settings.task && !settings.tasks) return fail("--task needs --tasks FILE: the task list it names a task of");
   if (settings.parallel !== null) {

@@ -28,14 +28,26 @@ export function findTestCommand(dir: string): FoundTestCommand | null {
   if (pkg !== null) {
     try {
       const test = (JSON.parse(pkg) as { scripts?: { test?: unknown } }).scripts?.test;
-      if (typeof test === "string" && test.trim() !== "" && !NPM_PLACEHOLDER.test(test)) return { command: "npm test", source: "package.json" };
+      if (typeof test === "string" && test.trim() !== "" && !NPM_PLACEHOLDER.test(test))
+        return { command: "npm test", source: "package.json" };
     } catch {
       // An unreadable package.json names no test command.
     }
   }
   const pyproject = readText(join(dir, "pyproject.toml"));
-  if (existsSync(join(dir, "pytest.ini")) || existsSync(join(dir, "conftest.py")) || (pyproject !== null && /pytest/.test(pyproject))) {
-    return { command: "pytest", source: existsSync(join(dir, "pytest.ini")) ? "pytest.ini" : existsSync(join(dir, "conftest.py")) ? "conftest.py" : "pyproject.toml" };
+  if (
+    existsSync(join(dir, "pytest.ini")) ||
+    existsSync(join(dir, "conftest.py")) ||
+    (pyproject !== null && /pytest/.test(pyproject))
+  ) {
+    return {
+      command: "pytest",
+      source: existsSync(join(dir, "pytest.ini"))
+        ? "pytest.ini"
+        : existsSync(join(dir, "conftest.py"))
+          ? "conftest.py"
+          : "pyproject.toml",
+    };
   }
   if (existsSync(join(dir, "Cargo.toml"))) return { command: "cargo test", source: "Cargo.toml" };
   if (existsSync(join(dir, "go.mod"))) return { command: "go test ./...", source: "go.mod" };

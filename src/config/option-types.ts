@@ -34,23 +34,58 @@ export interface OptionType<T> {
   kind: string;
 }
 
-const TEXT_OR_LIST: JsonSchema = { anyOf: [{ type: "string", minLength: 1 }, { type: "array", items: { type: "string" } }] };
+const TEXT_OR_LIST: JsonSchema = {
+  anyOf: [
+    { type: "string", minLength: 1 },
+    { type: "array", items: { type: "string" } },
+  ],
+};
 const BOOLEAN_WORDS = ["true", "false", "yes", "no", "on", "off", "1", "0"];
 
-export const count: OptionType<number> = { parse: parseCount, schema: { type: "integer", minimum: 0 }, show: String, kind: "whole number" };
-export const positiveCount: OptionType<number> = { parse: parsePositiveCount, schema: { type: "integer", minimum: 1 }, show: String, kind: "whole number ≥ 1" };
-const DURATION_SCHEMA: JsonSchema = { anyOf: [{ type: "number", minimum: 0 }, { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?(ms|s|m|h)?\\s*$" }] };
-export const duration: OptionType<number> = { parse: parseDuration, schema: DURATION_SCHEMA, show: (ms) => (ms === 0 ? "0" : formatDuration(ms)), kind: "duration" };
+export const count: OptionType<number> = {
+  parse: parseCount,
+  schema: { type: "integer", minimum: 0 },
+  show: String,
+  kind: "whole number",
+};
+export const positiveCount: OptionType<number> = {
+  parse: parsePositiveCount,
+  schema: { type: "integer", minimum: 1 },
+  show: String,
+  kind: "whole number ≥ 1",
+};
+const DURATION_SCHEMA: JsonSchema = {
+  anyOf: [
+    { type: "number", minimum: 0 },
+    { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?(ms|s|m|h)?\\s*$" },
+  ],
+};
+export const duration: OptionType<number> = {
+  parse: parseDuration,
+  schema: DURATION_SCHEMA,
+  show: (ms) => (ms === 0 ? "0" : formatDuration(ms)),
+  kind: "duration",
+};
 export const positiveDuration: OptionType<number> = { ...duration, parse: parsePositiveDuration, kind: "duration > 0" };
 export const usd: OptionType<number> = {
   parse: parseUsd,
-  schema: { anyOf: [{ type: "number", minimum: 0 }, { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?\\s*$" }] },
+  schema: {
+    anyOf: [
+      { type: "number", minimum: 0 },
+      { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?\\s*$" },
+    ],
+  },
   show: (value) => `$${value}`,
   kind: "US dollars",
 };
 export const size: OptionType<number> = {
   parse: parseSize,
-  schema: { anyOf: [{ type: "integer", minimum: 1048576 }, { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?\\s*[kmgtKMGT]?([iI]?[bB])?\\s*$" }] },
+  schema: {
+    anyOf: [
+      { type: "integer", minimum: 1048576 },
+      { type: "string", pattern: "^\\s*[0-9]+(\\.[0-9]+)?\\s*[kmgtKMGT]?([iI]?[bB])?\\s*$" },
+    ],
+  },
   show: String,
   kind: "size",
 };
@@ -60,11 +95,36 @@ export const boolean: OptionType<boolean> = {
   show: (value) => (value ? "on" : null),
   kind: "switch",
 };
-export const text: OptionType<string> = { parse: parseText, schema: { type: "string", minLength: 1 }, show: (value) => value, kind: "text" };
-export const textList: OptionType<string[]> = { parse: parseTextList, schema: TEXT_OR_LIST, show: (value) => (value.length === 0 ? null : value.join(", ")), kind: "texts" };
-export const argumentList: OptionType<string[]> = { parse: parseArgumentList, schema: TEXT_OR_LIST, show: (value) => (value.length === 0 ? null : value.join(" ")), kind: "arguments" };
-export const commandWords: OptionType<string[]> = { parse: parseCommandWords, schema: TEXT_OR_LIST, show: (value) => value.join(" "), kind: "command" };
-export const runId: OptionType<string> = { parse: parseRunId, schema: { type: "string", pattern: "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$" }, show: (value) => value, kind: "run id" };
+export const text: OptionType<string> = {
+  parse: parseText,
+  schema: { type: "string", minLength: 1 },
+  show: (value) => value,
+  kind: "text",
+};
+export const textList: OptionType<string[]> = {
+  parse: parseTextList,
+  schema: TEXT_OR_LIST,
+  show: (value) => (value.length === 0 ? null : value.join(", ")),
+  kind: "texts",
+};
+export const argumentList: OptionType<string[]> = {
+  parse: parseArgumentList,
+  schema: TEXT_OR_LIST,
+  show: (value) => (value.length === 0 ? null : value.join(" ")),
+  kind: "arguments",
+};
+export const commandWords: OptionType<string[]> = {
+  parse: parseCommandWords,
+  schema: TEXT_OR_LIST,
+  show: (value) => value.join(" "),
+  kind: "command",
+};
+export const runId: OptionType<string> = {
+  parse: parseRunId,
+  schema: { type: "string", pattern: "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$" },
+  show: (value) => value,
+  kind: "run id",
+};
 export const taskIndex: OptionType<number | "job"> = {
   parse: parseTaskIndex,
   schema: { anyOf: [{ type: "integer", minimum: 0 }, { const: "job" }] },
@@ -74,7 +134,12 @@ export const taskIndex: OptionType<number | "job"> = {
 
 /** One word of `choices`. */
 export function choice<T extends string>(choices: readonly T[]): OptionType<T> {
-  return { parse: parseChoice(choices), schema: { enum: [...choices] }, show: (value) => value, kind: choices.join(" | ") };
+  return {
+    parse: parseChoice(choices),
+    schema: { enum: [...choices] },
+    show: (value) => value,
+    kind: choices.join(" | "),
+  };
 }
 
 /** A list of words of `choices` (a YAML list or a comma-separated text). */
@@ -93,6 +158,11 @@ export function nullable<T>(type: OptionType<T>): OptionType<T | null> {
 }
 
 /** A kind of its own (the sandbox's mapping, say): its parser, schema, and how its default reads. */
-export function custom<T>(parse: (raw: unknown) => Parsed<T>, schema: JsonSchema, show: (value: T) => string | null, kind: string): OptionType<T> {
+export function custom<T>(
+  parse: (raw: unknown) => Parsed<T>,
+  schema: JsonSchema,
+  show: (value: T) => string | null,
+  kind: string,
+): OptionType<T> {
   return { parse, schema, show, kind };
 }

@@ -23,7 +23,10 @@ const CRITERION_SCHEMA: JsonSchema = {
     { type: "string", minLength: 1 },
     {
       type: "object",
-      properties: { type: { enum: ["command", "file_exists", "no_files", "tasks_done", "review"] }, check: { type: "string" } },
+      properties: {
+        type: { enum: ["command", "file_exists", "no_files", "tasks_done", "review"] },
+        check: { type: "string" },
+      },
       additionalProperties: true,
     },
   ],
@@ -58,7 +61,10 @@ export const YAML_ONLY_KEYS: readonly YamlKeySpec[] = [
 
 /** Every key ralph.yaml accepts. */
 export function ralphYamlKeys(): string[] {
-  return [...RUN_OPTION_SPECS.flatMap((spec) => (spec.yaml === null ? [] : [spec.yaml])), ...YAML_ONLY_KEYS.map((spec) => spec.key)];
+  return [
+    ...RUN_OPTION_SPECS.flatMap((spec) => (spec.yaml === null ? [] : [spec.yaml])),
+    ...YAML_ONLY_KEYS.map((spec) => spec.key),
+  ];
 }
 
 /** Loads ralph.yaml; a missing file gives empty defaults, anything malformed a message. */
@@ -75,11 +81,15 @@ export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults 
   const firstError = doc.errors[0];
   if (firstError) {
     const line = lineCounter.linePos(firstError.pos[0]).line;
-    return { ok: false, message: `${file}: line ${line}: invalid YAML (${firstError.code.toLowerCase().replace(/_/g, " ")})` };
+    return {
+      ok: false,
+      message: `${file}: line ${line}: invalid YAML (${firstError.code.toLowerCase().replace(/_/g, " ")})`,
+    };
   }
   const values = new Map<string, { value: unknown; line: number }>();
   if (doc.contents === null) return { ok: true, defaults: { file, values } };
-  if (!isMap(doc.contents)) return { ok: false, message: `${file}: line 1: expected a mapping of option names to values` };
+  if (!isMap(doc.contents))
+    return { ok: false, message: `${file}: line 1: expected a mapping of option names to values` };
   const keys = ralphYamlKeys();
   const known = new Set<string>(keys);
   for (const pair of doc.contents.items as Pair[]) {
@@ -87,13 +97,19 @@ export function loadRalphYaml(file: string): { ok: true; defaults: YamlDefaults 
     const line = isScalar(pair.key) && pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : 1;
     if (!known.has(key)) {
       const near = closestWord(key.replace(/-/g, "_"), keys);
-      const hint = near === null ? "; the keys are ralph run's options in snake_case (ralph run --help)" : ` (did you mean ${near}?)`;
+      const hint =
+        near === null
+          ? "; the keys are ralph run's options in snake_case (ralph run --help)"
+          : ` (did you mean ${near}?)`;
       return { ok: false, message: `${file}: line ${line}: unknown key "${key}"${hint}` };
     }
     const node = pair.value;
     // A number is read from its text, by the same parser as the flag: `1e1`, `0x2` or `2.0` is not a count.
-    const asWritten = isScalar(node) && typeof node.value === "number" && typeof node.source === "string" ? node.source : undefined;
-    const value = asWritten ?? (node && typeof node === "object" && "toJSON" in node ? (node as { toJSON(): unknown }).toJSON() : node);
+    const asWritten =
+      isScalar(node) && typeof node.value === "number" && typeof node.source === "string" ? node.source : undefined;
+    const value =
+      asWritten ??
+      (node && typeof node === "object" && "toJSON" in node ? (node as { toJSON(): unknown }).toJSON() : node);
     values.set(key, { value, line });
   }
   return { ok: true, defaults: { file, values } };

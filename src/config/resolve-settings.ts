@@ -17,7 +17,11 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, yaml:
     const candidates: Array<{ present: boolean; raw: unknown; where: string }> = [
       { present: flags.has(option.flag), raw: flags.get(option.flag), where: option.flag },
       { present: fromEnv !== undefined, raw: fromEnv, where: `environment variable ${option.env}` },
-      { present: fromYaml !== undefined, raw: fromYaml?.value, where: `${yaml.file}: line ${fromYaml?.line}: ${option.yaml}` },
+      {
+        present: fromYaml !== undefined,
+        raw: fromYaml?.value,
+        where: `${yaml.file}: line ${fromYaml?.line}: ${option.yaml}`,
+      },
     ];
     // Every value given is checked, also one a higher source overrides: a typo in ralph.yaml must not wait
     // for the day the flag is left off.
@@ -26,7 +30,10 @@ export function resolveSettings(flags: FlagValues, env: NodeJS.ProcessEnv, yaml:
       const parsed = option.parse(candidate.raw);
       if (!parsed.ok) {
         const hint = parsed.hint === undefined ? "" : ` (${parsed.hint})`;
-        return { ok: false, message: `${candidate.where}: expected ${parsed.expected}, got ${JSON.stringify(candidate.raw)}${hint}` };
+        return {
+          ok: false,
+          message: `${candidate.where}: expected ${parsed.expected}, got ${JSON.stringify(candidate.raw)}${hint}`,
+        };
       }
       chosen ??= { value: parsed.value };
     }

@@ -94,7 +94,9 @@ export interface RunSettings {
 }
 
 /** Agents that can stand in for another (the `command` agent's command line belongs to the main agent). */
-export const FALLBACK_AGENT_NAMES = AGENT_NAMES.filter((name): name is Exclude<AgentName, "command"> => name !== "command");
+export const FALLBACK_AGENT_NAMES = AGENT_NAMES.filter(
+  (name): name is Exclude<AgentName, "command"> => name !== "command",
+);
 /** One agent that can stand in for another. */
 export type FallbackAgent = (typeof FALLBACK_AGENT_NAMES)[number];
 
@@ -128,7 +130,14 @@ interface Extra {
   internal?: boolean;
 }
 
-function option<K extends keyof RunSettings>(key: K, flags: string, type: OptionType<RunSettings[K]>, defaultValue: RunSettings[K], help: string, extra: Extra = {}): OptionSpec<K> {
+function option<K extends keyof RunSettings>(
+  key: K,
+  flags: string,
+  type: OptionType<RunSettings[K]>,
+  defaultValue: RunSettings[K],
+  help: string,
+  extra: Extra = {},
+): OptionSpec<K> {
   const flag = /--[a-z-]+/.exec(flags)?.[0] ?? flags;
   const snake = flag.replace(/^--/, "").replace(/-/g, "_");
   const internal = extra.internal === true;
@@ -151,8 +160,19 @@ function option<K extends keyof RunSettings>(key: K, flags: string, type: Option
 /** `--max-tokens`: a count over every kind, or counts by kind. */
 const tokenCapsType = custom(
   parseTokenCaps,
-  { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", pattern: "^\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?(\\s*,\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?)*\\s*$" }] },
-  (caps) => Object.entries(caps).map(([kind, n]) => (kind === "total" ? String(n) : `${kind}=${n}`)).join(","),
+  {
+    anyOf: [
+      { type: "integer", minimum: 1 },
+      {
+        type: "string",
+        pattern: "^\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?(\\s*,\\s*([a-z_]+=)?[0-9]+(\\.[0-9]+)?[kKmMgG]?)*\\s*$",
+      },
+    ],
+  },
+  (caps) =>
+    Object.entries(caps)
+      .map(([kind, n]) => (kind === "total" ? String(n) : `${kind}=${n}`))
+      .join(","),
   "tokens, or tokens by kind",
 );
 
@@ -167,7 +187,12 @@ const sandboxType = custom(
         additionalProperties: false,
         properties: {
           mode: { enum: [...SANDBOX_MODES] },
-          network: { anyOf: [{ enum: ["default", "none", "allow"] }, { type: "object", properties: { allow: { type: "array", items: { type: "string" } } } }] },
+          network: {
+            anyOf: [
+              { enum: ["default", "none", "allow"] },
+              { type: "object", properties: { allow: { type: "array", items: { type: "string" } } } },
+            ],
+          },
           allow: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
           read_deny: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
           write_allow: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
@@ -182,30 +207,132 @@ const sandboxType = custom(
 
 /** Every `ralph run` option except the prompt words, `-- CMD ARGS` and the notification flags: the one place each is declared. */
 export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
-  option("promptFile", "-p, --prompt-file <file>", nullable(text), null, "read the prompt from a file (default: PROMPT.md when present)"),
-  option("maxIterations", "-n, --max-iterations <n>", count, DEFAULT_MAX_ITERATIONS, "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)", { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." }),
-  option("completionPromise", "--completion-promise <text>", nullable(text), null, "end when the agent's final message holds <promise>TEXT</promise>"),
-  option("checks", "--check <cmd>", textList, [], "completion criterion: a shell command that passes on exit 0 (repeatable)", {
-    repeatable: true,
-    details: "A command from your own config (never from the agent), run with `sh -c` in the work directory.",
-  }),
-  option("tasks", "--tasks <file>", nullable(text), null, "task list: prd.json (userStories[].passes) or a Markdown checklist"),
-  option("agent", "--agent <name>", choice<AgentName>(AGENT_NAMES), "claude", `${AGENT_NAMES.slice(0, -1).join(", ")} or ${AGENT_NAMES.at(-1) ?? ""} (default {default})`),
-  option("agentCmd", "--agent-cmd <cmd>", nullable(commandWords), null, "the command agent's command line (split into words, no shell); or give it after --"),
-  option("agentArgs", "--agent-args <args>", argumentList, [], 'extra arguments for the agent CLI, split like a shell would but with nothing expanded, passed without a shell (e.g. "--permission-mode acceptEdits")', {
-    details: "In ralph.yaml, `agent_args:` may be a list.",
-  }),
+  option(
+    "promptFile",
+    "-p, --prompt-file <file>",
+    nullable(text),
+    null,
+    "read the prompt from a file (default: PROMPT.md when present)",
+  ),
+  option(
+    "maxIterations",
+    "-n, --max-iterations <n>",
+    count,
+    DEFAULT_MAX_ITERATIONS,
+    "stop after N iterations with MAX_ITERATIONS (default {default}; 0 = unlimited)",
+    { details: "Base 10 (`08` is 8); `ralph continue RUN -n N` raises it later." },
+  ),
+  option(
+    "completionPromise",
+    "--completion-promise <text>",
+    nullable(text),
+    null,
+    "end when the agent's final message holds <promise>TEXT</promise>",
+  ),
+  option(
+    "checks",
+    "--check <cmd>",
+    textList,
+    [],
+    "completion criterion: a shell command that passes on exit 0 (repeatable)",
+    {
+      repeatable: true,
+      details: "A command from your own config (never from the agent), run with `sh -c` in the work directory.",
+    },
+  ),
+  option(
+    "tasks",
+    "--tasks <file>",
+    nullable(text),
+    null,
+    "task list: prd.json (userStories[].passes) or a Markdown checklist",
+  ),
+  option(
+    "agent",
+    "--agent <name>",
+    choice<AgentName>(AGENT_NAMES),
+    "claude",
+    `${AGENT_NAMES.slice(0, -1).join(", ")} or ${AGENT_NAMES.at(-1) ?? ""} (default {default})`,
+  ),
+  option(
+    "agentCmd",
+    "--agent-cmd <cmd>",
+    nullable(commandWords),
+    null,
+    "the command agent's command line (split into words, no shell); or give it after --",
+  ),
+  option(
+    "agentArgs",
+    "--agent-args <args>",
+    argumentList,
+    [],
+    'extra arguments for the agent CLI, split like a shell would but with nothing expanded, passed without a shell (e.g. "--permission-mode acceptEdits")',
+    {
+      details: "In ralph.yaml, `agent_args:` may be a list.",
+    },
+  ),
   option("model", "--model <model>", nullable(text), null, "model passed to the agent (default: the agent's own)"),
-  option("timeoutMs", "--timeout <dur>", positiveDuration, 30 * 60_000, "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default {default})", { details: "The iteration is ended (its whole process tree) and counted as failed." }),
-  option("idleTimeoutMs", "--idle-timeout <dur>", nullable(positiveDuration), null, "end an iteration that printed nothing for DUR (default off)", { details: "The iteration is ended and counted as failed." }),
-  option("graceMs", "--grace <dur>", duration, 5000, "time between the polite signal and SIGKILL when ending an agent (default {default})"),
-  option("maxCostUsd", "--max-cost <usd>", nullable(usd), null, "stop with BUDGET_EXCEEDED once the recorded spend reaches USD"),
-  option("maxTokens", "--max-tokens <n>", nullable(tokenCapsType), null, "stop with BUDGET_EXCEEDED once the run's tokens reach N (all kinds), or by kind: output=200k,input=1M", {
-    details: "Kinds: input, output, cache_read, cache_write, total; see [spend and budgets](../spend.md).",
-  }),
-  option("maxRuntimeMs", "--max-runtime <dur>", nullable(positiveDuration), null, "stop with RUNTIME_EXCEEDED once the run has lasted DUR"),
-  option("maxFailures", "--max-failures <n>", count, 3, "consecutive failed iterations before FAILED (default {default})"),
-  option("stallLimit", "--stall-limit <n>", count, 3, "iterations without change to git tree, HEAD or task list before STALLED (default {default}, 0 = off)"),
+  option(
+    "timeoutMs",
+    "--timeout <dur>",
+    positiveDuration,
+    30 * 60_000,
+    "wall-clock limit of one iteration, e.g. 90s, 15m, 2h (default {default})",
+    { details: "The iteration is ended (its whole process tree) and counted as failed." },
+  ),
+  option(
+    "idleTimeoutMs",
+    "--idle-timeout <dur>",
+    nullable(positiveDuration),
+    null,
+    "end an iteration that printed nothing for DUR (default off)",
+    { details: "The iteration is ended and counted as failed." },
+  ),
+  option(
+    "graceMs",
+    "--grace <dur>",
+    duration,
+    5000,
+    "time between the polite signal and SIGKILL when ending an agent (default {default})",
+  ),
+  option(
+    "maxCostUsd",
+    "--max-cost <usd>",
+    nullable(usd),
+    null,
+    "stop with BUDGET_EXCEEDED once the recorded spend reaches USD",
+  ),
+  option(
+    "maxTokens",
+    "--max-tokens <n>",
+    nullable(tokenCapsType),
+    null,
+    "stop with BUDGET_EXCEEDED once the run's tokens reach N (all kinds), or by kind: output=200k,input=1M",
+    {
+      details: "Kinds: input, output, cache_read, cache_write, total; see [spend and budgets](../spend.md).",
+    },
+  ),
+  option(
+    "maxRuntimeMs",
+    "--max-runtime <dur>",
+    nullable(positiveDuration),
+    null,
+    "stop with RUNTIME_EXCEEDED once the run has lasted DUR",
+  ),
+  option(
+    "maxFailures",
+    "--max-failures <n>",
+    count,
+    3,
+    "consecutive failed iterations before FAILED (default {default})",
+  ),
+  option(
+    "stallLimit",
+    "--stall-limit <n>",
+    count,
+    3,
+    "iterations without change to git tree, HEAD or task list before STALLED (default {default}, 0 = off)",
+  ),
   option(
     "sameFailureLimit",
     "--same-failure-limit <n>",
@@ -213,18 +340,77 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     3,
     "iterations in a row with the same failure (same check output or same agent error) before FAILED (default {default}, 0 = off)",
   ),
-  option("onBillingError", "--on-billing-error <mode>", choice(["fail", "wait"] as const), "fail", "on a billing error (credit balance too low): fail the run, or wait like a usage limit (default {default})", { details: "A billing error is `credit balance too low` or `insufficient_quota`." }),
-  option("preflight", "--preflight <on|off>", choice(["on", "off"] as const), "on", "before iteration 1, check the agent binary, the work directory and the checks' programs (default {default})"),
-  option("onLimit", "--on-limit <mode>", choice(["wait", "stop"] as const), "wait", "on a provider usage limit: wait for the reset, or stop (default {default})"),
-  option("onAsk", "--on-ask <mode>", choice(["wait", "continue"] as const), "wait", "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default {default})"),
+  option(
+    "onBillingError",
+    "--on-billing-error <mode>",
+    choice(["fail", "wait"] as const),
+    "fail",
+    "on a billing error (credit balance too low): fail the run, or wait like a usage limit (default {default})",
+    { details: "A billing error is `credit balance too low` or `insufficient_quota`." },
+  ),
+  option(
+    "preflight",
+    "--preflight <on|off>",
+    choice(["on", "off"] as const),
+    "on",
+    "before iteration 1, check the agent binary, the work directory and the checks' programs (default {default})",
+  ),
+  option(
+    "onLimit",
+    "--on-limit <mode>",
+    choice(["wait", "stop"] as const),
+    "wait",
+    "on a provider usage limit: wait for the reset, or stop (default {default})",
+  ),
+  option(
+    "onAsk",
+    "--on-ask <mode>",
+    choice(["wait", "continue"] as const),
+    "wait",
+    "when the agent ends with <ask>QUESTION</ask>: wait for ralph answer, or continue (only log it) (default {default})",
+  ),
   option("live", "--live", boolean, false, "show the agent's messages and tool calls as they stream"),
-  option("dryRun", "--dry-run", boolean, false, "never start the agent: log the argv it would run and sleep --dry-run-delay"),
-  option("dryRunDelayMs", "--dry-run-delay <dur>", duration, 1000, "how long each dry-run iteration sleeps (default {default})"),
+  option(
+    "dryRun",
+    "--dry-run",
+    boolean,
+    false,
+    "never start the agent: log the argv it would run and sleep --dry-run-delay",
+  ),
+  option(
+    "dryRunDelayMs",
+    "--dry-run-delay <dur>",
+    duration,
+    1000,
+    "how long each dry-run iteration sleeps (default {default})",
+  ),
   option("json", "--json", boolean, false, "write the event stream to stdout instead of human output"),
-  option("name", "--name <id>", nullable(runId), null, "run id (default YYYYMMDD-HHMMSS-xxxx)", { details: "Letters, digits, `.`, `_`, `-`, starting with a letter, digit or `_`; generated ids are UTC and sort by start time." }),
-  option("memoryMax", "--memory-max <size>", nullable(size), null, "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)", { details: "K, M, G and T are powers of 1024; see [supervision](../internals/supervision.md)." }),
-  option("pidsMax", "--pids-max <n>", nullable(positiveCount), null, "process-count cap of each iteration's agent tree (needs a writable cgroup)"),
-  option("lingerMs", "--linger <dur>", positiveDuration, 10_000, "end an agent still running this long after its final result (default {default})"),
+  option("name", "--name <id>", nullable(runId), null, "run id (default YYYYMMDD-HHMMSS-xxxx)", {
+    details:
+      "Letters, digits, `.`, `_`, `-`, starting with a letter, digit or `_`; generated ids are UTC and sort by start time.",
+  }),
+  option(
+    "memoryMax",
+    "--memory-max <size>",
+    nullable(size),
+    null,
+    "memory cap of each iteration's agent tree, e.g. 2G (needs a writable cgroup)",
+    { details: "K, M, G and T are powers of 1024; see [supervision](../internals/supervision.md)." },
+  ),
+  option(
+    "pidsMax",
+    "--pids-max <n>",
+    nullable(positiveCount),
+    null,
+    "process-count cap of each iteration's agent tree (needs a writable cgroup)",
+  ),
+  option(
+    "lingerMs",
+    "--linger <dur>",
+    positiveDuration,
+    10_000,
+    "end an agent still running this long after its final result (default {default})",
+  ),
   option(
     "fallbackAgents",
     "--fallback-agent <name>",
@@ -233,8 +419,21 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     "agent to run instead while the one before it waits out a usage limit resetting later than --max-wait (repeatable, in order)",
     { repeatable: true, details: "A list in ralph.yaml (`fallback_agent:`), comma-separated in the environment." },
   ),
-  option("maxWaitMs", "--max-wait <dur>", duration, 0, "longest usage-limit wait before switching to a --fallback-agent (default {default}: switch at once)"),
-  option("worktree", "--worktree", boolean, false, "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
+  option(
+    "maxWaitMs",
+    "--max-wait <dur>",
+    duration,
+    0,
+    "longest usage-limit wait before switching to a --fallback-agent (default {default}: switch at once)",
+  ),
+  option(
+    "worktree",
+    "--worktree",
+    boolean,
+    false,
+    "work in a git worktree .ralph/worktrees/RUN on a new branch ralph/RUN from HEAD; your checkout is never touched",
+    { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." },
+  ),
   option(
     "commit",
     "--commit <policy>",
@@ -243,17 +442,35 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     "iteration: commit each iteration's changes on the run's branch; off (default iteration with --worktree, else off)",
     { details: "`iteration` without a worktree is refused; a `--parallel` run commits each child's iterations." },
   ),
-  option("parallel", "--parallel <n>", nullable(positiveCount), null, "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch", { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." }),
-  option("task", "--task <id>", nullable(text), null, "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done"),
+  option(
+    "parallel",
+    "--parallel <n>",
+    nullable(positiveCount),
+    null,
+    "with --tasks: up to N child runs at once, each on one pending task in its own worktree and branch",
+    { details: "See [worktrees and parallel runs](../worktrees-and-parallel.md)." },
+  ),
+  option(
+    "task",
+    "--task <id>",
+    nullable(text),
+    null,
+    "with --tasks: work on this one task only (its id, or its line in a checklist); ends DONE once it is marked done",
+  ),
   option(
     "taskIndex",
     "--task-index <n>",
     nullable(taskIndex),
     null,
     "with --tasks: work on the Nth task only (0-based, file order), whatever the others' state; job: N from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). The run is named after the task, so --worktree works on branch ralph/TASK-ID",
-    { details: "A task already done ends NO_WORK at once; N beyond the list is a usage error. See [many machines](../many-machines.md)." },
+    {
+      details:
+        "A task already done ends NO_WORK at once; N beyond the list is a usage error. See [many machines](../many-machines.md).",
+    },
   ),
-  option("parent", "--parent <run>", nullable(runId), null, "(set by --parallel) the run that started this one", { internal: true }),
+  option("parent", "--parent <run>", nullable(runId), null, "(set by --parallel) the run that started this one", {
+    internal: true,
+  }),
   option(
     "sandbox",
     "--sandbox",
@@ -262,8 +479,21 @@ export const RUN_OPTION_SPECS: readonly OptionSpec[] = [
     "run the agent and its checks in a bubblewrap sandbox, or fail (ralph.yaml sandbox: on, off or auto, with network, read_deny, write_allow, env; default {default}: sandboxed where bubblewrap works)",
     { details: "`--no-sandbox` runs without it. See [the sandbox](../sandbox.md)." },
   ),
-  option("maxResolve", "--max-resolve <n>", count, 2, "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default {default})"),
-  option("resolve", "--resolve", boolean, false, "(set by --parallel) resolve a merge in the parent's integration worktree", { internal: true }),
+  option(
+    "maxResolve",
+    "--max-resolve <n>",
+    count,
+    2,
+    "with --parallel: resolve iterations per child whose merge conflicts or fails the checks (default {default})",
+  ),
+  option(
+    "resolve",
+    "--resolve",
+    boolean,
+    false,
+    "(set by --parallel) resolve a merge in the parent's integration worktree",
+    { internal: true },
+  ),
 ] as OptionSpec[];
 
 /** A `ralph run` flag that is not a setting of its own (the notification targets, --no-sandbox, internal ones). */
@@ -276,7 +506,12 @@ export interface FlagSpec {
 
 /** The run flags read into the notification targets or onto another option rather than into a setting of their own. */
 export const RUN_FLAG_SPECS: readonly FlagSpec[] = [
-  { flags: "--notify <cmd>", help: 'send events to a command (the event JSON on its stdin), or "desktop" (repeatable)', repeatable: true, internal: false },
+  {
+    flags: "--notify <cmd>",
+    help: 'send events to a command (the event JSON on its stdin), or "desktop" (repeatable)',
+    repeatable: true,
+    internal: false,
+  },
   { flags: "--webhook <url>", help: "POST events to a URL (repeatable)", repeatable: true, internal: false },
   {
     flags: "--notify-events <events>",
@@ -284,11 +519,26 @@ export const RUN_FLAG_SPECS: readonly FlagSpec[] = [
     repeatable: false,
     internal: false,
   },
-  { flags: "--webhook-format <format>", help: 'body of every --webhook: json (the event) or slack ({"text": …}) (default json)', repeatable: false, internal: false },
+  {
+    flags: "--webhook-format <format>",
+    help: 'body of every --webhook: json (the event) or slack ({"text": …}) (default json)',
+    repeatable: false,
+    internal: false,
+  },
   // The way out of the default sandbox (its value lands on --sandbox: false, read as off).
-  { flags: "--no-sandbox", help: "run the agent and its checks without the sandbox", repeatable: false, internal: false },
+  {
+    flags: "--no-sandbox",
+    help: "run the agent and its checks without the sandbox",
+    repeatable: false,
+    internal: false,
+  },
   // Set by a --parallel parent on its children: stdin is a pipe from it, and its end ends the child.
-  { flags: "--watch-parent", help: "(set by --parallel) end when the parent's pipe closes", repeatable: false, internal: true },
+  {
+    flags: "--watch-parent",
+    help: "(set by --parallel) end when the parent's pipe closes",
+    repeatable: false,
+    internal: true,
+  },
 ];
 
 /** The option declared for `key`. */

@@ -18,7 +18,12 @@ const legacyCommand = z
 const notifyTarget = z.union([
   z.strictObject({ kind: z.literal("command"), command: text, events, dir: text.optional() }),
   legacyCommand,
-  z.strictObject({ kind: z.literal("webhook"), url: z.url({ protocol: /^https?$/ }), format: z.enum(["json", "slack"]), events }),
+  z.strictObject({
+    kind: z.literal("webhook"),
+    url: z.url({ protocol: /^https?$/ }),
+    format: z.enum(["json", "slack"]),
+    events,
+  }),
   z.strictObject({ kind: z.literal("desktop"), events }),
 ]);
 
@@ -37,7 +42,15 @@ const fields = {
   idleTimeoutMs: positiveMs.nullable(),
   graceMs: ms,
   maxCostUsd: z.number().nonnegative().nullable(),
-  maxTokens: z.strictObject({ total: count.optional(), input: count.optional(), output: count.optional(), cache_read: count.optional(), cache_write: count.optional() }).nullable(),
+  maxTokens: z
+    .strictObject({
+      total: count.optional(),
+      input: count.optional(),
+      output: count.optional(),
+      cache_read: count.optional(),
+      cache_write: count.optional(),
+    })
+    .nullable(),
   maxRuntimeMs: positiveMs.nullable(),
   maxFailures: count,
   stallLimit: count,
@@ -82,7 +95,10 @@ const fields = {
 const savedSettingsSchema = z.object(fields).partial();
 
 /** Parses settings.json; a value that is not what `ralph run` would have written gives a message naming it. */
-export function parseSavedSettings(json: string, file: string): { ok: true; settings: RunSettings } | { ok: false; message: string } {
+export function parseSavedSettings(
+  json: string,
+  file: string,
+): { ok: true; settings: RunSettings } | { ok: false; message: string } {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -95,6 +111,8 @@ export function parseSavedSettings(json: string, file: string): { ok: true; sett
     const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
     return { ok: false, message: `${file}: ${where}${issue?.message ?? "not valid"}` };
   }
-  const given = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<RunSettings>;
+  const given = Object.fromEntries(
+    Object.entries(parsed.data).filter(([, v]) => v !== undefined),
+  ) as Partial<RunSettings>;
   return { ok: true, settings: { ...defaultSettings(), ...given } };
 }

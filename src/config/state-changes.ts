@@ -5,7 +5,9 @@ import { closestWord, parseBoolean } from "../util/parse-value.js";
 import { runOption, type OptionSpec, type RunSettings } from "./run-options.js";
 
 /** Validated changes to a run's desired state. */
-export type StateChanges = Partial<Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">>;
+export type StateChanges = Partial<
+  Pick<Plan, "active" | "maxIterations" | "completionPromise" | "completionCriteria" | "tasks">
+>;
 
 type Change = { ok: true; apply: (changes: StateChanges) => void } | { ok: false; expected: string };
 
@@ -20,14 +22,26 @@ interface SettableOption {
 /** The run options `ralph set` changes, by their declarations. */
 const SETTABLE: readonly SettableOption[] = [
   { option: "maxIterations", empty: null, apply: (changes, value: number) => (changes.maxIterations = value) },
-  { option: "completionPromise", empty: (changes) => (changes.completionPromise = null), apply: (changes, value: string | null) => (changes.completionPromise = value) },
+  {
+    option: "completionPromise",
+    empty: (changes) => (changes.completionPromise = null),
+    apply: (changes, value: string | null) => (changes.completionPromise = value),
+  },
   // Each check=CMD adds one command criterion; together they replace the checks (`check=` alone removes them all).
   {
     option: "checks",
     empty: (changes) => (changes.completionCriteria ??= []),
-    apply: (changes, value: string[]) => (changes.completionCriteria = [...(changes.completionCriteria ?? []), ...value.map((check) => ({ type: "command", check }))]),
+    apply: (changes, value: string[]) =>
+      (changes.completionCriteria = [
+        ...(changes.completionCriteria ?? []),
+        ...value.map((check) => ({ type: "command", check })),
+      ]),
   },
-  { option: "tasks", empty: (changes) => (changes.tasks = null), apply: (changes, value: string | null) => (changes.tasks = value) },
+  {
+    option: "tasks",
+    empty: (changes) => (changes.tasks = null),
+    apply: (changes, value: string | null) => (changes.tasks = value),
+  },
 ];
 
 /** `key=VALUE` read by the option's own parser. */
@@ -35,7 +49,11 @@ function readOption(settable: SettableOption, value: string): Change {
   if (value === "" && settable.empty) return { ok: true, apply: settable.empty };
   const spec = runOption(settable.option) as OptionSpec;
   const parsed = spec.parse(value);
-  if (!parsed.ok) return { ok: false, expected: `${spec.yaml ?? spec.key}=${(/<([^>]+)>/.exec(spec.flags)?.[1] ?? "value").toUpperCase()}, ${parsed.expected}` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      expected: `${spec.yaml ?? spec.key}=${(/<([^>]+)>/.exec(spec.flags)?.[1] ?? "value").toUpperCase()}, ${parsed.expected}`,
+    };
   return { ok: true, apply: (changes) => settable.apply(changes, parsed.value as never) };
 }
 
@@ -48,7 +66,10 @@ function readActive(value: string): Change {
 
 const byKey = new Map<string, (value: string) => Change>([
   ["active", readActive],
-  ...SETTABLE.map((settable): [string, (value: string) => Change] => [runOption(settable.option).yaml ?? settable.option, (value) => readOption(settable, value)]),
+  ...SETTABLE.map((settable): [string, (value: string) => Change] => [
+    runOption(settable.option).yaml ?? settable.option,
+    (value) => readOption(settable, value),
+  ]),
 ]);
 
 /** The keys `ralph set` accepts. */
@@ -58,9 +79,12 @@ export const SET_KEYS: readonly string[] = [...byKey.keys()];
  * Reads `key=value` words. `check` may repeat and replaces the completion criteria with those commands
  * (`check=` alone removes them all); an empty `completion_promise=` or `tasks=` removes it.
  */
-export function parseStateChanges(words: readonly string[]): { ok: true; changes: StateChanges } | { ok: false; message: string } {
+export function parseStateChanges(
+  words: readonly string[],
+): { ok: true; changes: StateChanges } | { ok: false; message: string } {
   const changes: StateChanges = {};
-  if (words.length === 0) return { ok: false, message: `nothing to set: give key=value (keys: ${SET_KEYS.join(", ")})` };
+  if (words.length === 0)
+    return { ok: false, message: `nothing to set: give key=value (keys: ${SET_KEYS.join(", ")})` };
   for (const word of words) {
     const at = word.indexOf("=");
     if (at === -1) return { ok: false, message: `${word}: expected key=value` };
@@ -68,7 +92,13 @@ export function parseStateChanges(words: readonly string[]): { ok: true; changes
     const read = byKey.get(key);
     if (!read) {
       const near = closestWord(key.replace(/-/g, "_"), SET_KEYS);
-      return { ok: false, message: near === null ? `${word}: expected one of the keys ${SET_KEYS.join(", ")}` : `${word}: unknown key ${key} (did you mean ${near}?)` };
+      return {
+        ok: false,
+        message:
+          near === null
+            ? `${word}: expected one of the keys ${SET_KEYS.join(", ")}`
+            : `${word}: unknown key ${key} (did you mean ${near}?)`,
+      };
     }
     const change = read(word.slice(at + 1));
     if (!change.ok) return { ok: false, message: `${word}: expected ${change.expected}` };
@@ -90,8 +120,10 @@ export function describeStateChanges(changes: StateChanges): string {
   const parts: string[] = [];
   if (changes.active !== undefined) parts.push(`active=${changes.active}`);
   if (changes.maxIterations !== undefined) parts.push(`${key("maxIterations")}=${changes.maxIterations}`);
-  if (changes.completionPromise !== undefined) parts.push(`${key("completionPromise")}=${changes.completionPromise ?? ""}`);
-  if (changes.completionCriteria !== undefined) parts.push(`checks=${JSON.stringify(changes.completionCriteria.map((c) => c.check))}`);
+  if (changes.completionPromise !== undefined)
+    parts.push(`${key("completionPromise")}=${changes.completionPromise ?? ""}`);
+  if (changes.completionCriteria !== undefined)
+    parts.push(`checks=${JSON.stringify(changes.completionCriteria.map((c) => c.check))}`);
   if (changes.tasks !== undefined) parts.push(`${key("tasks")}=${changes.tasks ?? ""}`);
   return parts.join(" ");
 }

@@ -26,7 +26,8 @@ export function answerRun(projectDir: string, id: string, text: string): AnswerO
   const answer = text.trim();
   if (answer === "") return { ok: false, message: "the answer is empty" };
   const bytes = Buffer.byteLength(answer);
-  if (bytes > MAX_ANSWER_BYTES) return { ok: false, message: `the answer is ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} allowed` };
+  if (bytes > MAX_ANSWER_BYTES)
+    return { ok: false, message: `the answer is ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} allowed` };
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   const refusal = answerRefusal(summary);
   if (refusal) return { ok: false, message: refusal };

@@ -74,7 +74,8 @@ export function readSentinels(paths: RunPaths): SentinelState {
 
 /** Moves an old STOP aside (kept, with the time in its name) so that a continued run does not stop at once. */
 export function archiveStop(paths: RunPaths, now: Date): void {
-  if (entryKind(paths.stop) !== "missing") renameSync(paths.stop, `${paths.stop}.${now.toISOString().replace(/[:.]/g, "-")}`);
+  if (entryKind(paths.stop) !== "missing")
+    renameSync(paths.stop, `${paths.stop}.${now.toISOString().replace(/[:.]/g, "-")}`);
 }
 
 /**

@@ -20,13 +20,16 @@ export function notLiveRefusal(summary: RunSummary, what: string): string | null
   const id = summary.id;
   const foreign = foreignRefusal(summary, what);
   if (foreign) return foreign;
-  if (summary.state === "stale") return `run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`;
+  if (summary.state === "stale")
+    return `run ${id} is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue ${id}`;
   return `run ${id} has already ended (${summary.state}); nothing to ${what}. Go on with it: ralph continue ${id}`;
 }
 
 /** Why nothing is done to a run directory ralph did not create, or null when it did. */
 export function foreignRefusal(summary: RunSummary, what: string): string | null {
-  return summary.state === "foreign" ? `run ${summary.id} is foreign: ${FOREIGN_SHORT}; nothing to ${what} (run ralph with the HOME or XDG_STATE_HOME it was started with)` : null;
+  return summary.state === "foreign"
+    ? `run ${summary.id} is foreign: ${FOREIGN_SHORT}; nothing to ${what} (run ralph with the HOME or XDG_STATE_HOME it was started with)`
+    : null;
 }
 
 /** The word a refusal uses for an action ("stop" for both stops). */
@@ -39,12 +42,17 @@ function verbOf(action: ControlAction): string {
  * that requestControl applies and that the terminal UI shows its keys by (a key that does not apply is shown
  * disabled with this line). `pause` is what is at the run's PAUSE path.
  */
-export function controlRefusal(summary: RunSummary, pause: ReturnType<typeof entryKind>, action: ControlAction): string | null {
+export function controlRefusal(
+  summary: RunSummary,
+  pause: ReturnType<typeof entryKind>,
+  action: ControlAction,
+): string | null {
   const notLive = notLiveRefusal(summary, verbOf(action));
   if (notLive) return notLive;
   const id = summary.id;
   // Only a regular PAUSE file is a pause already asked for; anything else there (a planted link) is replaced.
-  if (action === "pause" && pause === "file") return `run ${id} is already paused (or pausing); ralph resume ${id} to go on`;
+  if (action === "pause" && pause === "file")
+    return `run ${id} is already paused (or pausing); ralph resume ${id} to go on`;
   if (action === "resume" && pause === "missing") return `run ${id} is not paused; nothing to resume`;
   return null;
 }
@@ -64,7 +72,10 @@ export function requestControl(projectDir: string, id: string, action: ControlAc
       return { ok: true, message: `stop --now requested: ending run ${id} and its agent` };
     case "pause":
       requestPause(paths);
-      return { ok: true, message: `pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)` };
+      return {
+        ok: true,
+        message: `pause requested: run ${id} waits before its next iteration (ralph resume ${id} to go on)`,
+      };
     case "resume":
       clearPause(paths);
       return { ok: true, message: `run ${id} resumed` };

@@ -3,7 +3,8 @@
 import { ledgerDir } from "./ledger-entry.js";
 
 /** The short reason, for a table's footnote or a badge's title. */
-export const FOREIGN_SHORT = "ralph has no record of starting it (started with another HOME or XDG_STATE_HOME, or copied here)";
+export const FOREIGN_SHORT =
+  "ralph has no record of starting it (started with another HOME or XDG_STATE_HOME, or copied here)";
 
 /** Why a run is foreign, naming where this ralph keeps its records. */
 export function foreignWhy(env: NodeJS.ProcessEnv = process.env): string {

@@ -28,7 +28,8 @@ export function insideRunReason(pid: number): string | null {
     if (info.comm === SUBREAPER_NAME) return `it descends from a run's subreaper (pid ${info.pid})`;
     if (depth > 0 && isRunner(info.pid)) return `it descends from a ralph runner (pid ${info.pid})`;
     const variable = runVariableOf(info.pid);
-    if (variable !== null) return depth === 0 ? `${variable} is set` : `its parent process ${info.pid} has ${variable} set`;
+    if (variable !== null)
+      return depth === 0 ? `${variable} is set` : `its parent process ${info.pid} has ${variable} set`;
     if (info.ppid <= 1) break;
     info = readProcess(info.ppid);
   }
@@ -81,7 +82,9 @@ function isRunner(pid: number): boolean {
   const argv = commandLine(pid);
   if (argv === null || argv.length < 3) return false;
   const script = argv[1] ?? "";
-  const isRalph = basename(script) === "ralph" || (["main.cjs", "main.js"].includes(basename(script)) && basename(dirname(script)) === "cli");
+  const isRalph =
+    basename(script) === "ralph" ||
+    (["main.cjs", "main.js"].includes(basename(script)) && basename(dirname(script)) === "cli");
   return isRalph && RUNNER_COMMANDS.has(argv[2] ?? "");
 }
 
@@ -99,5 +102,7 @@ export function commandLine(pid: number): string[] | null {
 /** The refusal of `ralph COMMAND` run from inside a run's agent tree, or null when the caller is outside every run. */
 export function insideRunRefusal(command: string, env: NodeJS.ProcessEnv): string | null {
   const why = callerInsideRun(env);
-  return why === null ? null : `ralph ${command} is for people: it does not run inside the agent of a ralph run (${why})`;
+  return why === null
+    ? null
+    : `ralph ${command} is for people: it does not run inside the agent of a ralph run (${why})`;
 }

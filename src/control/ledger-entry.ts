@@ -41,7 +41,10 @@ export interface LedgerEntry {
 
 /** The directory of the records (0700), from `env`. */
 export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".local", "state");
+  const base =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/")
+      ? env.XDG_STATE_HOME
+      : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".local", "state");
   return join(base, "ralph", "runs");
 }
 
@@ -64,7 +67,9 @@ export function entryFile(dir: string, env: NodeJS.ProcessEnv): string {
 export function parseEntry(text: string): LedgerEntry | null {
   try {
     const value = JSON.parse(text) as LedgerEntry;
-    return value && value.version === 1 && typeof value.run_dir === "string" && typeof value.run_id === "string" ? value : null;
+    return value && value.version === 1 && typeof value.run_dir === "string" && typeof value.run_id === "string"
+      ? value
+      : null;
   } catch {
     return null;
   }
@@ -93,7 +98,11 @@ function readEntryOf(dir: string, file: string): LedgerEntry | null {
  * open; and, for more than a few runs, the names are hashed by node:crypto (the plain-JavaScript digest is
  * quicker to load, slower per call).
  */
-export function ledgerReader(runsDir: string, count: number, env: NodeJS.ProcessEnv = process.env): (id: string) => LedgerEntry | null {
+export function ledgerReader(
+  runsDir: string,
+  count: number,
+  env: NodeJS.ProcessEnv = process.env,
+): (id: string) => LedgerEntry | null {
   let parent: string;
   try {
     parent = realpathSync(resolve(runsDir));

@@ -19,12 +19,19 @@ export interface Used {
 
 /** MAX_ITERATIONS, RUNTIME_EXCEEDED or BUDGET_EXCEEDED once a limit is reached (in that order); null to go on. */
 export function limitEnding(limits: Limits, used: Used): Ending | null {
-  if (limits.maxIterations > 0 && used.iterations >= limits.maxIterations) return { reason: "MAX_ITERATIONS", detail: `reached max_iterations ${limits.maxIterations}` };
+  if (limits.maxIterations > 0 && used.iterations >= limits.maxIterations)
+    return { reason: "MAX_ITERATIONS", detail: `reached max_iterations ${limits.maxIterations}` };
   if (limits.maxRuntimeMs !== null && used.elapsedMs >= limits.maxRuntimeMs) {
-    return { reason: "RUNTIME_EXCEEDED", detail: `ran ${Math.round(used.elapsedMs / 1000)}s, limit ${Math.round(limits.maxRuntimeMs / 1000)}s` };
+    return {
+      reason: "RUNTIME_EXCEEDED",
+      detail: `ran ${Math.round(used.elapsedMs / 1000)}s, limit ${Math.round(limits.maxRuntimeMs / 1000)}s`,
+    };
   }
   if (limits.maxCostUsd !== null && used.costUsd >= limits.maxCostUsd) {
-    return { reason: "BUDGET_EXCEEDED", detail: `spent $${used.costUsd.toFixed(4)} (CLI estimate), limit $${limits.maxCostUsd}` };
+    return {
+      reason: "BUDGET_EXCEEDED",
+      detail: `spent $${used.costUsd.toFixed(4)} (CLI estimate), limit $${limits.maxCostUsd}`,
+    };
   }
   return null;
 }
@@ -44,7 +51,10 @@ export function remainingRuntimeMs(maxRuntimeMs: number | null, elapsedMs: numbe
 }
 
 /** STOPPED when a STOP file is there; `what` says what stopping does in this mode (for a plain stop and for `now`). */
-export function stopEnding(sentinels: Pick<SentinelState, "stop" | "stopNow">, what: { stop: string; now: string }): Ending | null {
+export function stopEnding(
+  sentinels: Pick<SentinelState, "stop" | "stopNow">,
+  what: { stop: string; now: string },
+): Ending | null {
   if (!sentinels.stop) return null;
   return { reason: "STOPPED", detail: sentinels.stopNow ? what.now : what.stop };
 }

@@ -14,11 +14,13 @@ import { spendJson, type SpendTotals } from "../spend/spend-totals.js";
 /** The ids of every run directory of a project, in name order. */
 export function runIds(projectDir: string): string[] {
   try {
-    return readdirSync(runsDir(projectDir), { withFileTypes: true })
-      // Names starting with a dot are run directories still being built (create-run-dir.ts), never runs.
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-      .map((entry) => entry.name)
-      .sort();
+    return (
+      readdirSync(runsDir(projectDir), { withFileTypes: true })
+        // Names starting with a dot are run directories still being built (create-run-dir.ts), never runs.
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+        .map((entry) => entry.name)
+        .sort()
+    );
   } catch {
     return [];
   }
@@ -58,14 +60,25 @@ export function summariseRun(
   const read = (entryOf: () => LedgerEntry | null) => {
     const status = readStatusFile(paths.status);
     const entry = entryOf();
-    return { status, entry, state: runState(status, entry, alive, () => readCompletion(paths.progress), () => (armed === undefined ? armedHookRun(projectDir) : armed) === id) };
+    return {
+      status,
+      entry,
+      state: runState(
+        status,
+        entry,
+        alive,
+        () => readCompletion(paths.progress),
+        () => (armed === undefined ? armedHookRun(projectDir) : armed) === id,
+      ),
+    };
   };
   const first = read(() => (ledger ? ledger(id) : readLedgerEntry(paths.dir)));
   // The record named a runner that is gone now: it may have ended the run normally after the files were read
   // (its last steps: the final status.json, then its record let go). Now that it is gone, nothing of it
   // writes any more, so a second read (of the record itself, not of a listing's copy) sees how it left the run.
   const runner = first.entry?.runner;
-  const { status, state } = runner && first.status?.mode !== "hook" && !alive(runner) ? read(() => readLedgerEntry(paths.dir)) : first;
+  const { status, state } =
+    runner && first.status?.mode !== "hook" && !alive(runner) ? read(() => readLedgerEntry(paths.dir)) : first;
   const started = status ? Date.parse(status.started_at) : Number.NaN;
   const spent = spendJson(spend ? spend(id) : spendOf(projectDir, id, process.env, now));
   return {
@@ -114,13 +127,16 @@ function runState(
   armed: () => boolean,
 ): RunSummary["state"] {
   if (entry === null) return "foreign";
-  const endedReason = status?.state === "ended" && status.exit_reason && isExitReason(status.exit_reason) ? status.exit_reason : null;
+  const endedReason =
+    status?.state === "ended" && status.exit_reason && isExitReason(status.exit_reason) ? status.exit_reason : null;
   const runner = entry.runner;
   if (status?.mode === "hook") {
     if (endedReason) return endedReason;
     if (armed()) return "running";
   } else if (runner && alive(runner)) {
-    return status?.state === "paused" || status?.state === "waiting" || status?.state === "needs_human" ? status.state : "running";
+    return status?.state === "paused" || status?.state === "waiting" || status?.state === "needs_human"
+      ? status.state
+      : "running";
   } else if (runner) {
     return completion().ended ? "INTERRUPTED" : "stale";
   } else if (endedReason) return endedReason;
@@ -132,7 +148,9 @@ function runState(
 /** Every run of a project, by start time (status.json `started_at`), oldest first; the id breaks ties. */
 export function listRuns(projectDir: string, alive: RunnerAlive, now: Date): RunSummary[] {
   // Each status.json let go as soon as it is summarised: a listing of 10,000 runs keeps only the summaries.
-  return sortByStart(recordsOf(projectDir, alive, now, (record) => ({ summary: record.summary }))).map((record) => record.summary);
+  return sortByStart(recordsOf(projectDir, alive, now, (record) => ({ summary: record.summary }))).map(
+    (record) => record.summary,
+  );
 }
 
 /** One run as listing read it: its summary and the status.json it came from. */
@@ -143,7 +161,10 @@ export type RunRecord = ReturnType<typeof summariseRun>;
  * which the agent may have written), with status.json's exit code only where its reason agrees.
  */
 export function runEnding({ summary, status }: RunRecord): { reason: ExitReason | null; code: number | null } {
-  const reason = summary.state !== "foreign" && summary.state !== "stale" && !summary.active && isExitReason(summary.state) ? summary.state : null;
+  const reason =
+    summary.state !== "foreign" && summary.state !== "stale" && !summary.active && isExitReason(summary.state)
+      ? summary.state
+      : null;
   return { reason, code: reason !== null && status?.exit_reason === reason ? (status.exit_code ?? null) : null };
 }
 

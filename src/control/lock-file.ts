@@ -16,8 +16,7 @@ export type RunnerAlive = (holder: { pid: number; pid_start: string | null; host
 
 /** The outcome of trying to take a lock. */
 export type LockResult =
-  | { ok: true; release: () => void; tookOverFrom: LockHolder | null }
-  | { ok: false; holder: LockHolder | null };
+  { ok: true; release: () => void; tookOverFrom: LockHolder | null } | { ok: false; holder: LockHolder | null };
 
 function readHolder(file: string): LockHolder | null {
   try {

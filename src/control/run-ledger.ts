@@ -8,7 +8,15 @@ import { hostname } from "node:os";
 import { join, sep } from "node:path";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { requireBuiltin } from "../util/require-builtin.js";
-import { canonical, entryFile, ledgerDir, parseEntry, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
+import {
+  canonical,
+  entryFile,
+  ledgerDir,
+  parseEntry,
+  readLedgerEntry,
+  type LedgerEntry,
+  type LedgerRunner,
+} from "./ledger-entry.js";
 import type { RunnerAlive } from "./lock-file.js";
 
 export { ledgerDir, readLedgerEntry, type LedgerEntry, type LedgerRunner } from "./ledger-entry.js";
@@ -39,12 +47,34 @@ export function recordRunCreated(
   // A run that already exists keeps its record (creating it again fails: a --name already taken).
   if (readLedgerEntry(runDir, env) !== null && existsDir(canonical(runDir))) return;
   // node:crypto loaded here, not at import: the Stop hook records runs without settings.
-  const settings = settingsText === null ? null : (requireBuiltin("node:crypto") as typeof import("node:crypto")).createHash("sha256").update(settingsText).digest("hex");
-  writeEntry({ version: 1, run_id: runId, run_dir: canonical(runDir), created_at: new Date().toISOString(), settings_sha256: settings, status_sha256: null, runner, ...found }, env);
+  const settings =
+    settingsText === null
+      ? null
+      : (requireBuiltin("node:crypto") as typeof import("node:crypto"))
+          .createHash("sha256")
+          .update(settingsText)
+          .digest("hex");
+  writeEntry(
+    {
+      version: 1,
+      run_id: runId,
+      run_dir: canonical(runDir),
+      created_at: new Date().toISOString(),
+      settings_sha256: settings,
+      status_sha256: null,
+      runner,
+      ...found,
+    },
+    env,
+  );
 }
 
 /** Updates the record of a run ralph created; does nothing for one it did not. What it found at creation stays. */
-export function updateLedgerEntry(runDir: string, change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner" | "review_base">>, env: NodeJS.ProcessEnv = process.env): void {
+export function updateLedgerEntry(
+  runDir: string,
+  change: Partial<Pick<LedgerEntry, "settings_sha256" | "status_sha256" | "runner" | "review_base">>,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const entry = readLedgerEntry(runDir, env);
   if (entry) writeEntry({ ...entry, ...change }, env);
 }
@@ -55,7 +85,11 @@ export function thisRunner(pidStart: string | null, projectLock: boolean): Ledge
 }
 
 /** The live runners that hold the project lock of `projectDir` (whatever became of the lock file). */
-export function projectLockHolders(projectDir: string, alive: RunnerAlive, env: NodeJS.ProcessEnv = process.env): LedgerEntry[] {
+export function projectLockHolders(
+  projectDir: string,
+  alive: RunnerAlive,
+  env: NodeJS.ProcessEnv = process.env,
+): LedgerEntry[] {
   const runs = `${canonical(join(projectDir, ".ralph", "runs"))}${sep}`;
   let names: string[];
   try {

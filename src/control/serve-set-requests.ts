@@ -10,7 +10,11 @@ export type ServedRequest = { ok: true; applied: string } | { ok: false; message
  * Applies the pending requests of requests directory `dir` in order. `refuse` names why a requester is not
  * trusted (e.g. it is a process of this run's agent), or returns null.
  */
-export function serveSetRequests(dir: string, guard: StateGuard, refuse: (request: SetRequest) => string | null): ServedRequest[] {
+export function serveSetRequests(
+  dir: string,
+  guard: StateGuard,
+  refuse: (request: SetRequest) => string | null,
+): ServedRequest[] {
   const served: ServedRequest[] = [];
   for (const { name, request } of pendingSetRequests(dir)) {
     let outcome: ServedRequest;

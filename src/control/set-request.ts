@@ -44,7 +44,12 @@ export function pendingSetRequests(dir: string): Array<{ name: string; request: 
     let request: SetRequest | null = null;
     try {
       const value = JSON.parse(readRegular(join(dir, entry), 64 * 1024).toString("utf8")) as SetRequest;
-      if (Array.isArray(value.words) && value.words.every((w) => typeof w === "string") && Number.isSafeInteger(value.pid)) request = value;
+      if (
+        Array.isArray(value.words) &&
+        value.words.every((w) => typeof w === "string") &&
+        Number.isSafeInteger(value.pid)
+      )
+        request = value;
     } catch {
       request = null;
     }

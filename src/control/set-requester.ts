@@ -9,13 +9,19 @@ import { commandLine, insideRunReason } from "./inside-run.js";
 import type { SetRequest } from "./set-request.js";
 
 /** Why the request must not be applied to run `runId` (runner `runnerPid`, agent marker `marker`), or null to apply it. */
-export function setRequesterRefusal(request: SetRequest, runId: string, runnerPid: number, marker: { key: string; value: string }): string | null {
+export function setRequesterRefusal(
+  request: SetRequest,
+  runId: string,
+  runnerPid: number,
+  marker: { key: string; value: string },
+): string | null {
   const info = readProcess(request.pid);
   if (!isAlive(info) || info?.startTime !== request.pid_start) return "the requesting process is gone";
   // Off Linux there is no /proc to tell: trusted as before.
   if (process.platform !== "linux") return null;
   if (!isRalphSet(request.pid, runId)) return "refused: the requesting process is not ralph set for this run";
-  if (readEnvMarker(request.pid, marker.key, marker.value) === "yes" || descendsFrom(request.pid, runnerPid)) return "refused: the request comes from this run's agent";
+  if (readEnvMarker(request.pid, marker.key, marker.value) === "yes" || descendsFrom(request.pid, runnerPid))
+    return "refused: the request comes from this run's agent";
   const inside = insideRunReason(request.pid);
   return inside === null ? null : `refused: the request comes from a run's agent (${inside})`;
 }

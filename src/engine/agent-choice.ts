@@ -17,7 +17,12 @@ export type LimitChoice = { kind: "switch"; to: AgentName } | { kind: "wait"; un
  * A limit resetting within --max-wait is waited out; one resetting later (or at a time nobody said) moves on to
  * the next agent that is free, if any. A wait lasts until the first held-back agent is free again.
  */
-export function chooseAfterLimit(config: EngineConfig, limitedUntil: Tally["limitedUntil"], resetAtMs: number | null, nowMs: number): LimitChoice {
+export function chooseAfterLimit(
+  config: EngineConfig,
+  limitedUntil: Tally["limitedUntil"],
+  resetAtMs: number | null,
+  nowMs: number,
+): LimitChoice {
   const waitMs = resetAtMs === null ? Number.POSITIVE_INFINITY : resetAtMs - nowMs;
   const next = pickAgent(config, limitedUntil, nowMs);
   if (waitMs > config.maxWaitMs && (limitedUntil[next] ?? 0) <= nowMs) return { kind: "switch", to: next };

@@ -84,11 +84,26 @@ export class Driver {
         onlyTaskByIndex: settings.taskIndex !== null,
       },
       tally: newTally(
-        { iteration: previous?.iteration, calls: previous?.calls, costUsd: previous?.cost_usd, tokens: previous?.tokens, sessionId: previous?.session_id, question, answer, review: previous?.review ?? null, reviewBase: previous ? (readLedgerEntry(record.paths.dir, io.env)?.review_base ?? null) : null },
+        {
+          iteration: previous?.iteration,
+          calls: previous?.calls,
+          costUsd: previous?.cost_usd,
+          tokens: previous?.tokens,
+          sessionId: previous?.session_id,
+          question,
+          answer,
+          review: previous?.review ?? null,
+          reviewBase: previous ? (readLedgerEntry(record.paths.dir, io.env)?.review_base ?? null) : null,
+        },
         io.now().getTime(),
       ),
     };
-    this.looker = new Looker(io, record.paths, workDirOf(options), io.watchPlan(record.paths, plan, io.host.pid, marker));
+    this.looker = new Looker(
+      io,
+      record.paths,
+      workDirOf(options),
+      io.watchPlan(record.paths, plan, io.host.pid, marker),
+    );
   }
 
   /** Steps the machine until it has ended; returns the ending. */
@@ -139,7 +154,11 @@ export class Driver {
       supervision: io.supervision ?? "tree",
     });
     record.log(previous ? `run continued after iteration ${previous.iteration}` : "run started");
-    if (previous) record.progress([["continued_at", io.now().toISOString()], ["continued_from_iteration", previous.iteration]]);
+    if (previous)
+      record.progress([
+        ["continued_at", io.now().toISOString()],
+        ["continued_from_iteration", previous.iteration],
+      ]);
     for (const note of options.notes ?? []) record.log(note);
     const { question } = this.machine.tally;
     if (question && this.machine.phase.id === "needsHuman") {
@@ -149,7 +168,8 @@ export class Driver {
     record.startHeartbeat();
     // The tamper scan's baseline, once: a repository planted by a check is new to every later scan too.
     const { sandbox } = io;
-    if (sandbox?.watchTamper) this.tamper = await sandbox.watchTamper(workDirOf(options), resolve(record.paths.dir, "planted"), io.env);
+    if (sandbox?.watchTamper)
+      this.tamper = await sandbox.watchTamper(workDirOf(options), resolve(record.paths.dir, "planted"), io.env);
     const watch = io.watchControl(record.paths, () => {
       // The first look's git (below) runs before the machine reads any input: stop --now ends it here.
       if (this.firstLook && io.readSentinels(record.paths).stopNow) this.firstLook.abort();
@@ -172,7 +192,8 @@ export class Driver {
     }
     // A run file that can no longer be written (a full disk) ends the run FAILED, like a signal ends it.
     const failed = record.guard.failed;
-    const onFailed = () => this.push({ type: "recordFailed", message: record.guard.failure ?? "a run file could not be written" });
+    const onFailed = () =>
+      this.push({ type: "recordFailed", message: record.guard.failure ?? "a run file could not be written" });
     if (failed.aborted) onFailed();
     else {
       failed.addEventListener("abort", onFailed, { once: true });
@@ -184,7 +205,8 @@ export class Driver {
     const recorded = readLedgerEntry(record.paths.dir, io.env)?.pins?.review;
     for (const criterion of reviewsOf(this.machine.plan.completionCriteria)) {
       const argv = criterion.review?.command;
-      if (argv) this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options), recorded));
+      if (argv)
+        this.reviewPins.set(JSON.stringify(argv), pinProgram(argv, workDirOf(options), workDirOf(options), recorded));
     }
     if (options.settings.stallLimit > 0) {
       const firstLook = new AbortController();
@@ -192,11 +214,19 @@ export class Driver {
       this.firstLook = firstLook;
       if (signals.interrupted.aborted || io.readSentinels(record.paths).stopNow) firstLook.abort();
       signals.interrupted.addEventListener("abort", onInterrupt, { once: true });
-      const fingerprint = await io.fingerprint(workDirOf(options), io.env, this.tasksFile() ?? undefined, firstLook.signal);
+      const fingerprint = await io.fingerprint(
+        workDirOf(options),
+        io.env,
+        this.tasksFile() ?? undefined,
+        firstLook.signal,
+      );
       signals.interrupted.removeEventListener("abort", onInterrupt);
       this.firstLook = null;
       // The guard is on by default: where it cannot work (no git) the run says so once, here.
-      const told = !fingerprint.ok && !firstLook.signal.aborted ? tellOnce(this.machine, STALL_OFF, stallOffNote(fingerprint.message)) : { machine: this.machine, entries: [] };
+      const told =
+        !fingerprint.ok && !firstLook.signal.aborted
+          ? tellOnce(this.machine, STALL_OFF, stallOffNote(fingerprint.message))
+          : { machine: this.machine, entries: [] };
       for (const entry of told.entries) if (entry.kind === "log") record.log(entry.line);
       this.machine = { ...told.machine, tally: { ...told.machine.tally, fingerprint } };
     }
@@ -227,7 +257,17 @@ export class Driver {
     if (!options.previous || !known) return;
     const spent = book.totalsOf(options.runId, io.now().getTime());
     const { tokens } = spent;
-    const tally = { ...this.machine.tally, calls: spent.calls, costUsd: spent.cost_usd ?? 0, tokens: { input: tokens.input, output: tokens.output, cacheRead: tokens.cache_read, cacheWrite: tokens.cache_write } };
+    const tally = {
+      ...this.machine.tally,
+      calls: spent.calls,
+      costUsd: spent.cost_usd ?? 0,
+      tokens: {
+        input: tokens.input,
+        output: tokens.output,
+        cacheRead: tokens.cache_read,
+        cacheWrite: tokens.cache_write,
+      },
+    };
     this.machine = { ...this.machine, tally };
   }
 
@@ -237,10 +277,22 @@ export class Driver {
     if (ended.kind !== "finished" || options.settings.dryRun || !io.spend) return ended;
     const { outcome } = ended;
     const model = outcome.model ?? (attempt.agent === options.settings.agent ? options.settings.model : null);
-    const call = io.spend.record({ role: "iteration", iteration: attempt.iteration, agent: attempt.agent, model, costUsd: outcome.costUsd, tokens: outcome.tokens, durationMs: ended.durationMs, at: io.now() });
+    const call = io.spend.record({
+      role: "iteration",
+      iteration: attempt.iteration,
+      agent: attempt.agent,
+      model,
+      costUsd: outcome.costUsd,
+      tokens: outcome.tokens,
+      durationMs: ended.durationMs,
+      at: io.now(),
+    });
     if (!call) return ended;
     const { costUsd: _reported, ...rest } = outcome;
-    return { ...ended, outcome: { ...rest, ...(call.cost_usd !== null ? { costUsd: call.cost_usd } : {}), costSource: call.cost_source } };
+    return {
+      ...ended,
+      outcome: { ...rest, ...(call.cost_usd !== null ? { costUsd: call.cost_usd } : {}), costSource: call.cost_source },
+    };
   }
 
   private push(input: Input): void {
@@ -307,7 +359,11 @@ export class Driver {
         clearAnswer(record.paths);
         return;
       case "sleep":
-        this.cancels.push(io.setTimer(effect.untilMs - io.now().getTime(), () => this.push({ type: "tick", nowMs: io.now().getTime() })));
+        this.cancels.push(
+          io.setTimer(effect.untilMs - io.now().getTime(), () =>
+            this.push({ type: "tick", nowMs: io.now().getTime() }),
+          ),
+        );
         return;
       default: {
         const unreachable: never = effect;
@@ -339,7 +395,8 @@ export class Driver {
     this.attempt = null;
     const ended = this.recordSpend(attempt, agentRun);
     // Nothing of the agent is left: the next iteration's log can be made now, off this thread.
-    if (!this.options.settings.dryRun) void this.logAhead.prepare(this.record.paths.iterationLog(attempt.iteration + 1));
+    if (!this.options.settings.dryRun)
+      void this.logAhead.prepare(this.record.paths.iterationLog(attempt.iteration + 1));
     this.refuseAgentTimeRequests(attempt.iteration);
     this.guardPlanAfter(attempt.iteration);
     const planted = this.tamper ? await this.tamper() : [];
@@ -353,7 +410,10 @@ export class Driver {
             if (this.checks === commit) this.checks = null;
           });
     if (this.checks === commit) this.checks = null;
-    const limit = run.kind === "finished" && run.endedBy === null ? limitOf(run.outcome, this.options.settings.onBillingError) : null;
+    const limit =
+      run.kind === "finished" && run.endedBy === null
+        ? limitOf(run.outcome, this.options.settings.onBillingError)
+        : null;
     if (limit && run.kind === "finished") this.push({ type: "limitHit", run, limit, nowMs: io.now().getTime() });
     else {
       // The task list as the agent left it: a task it marked done counts only once the checks pass.
@@ -366,8 +426,14 @@ export class Driver {
   private reopen(tasks: Task[]): void {
     const file = this.tasksFile();
     if (!file) return;
-    const reopened = this.io.reopenTasks(file, tasks.map((task) => task.id));
-    if (!reopened.ok) this.record.log(`could not reopen ${tasks.map((task) => task.id).join(", ")}: ${this.machine.plan.tasks ?? file} ${reopened.message}`);
+    const reopened = this.io.reopenTasks(
+      file,
+      tasks.map((task) => task.id),
+    );
+    if (!reopened.ok)
+      this.record.log(
+        `could not reopen ${tasks.map((task) => task.id).join(", ")}: ${this.machine.plan.tasks ?? file} ${reopened.message}`,
+      );
   }
 
   /** A `ralph set` request is served as soon as it is seen; the plan it changes goes to step. */
@@ -381,7 +447,8 @@ export class Driver {
   /** Right after an agent's tree ended: control requests written while it ran are not taken, and said so. */
   private refuseAgentTimeRequests(iteration: number): void {
     for (const file of discardAgentTimeRequests(this.record.paths)) {
-      const reason = "written while the agent ran, so it may be the agent's own; only a request made after the iteration counts";
+      const reason =
+        "written while the agent ran, so it may be the agent's own; only a request made after the iteration counts";
       this.record.log(`${file} not taken: ${reason}`);
       this.record.event({ type: "control_refused", iteration, file, reason });
     }
@@ -396,7 +463,13 @@ export class Driver {
       `state.md was changed while iteration ${iteration} ran; not applied: ${rejected.ignored.join(", ") || "nothing"}${applied}` +
         ` (kept as ${rejected.keptAs}; change the run with ralph set, or edit state.md while it is paused)`,
     );
-    this.record.event({ type: "state_change_rejected", iteration, ignored: rejected.ignored, applied: rejected.applied, kept_as: rejected.keptAs });
+    this.record.event({
+      type: "state_change_rejected",
+      iteration,
+      ignored: rejected.ignored,
+      applied: rejected.applied,
+      kept_as: rejected.keptAs,
+    });
     this.push({ type: "desired", read: { ok: true, plan: this.looker.planWatch.plan } });
   }
 
@@ -432,8 +505,19 @@ export class Driver {
     this.checks = controller;
     // What the judged iteration's agent spent is not in the tally yet: the reviewers' budget is what is left after it.
     const { phase } = this.machine;
-    const spentUsd = this.machine.tally.costUsd + (phase.id === "reviewing" ? (phase.judging.run.outcome.costUsd ?? 0) : 0);
-    const context = { options: this.options, io: this.io, record: this.record, marker: this.marker, tasksFile: this.tasksFile(), spentUsd, trees: this.trees, pins: this.reviewPins, signal: controller.signal };
+    const spentUsd =
+      this.machine.tally.costUsd + (phase.id === "reviewing" ? (phase.judging.run.outcome.costUsd ?? 0) : 0);
+    const context = {
+      options: this.options,
+      io: this.io,
+      record: this.record,
+      marker: this.marker,
+      tasksFile: this.tasksFile(),
+      spentUsd,
+      trees: this.trees,
+      pins: this.reviewPins,
+      signal: controller.signal,
+    };
     runReviews(effect, context).then(
       (reviews) => {
         if (this.checks === controller) this.checks = null;
@@ -453,15 +537,25 @@ export class Driver {
     const verdicts =
       effect.criteria.length > 0
         ? io
-            .checkCriteria(effect.criteria, { cwd: workDirOf(options), env: io.env, signal: controller.signal, spawn: io.spawnAgent, ...(tasksFile ? { tasksFile } : {}) })
+            .checkCriteria(effect.criteria, {
+              cwd: workDirOf(options),
+              env: io.env,
+              signal: controller.signal,
+              spawn: io.spawnAgent,
+              ...(tasksFile ? { tasksFile } : {}),
+            })
             .then(async (checked) => {
               const planted = tamper ? await tamper() : [];
               return planted.length > 0 ? tamperedChecks(this.record, effect.iteration, checked, planted) : checked;
             })
         : Promise.resolve([]);
     // With reviews, the tree the iteration left is kept: a review's diff ends there.
-    const snapshot = this.reviewed() ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal)) : Promise.resolve(null);
-    const fingerprint = effect.fingerprint ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal)) : Promise.resolve(null);
+    const snapshot = this.reviewed()
+      ? verdicts.then(() => snapshotTree(workDirOf(options), io.env, controller.signal))
+      : Promise.resolve(null);
+    const fingerprint = effect.fingerprint
+      ? verdicts.then(() => io.fingerprint(workDirOf(options), io.env, tasksFile ?? undefined, controller.signal))
+      : Promise.resolve(null);
     Promise.all([verdicts, fingerprint, snapshot]).then(
       ([checked, taken, tree]) => {
         this.checks = null;

@@ -55,7 +55,13 @@ export interface EngineIo {
   reopenTasks: (file: string, ids: readonly string[]) => ReopenResult;
   // git and shell
   /** Commits an iteration's changes on the run's branch (`--commit iteration`); the CLI words a failure. */
-  commitIteration?: (what: { dir: string; runId: string; iteration: number; task: string | null; signal?: AbortSignal }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
+  commitIteration?: (what: {
+    dir: string;
+    runId: string;
+    iteration: number;
+    task: string | null;
+    signal?: AbortSignal;
+  }) => Promise<{ ok: true; commit: string | null; files: number } | { ok: false; message: string }>;
   /** The stall check's look at the work tree; aborting `signal` ends the git command under way. */
   fingerprint: (cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal) => Promise<Fingerprint>;
   checkCriteria: (criteria: Criterion[], context: CriteriaContext) => Promise<CriterionVerdict[]>;
@@ -73,7 +79,21 @@ export interface EngineIo {
 
 /** The real world, with what only the CLI knows passed in. */
 export function realIo(
-  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> & Partial<Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox" | "supervision" | "startGuardian" | "watchJobControl" | "commitIteration" | "spend">>,
+  given: Pick<EngineIo, "env" | "signals" | "host" | "listener"> &
+    Partial<
+      Pick<
+        EngineIo,
+        | "spawnAgent"
+        | "spawnReviewer"
+        | "spawnOwn"
+        | "sandbox"
+        | "supervision"
+        | "startGuardian"
+        | "watchJobControl"
+        | "commitIteration"
+        | "spend"
+      >
+    >,
 ): EngineIo {
   return {
     adapterFor,

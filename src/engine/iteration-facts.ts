@@ -9,7 +9,9 @@ import type { Attempt, FinishedRun, Tally } from "./phase.js";
 
 /** The counters a run starts with; a continued run keeps its iteration, calls, spend and session. */
 export function newTally(
-  previous: Partial<Pick<Tally, "iteration" | "calls" | "costUsd" | "sessionId" | "question" | "answer" | "review" | "reviewBase">> & { tokens?: Parameters<typeof allKinds>[0] },
+  previous: Partial<
+    Pick<Tally, "iteration" | "calls" | "costUsd" | "sessionId" | "question" | "answer" | "review" | "reviewBase">
+  > & { tokens?: Parameters<typeof allKinds>[0] },
   startedAtMs: number,
 ): Tally {
   return {
@@ -39,12 +41,22 @@ export function newTally(
 }
 
 /** Token totals with every kind (a status written before cache tokens were kept has only input and output). */
-export function allKinds(tokens: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined): Tally["tokens"] {
-  return { input: tokens?.input ?? 0, output: tokens?.output ?? 0, cacheRead: tokens?.cacheRead ?? 0, cacheWrite: tokens?.cacheWrite ?? 0 };
+export function allKinds(
+  tokens: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined,
+): Tally["tokens"] {
+  return {
+    input: tokens?.input ?? 0,
+    output: tokens?.output ?? 0,
+    cacheRead: tokens?.cacheRead ?? 0,
+    cacheWrite: tokens?.cacheWrite ?? 0,
+  };
 }
 
 /** `tokens` with `more` added, kind by kind. */
-export function addTokens(tokens: Tally["tokens"], more: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined): Tally["tokens"] {
+export function addTokens(
+  tokens: Tally["tokens"],
+  more: { input: number; output: number; cacheRead?: number; cacheWrite?: number } | null | undefined,
+): Tally["tokens"] {
   return {
     input: tokens.input + (more?.input ?? 0),
     output: tokens.output + (more?.output ?? 0),
@@ -59,11 +71,13 @@ export function failureOf(run: FinishedRun): string | null {
   if (run.endedBy === "idle_timeout") return "idle timeout";
   if (run.endedBy === "memory_cap") return "memory cap reached (--memory-max): the kernel killed a process";
   // Killed by the OOM killer while ralph's own cap (if any) was not reached: the machine's or a container's limit.
-  if ((run.resources?.oom_kills ?? 0) > 0) return "out of memory: the kernel killed a process under a memory limit outside ralph (the machine's or a container's), not --memory-max";
+  if ((run.resources?.oom_kills ?? 0) > 0)
+    return "out of memory: the kernel killed a process under a memory limit outside ralph (the machine's or a container's), not --memory-max";
   if (run.outcome.error) return `${run.outcome.error.kind}: ${run.outcome.error.message}`;
   // Ended for lingering after its result: the result counts, whatever the ending signal made of the exit status.
   if (run.endedBy === "lingered") return null;
-  if (!run.outcome.sawResult) return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
+  if (!run.outcome.sawResult)
+    return run.exit.code === 0 ? "no result reported" : `exit ${describeExit(run)} without a result`;
   if (run.exit.code !== 0 && !run.outcome.finalMessage) return `exit ${describeExit(run)}`;
   return null;
 }
@@ -76,18 +90,30 @@ function describeExit(run: FinishedRun): string {
 export function fatalError(run: FinishedRun): string | null {
   if (run.endedBy !== null && run.endedBy !== "agent_error") return null;
   const error = run.outcome.error;
-  return error && (error.kind === "auth" || error.kind === "config") ? `${error.kind === "auth" ? "authentication failed" : "the agent rejected its configuration"}: ${error.message}` : null;
+  return error && (error.kind === "auth" || error.kind === "config")
+    ? `${error.kind === "auth" ? "authentication failed" : "the agent rejected its configuration"}: ${error.message}`
+    : null;
 }
 
 /** Why a promise in the final message did not count (undefined when there is nothing to say). */
-export function promiseIgnored(claim: ClaimVerdict | null, failure: string | null, criteriaPass: boolean): string | undefined {
+export function promiseIgnored(
+  claim: ClaimVerdict | null,
+  failure: string | null,
+  criteriaPass: boolean,
+): string | undefined {
   if (!claim || claim.reason === "absent") return undefined;
   if (claim.found) return failure ? "iteration_failed" : criteriaPass ? undefined : "criteria_failing";
   return claim.reason;
 }
 
 /** Why configured checks did not run this iteration (undefined when they ran or none exist). */
-export function checksSkipped(configured: number, ran: number, failure: string | null, dryRun: boolean, claim: ClaimVerdict | null): string | undefined {
+export function checksSkipped(
+  configured: number,
+  ran: number,
+  failure: string | null,
+  dryRun: boolean,
+  claim: ClaimVerdict | null,
+): string | undefined {
   if (configured === 0 || ran > 0) return undefined;
   if (failure) return "iteration_failed";
   if (dryRun) return "dry_run";
@@ -108,7 +134,9 @@ function billingText(outcome: AgentOutcome): string | null {
 /** The provider usage limit an outcome reports, if any; a billing error is none unless `onBilling` is "wait". */
 export function limitOf(outcome: AgentOutcome, onBilling: "fail" | "wait" = "wait"): LimitInfo | null {
   if (onBilling === "fail" && billingText(outcome) !== null) return null;
-  return outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null);
+  return (
+    outcome.limit ?? (outcome.error?.kind === "rate_limit" ? { message: outcome.error.message, resetAt: null } : null)
+  );
 }
 
 /** The tally once an agent call's spend is added. */
@@ -189,6 +217,8 @@ function stderrFigure(tail: string): { stderrTail?: string[] } {
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
     .filter((line) => line.trim() !== "");
-  const last = lines.slice(-STDERR_LINES).map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
+  const last = lines
+    .slice(-STDERR_LINES)
+    .map((line) => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line));
   return last.length > 0 ? { stderrTail: last } : {};
 }

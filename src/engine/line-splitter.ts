@@ -24,7 +24,8 @@ export class LineSplitter {
     let start = 0;
     for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       // A line within one chunk is decoded from it directly: no copy, no Buffer per line.
-      if (this.carried === 0 && !this.overflowed) this.onLine(decode(chunk, start, Math.min(newline, start + this.maxLineBytes)));
+      if (this.carried === 0 && !this.overflowed)
+        this.onLine(decode(chunk, start, Math.min(newline, start + this.maxLineBytes)));
       else {
         this.append(chunk, start, newline);
         this.emit();

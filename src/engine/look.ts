@@ -47,7 +47,12 @@ export class Looker {
   serveSetRequests(): RecordEntry[] {
     return this.planWatch.serveSetRequests().flatMap((outcome): RecordEntry[] => [
       { kind: "log", line: outcome.ok ? `ralph set: ${outcome.applied}` : `ralph set refused: ${outcome.message}` },
-      { kind: "event", body: outcome.ok ? { type: "state_set", applied: outcome.applied } : { type: "state_set", refused: outcome.message } },
+      {
+        kind: "event",
+        body: outcome.ok
+          ? { type: "state_set", applied: outcome.applied }
+          : { type: "state_set", refused: outcome.message },
+      },
     ]);
   }
 
@@ -64,7 +69,10 @@ export class Looker {
     }
     if (this.lastGoodTasks?.file !== file) return list;
     if (this.tasksProblem !== list.message) {
-      entries.push({ kind: "log", line: `ignoring task list ${file} until it is fixed (the last good version stays in force): ${list.message}` });
+      entries.push({
+        kind: "log",
+        line: `ignoring task list ${file} until it is fixed (the last good version stays in force): ${list.message}`,
+      });
     }
     this.tasksProblem = list.message;
     return { ok: true, format: "checklist", tasks: this.lastGoodTasks.tasks };

@@ -14,7 +14,8 @@ import type { ResourceFigures } from "../process/agent-cgroup.js";
 import type { GateVerdict } from "../spend/spend-gate.js";
 
 /** Why the runner ended an agent before it finished by itself. */
-export type EndedBy = "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
+export type EndedBy =
+  "timeout" | "idle_timeout" | "interrupted" | "stop_now" | "write_failed" | "agent_error" | "memory_cap" | "lingered";
 
 /** What one agent process did, once it has exited and its tree is gone. */
 export type AgentRun =
@@ -51,7 +52,15 @@ export interface Attempt {
 }
 
 /** `marked`: the tasks the iteration marked done (they count once the checks pass); `tasksAfter`: the list it left. */
-export type JudgingPhase = { id: "judging"; attempt: Attempt; run: FinishedRun; claim: ClaimVerdict | null; failure: string | null; marked: Task[]; tasksAfter: TaskListResult | null };
+export type JudgingPhase = {
+  id: "judging";
+  attempt: Attempt;
+  run: FinishedRun;
+  claim: ClaimVerdict | null;
+  failure: string | null;
+  marked: Task[];
+  tasksAfter: TaskListResult | null;
+};
 
 /** One reviewer's answer, as the driver gives it back. */
 export interface ReviewResult {
@@ -199,7 +208,15 @@ export type Input =
   /** state.md re-read; `tasks` is the task list it names, when that was read too. */
   | { type: "desired"; read: PlanRead; tasks?: TaskListResult | null }
   /** The control files; `answer` is the ANSWER file's text when one is there. */
-  | { type: "sentinel"; stop: boolean; stopNow: boolean; pause: boolean; answer?: string | null; nowMs: number; budget?: GateVerdict }
+  | {
+      type: "sentinel";
+      stop: boolean;
+      stopNow: boolean;
+      pause: boolean;
+      answer?: string | null;
+      nowMs: number;
+      budget?: GateVerdict;
+    }
   | { type: "control" }
   | { type: "tick"; nowMs: number }
   | { type: "agentResult" }

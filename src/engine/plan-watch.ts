@@ -28,6 +28,9 @@ export function watchPlan(paths: RunPaths, plan: Plan, runnerPid: number, marker
     atBoundary: () => guard.atBoundary(),
     afterIteration: (iteration) => guard.afterIteration(iteration),
     // The request file is agent-writable: the process it names is checked, not the file.
-    serveSetRequests: () => serveSetRequests(paths.requests, guard, (request) => setRequesterRefusal(request, basename(paths.dir), runnerPid, marker)),
+    serveSetRequests: () =>
+      serveSetRequests(paths.requests, guard, (request) =>
+        setRequesterRefusal(request, basename(paths.dir), runnerPid, marker),
+      ),
   };
 }

@@ -6,7 +6,14 @@ import type { Input, Machine, Step, Tally } from "./phase.js";
 import { betweenIterations, end, logs, stay, taskFinished, to } from "./transitions.js";
 
 /** judging → needsHuman: the question is published and kept (status.json) until a person answers it. */
-export function askPerson(machine: Machine, iteration: number, question: string, tally: Tally, entries: RecordEntry[], fingerprint: Fingerprint | null): Step {
+export function askPerson(
+  machine: Machine,
+  iteration: number,
+  question: string,
+  tally: Tally,
+  entries: RecordEntry[],
+  fingerprint: Fingerprint | null,
+): Step {
   const waiting: Tally = {
     ...tally,
     question: { text: question, iteration },
@@ -19,7 +26,13 @@ export function askPerson(machine: Machine, iteration: number, question: string,
     ...logs(`the agent asks: ${JSON.stringify(question)}; waiting for a person to answer (ralph answer)`),
   );
   // Looked at at once: a STOP, PAUSE or answer written while the agent ran is acted on now.
-  return { machine: to(machine, { id: "needsHuman" }, { tally: waiting }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
+  return {
+    machine: to(machine, { id: "needsHuman" }, { tally: waiting }),
+    effects: [
+      { kind: "record", entries },
+      { kind: "look", what: "all" },
+    ],
+  };
 }
 
 /**
@@ -32,7 +45,11 @@ export function whileNeedsHuman(machine: Machine, input: Input): Step {
   if (finished) {
     const dropped = machine.tally.question;
     const tally = { ...machine.tally, question: null, answer: null };
-    return end(to(machine, machine.phase, { tally }), finished, dropped ? logs(`the question of iteration ${dropped.iteration} is left unanswered: its task is done`) : []);
+    return end(
+      to(machine, machine.phase, { tally }),
+      finished,
+      dropped ? logs(`the question of iteration ${dropped.iteration} is left unanswered: its task is done`) : [],
+    );
   }
   const common = betweenIterations(machine, input);
   if (common) return common;
@@ -46,7 +63,10 @@ export function whileNeedsHuman(machine: Machine, input: Input): Step {
         { kind: "event", body: { type: "answered", iteration: question.iteration, question: question.text, answer } },
         ...logs(`answered: ${JSON.stringify(answer)}; the next prompt carries the question and the answer`),
       ];
-      return { machine: to(machine, { id: "boundary" }, { tally }), effects: [{ kind: "record", entries }, { kind: "clearAnswer" }, { kind: "look", what: "all" }] };
+      return {
+        machine: to(machine, { id: "boundary" }, { tally }),
+        effects: [{ kind: "record", entries }, { kind: "clearAnswer" }, { kind: "look", what: "all" }],
+      };
     }
     case "control":
       return { machine, effects: [{ kind: "look", what: "control" }] };

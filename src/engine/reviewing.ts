@@ -23,7 +23,12 @@ export function withoutReviews(criteria: readonly Criterion[]): Criterion[] {
 }
 
 /** Whether the iteration would end the run DONE but for its reviews: the promise, the checks and the task list say so. */
-export function awaitsReview(input: ClaimInput, claim: ClaimVerdict | null, checked: readonly CriterionVerdict[], openTasks: number): boolean {
+export function awaitsReview(
+  input: ClaimInput,
+  claim: ClaimVerdict | null,
+  checked: readonly CriterionVerdict[],
+  openTasks: number,
+): boolean {
   if (!input.mayCheck || openTasks > 0 || reviewsOf(input.criteria).length === 0) return false;
   const others = withoutReviews(input.criteria);
   // Only reviews, and no promise: like any criterion without a promise, they judge every iteration.
@@ -39,7 +44,12 @@ export function startReview(machine: Machine, phase: JudgingPhase, checked: Inpu
   return {
     machine: to(machine, { id: "reviewing", judging: phase, checked }, { tally }),
     effects: [
-      { kind: "record", entries: logs(`the other criteria are met: ${reviews.map((review) => review.check).join(", ")} review${reviews.length === 1 ? "s" : ""} iteration ${iteration} (read-only)`) },
+      {
+        kind: "record",
+        entries: logs(
+          `the other criteria are met: ${reviews.map((review) => review.check).join(", ")} review${reviews.length === 1 ? "s" : ""} iteration ${iteration} (read-only)`,
+        ),
+      },
       { kind: "review", iteration, task: phase.attempt.prompt.toString("utf8"), criteria: reviews },
     ],
   };
@@ -77,9 +87,21 @@ export function reviewEntries(iteration: number, reviews: readonly ReviewResult[
   return reviews.flatMap((review): RecordEntry[] => [
     {
       kind: "event",
-      body: { type: "review_verdict", iteration, reviewer: review.criterion.check, agent: review.agent, verdict: review.verdict, reason: review.reason, findings: review.findings, cost_usd: review.costUsd, duration_ms: review.durationMs },
+      body: {
+        type: "review_verdict",
+        iteration,
+        reviewer: review.criterion.check,
+        agent: review.agent,
+        verdict: review.verdict,
+        reason: review.reason,
+        findings: review.findings,
+        cost_usd: review.costUsd,
+        duration_ms: review.durationMs,
+      },
     },
-    ...logs(`review by ${review.criterion.check}: ${review.verdict === "none" ? `not approved (${review.reason ?? "no verdict"})` : review.verdict}${review.costUsd !== null ? ` ($${review.costUsd.toFixed(4)})` : ""}`),
+    ...logs(
+      `review by ${review.criterion.check}: ${review.verdict === "none" ? `not approved (${review.reason ?? "no verdict"})` : review.verdict}${review.costUsd !== null ? ` ($${review.costUsd.toFixed(4)})` : ""}`,
+    ),
   ]);
 }
 
@@ -88,7 +110,10 @@ export function reviewContext(reviews: readonly ReviewResult[]): string {
   const open = reviews.filter((review) => review.verdict !== "approve");
   return open
     .map((review) => {
-      const head = review.verdict === "changes" ? `The reviewer (${review.criterion.check}) asked for changes.` : `The review (${review.criterion.check}) did not approve: ${review.reason ?? "no verdict"}.`;
+      const head =
+        review.verdict === "changes"
+          ? `The reviewer (${review.criterion.check}) asked for changes.`
+          : `The review (${review.criterion.check}) did not approve: ${review.reason ?? "no verdict"}.`;
       if (review.findings === "") return head;
       const fence = fenceFor(review.findings, "`");
       return `${head} Its findings:\n${fence}\n${review.findings}\n${fence}`;
@@ -114,6 +139,12 @@ export function lastReview(iteration: number, reviews: readonly ReviewResult[]):
   const open = reviews.find((review) => review.verdict !== "approve");
   const shown = open ?? reviews[0];
   if (shown === undefined) return null;
-  const detail = shown.verdict === "none" ? (shown.reason ?? "no verdict") : (shown.findings.split("\n").find((line) => line.trim() !== "")?.trim() ?? "");
+  const detail =
+    shown.verdict === "none"
+      ? (shown.reason ?? "no verdict")
+      : (shown.findings
+          .split("\n")
+          .find((line) => line.trim() !== "")
+          ?.trim() ?? "");
   return { iteration, verdict: open ? open.verdict : "approve", detail: clip(detail, 200) };
 }

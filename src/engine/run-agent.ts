@@ -79,7 +79,12 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
   let idleTimer: NodeJS.Timeout | null = null;
   let ending: Promise<EndTreeReport> | null = null;
   // The gap lets an agent that saves state on SIGINT (Claude Code prints its result) finish before SIGTERM.
-  const endOptions = () => ({ graceMs: input.graceMs, politeSignals: input.adapter.politeSignals, politeGapMs: 300, skipGrace: input.urgent });
+  const endOptions = () => ({
+    graceMs: input.graceMs,
+    politeSignals: input.adapter.politeSignals,
+    politeGapMs: 300,
+    skipGrace: input.urgent,
+  });
   const endNow = (why: EndedBy) => {
     if (endedBy) return;
     endedBy = why;
@@ -166,7 +171,16 @@ async function runAgent(input: AgentRunInput, ready: (end: (why: EndedBy) => voi
     const stderr = stderrTail.text();
     const outcome = parser.finish(stderr, exit);
     const resources = agent.resources();
-    return { kind: "finished", exit, outcome, endedBy, durationMs: input.now() - started, leftovers: report.found, resources, stderrTail: stderr };
+    return {
+      kind: "finished",
+      exit,
+      outcome,
+      endedBy,
+      durationMs: input.now() - started,
+      leftovers: report.found,
+      resources,
+      stderrTail: stderr,
+    };
   } finally {
     clearTimeout(timeout);
     if (idleTimer) clearTimeout(idleTimer);

@@ -16,7 +16,12 @@ import type { EngineOptions } from "./engine-options.js";
 export { workDirOf, type EngineOptions } from "./engine-options.js";
 
 /** The first status.json of a run (or of its continuation, which keeps the counters). */
-export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">, host: RunHost, now: Date, supervision?: SupervisionMode): RunStatus {
+export function firstStatus(
+  options: Pick<EngineOptions, "projectDir" | "runId" | "settings" | "plan" | "previous" | "worktree" | "parent">,
+  host: RunHost,
+  now: Date,
+  supervision?: SupervisionMode,
+): RunStatus {
   const { previous } = options;
   const status = newStatus({
     runId: options.runId,
@@ -36,7 +41,13 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
     startedAt: previous?.started_at,
     supervision: supervision ?? "tree",
     // The start of the run's branch is kept from its first start on.
-    worktree: options.worktree ? { ...options.worktree, base: options.worktree.base ?? previous?.base ?? null, baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null } : null,
+    worktree: options.worktree
+      ? {
+          ...options.worktree,
+          base: options.worktree.base ?? previous?.base ?? null,
+          baseBranch: options.worktree.baseBranch ?? previous?.base_branch ?? null,
+        }
+      : null,
     parent: options.parent ?? null,
   });
   const marked = options.settings.dryRun ? { ...status, dry_run: true } : status;
@@ -47,9 +58,20 @@ export function firstStatus(options: Pick<EngineOptions, "projectDir" | "runId" 
 /** Runs the loop to its end and returns how it ended; never throws for expected failures. */
 export async function runEngine(options: EngineOptions, io: EngineIo): Promise<RunResult> {
   const paths = runPaths(options.projectDir, options.runId);
-  const notifications = startNotifications(options.settings.notifyTargets, io.listener, { cwd: options.projectDir, env: io.env, spawn: io.spawnOwn ?? io.spawnAgent, runDir: paths.dir });
+  const notifications = startNotifications(options.settings.notifyTargets, io.listener, {
+    cwd: options.projectDir,
+    env: io.env,
+    spawn: io.spawnOwn ?? io.spawnAgent,
+    runDir: paths.dir,
+  });
   const listener = notifications?.listener ?? io.listener;
-  const record = RunRecord.create(paths, firstStatus(options, io.host, io.now(), io.supervision), listener, io.now, new Redactor(io.env));
+  const record = RunRecord.create(
+    paths,
+    firstStatus(options, io.host, io.now(), io.supervision),
+    listener,
+    io.now,
+    new Redactor(io.env),
+  );
   notifications?.attach(record);
   record.guard.reserve();
   // A connection the sandbox refused is the agent's business the person must hear of: logged and an event.

@@ -38,7 +38,13 @@ export function startNotifications(
   // Commands are supervised like the agent (in cgroup mode, each in a cgroup of its own).
   // A script in the project is pinned as the run's record has it, from when the run was created.
   const pins = readLedgerEntry(options.runDir)?.pins?.notify;
-  const notifier = new Notifier(targets, { onFailure, cwd: options.cwd, env: options.env, ...(pins ? { pins } : {}), ...(options.spawn ? { spawn: options.spawn } : {}) });
+  const notifier = new Notifier(targets, {
+    onFailure,
+    cwd: options.cwd,
+    env: options.env,
+    ...(pins ? { pins } : {}),
+    ...(options.spawn ? { spawn: options.spawn } : {}),
+  });
   return {
     listener: {
       event(event) {

@@ -34,18 +34,36 @@ export interface ReviewContext extends Omit<AttemptContext, "onResult"> {
 }
 
 /** Runs each review criterion in turn and returns their answers (never rejects for a reviewer's failure). */
-export async function runReviews(what: { iteration: number; task: string; criteria: Criterion[] }, context: ReviewContext): Promise<ReviewResult[]> {
+export async function runReviews(
+  what: { iteration: number; task: string; criteria: Criterion[] },
+  context: ReviewContext,
+): Promise<ReviewResult[]> {
   const diff = await runDiff(context);
   // The run started in a repository that git can no longer read (an agent can break .git): the changes cannot be shown, so no reviewer runs.
   if ("unseen" in diff) {
     const reason = `not run: the run's changes cannot be seen (${diff.unseen}), and a review without them does not count`;
-    return what.criteria.map((criterion) => ({ criterion, agent: criterion.review?.agent ?? "command", verdict: "none", reason, findings: "", costUsd: null, tokens: null, durationMs: 0, ...NOT_RUN }));
+    return what.criteria.map((criterion) => ({
+      criterion,
+      agent: criterion.review?.agent ?? "command",
+      verdict: "none",
+      reason,
+      findings: "",
+      costUsd: null,
+      tokens: null,
+      durationMs: 0,
+      ...NOT_RUN,
+    }));
   }
   const results: ReviewResult[] = [];
   let spent = context.spentUsd;
   for (const [index, criterion] of what.criteria.entries()) {
     if (context.signal.aborted) break;
-    const result = await reviewOnce(criterion, index + 1, { iteration: what.iteration, task: what.task, diff }, { ...context, spentUsd: spent });
+    const result = await reviewOnce(
+      criterion,
+      index + 1,
+      { iteration: what.iteration, task: what.task, diff },
+      { ...context, spentUsd: spent },
+    );
     spent += result.costUsd ?? 0;
     results.push(result);
   }
@@ -56,30 +74,53 @@ export async function runReviews(what: { iteration: number; task: string; criter
 async function runDiff(context: ReviewContext): Promise<ReviewPromptParts["diff"] | { unseen: string }> {
   const { from, to } = context.trees;
   if (from?.ok && !to?.ok) return { unseen: to?.message ?? "no snapshot of the work tree after the iteration" };
-  if (!from?.ok || !to?.ok) return { missing: from && !from.ok ? from.message : "no snapshot of the work tree when the run started" };
-  const diff = await treeDiff(workDirOf(context.options), context.io.env, from.tree, to.tree, DIFF_CAP_BYTES, context.signal);
+  if (!from?.ok || !to?.ok)
+    return { missing: from && !from.ok ? from.message : "no snapshot of the work tree when the run started" };
+  const diff = await treeDiff(
+    workDirOf(context.options),
+    context.io.env,
+    from.tree,
+    to.tree,
+    DIFF_CAP_BYTES,
+    context.signal,
+  );
   if (!diff.ok) return { unseen: diff.message };
-  return diff.text.trim() === "" ? { missing: "the run changed no file" } : { text: diff.text, truncated: diff.truncated };
+  return diff.text.trim() === ""
+    ? { missing: "the run changed no file" }
+    : { text: diff.text, truncated: diff.truncated };
 }
 
-async function reviewOnce(criterion: Criterion, index: number, what: { iteration: number; task: string; diff: ReviewPromptParts["diff"] }, context: ReviewContext): Promise<ReviewResult> {
+async function reviewOnce(
+  criterion: Criterion,
+  index: number,
+  what: { iteration: number; task: string; diff: ReviewPromptParts["diff"] },
+  context: ReviewContext,
+): Promise<ReviewResult> {
   const spec = criterion.review;
   const { io, options, record } = context;
   const started = io.now().getTime();
   const base = { criterion, agent: spec?.agent ?? "command", findings: "", costUsd: null, tokens: null } as const;
-  const none = (reason: string, extra: Partial<ReviewResult> = {}): ReviewResult => ({ ...base, verdict: "none", reason, durationMs: io.now().getTime() - started, ...extra });
+  const none = (reason: string, extra: Partial<ReviewResult> = {}): ReviewResult => ({
+    ...base,
+    verdict: "none",
+    reason,
+    durationMs: io.now().getTime() - started,
+    ...extra,
+  });
   if (!spec) return none("the criterion names no reviewer", NOT_RUN);
   const workDir = workDirOf(options);
   const sandboxed = io.sandbox !== undefined;
   const remaining = remainingBudgetUsd(options.settings.maxCostUsd, context.spentUsd) ?? undefined;
   // --max-cost is a hard budget: a reviewer is not started once it is spent (the run then ends BUDGET_EXCEEDED).
-  if (remaining !== undefined && remaining <= 0) return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
+  if (remaining !== undefined && remaining <= 0)
+    return none(`not run: the budget (--max-cost $${options.settings.maxCostUsd ?? 0}) is spent`, NOT_RUN);
   // So are the family's, the project's and the user's budgets, as the spend ledger sums them.
   const budget = io.spend?.check(io.now().getTime()) ?? null;
   if (budget) return none(`not run: ${budget.detail}`, NOT_RUN);
   // The person's reviewer script, rewritten since the run started (by the agent, say), gives no verdict.
   const broken = spec.command ? pinBroken(context.pins?.get(JSON.stringify(spec.command)) ?? null) : null;
-  if (broken !== null) return none(`not run: the reviewer's script ${broken}; ralph runs only the script as it was then`, NOT_RUN);
+  if (broken !== null)
+    return none(`not run: the reviewer's script ${broken}; ralph runs only the script as it was then`, NOT_RUN);
   const adapter = io.adapterFor(spec.agent);
   let invocation;
   let prompt;
@@ -87,7 +128,14 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   try {
     // A CLI that reads settings from the directory it starts in starts outside the tree the agent wrote.
     cwd = adapter.untrustedCwd?.({ cwd: workDir, env: io.env }) ?? workDir;
-    prompt = reviewPrompt({ task: what.task, diff: what.diff, instructions: spec.prompt, iteration: what.iteration, sandboxed, ...(cwd !== workDir ? { treeDir: workDir } : {}) });
+    prompt = reviewPrompt({
+      task: what.task,
+      diff: what.diff,
+      instructions: spec.prompt,
+      iteration: what.iteration,
+      sandboxed,
+      ...(cwd !== workDir ? { treeDir: workDir } : {}),
+    });
     invocation = adapter.invocation({
       prompt,
       cwd: workDir,
@@ -113,7 +161,13 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
     invocation,
     prompt,
     cwd,
-    env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: options.runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(what.iteration), RALPH_REVIEW: "1" }),
+    env: agentEnvironment(io.env, {
+      ...invocation.env,
+      RALPH_RUN_ID: options.runId,
+      RALPH_RUN_DIR: record.paths.dir,
+      RALPH_ITERATION: String(what.iteration),
+      RALPH_REVIEW: "1",
+    }),
     marker: context.marker,
     log,
     timeoutMs: spec.timeoutMs,
@@ -131,11 +185,25 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
   const run = await handle.done.finally(() => context.signal.removeEventListener("abort", onAbort));
   if (run.kind === "missing") return none(`the reviewer could not be started: ${run.message}`, NOT_RUN);
   const model = run.outcome.model ?? spec.model ?? null;
-  const call = io.spend?.record({ role: "review", iteration: what.iteration, agent: spec.agent, model, costUsd: run.outcome.costUsd, tokens: run.outcome.tokens, durationMs: run.durationMs, at: io.now() });
+  const call = io.spend?.record({
+    role: "review",
+    iteration: what.iteration,
+    agent: spec.agent,
+    model,
+    costUsd: run.outcome.costUsd,
+    tokens: run.outcome.tokens,
+    durationMs: run.durationMs,
+    at: io.now(),
+  });
   // The review counts the cost the ledger holds: the CLI's, else an estimate from its tokens.
-  const spend = { costUsd: call ? call.cost_usd : (run.outcome.costUsd ?? null), tokens: run.outcome.tokens ?? null, durationMs: run.durationMs };
+  const spend = {
+    costUsd: call ? call.cost_usd : (run.outcome.costUsd ?? null),
+    tokens: run.outcome.tokens ?? null,
+    durationMs: run.durationMs,
+  };
   const changed = await treeChange(before, context, workDir);
-  if (typeof changed === "string") return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });
+  if (typeof changed === "string")
+    return none(changed, { ...spend, findings: judgeReview(run.outcome.finalMessage ?? "", prompt).findings });
   const failure = run.endedBy === "interrupted" ? "it was ended: the run is stopping" : failureOf(run);
   if (failure) return none(`the reviewer failed: ${failure}`, { ...spend, ...changed });
   const verdict = judgeReview(run.outcome.finalMessage ?? "", prompt);
@@ -150,13 +218,19 @@ async function reviewOnce(criterion: Criterion, index: number, what: { iteration
 }
 
 /** Why the reviewer's verdict does not count because it changed the tree (a string), else a note for the run (or nothing). */
-async function treeChange(before: Awaited<ReturnType<EngineIo["fingerprint"]>>, context: ReviewContext, workDir: string): Promise<string | { note?: string }> {
+async function treeChange(
+  before: Awaited<ReturnType<EngineIo["fingerprint"]>>,
+  context: ReviewContext,
+  workDir: string,
+): Promise<string | { note?: string }> {
   const { io } = context;
   const after = await io.fingerprint(workDir, io.env, context.tasksFile ?? undefined, context.signal);
   if (!before.ok || !after.ok) {
     if (io.sandbox !== undefined) return {};
     const why = !before.ok ? before.message : !after.ok ? after.message : "";
-    return { note: `ralph cannot see whether a reviewer changes the work tree here (${why}); in a --sandbox run the tree is read-only for it` };
+    return {
+      note: `ralph cannot see whether a reviewer changes the work tree here (${why}); in a --sandbox run the tree is read-only for it`,
+    };
   }
   const change = describeChange(before, after);
   if (change === null) return {};

@@ -26,7 +26,12 @@ export function tamperedRun(record: RunRecord, iteration: number, run: AgentRun,
 }
 
 /** The checks' verdicts, every one failed, for the checks having planted `paths`. */
-export function tamperedChecks(record: RunRecord, iteration: number, verdicts: CriterionVerdict[], paths: string[]): CriterionVerdict[] {
+export function tamperedChecks(
+  record: RunRecord,
+  iteration: number,
+  verdicts: CriterionVerdict[],
+  paths: string[],
+): CriterionVerdict[] {
   const message = reportTamper(record, iteration, paths, "the checks (the agent's code)");
   return verdicts.map((verdict) => ({ ...verdict, passed: false, detail: `${message}; ${verdict.detail}` }));
 }

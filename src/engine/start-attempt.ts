@@ -55,26 +55,44 @@ export function startAttempt(attempt: Attempt, context: AttemptContext): AgentHa
   const invocation = { ...adapted, stdin: adapted.stdin === prompt ? attempt.prompt : adapted.stdin };
   const { iteration } = attempt;
   if (settings.dryRun) {
-    record.log(`dry run: would run ${JSON.stringify(redactArgv(invocation.argv))} with the prompt on ${invocation.stdin === null ? "no stdin" : "stdin"}`);
+    record.log(
+      `dry run: would run ${JSON.stringify(redactArgv(invocation.argv))} with the prompt on ${invocation.stdin === null ? "no stdin" : "stdin"}`,
+    );
     record.log(`dry run: the prompt (${prompt.length} characters):`);
     for (const line of prompt.replace(/\n$/, "").split("\n")) record.log(`  | ${line}`);
     return dryRun(io, settings.dryRunDelayMs);
   }
   const logFile = record.paths.iterationLog(iteration);
-  const batcher = new AgentEventBatcher((event) => record.event({ type: "agent_event", iteration, ...event }), (text) => record.redactor.text(text), basename(logFile));
+  const batcher = new AgentEventBatcher(
+    (event) => record.event({ type: "agent_event", iteration, ...event }),
+    (text) => record.redactor.text(text),
+    basename(logFile),
+  );
   const agent = startAgent({
     adapter,
     invocation,
     prompt,
     cwd: workDir,
-    env: agentEnvironment(io.env, { ...invocation.env, RALPH_RUN_ID: runId, RALPH_RUN_DIR: record.paths.dir, RALPH_ITERATION: String(iteration) }),
+    env: agentEnvironment(io.env, {
+      ...invocation.env,
+      RALPH_RUN_ID: runId,
+      RALPH_RUN_DIR: record.paths.dir,
+      RALPH_ITERATION: String(iteration),
+    }),
     marker: context.marker,
-    log: new IterationLog(context.logAhead?.take(logFile) ?? logFile, record.redactor, record.guard, stderrMarksFile(logFile)),
+    log: new IterationLog(
+      context.logAhead?.take(logFile) ?? logFile,
+      record.redactor,
+      record.guard,
+      stderrMarksFile(logFile),
+    ),
     timeoutMs: settings.timeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
     lingerMs: settings.lingerMs,
     onLingered: () => {
-      record.log(`the agent was still running ${formatDuration(settings.lingerMs)} after its final result; ending it (the iteration counts by that result)`);
+      record.log(
+        `the agent was still running ${formatDuration(settings.lingerMs)} after its final result; ending it (the iteration counts by that result)`,
+      );
       record.event({ type: "agent_lingered", iteration, agent: adapter.name, linger_ms: settings.lingerMs });
     },
     graceMs: settings.graceMs,
@@ -104,7 +122,14 @@ function dryRun(io: EngineIo, delayMs: number): AgentHandle {
       settled = true;
       cancel();
       const outcome = { finalMessage: null, sawResult: true };
-      resolve({ kind: "finished", exit: { code: 0, signal: null }, outcome, endedBy, durationMs: io.now().getTime() - startedAt, leftovers: 0 });
+      resolve({
+        kind: "finished",
+        exit: { code: 0, signal: null },
+        outcome,
+        endedBy,
+        durationMs: io.now().getTime() - startedAt,
+        leftovers: 0,
+      });
     };
   });
   const cancel = io.setTimer(delayMs, () => finish(null));

@@ -6,7 +6,22 @@ import type { Machine, Phase } from "./phase.js";
 /** The status fields a live run's machine determines (the ending fields are written by finishRun). */
 export type StatusPatch = Pick<
   RunStatus,
-  "state" | "agent" | "iteration" | "max_iterations" | "calls" | "cost_usd" | "tokens" | "session_id" | "current_task" | "last_action" | "resume_at" | "failures" | "resources" | "question" | "answer" | "review"
+  | "state"
+  | "agent"
+  | "iteration"
+  | "max_iterations"
+  | "calls"
+  | "cost_usd"
+  | "tokens"
+  | "session_id"
+  | "current_task"
+  | "last_action"
+  | "resume_at"
+  | "failures"
+  | "resources"
+  | "question"
+  | "answer"
+  | "review"
 >;
 
 /** What status.json says for the machine. */

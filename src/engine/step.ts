@@ -42,7 +42,19 @@ import type { Attempt, Input, Machine, Phase, Step } from "./phase.js";
 import { whileNeedsHuman } from "./questions.js";
 import { noWorkLeft, whileVerifying } from "./verifying.js";
 import { gatesOf } from "./task-gate.js";
-import { betweenIterations, end, interrupted, limitReached, logs, onlyTask, onTrustedPlan, stay, taskFinished, to, writeFailed } from "./transitions.js";
+import {
+  betweenIterations,
+  end,
+  interrupted,
+  limitReached,
+  logs,
+  onlyTask,
+  onTrustedPlan,
+  stay,
+  taskFinished,
+  to,
+  writeFailed,
+} from "./transitions.js";
 import type { GateVerdict } from "../spend/spend-gate.js";
 
 /** The next machine and the effects to perform, for one input. */
@@ -86,7 +98,10 @@ function atBoundary(machine: Machine, input: Input): Step {
     case "sentinel": {
       if (input.pause) {
         const tally = { ...machine.tally, lastAction: "paused by PAUSE file" };
-        return { machine: to(machine, { id: "paused" }, { tally }), effects: [{ kind: "record", entries: [...logs("paused"), { kind: "event", body: { type: "paused" } }] }] };
+        return {
+          machine: to(machine, { id: "paused" }, { tally }),
+          effects: [{ kind: "record", entries: [...logs("paused"), { kind: "event", body: { type: "paused" } }] }],
+        };
       }
       return startIteration(machine, input.nowMs, input.budget ?? null);
     }
@@ -129,19 +144,47 @@ function startIteration(machine: Machine, nowMs: number, budget: GateVerdict): S
     // A review that did not approve keeps the run going too: its findings are the work left.
     if (!next && machine.tally.gatesOk !== false && !reviewOpen(machine)) return noWorkLeft(machine);
     task = next ? describeTask(next) : null;
-    taskText = next ? taskForPrompt(next, file, list.format, gatesOf(machine.plan.completionCriteria).length > 0) : null;
+    taskText = next
+      ? taskForPrompt(next, file, list.format, gatesOf(machine.plan.completionCriteria).length > 0)
+      : null;
   }
   const iteration = machine.tally.iteration + 1;
   const { question, answer } = machine.tally;
   const answered = question && answer !== null ? { question: question.text, answer } : null;
   const agent = pickAgent(machine.config, machine.tally.limitedUntil, nowMs);
-  const attempt: Attempt = { iteration, agent, task, prompt: buildPrompt({ prompt: machine.plan.prompt, task: taskText, failingChecks: machine.tally.failingChecks, reviewFindings: machine.tally.reviewFindings, answered }) };
+  const attempt: Attempt = {
+    iteration,
+    agent,
+    task,
+    prompt: buildPrompt({
+      prompt: machine.plan.prompt,
+      task: taskText,
+      failingChecks: machine.tally.failingChecks,
+      reviewFindings: machine.tally.reviewFindings,
+      answered,
+    }),
+  };
   // The prompt carries the answer from here on: the question is closed.
-  const tally = { ...machine.tally, iteration, task, question: null, answer: null, lastAction: `iteration ${iteration} started` };
+  const tally = {
+    ...machine.tally,
+    iteration,
+    task,
+    question: null,
+    answer: null,
+    lastAction: `iteration ${iteration} started`,
+  };
   return {
     machine: to(machine, { id: "running", attempt, resultSeen: false }, { tally }),
     effects: [
-      { kind: "record", entries: [{ kind: "event", body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent } }] },
+      {
+        kind: "record",
+        entries: [
+          {
+            kind: "event",
+            body: { type: "iteration_started", iteration, max_iterations: machine.plan.maxIterations, task, agent },
+          },
+        ],
+      },
       ...(question ? [{ kind: "clearAnswer" } as const] : []),
       { kind: "spawn", attempt },
     ],
@@ -154,13 +197,29 @@ function budgetWait(machine: Machine, budget: GateVerdict & { kind: "wait" }, no
   const resumeAt = new Date(budget.untilMs).toISOString();
   const tally = { ...machine.tally, lastAction: `budget spent: waiting until ${resumeAt}` };
   return {
-    machine: to(machine, { id: "waitingLimit", iteration, resumeAtMs: Math.max(budget.untilMs, nowMs), budget: budget.detail }, { tally }),
+    machine: to(
+      machine,
+      { id: "waitingLimit", iteration, resumeAtMs: Math.max(budget.untilMs, nowMs), budget: budget.detail },
+      { tally },
+    ),
     effects: [
       {
         kind: "record",
         entries: [
-          { kind: "event", body: { type: "waiting_limit", iteration, message: budget.detail, reset_at: resumeAt, resume_at: resumeAt, budget: true } },
-          ...logs(`${budget.detail}; waiting until ${resumeAt} (budget.on_exhausted: wait), then starting iteration ${iteration}`),
+          {
+            kind: "event",
+            body: {
+              type: "waiting_limit",
+              iteration,
+              message: budget.detail,
+              reset_at: resumeAt,
+              resume_at: resumeAt,
+              budget: true,
+            },
+          },
+          ...logs(
+            `${budget.detail}; waiting until ${resumeAt} (budget.on_exhausted: wait), then starting iteration ${iteration}`,
+          ),
         ],
       },
       { kind: "sleep", untilMs: budget.untilMs },
@@ -177,7 +236,10 @@ function whilePaused(machine: Machine, input: Input): Step {
       const tally = { ...machine.tally, lastAction: "resumed" };
       return {
         machine: to(machine, { id: "boundary" }, { tally }),
-        effects: [{ kind: "record", entries: [...logs("resumed"), { kind: "event", body: { type: "resumed" } }] }, { kind: "look", what: "all" }],
+        effects: [
+          { kind: "record", entries: [...logs("resumed"), { kind: "event", body: { type: "resumed" } }] },
+          { kind: "look", what: "all" },
+        ],
       };
     }
     case "control":
@@ -203,15 +265,26 @@ function whilePaused(machine: Machine, input: Input): Step {
 function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input: Input): Step {
   switch (input.type) {
     case "signal":
-      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "interrupted" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: null }),
+        effects: [{ kind: "endTree", why: "interrupted" }],
+      };
     case "recordFailed":
-      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: null }), effects: [{ kind: "endTree", why: "write_failed" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: null }),
+        effects: [{ kind: "endTree", why: "write_failed" }],
+      };
     case "desired":
       return onTrustedPlan(machine, input);
     case "sentinel":
       if (!input.stopNow) return stay(machine);
       return {
-        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: phase.attempt, judged: null }),
+        machine: to(machine, {
+          id: "ending",
+          ending: { reason: "STOPPED", detail: "stop --now ended the agent" },
+          attempt: phase.attempt,
+          judged: null,
+        }),
         effects: [{ kind: "endTree", why: "stop_now" }],
       };
     case "control":
@@ -221,7 +294,9 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
     case "agentExited":
       return agentExited(machine, phase.attempt, input.run, input.tasks ?? null);
     case "limitHit":
-      return input.run.endedBy === null ? limitHit(machine, phase.attempt, input) : agentExited(machine, phase.attempt, input.run);
+      return input.run.endedBy === null
+        ? limitHit(machine, phase.attempt, input)
+        : agentExited(machine, phase.attempt, input.run);
     // No timer runs and no check or review is under way while the agent works.
     case "tick":
     case "checked":
@@ -237,9 +312,15 @@ function whileRunning(machine: Machine, phase: Phase & { id: "running" }, input:
 function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input: Input): Step {
   switch (input.type) {
     case "signal":
-      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "interrupted" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: interrupted(input), attempt: phase.attempt, judged: phase.run }),
+        effects: [{ kind: "endTree", why: "interrupted" }],
+      };
     case "recordFailed":
-      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: phase.run }), effects: [{ kind: "endTree", why: "write_failed" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: writeFailed(input), attempt: phase.attempt, judged: phase.run }),
+        effects: [{ kind: "endTree", why: "write_failed" }],
+      };
     case "desired":
       return onTrustedPlan(machine, input);
     case "checked":
@@ -250,7 +331,12 @@ function whileJudging(machine: Machine, phase: Phase & { id: "judging" }, input:
     case "sentinel":
       if (!input.stopNow) return stay(machine);
       return {
-        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the checks" }, attempt: phase.attempt, judged: phase.run }),
+        machine: to(machine, {
+          id: "ending",
+          ending: { reason: "STOPPED", detail: "stop --now ended the checks" },
+          attempt: phase.attempt,
+          judged: phase.run,
+        }),
         effects: [{ kind: "endTree", why: "stop_now" }],
       };
     // The agent has already exited, and no timer runs while judging; no review runs yet.
@@ -276,10 +362,15 @@ function whileWaiting(machine: Machine, phase: Phase & { id: "waitingLimit" }, i
       if (limit) return end(machine, limit);
       if (input.nowMs < phase.resumeAtMs) return stay(machine);
       const tally = { ...machine.tally, lastAction: phase.budget ? "budget wait over" : "usage limit wait over" };
-      const line = phase.budget ? `budget wait over; the budgets are checked again before iteration ${phase.iteration}` : `usage limit wait over; retrying iteration ${phase.iteration}`;
+      const line = phase.budget
+        ? `budget wait over; the budgets are checked again before iteration ${phase.iteration}`
+        : `usage limit wait over; retrying iteration ${phase.iteration}`;
       return {
         machine: to(machine, { id: "boundary" }, { tally }),
-        effects: [{ kind: "record", entries: logs(line) }, { kind: "look", what: "all" }],
+        effects: [
+          { kind: "record", entries: logs(line) },
+          { kind: "look", what: "all" },
+        ],
       };
     }
     case "control":

@@ -17,12 +17,20 @@ export interface GateOutcome {
 }
 
 /** Whether the iteration's marks count: only when the checks that gate them ran and passed. */
-export function gateMarks(machine: Machine, phase: Phase & { id: "judging" }, verdicts: readonly CriterionVerdict[]): GateOutcome {
+export function gateMarks(
+  machine: Machine,
+  phase: Phase & { id: "judging" },
+  verdicts: readonly CriterionVerdict[],
+): GateOutcome {
   const after = phase.tasksAfter?.ok ? phase.tasksAfter : machine.tasks;
   const gates = gatesOf(machine.plan.completionCriteria);
   const kept: GateOutcome = { reopened: [], tasks: after, entries: [], context: "" };
   if (phase.marked.length === 0 || gates.length === 0) return kept;
-  const why = phase.failure ? `The iteration failed (${phase.failure}), so the checks did not run` : gatesPassed(gates, verdicts) ? null : "A check failed on that tree";
+  const why = phase.failure
+    ? `The iteration failed (${phase.failure}), so the checks did not run`
+    : gatesPassed(gates, verdicts)
+      ? null
+      : "A check failed on that tree";
   if (why === null) return kept;
   const reopened = phase.marked;
   const file = machine.plan.tasks ?? "the task list";
@@ -32,9 +40,18 @@ export function gateMarks(machine: Machine, phase: Phase & { id: "judging" }, ve
     reopened,
     tasks: withReopened(after, reopened),
     entries: [
-      { kind: "log", line: `reopened in ${file}: ${reopened.map(describeTask).join("; ")} (${why.toLowerCase()}); the check output goes into the next prompt` },
+      {
+        kind: "log",
+        line: `reopened in ${file}: ${reopened.map(describeTask).join("; ")} (${why.toLowerCase()}); the check output goes into the next prompt`,
+      },
       { kind: "event", body: { type: "tasks_reopened", iteration: phase.attempt.iteration, tasks: ids, reason: why } },
-      { kind: "progress", block: [["tasks_reopened", ids.join(",")], ["reopen_reason", why]] },
+      {
+        kind: "progress",
+        block: [
+          ["tasks_reopened", ids.join(",")],
+          ["reopen_reason", why],
+        ],
+      },
     ],
     context: `${reopenedContext(reopened, file, why)}${checks ? `\n\n${checks}` : ""}`,
   };

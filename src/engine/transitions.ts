@@ -36,7 +36,10 @@ export function stallOffNote(message: string): string {
 
 /** The run ends with `ending`, after recording `entries`. */
 export function end(machine: Machine, ending: Ending, entries: RecordEntry[] = []): Step {
-  return { machine: to(machine, { id: "ended", ending }), effects: entries.length > 0 ? [{ kind: "record", entries }] : [] };
+  return {
+    machine: to(machine, { id: "ended", ending }),
+    effects: entries.length > 0 ? [{ kind: "record", entries }] : [],
+  };
 }
 
 /** INTERRUPTED by the signal. */
@@ -56,16 +59,23 @@ export function onTrustedPlan(machine: Machine, input: Input & { type: "desired"
 }
 
 /** A new state.md read: the plan is replaced when it is good; a broken file is logged once. */
-function applyDesired(machine: Machine, input: Input & { type: "desired" }): { machine: Machine; entries: RecordEntry[] } {
+function applyDesired(
+  machine: Machine,
+  input: Input & { type: "desired" },
+): { machine: Machine; entries: RecordEntry[] } {
   const { read } = input;
   const tasks = input.tasks === undefined ? machine.tasks : input.tasks;
   if (!read.ok) {
     if (machine.planProblem === read.message) return { machine: { ...machine, tasks }, entries: [] };
-    return { machine: { ...machine, planProblem: read.message, tasks }, entries: logs(`ignoring state.md until it is fixed (the last good version stays in force): ${read.message}`) };
+    return {
+      machine: { ...machine, planProblem: read.message, tasks },
+      entries: logs(`ignoring state.md until it is fixed (the last good version stays in force): ${read.message}`),
+    };
   }
   const entries: RecordEntry[] = [];
   if (machine.planProblem) entries.push(...logs("state.md is readable again"));
-  if (read.plan.maxIterations !== machine.plan.maxIterations) entries.push(...logs(`max_iterations changed to ${read.plan.maxIterations} in state.md`));
+  if (read.plan.maxIterations !== machine.plan.maxIterations)
+    entries.push(...logs(`max_iterations changed to ${read.plan.maxIterations} in state.md`));
   return { machine: { ...machine, plan: read.plan, planProblem: null, tasks }, entries };
 }
 
@@ -88,15 +98,28 @@ const INACTIVE: Ending = { reason: "STOPPED", detail: "state.md says active: fal
 export function limitReached(machine: Machine, nowMs: number): Ending | null {
   const { iteration, costUsd, startedAtMs } = machine.tally;
   const { maxRuntimeMs, maxCostUsd } = machine.config;
-  const ending = limitEnding({ maxIterations: machine.plan.maxIterations, maxRuntimeMs, maxCostUsd }, { iterations: iteration, elapsedMs: nowMs - startedAtMs, costUsd });
+  const ending = limitEnding(
+    { maxIterations: machine.plan.maxIterations, maxRuntimeMs, maxCostUsd },
+    { iterations: iteration, elapsedMs: nowMs - startedAtMs, costUsd },
+  );
   // A dry run that has shown its iterations ends as one: nothing was tried, so no limit was hit.
-  if (ending && machine.config.dryRun) return { reason: "DRY_RUN", detail: `showed ${iteration} ${iteration === 1 ? "iteration" : "iterations"} (${ending.detail}); no agent was started` };
+  if (ending && machine.config.dryRun)
+    return {
+      reason: "DRY_RUN",
+      detail: `showed ${iteration} ${iteration === 1 ? "iteration" : "iterations"} (${ending.detail}); no agent was started`,
+    };
   return ending;
 }
 
 /** On to the next boundary, after recording `entries`; the world is looked at afresh there. */
 export function goOn(machine: Machine, entries: RecordEntry[]): Step {
-  return { machine: to(machine, { id: "boundary" }), effects: [{ kind: "record", entries }, { kind: "look", what: "all" }] };
+  return {
+    machine: to(machine, { id: "boundary" }),
+    effects: [
+      { kind: "record", entries },
+      { kind: "look", what: "all" },
+    ],
+  };
 }
 
 /**
@@ -146,7 +169,8 @@ export function taskFinished(machine: Machine): Ending | null {
   // A review that did not approve the iteration that marked it keeps the task's work open.
   if (!mine?.done || reviewOpen(machine)) return null;
   const file = machine.plan.tasks ?? "the task list";
-  if (machine.config.onlyTaskByIndex && machine.tally.iteration === 0) return { reason: "NO_WORK", detail: `task ${describeTask(mine)} was already done in ${file}` };
+  if (machine.config.onlyTaskByIndex && machine.tally.iteration === 0)
+    return { reason: "NO_WORK", detail: `task ${describeTask(mine)} was already done in ${file}` };
   return { reason: "DONE", detail: `task ${describeTask(mine)} is marked done in ${file}` };
 }
 

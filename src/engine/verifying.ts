@@ -11,12 +11,16 @@ import { end, goOn, interrupted, logs, onTrustedPlan, stay, to, writeFailed } fr
 export function noWorkLeft(machine: Machine): Step {
   const file = machine.plan.tasks ?? "the task list";
   const gates = gatesOf(machine.plan.completionCriteria);
-  if (gates.length === 0 || machine.tally.gatesOk === true || machine.config.dryRun) return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
+  if (gates.length === 0 || machine.tally.gatesOk === true || machine.config.dryRun)
+    return end(machine, { reason: "NO_WORK", detail: `every task in ${file} is done` });
   const tally = { ...machine.tally, lastAction: `every task in ${file} is marked done: running the checks` };
   return {
     machine: to(machine, { id: "verifying", ending: null }, { tally }),
     effects: [
-      { kind: "record", entries: logs(`every task in ${file} is marked done; the checks run before the run ends NO_WORK`) },
+      {
+        kind: "record",
+        entries: logs(`every task in ${file} is marked done; the checks run before the run ends NO_WORK`),
+      },
       { kind: "runChecks", iteration: machine.tally.iteration, criteria: gates, fingerprint: false },
     ],
   };
@@ -25,7 +29,9 @@ export function noWorkLeft(machine: Machine): Step {
 /** While the checks run: their verdict decides; a signal, a failed write or stop --now ends the run once they are stopped. */
 export function whileVerifying(machine: Machine, phase: Phase & { id: "verifying" }, input: Input): Step {
   const stopping = (ending: Ending): Step =>
-    phase.ending ? stay(machine) : { machine: to(machine, { id: "verifying", ending }), effects: [{ kind: "endTree", why: "interrupted" }] };
+    phase.ending
+      ? stay(machine)
+      : { machine: to(machine, { id: "verifying", ending }), effects: [{ kind: "endTree", why: "interrupted" }] };
   switch (input.type) {
     case "signal":
       return stopping(interrupted(input));
@@ -42,11 +48,25 @@ export function whileVerifying(machine: Machine, phase: Phase & { id: "verifying
       const file = machine.plan.tasks ?? "the task list";
       const checked = verdictEntries(machine.tally.iteration, input.verdicts);
       if (input.verdicts.every((verdict) => verdict.passed)) {
-        return end(to(machine, phase, { tally: { ...machine.tally, gatesOk: true } }), { reason: "NO_WORK", detail: `every task in ${file} is done and the checks pass` }, checked);
+        return end(
+          to(machine, phase, { tally: { ...machine.tally, gatesOk: true } }),
+          { reason: "NO_WORK", detail: `every task in ${file} is done and the checks pass` },
+          checked,
+        );
       }
       const failingChecks = `Every task in ${file} is marked done, but the checks fail on this tree. Make them pass.\n\n${failingContext(input.verdicts)}`;
-      const tally = { ...machine.tally, gatesOk: false, failingChecks, lastAction: "the checks fail with every task marked done" };
-      return goOn(to(machine, phase, { tally }), [...checked, ...logs(`every task in ${file} is marked done, but a check fails: the run goes on, with the check output in the next prompt`)]);
+      const tally = {
+        ...machine.tally,
+        gatesOk: false,
+        failingChecks,
+        lastAction: "the checks fail with every task marked done",
+      };
+      return goOn(to(machine, phase, { tally }), [
+        ...checked,
+        ...logs(
+          `every task in ${file} is marked done, but a check fails: the run goes on, with the check output in the next prompt`,
+        ),
+      ]);
     }
     default:
       return stay(machine);

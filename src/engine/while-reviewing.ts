@@ -8,9 +8,15 @@ export function whileReviewing(machine: Machine, phase: Phase & { id: "reviewing
   const { attempt, run } = phase.judging;
   switch (input.type) {
     case "signal":
-      return { machine: to(machine, { id: "ending", ending: interrupted(input), attempt, judged: run }), effects: [{ kind: "endTree", why: "interrupted" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: interrupted(input), attempt, judged: run }),
+        effects: [{ kind: "endTree", why: "interrupted" }],
+      };
     case "recordFailed":
-      return { machine: to(machine, { id: "ending", ending: writeFailed(input), attempt, judged: run }), effects: [{ kind: "endTree", why: "write_failed" }] };
+      return {
+        machine: to(machine, { id: "ending", ending: writeFailed(input), attempt, judged: run }),
+        effects: [{ kind: "endTree", why: "write_failed" }],
+      };
     case "desired":
       return onTrustedPlan(machine, input);
     case "reviewed":
@@ -20,7 +26,12 @@ export function whileReviewing(machine: Machine, phase: Phase & { id: "reviewing
     case "sentinel":
       if (!input.stopNow) return stay(machine);
       return {
-        machine: to(machine, { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the review" }, attempt, judged: run }),
+        machine: to(machine, {
+          id: "ending",
+          ending: { reason: "STOPPED", detail: "stop --now ended the review" },
+          attempt,
+          judged: run,
+        }),
         effects: [{ kind: "endTree", why: "stop_now" }],
       };
     // The agent and the checks are over; no timer runs while reviewing.

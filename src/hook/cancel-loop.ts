@@ -36,7 +36,17 @@ function cancelLocked(projectDir: string, clock: HookClock): CancelOutcome {
   const record = runId ? openHookRun(projectDir, runId, clock) : null;
   const wasActive = read.kind === "corrupt" || read.loop.active;
   if (!wasActive && (!record || hasEnded(record))) return { kind: "already_inactive", runId, recorded: false };
-  const ended = endHookLoop(files.loop, record, { reason: "STOPPED", detail: wasActive ? DETAIL : "active: false in the state file" }, clock);
+  const ended = endHookLoop(
+    files.loop,
+    record,
+    { reason: "STOPPED", detail: wasActive ? DETAIL : "active: false in the state file" },
+    clock,
+  );
   if (!wasActive) return { kind: "already_inactive", runId, recorded: ended !== null };
-  return { kind: "cancelled", runId, iteration: read.kind === "ok" ? read.loop.iteration : null, recorded: ended !== null };
+  return {
+    kind: "cancelled",
+    runId,
+    iteration: read.kind === "ok" ? read.loop.iteration : null,
+    recorded: ended !== null,
+  };
 }

@@ -14,9 +14,19 @@ export interface StopVerdict extends CompletionJudgement {
  * Same rules as `ralph run` (judgeCompletion). Unlike `ralph run`, failing checks are reported to the next
  * prompt whenever they ran, since in a session the model cannot see their output any other way.
  */
-export async function evaluateStop(loop: HookLoop, lastMessage: string | null, context: { projectDir: string; env: NodeJS.ProcessEnv }): Promise<StopVerdict> {
+export async function evaluateStop(
+  loop: HookLoop,
+  lastMessage: string | null,
+  context: { projectDir: string; env: NodeJS.ProcessEnv },
+): Promise<StopVerdict> {
   const judgement = await judgeCompletion(
-    { promiseText: loop.completionPromise, finalMessage: lastMessage, prompt: loop.prompt, criteria: loop.completionCriteria, mayCheck: true },
+    {
+      promiseText: loop.completionPromise,
+      finalMessage: lastMessage,
+      prompt: loop.prompt,
+      criteria: loop.completionCriteria,
+      mayCheck: true,
+    },
     { cwd: context.projectDir, env: agentEnvironment(context.env, {}) },
   );
   return { ...judgement, failingChecks: judgement.done ? "" : failingContext(judgement.verdicts) };

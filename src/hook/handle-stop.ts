@@ -32,7 +32,8 @@ import { readBudgets } from "../spend/budget-config.js";
 import { SpendBook } from "../spend/spend-book.js";
 
 /** What the hook tells Claude Code. */
-export type StopDecision = { kind: "allow"; message: string | null } | { kind: "block"; reason: string; systemMessage: string };
+export type StopDecision =
+  { kind: "allow"; message: string | null } | { kind: "block"; reason: string; systemMessage: string };
 
 /** What handleStop needs from the outside world. */
 export interface HandleDeps extends HookClock {
@@ -53,14 +54,17 @@ export async function handleStop(input: StopHookInput, deps: HandleDeps): Promis
   // it is, ralph's copy says (the session may have edited session_id in the file; the guard refuses that).
   const copy = trustedLoopCopy(files.loop);
   const peek = readHookLoop(existsSync(copy) ? copy : files.loop);
-  if (peek.kind === "ok" && peek.loop.active && peek.loop.sessionId !== "" && peek.loop.sessionId !== input.sessionId) return allow();
+  if (peek.kind === "ok" && peek.loop.active && peek.loop.sessionId !== "" && peek.loop.sessionId !== input.sessionId)
+    return allow();
   const locked = await withLoopLock(files.lock, deps, deps.lockWaitMs ?? 10_000, async () => {
     // An edit made to the loop file during the session only tightens it; a loosening is refused, in one line.
     const refused = guardLoopFile(files.loop);
     return withNote(await decide(input, deps, files), refused);
   });
   if (locked.ok) return locked.value;
-  return allow(`ralph: another process (pid ${locked.holder?.pid ?? "?"}) holds ${files.lock}; this stop was let through`);
+  return allow(
+    `ralph: another process (pid ${locked.holder?.pid ?? "?"}) holds ${files.lock}; this stop was let through`,
+  );
 }
 
 /** The decision with `note` (a line for the person) shown too. */
@@ -76,7 +80,12 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
   if (read.kind === "corrupt") {
     const record = read.runId ? openHookRun(deps.projectDir, read.runId, deps) : null;
     if (record && hasEnded(record)) return allow(); // reported and recorded at an earlier stop
-    const ended = endHookLoop(files.loop, record, { reason: "FAILED", detail: `corrupt state file: ${read.message}` }, deps);
+    const ended = endHookLoop(
+      files.loop,
+      record,
+      { reason: "FAILED", detail: `corrupt state file: ${read.message}` },
+      deps,
+    );
     const recorded = ended ? `the loop ended (FAILED, run ${ended.runId})` : "no run could be recorded";
     return allow(`ralph: ${read.message}; ${recorded}. Fix or delete the file to start a new loop.`);
   }
@@ -87,7 +96,12 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
   if (!loop.active) {
     const record = loop.runId ? openHookRun(deps.projectDir, loop.runId, deps) : null;
     if (!record || hasEnded(record)) return allow(); // nothing left to record: leave the file alone
-    const ended = endHookLoop(files.loop, record, { reason: "STOPPED", detail: "active: false in the state file" }, deps);
+    const ended = endHookLoop(
+      files.loop,
+      record,
+      { reason: "STOPPED", detail: "active: false in the state file" },
+      deps,
+    );
     return allow(ended && ours ? endMessage("STOPPED", ended.runId, ended.iterations, "active: false") : null);
   }
   if (!ours) return allow();
@@ -100,11 +114,17 @@ async function decide(input: StopHookInput, deps: HandleDeps, files: HookFiles):
     patchHookLoop(files.loop, { active: false });
     return allow(`ralph: run ${record.status.run_id} has already ended; the in-session loop is now inactive`);
   }
-  const stopped = stopEnding(readSentinels(record.paths), { stop: "STOP file (ralph stop)", now: "STOP file (ralph stop --now)" });
+  const stopped = stopEnding(readSentinels(record.paths), {
+    stop: "STOP file (ralph stop)",
+    now: "STOP file (ralph stop --now)",
+  });
   if (stopped) return end(files, record, deps, stopped);
   // Only `ralph run` starts a reviewer: here a review criterion could never pass, and every block would be wasted.
   if (loop.completionCriteria.some((criterion) => criterion.type === "review")) {
-    return end(files, record, deps, { reason: "FAILED", detail: `a type: review criterion is in ${basename(files.loop)}, but only ralph run starts a reviewer; remove it there, or use ralph run` });
+    return end(files, record, deps, {
+      reason: "FAILED",
+      detail: `a type: review criterion is in ${basename(files.loop)}, but only ralph run starts a reviewer; remove it there, or use ralph run`,
+    });
   }
   // Only a message written after the previous decision (the last status write) belongs to this iteration.
   const since = created ? null : new Date(record.status.updated_at);
@@ -136,18 +156,32 @@ async function evaluateAndContinue(
   // The transcript may lag behind the stop: it is waited for (bounded) for the message when the input
   // lacks one, and for this turn's API call when it has one, so that the call counts in the tokens.
   if (lastMessage === null) {
-    lastMessage = input.transcriptPath ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry) : null;
+    lastMessage = input.transcriptPath
+      ? await readLastAssistantMessage(input.transcriptPath, since, deps.transcriptRetry)
+      : null;
     source = lastMessage === null ? "none" : "transcript";
-  } else if (input.transcriptPath && existsSync(input.transcriptPath)) await waitForTranscript(input.transcriptPath, since, deps.transcriptRetry);
+  } else if (input.transcriptPath && existsSync(input.transcriptPath))
+    await waitForTranscript(input.transcriptPath, since, deps.transcriptRetry);
   const verdict = await evaluateStop(loop, lastMessage, { projectDir: deps.projectDir, env: deps.env });
   closeQuestion(record, iteration);
   const cap = blockCap(deps.env);
   const blocks = blocksThisTurn(record.paths.dir, input.stopHookActive);
-  const maxReached = limitEnding({ maxIterations: loop.maxIterations, maxRuntimeMs: null, maxCostUsd: null }, { iterations: iteration, elapsedMs: 0, costUsd: 0 });
+  const maxReached = limitEnding(
+    { maxIterations: loop.maxIterations, maxRuntimeMs: null, maxCostUsd: null },
+    { iterations: iteration, elapsedMs: 0, costUsd: 0 },
+  );
   const asked = !verdict.done && !maxReached ? findAsk(lastMessage ?? "", loop.prompt) : null;
   const question = asked?.found ? asked.question : null;
   const pause = !verdict.done && !maxReached && question === null && cap !== null && blocks >= cap;
-  const result = verdict.done ? "done" : maxReached ? "max_iterations" : question !== null ? "asked" : pause ? "paused" : "continue";
+  const result = verdict.done
+    ? "done"
+    : maxReached
+      ? "max_iterations"
+      : question !== null
+        ? "asked"
+        : pause
+          ? "paused"
+          : "continue";
   const book = hookSpend(deps, record);
   const usage = loopUsage(input, record, book, iteration, deps.now());
   record.apply(verdictEntries(iteration, verdict.verdicts));
@@ -161,11 +195,25 @@ async function evaluateAndContinue(
       messageSource: source,
       stopHookActive: input.stopHookActive,
       blocksThisTurn: blocks,
-      ...(usage ? { usage: { tokens: usage.iterationTokens, costUsd: usage.iterationCost, costTotalUsd: usage.spend.cost_usd, costSource: usage.costSource } } : {}),
+      ...(usage
+        ? {
+            usage: {
+              tokens: usage.iterationTokens,
+              costUsd: usage.iterationCost,
+              costTotalUsd: usage.spend.cost_usd,
+              costSource: usage.costSource,
+            },
+          }
+        : {}),
     },
   });
   record.apply(entries);
-  record.update({ calls: usage?.spend.calls ?? iteration, session_id: sessionId, last_action: `iteration ${iteration} ended (${result})`, ...(usage ? { tokens: usage.spend.tokens, cost_usd: usage.spend.cost_usd } : {}) });
+  record.update({
+    calls: usage?.spend.calls ?? iteration,
+    session_id: sessionId,
+    last_action: `iteration ${iteration} ended (${result})`,
+    ...(usage ? { tokens: usage.spend.tokens, cost_usd: usage.spend.cost_usd } : {}),
+  });
   if (verdict.done) {
     record.log("LOOP_COMPLETE: all criteria met.");
     const found = loop.completionPromise !== null ? `<promise>${loop.completionPromise}</promise> found` : "";
@@ -181,22 +229,43 @@ async function evaluateAndContinue(
   const late = guardLoopFile(files.loop);
   if (late !== null) record.log(late);
   const fresh = readHookLoop(files.loop);
-  if (fresh.kind !== "ok") return end(files, record, deps, { reason: "FAILED", detail: fresh.kind === "corrupt" ? `corrupt state file: ${fresh.message}` : "state file removed during the iteration" });
-  if (!fresh.loop.active) return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
+  if (fresh.kind !== "ok")
+    return end(files, record, deps, {
+      reason: "FAILED",
+      detail:
+        fresh.kind === "corrupt" ? `corrupt state file: ${fresh.message}` : "state file removed during the iteration",
+    });
+  if (!fresh.loop.active)
+    return end(files, record, deps, { reason: "STOPPED", detail: "active: false in the state file" });
   const next = iteration + 1;
   patchHookLoop(files.loop, { iteration: next });
-  const waits = question !== null ? `waiting for your answer before iteration ${next}` : pause ? `paused before iteration ${next}: Claude Code's block cap` : null;
-  record.update({ iteration: next, max_iterations: fresh.loop.maxIterations, state: "running", last_action: waits ?? `iteration ${next} started`, question });
+  const waits =
+    question !== null
+      ? `waiting for your answer before iteration ${next}`
+      : pause
+        ? `paused before iteration ${next}: Claude Code's block cap`
+        : null;
+  record.update({
+    iteration: next,
+    max_iterations: fresh.loop.maxIterations,
+    state: "running",
+    last_action: waits ?? `iteration ${next} started`,
+    question,
+  });
   record.event({ type: "iteration_started", iteration: next, task: null });
   if (question !== null) {
     recordBlocks(record.paths.dir, 0);
     record.event({ type: "needs_human", iteration, question });
-    record.log(`the agent asks: ${JSON.stringify(question)}; the session stops for the answer, and the loop goes on at iteration ${next} with your reply`);
+    record.log(
+      `the agent asks: ${JSON.stringify(question)}; the session stops for the answer, and the loop goes on at iteration ${next} with your reply`,
+    );
     return allow(askMessage(question, next, fresh.loop.maxIterations, record.status.run_id));
   }
   if (pause && cap !== null) {
     recordBlocks(record.paths.dir, 0);
-    record.log(`paused before iteration ${next}: Claude Code ends a turn after ${cap} consecutive Stop-hook blocks; the next user message resumes the loop`);
+    record.log(
+      `paused before iteration ${next}: Claude Code ends a turn after ${cap} consecutive Stop-hook blocks; the next user message resumes the loop`,
+    );
     return allow(pauseMessage(next, fresh.loop.maxIterations, record.status.run_id, cap));
   }
   recordBlocks(record.paths.dir, blocks + 1);
@@ -209,7 +278,13 @@ async function evaluateAndContinue(
     cap,
     blocksAfter: blocks + 1,
   });
-  const reason = buildPrompt({ prompt: Buffer.from(fresh.loop.prompt), task: null, failingChecks: verdict.failingChecks }).toString("utf8").replace(/\n+$/, "");
+  const reason = buildPrompt({
+    prompt: Buffer.from(fresh.loop.prompt),
+    task: null,
+    failingChecks: verdict.failingChecks,
+  })
+    .toString("utf8")
+    .replace(/\n+$/, "");
   return { kind: "block", reason, systemMessage };
 }
 
@@ -262,11 +337,24 @@ function loopUsage(input: StopHookInput, record: RunRecord, book: SpendBook, ite
     cacheWrite: Math.max(0, usage.tokens.cacheWrite - before.tokens.cache_write),
   };
   const stated = usage.costUsd === null ? undefined : Math.max(0, usage.costUsd - (before.cost_usd ?? 0));
-  const call = book.record({ role: "hook", iteration, agent: "claude", model: usage.model, costUsd: stated, tokens, durationMs: null, at: now });
+  const call = book.record({
+    role: "hook",
+    iteration,
+    agent: "claude",
+    model: usage.model,
+    costUsd: stated,
+    tokens,
+    durationMs: null,
+    at: now,
+  });
   const after = book.totalsOf(runId, now.getTime());
   const t = after.tokens;
   return {
-    spend: { tokens: { input: t.input, output: t.output, cacheRead: t.cache_read, cacheWrite: t.cache_write }, cost_usd: after.cost_usd ?? 0, calls: after.calls },
+    spend: {
+      tokens: { input: t.input, output: t.output, cacheRead: t.cache_read, cacheWrite: t.cache_write },
+      cost_usd: after.cost_usd ?? 0,
+      calls: after.calls,
+    },
     iterationTokens: tokens,
     iterationCost: call?.cost_usd ?? null,
     costSource: call?.cost_source ?? "unknown",
@@ -285,6 +373,11 @@ export function recordHookFailure(projectDir: string, message: string, clock: Ho
   const runId = read.kind === "ok" ? read.loop.runId : read.kind === "corrupt" ? read.runId : null;
   if (read.kind === "missing") return null;
   const record = runId ? openHookRun(projectDir, runId, clock) : null;
-  const ended = endHookLoop(files.loop, record, { reason: "FAILED", detail: `internal error in the Stop hook: ${message}` }, clock);
+  const ended = endHookLoop(
+    files.loop,
+    record,
+    { reason: "FAILED", detail: `internal error in the Stop hook: ${message}` },
+    clock,
+  );
   return ended ? ended.runId : null;
 }

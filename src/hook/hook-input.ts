@@ -24,9 +24,11 @@ export function parseStopHookInput(text: string): { ok: true; input: StopHookInp
   } catch (error) {
     return { ok: false, message: `the hook input is not JSON (${(error as Error).message})` };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: "the hook input is not a JSON object" };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, message: "the hook input is not a JSON object" };
   const fields = value as Record<string, unknown>;
-  const stringField = (name: string): string | null => (typeof fields[name] === "string" && fields[name] !== "" ? (fields[name] as string) : null);
+  const stringField = (name: string): string | null =>
+    typeof fields[name] === "string" && fields[name] !== "" ? (fields[name] as string) : null;
   // A session id of blanks is no session id: the loop file keeps ids trimmed, and an empty one means unbound.
   const sessionId = stringField("session_id")?.trim() || null;
   return {

@@ -20,9 +20,7 @@ export interface HookLoop extends PlanRules {
 
 /** What is on disk. */
 export type HookLoopRead =
-  | { kind: "missing" }
-  | { kind: "corrupt"; message: string; runId: string | null }
-  | { kind: "ok"; loop: HookLoop };
+  { kind: "missing" } | { kind: "corrupt"; message: string; runId: string | null } | { kind: "ok"; loop: HookLoop };
 
 /** Fields the hook and `ralph hook cancel` change; everything else in the file is left as the user wrote it. */
 export interface HookLoopPatch {
@@ -41,7 +39,11 @@ export function readHookLoop(file: string): HookLoopRead {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    return { kind: "corrupt", message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`, runId: null };
+    return {
+      kind: "corrupt",
+      message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      runId: null,
+    };
   }
   return parseHookLoop(file, text);
 }
@@ -51,10 +53,16 @@ export function parseHookLoop(file: string, text: string): HookLoopRead {
   const parsed = parseFrontMatter(text);
   if (!parsed.ok) return { kind: "corrupt", message: `${file} ${parsed.message}`, runId: scrapeRunId(text) };
   const result = loopFromFields(file, parsed.doc.fields, parsed.doc.body);
-  return result.ok ? { kind: "ok", loop: result.loop } : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
+  return result.ok
+    ? { kind: "ok", loop: result.loop }
+    : { kind: "corrupt", message: result.message, runId: scrapeRunId(text) };
 }
 
-function loopFromFields(file: string, fields: Record<string, unknown>, prompt: string): { ok: true; loop: HookLoop } | { ok: false; message: string } {
+function loopFromFields(
+  file: string,
+  fields: Record<string, unknown>,
+  prompt: string,
+): { ok: true; loop: HookLoop } | { ok: false; message: string } {
   const fail = (field: string, expected: string) => ({
     ok: false as const,
     message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field]) ?? "nothing"}`,
@@ -69,7 +77,18 @@ function loopFromFields(file: string, fields: Record<string, unknown>, prompt: s
   if (startedAt !== null && typeof startedAt !== "string") return fail("started_at", "a time");
   const runId = fields.run_id ?? null;
   if (runId !== null && (typeof runId !== "string" || !RUN_ID.test(runId))) return fail("run_id", "a run id");
-  return { ok: true, loop: { active: fields.active === true, iteration, sessionId: sessionId.trim(), ...rules.rules, startedAt, runId, prompt } };
+  return {
+    ok: true,
+    loop: {
+      active: fields.active === true,
+      iteration,
+      sessionId: sessionId.trim(),
+      ...rules.rules,
+      startedAt,
+      runId,
+      prompt,
+    },
+  };
 }
 
 function scrapeRunId(text: string): string | null {
@@ -130,7 +149,9 @@ function patchText(text: string, patch: HookLoopPatch): string | null {
     if (value === undefined) continue;
     const line = `${key}: ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
     const existing = new RegExp(`^${key}:.*$`, "m");
-    yaml = existing.test(yaml) ? yaml.replace(existing, line) : `${yaml}${yaml === "" || yaml.endsWith("\n") ? "" : "\n"}${line}\n`;
+    yaml = existing.test(yaml)
+      ? yaml.replace(existing, line)
+      : `${yaml}${yaml === "" || yaml.endsWith("\n") ? "" : "\n"}${line}\n`;
   }
   const result = text.slice(0, start) + yaml + text.slice(end);
   // A value the line edit could not replace cleanly (e.g. a multi-line YAML value) falls back to re-rendering.

@@ -22,9 +22,14 @@ export function blockMessage(details: {
 }): string {
   const parts = [`ralph iteration ${ofMax(details.next, details.max)}`, `run ${details.runId}`];
   if (details.checksFailed) parts.push("completion checks failed: their output is in the prompt");
-  if (details.promise !== null) parts.push(`done when <promise>${details.promise}</promise> is true${details.checksFailed ? " and the checks pass" : ""}`);
+  if (details.promise !== null)
+    parts.push(
+      `done when <promise>${details.promise}</promise> is true${details.checksFailed ? " and the checks pass" : ""}`,
+    );
   if (details.cap !== null && details.blocksAfter >= details.cap && (details.max === 0 || details.next < details.max)) {
-    parts.push(`Claude Code ends a turn after ${details.cap} consecutive Stop-hook blocks: the loop pauses after this iteration until you send a message`);
+    parts.push(
+      `Claude Code ends a turn after ${details.cap} consecutive Stop-hook blocks: the loop pauses after this iteration until you send a message`,
+    );
   }
   parts.push(CANCEL_HINT);
   parts.push(BLOCK_LABEL_NOTE);
@@ -36,7 +41,7 @@ export function pauseMessage(next: number, max: number, runId: string, cap: numb
   return [
     `ralph: paused before iteration ${ofMax(next, max)} (run ${runId})`,
     `Claude Code ends a turn after ${cap} consecutive Stop-hook blocks`,
-    "send any message (e.g. \"continue\") to go on",
+    'send any message (e.g. "continue") to go on',
     "set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to change the cap",
     CANCEL_HINT,
   ].join(" · ");
@@ -67,20 +72,35 @@ export function endMessage(reason: ExitReason, runId: string, iteration: number,
 }
 
 /** What `ralph hook start` prints; inside /ralph-loop the model reads it as the start of its task. */
-export function startSummary(details: { runId: string; state: HookLoop; hookLine: string; cap: number | null; hookNewInSession: boolean }): string[] {
+export function startSummary(details: {
+  runId: string;
+  state: HookLoop;
+  hookLine: string;
+  cap: number | null;
+  hookNewInSession: boolean;
+}): string[] {
   const { state, cap } = details;
-  const lines = [`ralph: in-session loop started · run ${details.runId} · max ${state.maxIterations || "unlimited"} iterations`, details.hookLine];
+  const lines = [
+    `ralph: in-session loop started · run ${details.runId} · max ${state.maxIterations || "unlimited"} iterations`,
+    details.hookLine,
+  ];
   if (details.hookNewInSession) {
     // Measured with 2.1.197 (-p): hooks are read when a session starts; one added later does not run in it.
-    lines.push("WARNING: the Stop hook was only now installed, and Claude Code reads hooks when a session starts: restart this session (claude --continue) for the loop to run.");
+    lines.push(
+      "WARNING: the Stop hook was only now installed, and Claude Code reads hooks when a session starts: restart this session (claude --continue) for the loop to run.",
+    );
   }
   const checks = state.completionCriteria.map((criterion) => `\`${criterion.check}\``).join(", ");
   if (state.completionPromise !== null) {
-    lines.push(`Done when your final message holds <promise>${state.completionPromise}</promise> and it is completely true${checks ? `, and these checks pass: ${checks}` : ""}.`);
+    lines.push(
+      `Done when your final message holds <promise>${state.completionPromise}</promise> and it is completely true${checks ? `, and these checks pass: ${checks}` : ""}.`,
+    );
   } else if (checks) lines.push(`Done when these checks pass: ${checks}.`);
   else lines.push("No completion promise or check: the loop runs until max_iterations.");
   if (cap !== null && (state.maxIterations === 0 || state.maxIterations > cap + 1)) {
-    lines.push(`Claude Code ends a turn after ${cap} consecutive Stop-hook blocks: every ${cap + 1} iterations the loop pauses until you send a message.`);
+    lines.push(
+      `Claude Code ends a turn after ${cap} consecutive Stop-hook blocks: every ${cap + 1} iterations the loop pauses until you send a message.`,
+    );
   }
   lines.push(`Cancel with: ${CANCEL_HINT.replace(" to stop", "")}`, "", state.prompt.trimEnd());
   return lines;

@@ -60,10 +60,21 @@ export function createHookRun(projectDir: string, runId: string, loop: HookLoop,
     tasks: null,
     prompt: Buffer.from(loop.prompt),
   });
-  record.event({ type: "run_started", agent: "claude", mode: "hook", max_iterations: loop.maxIterations, cwd: projectDir, session_id: record.status.session_id });
+  record.event({
+    type: "run_started",
+    agent: "claude",
+    mode: "hook",
+    max_iterations: loop.maxIterations,
+    cwd: projectDir,
+    session_id: record.status.session_id,
+  });
   record.event({ type: "iteration_started", iteration: loop.iteration, task: null });
   record.log(`in-session loop started (Claude Code Stop hook), max ${loop.maxIterations || "unlimited"} iterations`);
-  record.progress([["started_at", record.status.started_at], ["mode", "hook"], ["max_iterations", loop.maxIterations]]);
+  record.progress([
+    ["started_at", record.status.started_at],
+    ["mode", "hook"],
+    ["max_iterations", loop.maxIterations],
+  ]);
   return record;
 }
 
@@ -86,7 +97,12 @@ export function hasEnded(record: RunRecord): boolean {
  * Ends a loop: `active: false` in the state file (kept, so its history is not lost), then finishRun, which
  * writes the completion marker. A run that has already ended is not ended twice.
  */
-export function endHookLoop(loopFile: string, record: RunRecord | null, ending: Ending, clock: HookClock): RunResult | null {
+export function endHookLoop(
+  loopFile: string,
+  record: RunRecord | null,
+  ending: Ending,
+  clock: HookClock,
+): RunResult | null {
   try {
     patchHookLoop(loopFile, { active: false });
   } catch {

@@ -39,15 +39,22 @@ function readSettings(file: string): { ok: true; settings: Json; mode: number } 
     text = readFileSync(file, "utf8");
     mode = statSync(file).mode & 0o777;
   } catch (error) {
-    return { ok: false, message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); it was left unchanged` };
+    return {
+      ok: false,
+      message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); it was left unchanged`,
+    };
   }
   let parsed: unknown;
   try {
     parsed = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    return { ok: false, message: `${file} is not valid JSON (${(error as Error).message}); fix it by hand, ralph does not overwrite it` };
+    return {
+      ok: false,
+      message: `${file} is not valid JSON (${(error as Error).message}); fix it by hand, ralph does not overwrite it`,
+    };
   }
-  if (!isObject(parsed)) return { ok: false, message: `${file} does not hold a JSON object; fix it by hand, ralph does not overwrite it` };
+  if (!isObject(parsed))
+    return { ok: false, message: `${file} does not hold a JSON object; fix it by hand, ralph does not overwrite it` };
   return { ok: true, settings: parsed, mode };
 }
 
@@ -57,7 +64,11 @@ function withoutRalph(stop: unknown[]): unknown[] {
     .map((group: unknown) => {
       if (!isObject(group) || !Array.isArray(group.hooks)) return group;
       const remaining = group.hooks.filter((hook: unknown) => !(isObject(hook) && isRalphHandleCommand(hook.command)));
-      return remaining.length === group.hooks.length ? group : remaining.length === 0 ? null : { ...group, hooks: remaining };
+      return remaining.length === group.hooks.length
+        ? group
+        : remaining.length === 0
+          ? null
+          : { ...group, hooks: remaining };
     })
     .filter((group) => group !== null);
 }
@@ -68,13 +79,18 @@ export function installStopHook(file: string, command: string): InstallResult {
   if (!read.ok) return read;
   const { settings, mode } = read;
   const hooks = settings.hooks ?? {};
-  if (!isObject(hooks)) return { ok: false, message: `${file}: "hooks" is not an object; fix it by hand, ralph does not overwrite it` };
+  if (!isObject(hooks))
+    return { ok: false, message: `${file}: "hooks" is not an object; fix it by hand, ralph does not overwrite it` };
   const stop = hooks.Stop ?? [];
-  if (!Array.isArray(stop)) return { ok: false, message: `${file}: "hooks.Stop" is not a list; fix it by hand, ralph does not overwrite it` };
+  if (!Array.isArray(stop))
+    return { ok: false, message: `${file}: "hooks.Stop" is not a list; fix it by hand, ralph does not overwrite it` };
 
-  const ours = stop.flatMap((group: unknown) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : [])).filter((hook) => isObject(hook) && isRalphHandleCommand(hook.command));
+  const ours = stop
+    .flatMap((group: unknown) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
+    .filter((hook) => isObject(hook) && isRalphHandleCommand(hook.command));
   const wanted = ourEntry(command);
-  if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted)) return { ok: true, changed: false, file };
+  if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted))
+    return { ok: true, changed: false, file };
 
   // Other copies of ralph's handler (an old path, a duplicate) are replaced; every other hook stays where it is.
   const updated: Json = { ...settings, hooks: { ...hooks, Stop: [...withoutRalph(stop), { hooks: [wanted] }] } };
@@ -97,7 +113,8 @@ export function removeStopHook(file: string): { ok: true; changed: boolean } | {
   const hooks = settings.hooks;
   if (!isObject(hooks) || !Array.isArray(hooks.Stop)) return { ok: true, changed: false };
   const stop = withoutRalph(hooks.Stop);
-  if (stop.length === hooks.Stop.length && JSON.stringify(stop) === JSON.stringify(hooks.Stop)) return { ok: true, changed: false };
+  if (stop.length === hooks.Stop.length && JSON.stringify(stop) === JSON.stringify(hooks.Stop))
+    return { ok: true, changed: false };
   const { Stop: _stop, ...otherHooks } = hooks;
   const nextHooks: Json = stop.length > 0 ? { ...otherHooks, Stop: stop } : otherHooks;
   const { hooks: _hooks, ...rest } = settings;

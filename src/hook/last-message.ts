@@ -23,7 +23,11 @@ export interface TranscriptMessage {
  * The text of the last assistant message newer than `since`. The transcript may lag behind the stop
  * by a few milliseconds, so an older (or no) last message is retried before giving up with null.
  */
-export async function readLastAssistantMessage(transcriptPath: string, since: Date | null, retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY): Promise<string | null> {
+export async function readLastAssistantMessage(
+  transcriptPath: string,
+  since: Date | null,
+  retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY,
+): Promise<string | null> {
   const found = await readUntilFresh(transcriptPath, since, retry, (tail) => {
     const message = lastAssistantMessage(tail);
     return message === null ? undefined : { value: message.text, at: message.timestamp };
@@ -35,7 +39,11 @@ export async function readLastAssistantMessage(transcriptPath: string, since: Da
  * Waits (bounded) until the transcript holds an assistant entry, of any content, newer than `since`: the
  * API call of the turn that has just stopped, whose usage is then summed.
  */
-export async function waitForTranscript(transcriptPath: string, since: Date | null, retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY): Promise<void> {
+export async function waitForTranscript(
+  transcriptPath: string,
+  since: Date | null,
+  retry: TranscriptRetry = DEFAULT_TRANSCRIPT_RETRY,
+): Promise<void> {
   await readUntilFresh(transcriptPath, since, retry, (tail) => {
     const at = lastAssistantTime(tail);
     return at === undefined ? undefined : { value: true, at };
@@ -46,10 +54,16 @@ export async function waitForTranscript(transcriptPath: string, since: Date | nu
  * Reads the transcript's tail until `pick` finds something written at or after `since` (an entry without a
  * time counts as fresh), up to `retry.attempts` reads; its value, or undefined.
  */
-async function readUntilFresh<T>(transcriptPath: string, since: Date | null, retry: TranscriptRetry, pick: (tail: string) => { value: T; at: Date | null } | undefined): Promise<T | undefined> {
+async function readUntilFresh<T>(
+  transcriptPath: string,
+  since: Date | null,
+  retry: TranscriptRetry,
+  pick: (tail: string) => { value: T; at: Date | null } | undefined,
+): Promise<T | undefined> {
   for (let attempt = 0; ; attempt++) {
     const found = pick(readTail(transcriptPath));
-    if (found !== undefined && (since === null || found.at === null || found.at.getTime() >= since.getTime())) return found.value;
+    if (found !== undefined && (since === null || found.at === null || found.at.getTime() >= since.getTime()))
+      return found.value;
     if (attempt + 1 >= retry.attempts) return undefined;
     await new Promise((resolve) => setTimeout(resolve, retry.delayMs));
   }
@@ -127,7 +141,9 @@ function parseLine(line: string): Record<string, unknown> | null {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 function textBlocks(content: unknown): string[] {

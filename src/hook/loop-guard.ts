@@ -13,7 +13,10 @@ import { parseHookLoop, renderHookLoop, type HookLoop } from "./hook-loop-file.j
 import { trustedLoopCopy, trustLoopFile } from "./loop-trust.js";
 
 /** The parts of `proposed` that only tighten `trusted`; the rest is kept from `trusted`, and named. */
-export function tightenLoop(trusted: HookLoop, proposed: HookLoop): { loop: HookLoop; ignored: string[]; applied: string[] } {
+export function tightenLoop(
+  trusted: HookLoop,
+  proposed: HookLoop,
+): { loop: HookLoop; ignored: string[]; applied: string[] } {
   const { rules: loop, applied, ignored } = tightenRules(trusted, proposed);
   const had = trusted.completionCriteria.map((criterion) => JSON.stringify(criterion));
   const has = proposed.completionCriteria.map((criterion) => JSON.stringify(criterion));
@@ -25,7 +28,12 @@ export function tightenLoop(trusted: HookLoop, proposed: HookLoop): { loop: Hook
   }
   if (proposed.completionPromise !== trusted.completionPromise) ignored.push("completion_promise");
   if (proposed.iteration !== trusted.iteration) ignored.push("iteration");
-  if (proposed.sessionId !== trusted.sessionId || proposed.runId !== trusted.runId || proposed.startedAt !== trusted.startedAt) ignored.push("session_id/run_id/started_at");
+  if (
+    proposed.sessionId !== trusted.sessionId ||
+    proposed.runId !== trusted.runId ||
+    proposed.startedAt !== trusted.startedAt
+  )
+    ignored.push("session_id/run_id/started_at");
   if (proposed.prompt !== trusted.prompt) ignored.push("prompt");
   return { loop, ignored, applied };
 }

@@ -11,7 +11,12 @@ import type { HookClock } from "./hook-run.js";
 export type LockedResult<T> = { ok: true; value: T } | { ok: false; holder: LockHolder | null };
 
 /** Runs `fn` holding the lock at `file`, waiting up to `waitMs` for another holder; a dead holder's lock is taken over. */
-export async function withLoopLock<T>(file: string, clock: HookClock, waitMs: number, fn: () => Promise<T>): Promise<LockedResult<T>> {
+export async function withLoopLock<T>(
+  file: string,
+  clock: HookClock,
+  waitMs: number,
+  fn: () => Promise<T>,
+): Promise<LockedResult<T>> {
   mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
   const holder: LockHolder = {
     pid: clock.pid,

@@ -29,4 +29,3 @@ export function trustLoopFile(loopFile: string, text: string | Buffer, env: Node
     // No copy: the next stop takes the file as it finds it, as before the guard.
   }
 }
-

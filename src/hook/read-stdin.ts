@@ -36,7 +36,10 @@ export function readStdin(timeoutMs: number): Promise<string> {
       clearTimeout(timer);
       outcome();
     };
-    const timer = setTimeout(() => settle(() => reject(new StdinTimeout(`no end of input on stdin within ${timeoutMs / 1000} s`))), timeoutMs);
+    const timer = setTimeout(
+      () => settle(() => reject(new StdinTimeout(`no end of input on stdin within ${timeoutMs / 1000} s`))),
+      timeoutMs,
+    );
     const buffer = Buffer.allocUnsafe(CHUNK);
     const next = () =>
       read(0, buffer, 0, CHUNK, null, (error, bytes) => {

@@ -89,7 +89,9 @@ export function writeSlashCommands(dir: string, cli: string): CommandFile[] {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   // Keep the delimiter of an earlier install, so installing twice changes nothing.
   const loopFile = join(dir, "ralph-loop.md");
-  const earlier = existsSync(loopFile) ? /<<'(RALPH_ARGS_[0-9a-f]{16})'/.exec(readFileSync(loopFile, "utf8"))?.[1] : undefined;
+  const earlier = existsSync(loopFile)
+    ? /<<'(RALPH_ARGS_[0-9a-f]{16})'/.exec(readFileSync(loopFile, "utf8"))?.[1]
+    : undefined;
   return Object.entries(slashCommandFiles(cli, earlier)).map(([name, text]) => {
     const file = join(dir, name);
     const same = existsSync(file) && readFileSync(file, "utf8") === text;

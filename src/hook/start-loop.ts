@@ -17,14 +17,16 @@ export interface HookStartRequest {
 }
 
 /** The started loop, or why none was started (nothing was written then). */
-export type StartOutcome = { ok: true; runId: string; loop: HookLoop; loopFile: string } | { ok: false; message: string };
+export type StartOutcome =
+  { ok: true; runId: string; loop: HookLoop; loopFile: string } | { ok: false; message: string };
 
 /** Why a new loop cannot start in `projectDir` now, or null when it can. */
 export function activeLoopProblem(projectDir: string, clock: HookClock): string | null {
   const files = hookFiles(projectDir);
   const read = readHookLoop(files.loop);
   if (read.kind === "missing") return null;
-  if (read.kind === "corrupt") return `${read.message}; delete it (its run directory keeps the history) to start a new loop`;
+  if (read.kind === "corrupt")
+    return `${read.message}; delete it (its run directory keeps the history) to start a new loop`;
   if (!read.loop.active) return null;
   const record = read.loop.runId ? openHookRun(projectDir, read.loop.runId, clock) : null;
   if (record && hasEnded(record)) return null;
@@ -33,7 +35,11 @@ export function activeLoopProblem(projectDir: string, clock: HookClock): string 
 }
 
 /** Starts a loop: `.claude/ralph-loop.local.md` (iteration 1) and `.ralph/runs/<id>/` in mode "hook". */
-export async function startHookLoop(projectDir: string, request: HookStartRequest, clock: HookClock): Promise<StartOutcome> {
+export async function startHookLoop(
+  projectDir: string,
+  request: HookStartRequest,
+  clock: HookClock,
+): Promise<StartOutcome> {
   const files = hookFiles(projectDir);
   const locked = await withLoopLock(files.lock, clock, 10_000, async (): Promise<StartOutcome> => {
     const problem = activeLoopProblem(projectDir, clock);
@@ -56,5 +62,7 @@ export async function startHookLoop(projectDir: string, request: HookStartReques
     createHookRun(projectDir, runId, loop, clock);
     return { ok: true, runId, loop: loop, loopFile: files.loop };
   });
-  return locked.ok ? locked.value : { ok: false, message: `the loop file is busy (pid ${locked.holder?.pid ?? "?"} holds ${files.lock}); try again` };
+  return locked.ok
+    ? locked.value
+    : { ok: false, message: `the loop file is busy (pid ${locked.holder?.pid ?? "?"} holds ${files.lock}); try again` };
 }

@@ -26,7 +26,10 @@ export function readTranscriptUsage(transcriptPath: string, since: Date | null):
   } catch {
     return null;
   }
-  const calls = new Map<string, { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number | null }>();
+  const calls = new Map<
+    string,
+    { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number | null }
+  >();
   let model: string | null = null;
   for (const line of text.split("\n")) {
     if (!line.includes('"assistant"')) continue;
@@ -49,7 +52,8 @@ export function readTranscriptUsage(transcriptPath: string, since: Date | null):
       cacheWrite: num(usage.cache_creation_input_tokens),
       cost: typeof entry.costUSD === "number" ? entry.costUSD : null,
     });
-    if (typeof message.model === "string" && message.model !== "" && message.model !== "<synthetic>") model = message.model;
+    if (typeof message.model === "string" && message.model !== "" && message.model !== "<synthetic>")
+      model = message.model;
   }
   const total: TranscriptUsage = { tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: null, model };
   for (const call of calls.values()) {

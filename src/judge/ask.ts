@@ -9,7 +9,11 @@ import { normaliseNewlines, tagJudge, type ClaimVerdict } from "./claim.js";
 /** Whether a final message asks a question, and which. */
 export type AskVerdict =
   | { found: true; question: string }
-  | { found: false; reason: Exclude<ClaimVerdict["reason"], "found" | "bare_phrase"> | "not_at_end" | "empty"; detail: string };
+  | {
+      found: false;
+      reason: Exclude<ClaimVerdict["reason"], "found" | "bare_phrase"> | "not_at_end" | "empty";
+      detail: string;
+    };
 
 const TAG = /<ask>((?:(?!<ask>)[\s\S])*?)<\/ask>/g;
 /** Longer questions are cut here (with an ellipsis): they go into events, status.json and the next prompt. */
@@ -26,8 +30,12 @@ export function findAsk(finalMessage: string, prompt?: string): AskVerdict {
     const reason = verdict.reason === "found" || verdict.reason === "bare_phrase" ? "absent" : verdict.reason;
     return { found: false, reason, detail: (verdict.detail ?? "").replace("the tag", "the <ask> tag") };
   }
-  if (message.slice(end).trim() !== "") return { found: false, reason: "not_at_end", detail: "the message goes on after the <ask> tag" };
+  if (message.slice(end).trim() !== "")
+    return { found: false, reason: "not_at_end", detail: "the message goes on after the <ask> tag" };
   const question = (last[1] ?? "").trim();
   if (question === "") return { found: false, reason: "empty", detail: "the <ask> tag is empty" };
-  return { found: true, question: question.length > MAX_QUESTION_CHARS ? `${question.slice(0, MAX_QUESTION_CHARS)}…` : question };
+  return {
+    found: true,
+    question: question.length > MAX_QUESTION_CHARS ? `${question.slice(0, MAX_QUESTION_CHARS)}…` : question,
+  };
 }

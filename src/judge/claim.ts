@@ -78,7 +78,8 @@ function judgeTag(
   isEcho: (start: number, end: number) => boolean,
   code: Uint8Array,
 ): ClaimVerdict {
-  if (isEcho(start, end)) return { found: false, reason: "echoed_prompt", detail: "the tag is part of the prompt echoed back" };
+  if (isEcho(start, end))
+    return { found: false, reason: "echoed_prompt", detail: "the tag is part of the prompt echoed back" };
   if (code[start] === 1) return { found: false, reason: "code", detail: "the tag is inside Markdown code" };
   const lineStart = message.lastIndexOf("\n", start - 1) + 1;
   const newline = message.indexOf("\n", end);
@@ -227,7 +228,8 @@ function closesSingleQuote(after: string): boolean {
 
 const NEGATION = /\b(?:not|never|cannot|unable|refuse|refrain|premature(?:ly)?|yet to)\b|n't\b/;
 const NOT_DONE = /\bnot (?:yet|done|finished|complete|completed|ready)\b/;
-const NEGATION_AFTER = /\b(?:not yet|prematur\w*|would be (?:false|untrue|a lie|dishonest|wrong))\b|^[^\p{L}]*(?:(?:is|are|was|would|will|should)\s*)?(?:not|n't)\b/u;
+const NEGATION_AFTER =
+  /\b(?:not yet|prematur\w*|would be (?:false|untrue|a lie|dishonest|wrong))\b|^[^\p{L}]*(?:(?:is|are|was|would|will|should)\s*)?(?:not|n't)\b/u;
 const FUTURE = /\b(?:will|shall|going to|gonna|about to|plan to|intend to|would|should|must|need to|have to)\b|'ll\b/;
 const CONDITION = /\b(?:if|unless|once(?! (?:again|more))|until|till|as soon as|whenever|when|after|before)\b/;
 const LEADING_CONDITION = /^[^\p{L}]*(?:if|unless|until|as soon as)\b/u;
@@ -244,7 +246,11 @@ function negationOf(beforeOnLine: string, afterOnLine: string): string | null {
   }
   const future = FUTURE.test(clause);
   const condition = CONDITION.test(clause);
-  if (LEADING_CONDITION.test(clause) || CONDITION_AFTER.test(next) || (future && (condition || !PERFORMATIVE.test(clause)))) {
+  if (
+    LEADING_CONDITION.test(clause) ||
+    CONDITION_AFTER.test(next) ||
+    (future && (condition || !PERFORMATIVE.test(clause)))
+  ) {
     return "the tag is a statement of intent or a condition, not a claim that the work is done";
   }
   return null;

@@ -91,7 +91,11 @@ async function checkOne(criterion: Criterion, given: CriteriaContext): Promise<O
       return checkTasksDone(check, context);
     case "review":
       // A reviewer is an agent: `ralph run` runs it once the other criteria pass (src/engine/reviewing.ts).
-      return { passed: false, detail: "not run: a review runs only in ralph run, after the other criteria pass", outputTail: "" };
+      return {
+        passed: false,
+        detail: "not run: a review runs only in ralph run, after the other criteria pass",
+        outputTail: "",
+      };
     default:
       return checkCommand(check, context);
   }
@@ -116,27 +120,51 @@ async function checkNoFiles(pattern: string, context: CriteriaContext): Promise<
 
 function checkTasksDone(check: string, context: CriteriaContext): Outcome {
   const file = check.trim() !== "" ? check.trim() : context.tasksFile;
-  if (file === undefined) return { passed: false, detail: "no task list: name the file in the check or use --tasks", outputTail: "" };
+  if (file === undefined)
+    return { passed: false, detail: "no task list: name the file in the check or use --tasks", outputTail: "" };
   const result = loadTasks(resolve(context.cwd, file));
   if (!result.ok) return { passed: false, detail: `${file} ${result.message}`, outputTail: "" };
   const left = result.tasks.filter((task) => !task.done).length;
   const next = firstIncomplete(result.tasks);
-  if (next === null) return { passed: true, detail: `all ${result.tasks.length} tasks in ${file} are done`, outputTail: "" };
-  return { passed: false, detail: `${left} of ${result.tasks.length} tasks in ${file} left; next: ${describeTask(next)}`, outputTail: "" };
+  if (next === null)
+    return { passed: true, detail: `all ${result.tasks.length} tasks in ${file} are done`, outputTail: "" };
+  return {
+    passed: false,
+    detail: `${left} of ${result.tasks.length} tasks in ${file} left; next: ${describeTask(next)}`,
+    outputTail: "",
+  };
 }
 
 async function checkCommand(command: string, context: CriteriaContext): Promise<Outcome> {
   if (command.trim() === "") return { passed: false, detail: "no command given", outputTail: "" };
-  if (!existsSync(context.cwd)) return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
+  if (!existsSync(context.cwd))
+    return { passed: false, detail: `could not start: ${context.cwd} does not exist`, outputTail: "", exitCode: null };
   const timeoutMs = context.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const run = await runCheckCommand(command, { cwd: context.cwd, env: context.env, signal: context.signal, outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES, spawn: context.spawn }, timeoutMs);
+  const run = await runCheckCommand(
+    command,
+    {
+      cwd: context.cwd,
+      env: context.env,
+      signal: context.signal,
+      outputCapBytes: context.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
+      spawn: context.spawn,
+    },
+    timeoutMs,
+  );
   const outputTail = run.output;
-  if (run.error !== undefined) return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
+  if (run.error !== undefined)
+    return { passed: false, detail: `could not start: ${run.error}`, outputTail, exitCode: null };
   if (run.timedOut) {
     const detail = `timed out after ${formatDuration(timeoutMs)}; its process group was killed`;
     return { passed: false, detail, outputTail, exitCode: run.exitCode, timedOut: true };
   }
-  if (run.aborted) return { passed: false, detail: "stopped before it finished: the run was stopped", outputTail, exitCode: run.exitCode };
+  if (run.aborted)
+    return {
+      passed: false,
+      detail: "stopped before it finished: the run was stopped",
+      outputTail,
+      exitCode: run.exitCode,
+    };
   const detail = run.exitCode !== null ? `exit ${run.exitCode}` : `killed by ${run.signal ?? "a signal"}`;
   return { passed: run.exitCode === 0, detail, outputTail, exitCode: run.exitCode };
 }

@@ -32,7 +32,8 @@ export interface CompletionJudgement {
 
 /** With a promise, criteria are checked only once it is claimed; without one, after every iteration. */
 export function weighClaim(input: ClaimInput): WeighedClaim {
-  const claim = input.promiseText !== null ? findClaim(input.finalMessage ?? "", input.promiseText, input.prompt) : null;
+  const claim =
+    input.promiseText !== null ? findClaim(input.finalMessage ?? "", input.promiseText, input.prompt) : null;
   const check = input.mayCheck && input.criteria.length > 0 && (claim === null || claim.found);
   return { claim, toCheck: check ? [...input.criteria] : [] };
 }
@@ -41,8 +42,13 @@ export function weighClaim(input: ClaimInput): WeighedClaim {
  * Done with a promise: it is claimed and every criterion passes. Without one: criteria exist, ran, and
  * all pass (never vacuously, e.g. in a dry run).
  */
-export function isComplete(input: ClaimInput, claim: ClaimVerdict | null, verdicts: readonly CriterionVerdict[]): boolean {
-  const criteriaPass = input.criteria.length === 0 || (verdicts.length > 0 && verdicts.every((verdict) => verdict.passed));
+export function isComplete(
+  input: ClaimInput,
+  claim: ClaimVerdict | null,
+  verdicts: readonly CriterionVerdict[],
+): boolean {
+  const criteriaPass =
+    input.criteria.length === 0 || (verdicts.length > 0 && verdicts.every((verdict) => verdict.passed));
   if (!input.mayCheck) return false;
   return claim !== null ? claim.found && criteriaPass : input.criteria.length > 0 && criteriaPass;
 }

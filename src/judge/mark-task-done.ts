@@ -11,7 +11,9 @@ export function markTaskDone(file: string, id: string): { ok: true; task: Task }
   const result = rewriteTaskFile(file, (text) => {
     const marked = markTaskInText(text, file, id);
     if (!marked.ok) return marked;
-    const task = (parseTasks(text, file) as { ok: true; tasks: Task[] }).tasks.find((candidate) => candidate.id === id) as Task;
+    const task = (parseTasks(text, file) as { ok: true; tasks: Task[] }).tasks.find(
+      (candidate) => candidate.id === id,
+    ) as Task;
     return { ok: true, text: marked.text, value: { ...task, done: true } };
   });
   return result.ok ? { ok: true, task: result.value } : result;

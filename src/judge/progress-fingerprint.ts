@@ -6,7 +6,8 @@ import { mayBeInRepository } from "../worktree/may-be-in-repository.js";
 import { gitSession, type RawGitResult } from "../worktree/run-git.js";
 
 /** The project's progress at one moment; two equal fingerprints mean no progress in between. */
-export type Fingerprint = { ok: true; head: string; tree: string; tasks: string | null } | { ok: false; message: string };
+export type Fingerprint =
+  { ok: true; head: string; tree: string; tasks: string | null } | { ok: false; message: string };
 
 // The whole repository, minus ralph's own run files wherever a .ralph directory is.
 const PATHSPEC = ["--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
@@ -18,9 +19,15 @@ const HEAD_WHEN_NO_COMMIT = "none";
  * Takes the fingerprint of the git work tree containing `cwd`; `tasksFile` is relative to `cwd`. Aborting
  * `signal` ends the git command under way (the fingerprint is then not ok).
  */
-export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasksFile?: string, signal?: AbortSignal): Promise<Fingerprint> {
+export async function takeFingerprint(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  tasksFile?: string,
+  signal?: AbortSignal,
+): Promise<Fingerprint> {
   // Outside any repository, say so without starting git: two git processes an iteration were most of the loop's cost.
-  if (!mayBeInRepository(cwd, env)) return { ok: false, message: `${cwd} is not in a git repository (stall detection needs git)` };
+  if (!mayBeInRepository(cwd, env))
+    return { ok: false, message: `${cwd} is not in a git repository (stall detection needs git)` };
   const session = await gitSession(cwd, { env, signal, noOptionalLocks: true });
   const git = (args: string[]): Promise<RawGitResult> => session(args);
   const gitInto = (args: string[], hash: Hash): Promise<RawGitResult> => session(args, (chunk) => hash.update(chunk));
@@ -35,7 +42,10 @@ export async function takeFingerprint(cwd: string, env: NodeJS.ProcessEnv, tasks
   // Staged and unstaged changes, so an edit to an already modified file is seen too.
   for (const args of [["diff", "--cached"], ["diff"]]) {
     tree.update(`\0${args.join(" ")}\0`);
-    const diff = await gitInto([...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC], tree);
+    const diff = await gitInto(
+      [...args, "--binary", "--no-ext-diff", "--no-textconv", "--no-color", ...PATHSPEC],
+      tree,
+    );
     if (!diff.ok) return { ok: false, message: `git ${args.join(" ")} failed in ${cwd}: ${diff.stderr || diff.code}` };
   }
   for (const digest of await hashUntracked(root, untrackedPaths(status.stdout))) tree.update(`\0${digest}`);
@@ -68,7 +78,8 @@ function unavailable(cwd: string, result: { code: number | string | null; stderr
   if (result.code === "ENOENT") {
     return existsSync(cwd) ? "git is not installed (stall detection needs git)" : `${cwd} does not exist`;
   }
-  if (/not a git repository/i.test(result.stderr)) return `${cwd} is not in a git repository (stall detection needs git)`;
+  if (/not a git repository/i.test(result.stderr))
+    return `${cwd} is not in a git repository (stall detection needs git)`;
   const reason = result.stderr.split("\n")[0] || `exit ${String(result.code)}`;
   return `git cannot read ${cwd}: ${reason} (stall detection needs git)`;
 }
@@ -93,7 +104,9 @@ async function hashUntracked(root: string, paths: string[]): Promise<string[]> {
   const batch = 16;
   for (let i = 0; i < paths.length; i += batch) {
     const slice = paths.slice(i, i + batch);
-    digests.push(...(await Promise.all(slice.map(async (path) => `${path}\0${await describeEntry(join(root, path))}`))));
+    digests.push(
+      ...(await Promise.all(slice.map(async (path) => `${path}\0${await describeEntry(join(root, path))}`))),
+    );
   }
   return digests;
 }

@@ -15,7 +15,13 @@ export function reopenTasks(file: string, ids: readonly string[]): ReopenResult 
     const wanted = new Set(ids);
     const reopened = parsed.tasks.filter((task) => task.done && wanted.has(task.id)).map((task) => task.id);
     if (reopened.length === 0) return { ok: true, text: null, value: reopened };
-    const updated = parsed.format === "prd" ? reopenStories(text, new Set(reopened)) : reopenLines(text, parsed.tasks.filter((task) => reopened.includes(task.id)).map((task) => task.line ?? 0));
+    const updated =
+      parsed.format === "prd"
+        ? reopenStories(text, new Set(reopened))
+        : reopenLines(
+            text,
+            parsed.tasks.filter((task) => reopened.includes(task.id)).map((task) => task.line ?? 0),
+          );
     if (updated === null) return { ok: false, message: "could not be changed in place" };
     return { ok: true, text: updated, value: reopened };
   });
@@ -26,9 +32,12 @@ function reopenStories(text: string, ids: Set<string>): string | null {
   const flags = locateStoryFlags(text);
   if (!flags) return null;
   // From the end, so earlier offsets stay valid.
-  const ranges = flags.filter((flag) => ids.has(flag.id) && flag.passes).map((flag) => flag.passes as { start: number; end: number });
+  const ranges = flags
+    .filter((flag) => ids.has(flag.id) && flag.passes)
+    .map((flag) => flag.passes as { start: number; end: number });
   let result = text;
-  for (const range of ranges.sort((a, b) => b.start - a.start)) result = `${result.slice(0, range.start)}false${result.slice(range.end)}`;
+  for (const range of ranges.sort((a, b) => b.start - a.start))
+    result = `${result.slice(0, range.start)}false${result.slice(range.end)}`;
   return result;
 }
 

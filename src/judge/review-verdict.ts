@@ -5,8 +5,7 @@ import { normaliseNewlines, tagJudge } from "./claim.js";
 
 /** What a reviewer's message says. `none`: no verdict that counts (the reason says why). */
 export type ReviewVerdict =
-  | { verdict: "approve" | "changes"; findings: string }
-  | { verdict: "none"; reason: string; findings: string };
+  { verdict: "approve" | "changes"; findings: string } | { verdict: "none"; reason: string; findings: string };
 
 const TAG = /<verdict>\s*([^<]*?)\s*<\/verdict>/g;
 /** The most of a reviewer's findings kept for the next prompt and the event. */
@@ -17,15 +16,31 @@ export function judgeReview(message: string, prompt: string): ReviewVerdict {
   const text = normaliseNewlines(message);
   const tags = [...text.matchAll(TAG)];
   const last = tags.at(-1);
-  if (last === undefined) return { verdict: "none", reason: "the reviewer's answer has no <verdict> tag", findings: findingsOf(text) };
+  if (last === undefined)
+    return { verdict: "none", reason: "the reviewer's answer has no <verdict> tag", findings: findingsOf(text) };
   const start = last.index;
   const end = start + last[0].length;
   const findings = findingsOf(text.slice(0, start));
-  if (text.slice(end).trim() !== "") return { verdict: "none", reason: "the last <verdict> tag is not at the end of the reviewer's answer", findings: findingsOf(text) };
+  if (text.slice(end).trim() !== "")
+    return {
+      verdict: "none",
+      reason: "the last <verdict> tag is not at the end of the reviewer's answer",
+      findings: findingsOf(text),
+    };
   const word = (last[1] ?? "").toLowerCase();
-  if (word !== "approve" && word !== "changes") return { verdict: "none", reason: `the verdict ${JSON.stringify(last[1])} is neither approve nor changes`, findings };
+  if (word !== "approve" && word !== "changes")
+    return {
+      verdict: "none",
+      reason: `the verdict ${JSON.stringify(last[1])} is neither approve nor changes`,
+      findings,
+    };
   const judged = tagJudge(text, prompt)(start, end);
-  if (!judged.found) return { verdict: "none", reason: `the closing <verdict> tag does not count: ${judged.detail ?? judged.reason}`, findings };
+  if (!judged.found)
+    return {
+      verdict: "none",
+      reason: `the closing <verdict> tag does not count: ${judged.detail ?? judged.reason}`,
+      findings,
+    };
   return { verdict: word, findings };
 }
 

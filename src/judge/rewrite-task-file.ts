@@ -8,7 +8,10 @@ import { readRegular } from "../store/regular-file.js";
 export type TextChange<T> = { ok: true; text: string | null; value: T } | { ok: false; message: string };
 
 /** Applies `change` to the text of `file` and replaces the file with the result; or returns why it could not. */
-export function rewriteTaskFile<T>(file: string, change: (text: string) => TextChange<T>): { ok: true; value: T } | { ok: false; message: string } {
+export function rewriteTaskFile<T>(
+  file: string,
+  change: (text: string) => TextChange<T>,
+): { ok: true; value: T } | { ok: false; message: string } {
   let real: string;
   let text: string;
   try {

@@ -45,7 +45,8 @@ export async function runCheckCommand(command: string, context: ShellContext, ti
     onStdout: (chunk) => tail.push(chunk),
     onStderr: (chunk) => tail.push(chunk),
   });
-  if (!outcome.started) return { exitCode: null, signal: null, output: "", timedOut: false, aborted: false, error: outcome.message };
+  if (!outcome.started)
+    return { exitCode: null, signal: null, output: "", timedOut: false, aborted: false, error: outcome.message };
   const exit = outcome.ended === "exited" ? outcome.exit : null;
   return {
     exitCode: exit?.code ?? null,

@@ -97,7 +97,9 @@ class Reader {
       this.stringToken();
       return;
     }
-    const literal = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.text.slice(this.at, this.at + 64));
+    const literal = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      this.text.slice(this.at, this.at + 64),
+    );
     if (!literal) throw new Error(`unexpected ${char ?? "end"} at ${this.at}`);
     this.at += literal[0].length;
   }

@@ -4,7 +4,11 @@ import { parseTasks } from "./tasks.js";
 import { locateStoryFlags } from "./story-flags.js";
 
 /** The text with task `id` marked done, or why it could not be. */
-export function markTaskInText(text: string, file: string, id: string): { ok: true; text: string } | { ok: false; message: string } {
+export function markTaskInText(
+  text: string,
+  file: string,
+  id: string,
+): { ok: true; text: string } | { ok: false; message: string } {
   const parsed = parseTasks(text, file);
   if (!parsed.ok) return { ok: false, message: parsed.message };
   const task = parsed.tasks.find((candidate) => candidate.id === id);
@@ -18,7 +22,8 @@ export function markTaskInText(text: string, file: string, id: string): { ok: tr
   }
   const story = locateStoryFlags(text)?.find((candidate) => candidate.id === id);
   if (!story) return { ok: false, message: `has no task ${id} any more` };
-  if (story.passes) return { ok: true, text: `${text.slice(0, story.passes.start)}true${text.slice(story.passes.end)}` };
+  if (story.passes)
+    return { ok: true, text: `${text.slice(0, story.passes.start)}true${text.slice(story.passes.end)}` };
   // No `passes` yet: added just before the story's closing brace.
   const before = text.slice(0, story.close).trimEnd();
   const comma = before.endsWith("{") ? "" : ",";

@@ -24,7 +24,8 @@ export interface Task {
 export type TaskFormat = "prd" | "checklist";
 
 /** A parsed task list, or what is wrong with the file (never "no work" for a broken file). */
-export type TaskListResult = { ok: true; format: TaskFormat; tasks: Task[] } | { ok: false; file: string; message: string };
+export type TaskListResult =
+  { ok: true; format: TaskFormat; tasks: Task[] } | { ok: false; file: string; message: string };
 
 /** Reads and parses a task file (path absolute or relative to the process's cwd). */
 export function loadTasks(file: string): TaskListResult {
@@ -33,7 +34,8 @@ export function loadTasks(file: string): TaskListResult {
     // A project file (links allowed), but never a FIFO or device, which would block or never end.
     text = readRegular(realpathSync(file)).toString("utf8");
   } catch (error) {
-    if (error instanceof RunFileError) return { ok: false, file, message: error.message.slice(error.message.lastIndexOf(": ") + 2) };
+    if (error instanceof RunFileError)
+      return { ok: false, file, message: error.message.slice(error.message.lastIndexOf(": ") + 2) };
     return { ok: false, file, message: describeReadError(error) };
   }
   return parseTasks(text, file);
@@ -118,10 +120,25 @@ function parsePrd(text: string, file: string): TaskListResult {
 function storyText(story: Record<string, unknown>): Pick<Task, "description" | "acceptance" | "notes"> {
   const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
   const listed = story["acceptanceCriteria"];
-  const acceptance = Array.isArray(listed) ? listed.map((entry) => (typeof entry === "string" ? entry.trim() : JSON.stringify(entry))).filter((entry) => entry !== "") : text(listed) ? [text(listed) as string] : [];
-  const notes = Array.isArray(story["notes"]) ? story["notes"].filter((entry) => typeof entry === "string").join("\n").trim() || undefined : text(story["notes"]);
+  const acceptance = Array.isArray(listed)
+    ? listed
+        .map((entry) => (typeof entry === "string" ? entry.trim() : JSON.stringify(entry)))
+        .filter((entry) => entry !== "")
+    : text(listed)
+      ? [text(listed) as string]
+      : [];
+  const notes = Array.isArray(story["notes"])
+    ? story["notes"]
+        .filter((entry) => typeof entry === "string")
+        .join("\n")
+        .trim() || undefined
+    : text(story["notes"]);
   const description = text(story["description"]);
-  return { ...(description ? { description } : {}), ...(acceptance.length > 0 ? { acceptance } : {}), ...(notes ? { notes } : {}) };
+  return {
+    ...(description ? { description } : {}),
+    ...(acceptance.length > 0 ? { acceptance } : {}),
+    ...(notes ? { notes } : {}),
+  };
 }
 
 const ITEM = /^\s*(?:[-*+]|\d{1,9}[.)])\s+\[([ xX])\](?:\s+(.*))?$/;
@@ -160,9 +177,16 @@ function parseChecklist(text: string, file: string): TaskListResult {
     items += 1;
     if (excludedLevel !== null) continue;
     const notes = indentedBelow(lines, index);
-    tasks.push({ id: String(index + 1), title: (item[2] ?? "").trim(), done: item[1] !== " ", line: index + 1, ...(notes ? { notes } : {}) });
+    tasks.push({
+      id: String(index + 1),
+      title: (item[2] ?? "").trim(),
+      done: item[1] !== " ",
+      line: index + 1,
+      ...(notes ? { notes } : {}),
+    });
   }
-  if (items === 0) return { ok: false, file, message: "has no checklist items (lines like `- [ ] task` or `- [x] done`)" };
+  if (items === 0)
+    return { ok: false, file, message: "has no checklist items (lines like `- [ ] task` or `- [x] done`)" };
   return { ok: true, format: "checklist", tasks };
 }
 

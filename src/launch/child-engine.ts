@@ -40,7 +40,12 @@ export interface ChildHost {
 const SILENT = { event: () => undefined, log: () => undefined };
 
 /** Starts child `start.childId` of `parentId` as an engine in this process; it never throws into the parent. */
-export function startChildEngine(projectDir: string, parentId: string, start: ChildStart, shared: ChildHost): ChildHandle {
+export function startChildEngine(
+  projectDir: string,
+  parentId: string,
+  start: ChildStart,
+  shared: ChildHost,
+): ChildHandle {
   const signals = childSignals();
   const exited = runChild(projectDir, parentId, start, shared, signals).catch((error: unknown): ChildExit => {
     const said = shared.words.failure(error);
@@ -58,23 +63,55 @@ function givenLimits(start: ChildStart): { maxCostUsd?: number; maxRuntimeMs?: n
   };
 }
 
-async function runChild(projectDir: string, parentId: string, start: ChildStart, shared: ChildHost, signals: ChildSignals): Promise<ChildExit> {
+async function runChild(
+  projectDir: string,
+  parentId: string,
+  start: ChildStart,
+  shared: ChildHost,
+  signals: ChildSignals,
+): Promise<ChildExit> {
   await Promise.resolve(); // the fan-out holds the handle before anything of the child happens
   const { settings, plan } = childRun(projectDir, parentId, start.taskId, start.childId, givenLimits(start));
   const input = { projectDir, runId: start.childId, settings, plan, previous: null, projectLock: false };
   const { supervision, host } = shared;
-  const holder: LockHolder = { pid: host.pid, pid_start: host.pidStart, hostname: host.hostname, run_id: start.childId, acquired_at: new Date().toISOString() };
+  const holder: LockHolder = {
+    pid: host.pid,
+    pid_start: host.pidStart,
+    hostname: host.hostname,
+    run_id: start.childId,
+    acquired_at: new Date().toISOString(),
+  };
   const notes = supervisionNotes(supervision, `, shared with the parent run ${parentId}'s process`);
-  const opened = await openRun(input, { holder, supervision: supervision.mode, notes, warn: () => undefined, sandboxProbe: shared.sandboxProbe });
+  const opened = await openRun(input, {
+    holder,
+    supervision: supervision.mode,
+    notes,
+    warn: () => undefined,
+    sandboxProbe: shared.sandboxProbe,
+  });
   const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
   shared.onForcedExit.add(forced);
   shared.guardian.markOnDeath(opened.paths.progress);
   const { sandbox } = opened;
   // Every agent of the child carries the parent's marker too (the child's own is set by the engine).
-  const marked = (options: SpawnAgentOptions): SpawnAgentOptions => ({ ...options, env: { ...options.env, [shared.marker.key]: shared.marker.value } });
+  const marked = (options: SpawnAgentOptions): SpawnAgentOptions => ({
+    ...options,
+    env: { ...options.env, [shared.marker.key]: shared.marker.value },
+  });
   try {
     const result = await runEngine(
-      { projectDir, runId: start.childId, settings, plan, previous: null, notes, workDir: opened.place.dir, worktree: opened.worktree, commit: commitPolicy(settings) === "iteration", parent: settings.parent },
+      {
+        projectDir,
+        runId: start.childId,
+        settings,
+        plan,
+        previous: null,
+        notes,
+        workDir: opened.place.dir,
+        worktree: opened.worktree,
+        commit: commitPolicy(settings) === "iteration",
+        parent: settings.parent,
+      },
       realIo({
         env: shared.env,
         signals: signals.source,
@@ -86,7 +123,9 @@ async function runChild(projectDir: string, parentId: string, start: ChildStart,
       }),
     );
     // As a child process would have ended: dead of the signal passed on, else with the run's exit code.
-    return result.reason === "INTERRUPTED" && result.signal ? { code: null, signal: result.signal, stderr: "" } : { code: result.exitCode, signal: null, stderr: "" };
+    return result.reason === "INTERRUPTED" && result.signal
+      ? { code: null, signal: result.signal, stderr: "" }
+      : { code: result.exitCode, signal: null, stderr: "" };
   } finally {
     shared.onForcedExit.delete(forced);
     shared.guardian.unmark(opened.paths.progress);

@@ -5,7 +5,14 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readSentinels, requestStop } from "../control/control-files.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
-import { childRuntimeSeconds, type ChildExit, type ChildHandle, type ChildLimits, type ChildStart, type FanOutIo } from "../parallel/fan-out-io.js";
+import {
+  childRuntimeSeconds,
+  type ChildExit,
+  type ChildHandle,
+  type ChildLimits,
+  type ChildStart,
+  type FanOutIo,
+} from "../parallel/fan-out-io.js";
 import { runPaths } from "../store/run-paths.js";
 import { readStatusFile } from "../store/status-file.js";
 import { readEventFile } from "../store/read-events.js";
@@ -13,7 +20,16 @@ import { checkCriteria } from "../judge/criteria.js";
 import type { IntegrationPlace } from "./integration-place.js";
 import { resolvePromptFile } from "./resolve-prompt-file.js";
 import { startChildEngine, type ChildHost } from "./child-engine.js";
-import { commitStaged, hasConflictMarkers, headOf, resetTo, stageAllBut, startMerge, unmergedPaths, writeAndStage } from "../worktree/integration-git.js";
+import {
+  commitStaged,
+  hasConflictMarkers,
+  headOf,
+  resetTo,
+  stageAllBut,
+  startMerge,
+  unmergedPaths,
+  writeAndStage,
+} from "../worktree/integration-git.js";
 import { RALPH_MAIN } from "../process/ralph-entry.js";
 import { SpendBook } from "../spend/spend-book.js";
 
@@ -22,14 +38,25 @@ const STDERR_KEPT = 4096;
 /** Starts child run `start.childId` of `parentId` as `ralph child-run PARENT NAME --task ... --watch-parent`. */
 function startChildRun(projectDir: string, parentId: string, start: ChildStart, env: NodeJS.ProcessEnv): ChildHandle {
   // `--flag=value`: a task id may start with "-", and must never be read as an option.
-  const args = [RALPH_MAIN, "child-run", parentId, start.childId, `--task=${start.taskId}`, "--watch-parent", ...limitArgs(start)];
+  const args = [
+    RALPH_MAIN,
+    "child-run",
+    parentId,
+    start.childId,
+    `--task=${start.taskId}`,
+    "--watch-parent",
+    ...limitArgs(start),
+  ];
   return spawnRun(projectDir, args, env);
 }
 
 /** A child's or resolve run's share of the parent's limits as `--max-cost` and `--max-runtime` (whole seconds). */
 export function limitArgs(limits: ChildLimits): string[] {
   const seconds = childRuntimeSeconds(limits);
-  return [...(limits.maxCostUsd !== null ? [`--max-cost=${limits.maxCostUsd}`] : []), ...(seconds !== null ? [`--max-runtime=${seconds}s`] : [])];
+  return [
+    ...(limits.maxCostUsd !== null ? [`--max-cost=${limits.maxCostUsd}`] : []),
+    ...(seconds !== null ? [`--max-runtime=${seconds}s`] : []),
+  ];
 }
 
 /** Spawns `node args...` as a run whose stdin is a pipe from this process. */
@@ -61,14 +88,27 @@ export function childProcesses(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The fan-out's outside world, with what only the CLI knows passed in; `engines` when children run in this process. */
-export function realFanOutIo(projectDir: string, parentId: string, place: IntegrationPlace, given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">, engines: ChildHost | null): FanOutIo {
+export function realFanOutIo(
+  projectDir: string,
+  parentId: string,
+  place: IntegrationPlace,
+  given: Pick<FanOutIo, "env" | "signals" | "host" | "listener">,
+  engines: ChildHost | null,
+): FanOutIo {
   const { top } = place;
   return {
     ...given,
-    startChild: (start) => (engines ? startChildEngine(projectDir, parentId, start, engines) : startChildRun(projectDir, parentId, start, given.env)),
+    startChild: (start) =>
+      engines
+        ? startChildEngine(projectDir, parentId, start, engines)
+        : startChildRun(projectDir, parentId, start, given.env),
     startResolve(resolveId, prompt, limits) {
       writeFileAtomic(resolvePromptFile(projectDir, parentId, resolveId), prompt);
-      return spawnRun(projectDir, [RALPH_MAIN, "child-run", parentId, resolveId, "--resolve", "--watch-parent", ...limitArgs(limits)], given.env);
+      return spawnRun(
+        projectDir,
+        [RALPH_MAIN, "child-run", parentId, resolveId, "--resolve", "--watch-parent", ...limitArgs(limits)],
+        given.env,
+      );
     },
     merge: {
       head: () => headOf(top),
@@ -80,9 +120,16 @@ export function realFanOutIo(projectDir: string, parentId: string, place: Integr
       commit: (message) => commitStaged(top, message),
       resetTo: (commit) => resetTo(top, commit),
       async runChecks() {
-        const verdicts = await checkCriteria(place.checks, { cwd: place.cwd, env: given.env, timeoutMs: place.checkTimeoutMs, stopAtFirstFailure: true });
+        const verdicts = await checkCriteria(place.checks, {
+          cwd: place.cwd,
+          env: given.env,
+          timeoutMs: place.checkTimeoutMs,
+          stopAtFirstFailure: true,
+        });
         const failing = verdicts.find((verdict) => !verdict.passed);
-        return failing ? { passed: false, output: `${failing.check}: ${failing.detail}\n${failing.outputTail.slice(-4000)}` } : { passed: true, output: "" };
+        return failing
+          ? { passed: false, output: `${failing.check}: ${failing.detail}\n${failing.outputTail.slice(-4000)}` }
+          : { passed: true, output: "" };
       },
     },
     readEvents: (paths) => readEventFile(paths.events),

@@ -12,8 +12,15 @@ import { fileDigest, ledgerDir, readLedgerEntry } from "../control/run-ledger.js
  * The child of run `parentId` working on task `task`: the parent's settings.json and state.md, with the
  * limits the parent gave it (`given`), always in a worktree, never fanning out itself.
  */
-export function childRun(projectDir: string, parentId: string, task: string | null, name: string | null, given: Partial<RunSettings>): { settings: RunSettings; plan: Plan } {
-  if (!task || !name) throw refused("--parent is set by a --parallel run on its children, together with --task and --name");
+export function childRun(
+  projectDir: string,
+  parentId: string,
+  task: string | null,
+  name: string | null,
+  given: Partial<RunSettings>,
+): { settings: RunSettings; plan: Plan } {
+  if (!task || !name)
+    throw refused("--parent is set by a --parallel run on its children, together with --task and --name");
   const { parent, plan } = parentRun(projectDir, parentId);
   const settings: RunSettings = {
     ...parent,
@@ -36,7 +43,12 @@ export function childRun(projectDir: string, parentId: string, task: string | nu
  * prompt the parent wrote for it, no task list, no checks of its own (the parent checks) and no commits,
  * bounded as a child is by the limits the parent gave it (`given`: what is left of its own).
  */
-export function resolveRun(projectDir: string, parentId: string, name: string | null, given: Partial<RunSettings> = {}): { settings: RunSettings; plan: Plan } {
+export function resolveRun(
+  projectDir: string,
+  parentId: string,
+  name: string | null,
+  given: Partial<RunSettings> = {},
+): { settings: RunSettings; plan: Plan } {
   if (!name) throw refused("--resolve is set by a --parallel run, together with --parent and --name");
   const { parent } = parentRun(projectDir, parentId);
   let prompt: Buffer;
@@ -45,8 +57,26 @@ export function resolveRun(projectDir: string, parentId: string, name: string | 
   } catch {
     throw refused(`--resolve: run ${parentId} wrote no prompt for ${name}`);
   }
-  const settings: RunSettings = { ...parent, ...given, name, parent: parentId, resolve: true, task: null, tasks: null, checks: [], worktree: false, commit: "off", parallel: null, json: false, live: false, maxIterations: 1 };
-  return { settings, plan: { active: true, maxIterations: 1, completionPromise: null, completionCriteria: [], tasks: null, prompt } };
+  const settings: RunSettings = {
+    ...parent,
+    ...given,
+    name,
+    parent: parentId,
+    resolve: true,
+    task: null,
+    tasks: null,
+    checks: [],
+    worktree: false,
+    commit: "off",
+    parallel: null,
+    json: false,
+    live: false,
+    maxIterations: 1,
+  };
+  return {
+    settings,
+    plan: { active: true, maxIterations: 1, completionPromise: null, completionCriteria: [], tasks: null, prompt },
+  };
 }
 
 /** The parent run's settings.json and state.md. */
@@ -61,7 +91,9 @@ function parentRun(projectDir: string, parentId: string): { parent: RunSettings;
   // A child's agent can reach the parent's run directory: its settings count only as the parent's runner wrote them.
   const entry = readLedgerEntry(paths.dir);
   if (entry === null || (entry.settings_sha256 !== null && entry.settings_sha256 !== fileDigest(paths.settings))) {
-    throw refused(`--parent ${parentId}: ${paths.settings} is not what ralph wrote (it differs from the record in ${ledgerDir()}); no child is started from it`);
+    throw refused(
+      `--parent ${parentId}: ${paths.settings} is not what ralph wrote (it differs from the record in ${ledgerDir()}); no child is started from it`,
+    );
   }
   const saved = parseSavedSettings(text, paths.settings);
   if (!saved.ok) throw refused(saved.message);

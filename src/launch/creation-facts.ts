@@ -27,10 +27,16 @@ export async function creationFacts(
     const parent = readLedgerEntry(runPaths(input.projectDir, input.settings.parent).dir);
     if (parent?.pins) return { remotes: parent.remotes ?? {}, pins: parent.pins };
   }
-  const reviews = reviewsOf(input.plan.completionCriteria).flatMap((criterion) => (criterion.review?.command ? [criterion.review.command] : []));
+  const reviews = reviewsOf(input.plan.completionCriteria).flatMap((criterion) =>
+    criterion.review?.command ? [criterion.review.command] : [],
+  );
   const notify: PinTable = {};
   for (const target of input.settings.notifyTargets) {
-    if (target.kind === "command") Object.assign(notify, pinTable([leadingWords(target.command)], commandDir(input.projectDir, target), input.projectDir));
+    if (target.kind === "command")
+      Object.assign(
+        notify,
+        pinTable([leadingWords(target.command)], commandDir(input.projectDir, target), input.projectDir),
+      );
   }
   const review = pinTable(reviews, workDir, workDir);
   if (place.personCommit !== undefined) await pinFromCommit(review, input.projectDir, place.personCommit);
@@ -41,5 +47,6 @@ export async function creationFacts(
 async function pinFromCommit(table: PinTable, projectDir: string, commit: string): Promise<void> {
   const repo = await repositoryOf(projectDir);
   const prefix = "error" in repo ? "" : placeInRepository(repo.top, projectDir);
-  for (const key of Object.keys(table)) table[key] = await committedDigest(projectDir, commit, prefix === "" ? key : `${prefix}/${key}`);
+  for (const key of Object.keys(table))
+    table[key] = await committedDigest(projectDir, commit, prefix === "" ? key : `${prefix}/${key}`);
 }

@@ -43,7 +43,9 @@ export async function openIntegration(
     // whatever moved it while no parent watched.
     const events = readEventFile(runPaths(projectDir, runId).events);
     const started = events.find((event) => event.type === "run_started" && typeof event.base === "string");
-    base = started ? { commit: started.base as string, branch: (started.base_branch as string | null | undefined) ?? null } : { commit: "", branch: null };
+    base = started
+      ? { commit: started.base as string, branch: (started.base_branch as string | null | undefined) ?? null }
+      : { commit: "", branch: null };
     const merged = events.filter((event) => event.type === "child_merged" && typeof event.commit === "string").at(-1);
     target = (merged?.commit as string | undefined) ?? (base.commit || "HEAD");
   }
@@ -55,7 +57,15 @@ export async function openIntegration(
   if (!text.ok) throw refused(`--tasks ${settings.tasks}: not on ${worktree.branch}: ${text.message}`);
   const checks: Criterion[] = plan.completionCriteria.filter((criterion) => criterion.type === "command");
   return {
-    options: { path: worktree.path, branch: worktree.branch, head: head.commit, tasksPath, tasksText: text.text, base: base.commit, baseBranch: base.branch },
+    options: {
+      path: worktree.path,
+      branch: worktree.branch,
+      head: head.commit,
+      tasksPath,
+      tasksText: text.text,
+      base: base.commit,
+      baseBranch: base.branch,
+    },
     place: { top, cwd: worktree.cwd, tasksPath, checks, checkTimeoutMs: settings.timeoutMs },
   };
 }

@@ -32,7 +32,13 @@ export type LaunchProblem =
 export class LaunchFailure extends Error {
   override readonly name = "LaunchFailure";
   constructor(readonly problem: LaunchProblem) {
-    super(problem.kind === "refused" ? problem.message : problem.kind === "worktree" ? `${problem.flag}: ${problem.failure.kind}` : `${problem.kind}: ${problem.problem.kind}`);
+    super(
+      problem.kind === "refused"
+        ? problem.message
+        : problem.kind === "worktree"
+          ? `${problem.flag}: ${problem.failure.kind}`
+          : `${problem.kind}: ${problem.problem.kind}`,
+    );
   }
 }
 

@@ -21,7 +21,14 @@ export interface LaunchWords {
   /** The lines before the first iteration. */
   startLines(input: StartRunInput, worktree: { path: string; branch: string } | null): string[];
   /** The closing lines once the run has ended; `spend` is the spend ledger's sum for the run; `refused` are the sandbox's lines on what it refused the agent. */
-  endLines(input: StartRunInput, result: RunResult, view: RunView, worktree: { path: string; branch: string } | null, spend: SpendTotals, refused: string[]): string[];
+  endLines(
+    input: StartRunInput,
+    result: RunResult,
+    view: RunView,
+    worktree: { path: string; branch: string } | null,
+    spend: SpendTotals,
+    refused: string[],
+  ): string[];
   /** A failure as one line (without the `ralph: ` prefix) and its exit code. */
   failure(error: unknown): { code: number; line: string };
   /** A worktree failure as the run's log says it. */

@@ -9,7 +9,13 @@ import { isRunnerAlive } from "../control/runner-alive.js";
 import type { SupervisionMode } from "../process/supervision.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { acquireLock, type LockHolder } from "../control/lock-file.js";
-import { fileDigest, projectLockHolders, recordRunCreated, thisRunner, updateLedgerEntry } from "../control/run-ledger.js";
+import {
+  fileDigest,
+  projectLockHolders,
+  recordRunCreated,
+  thisRunner,
+  updateLedgerEntry,
+} from "../control/run-ledger.js";
 import { projectLockPath, runDirProblem, runPaths, type RunPaths } from "../store/run-paths.js";
 import type { RunStatus } from "../store/status-file.js";
 import type { StartRunInput } from "./start-run-input.js";
@@ -100,10 +106,15 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
   const { holder, notes } = opener;
   const paths = runPaths(input.projectDir, input.runId);
   const releases: Array<() => void> = [];
-  const release = () => releases.splice(0).reverse().forEach((step) => step());
+  const release = () =>
+    releases
+      .splice(0)
+      .reverse()
+      .forEach((step) => step());
   // Before anything is written: `--sandbox` where no sandbox can be built is a usage error.
   // Probing runs bubblewrap synchronously: a child engine, in its parent's process, takes its parent's probe.
-  const sandboxProbe = opener.sandboxProbe !== undefined ? opener.sandboxProbe : probeRunSandbox(input.settings, process.env, opener.warn);
+  const sandboxProbe =
+    opener.sandboxProbe !== undefined ? opener.sandboxProbe : probeRunSandbox(input.settings, process.env, opener.warn);
   let place: WorkPlace | null = null;
   let integration: Awaited<ReturnType<typeof openIntegration>> | null = null;
   try {
@@ -113,7 +124,10 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     makeRunDirs(input.projectDir);
     // A child's parent has already made git ignore the project's .ralph/.
     const excluded = input.settings.parent === null ? await excludeRunFiles(input.projectDir) : null;
-    if (excluded) notes.push(`git now ignores .ralph/ here (added to ${relative(input.projectDir, excluded)}, which is never committed): run files stay out of git add`);
+    if (excluded)
+      notes.push(
+        `git now ignores .ralph/ here (added to ${relative(input.projectDir, excluded)}, which is never committed): run files stay out of git add`,
+      );
     if (input.projectLock) {
       const lock = acquireLock(projectLockPath(input.projectDir), holder, isRunnerAlive);
       if (!lock.ok) {
@@ -121,15 +135,32 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
       }
       releases.push(lock.release);
       // The lock file is in the project, where the agent can delete it: the runners' records say it too.
-      const other = projectLockHolders(input.projectDir, isRunnerAlive).find((entry) => entry.run_id !== input.runId && entry.runner?.pid !== holder.pid);
+      const other = projectLockHolders(input.projectDir, isRunnerAlive).find(
+        (entry) => entry.run_id !== input.runId && entry.runner?.pid !== holder.pid,
+      );
       if (other) throw opening({ kind: "project-busy", runId: other.run_id, pid: other.runner?.pid ?? null });
-      if (lock.tookOverFrom) notes.push(`took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`);
+      if (lock.tookOverFrom)
+        notes.push(
+          `took over the project lock left by dead runner pid ${lock.tookOverFrom.pid} (run ${lock.tookOverFrom.run_id})`,
+        );
     }
     if (!input.previous) {
-      const status = firstStatus({ ...input, worktree: place.worktree, parent: input.settings.parent }, { pid: holder.pid, pidStart: holder.pid_start, hostname: holder.hostname }, new Date(), opener.supervision);
+      const status = firstStatus(
+        { ...input, worktree: place.worktree, parent: input.settings.parent },
+        { pid: holder.pid, pidStart: holder.pid_start, hostname: holder.hostname },
+        new Date(),
+        opener.supervision,
+      );
       // Before any agent runs: the remotes `land --push NAME` pushes to, the scripts the person's commands run.
       const found = await creationFacts(input, place);
-      recordRunCreated(paths.dir, input.runId, settingsText(input.settings), thisRunner(holder.pid_start, input.projectLock), process.env, found);
+      recordRunCreated(
+        paths.dir,
+        input.runId,
+        settingsText(input.settings),
+        thisRunner(holder.pid_start, input.projectLock),
+        process.env,
+        found,
+      );
       createNewRun(input, status);
     }
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
@@ -138,22 +169,43 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
     if (input.previous) {
       writeFileAtomic(paths.settings, settingsText(input.settings));
-      updateLedgerEntry(paths.dir, { settings_sha256: fileDigest(paths.settings), status_sha256: null, runner: thisRunner(holder.pid_start, input.projectLock) });
+      updateLedgerEntry(paths.dir, {
+        settings_sha256: fileDigest(paths.settings),
+        status_sha256: null,
+        runner: thisRunner(holder.pid_start, input.projectLock),
+      });
     }
     // Once this runner is done (or refused), its record says so, with the status it leaves for `ralph continue`.
     releases.push(() => updateLedgerEntry(paths.dir, { runner: null, status_sha256: fileDigest(paths.status) }));
     // Once the run's lock is held: continuing, what a killed parent left half merged is undone here.
-    if (input.settings.parallel !== null) integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
+    if (input.settings.parallel !== null)
+      integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
     input.prepare?.();
   } catch (error) {
     release();
     await place?.undo();
     throw error;
   }
-  const worktree = place.worktree ? { path: place.worktree.path, branch: place.worktree.branch, base: place.base?.commit ?? null, baseBranch: place.base?.branch ?? null } : null;
+  const worktree = place.worktree
+    ? {
+        path: place.worktree.path,
+        branch: place.worktree.branch,
+        base: place.base?.commit ?? null,
+        baseBranch: place.base?.branch ?? null,
+      }
+    : null;
   let sandbox: Sandbox | null;
   try {
-    sandbox = sandboxProbe === null ? null : await Sandbox.open(sandboxProbe, input.settings.sandbox, { agent: input.settings.agent, env: process.env, projectDir: input.projectDir, workDir: place.dir, reviewers: reviewAgents(input.plan) });
+    sandbox =
+      sandboxProbe === null
+        ? null
+        : await Sandbox.open(sandboxProbe, input.settings.sandbox, {
+            agent: input.settings.agent,
+            env: process.env,
+            projectDir: input.projectDir,
+            workDir: place.dir,
+            reviewers: reviewAgents(input.plan),
+          });
   } catch (error) {
     release();
     throw error;

@@ -11,7 +11,38 @@ import { findOnPath } from "../process/supervision.js";
 import { LaunchFailure, type PreflightProblem } from "./launch-failure.js";
 
 // Words a shell runs itself: a check starting with one of them names no program to look for.
-const SHELL_WORDS = new Set(["!", "{", "(", "[", "[[", ":", ".", "true", "false", "test", "echo", "printf", "exit", "cd", "set", "export", "unset", "source", "eval", "exec", "command", "type", "read", "if", "for", "while", "until", "case", "time", "env"]);
+const SHELL_WORDS = new Set([
+  "!",
+  "{",
+  "(",
+  "[",
+  "[[",
+  ":",
+  ".",
+  "true",
+  "false",
+  "test",
+  "echo",
+  "printf",
+  "exit",
+  "cd",
+  "set",
+  "export",
+  "unset",
+  "source",
+  "eval",
+  "exec",
+  "command",
+  "type",
+  "read",
+  "if",
+  "for",
+  "while",
+  "until",
+  "case",
+  "time",
+  "env",
+]);
 
 /** Throws a LaunchFailure naming the first thing that would make iteration 1 fail at once. */
 export function preflight(settings: RunSettings, plan: Plan, projectDir: string, env: NodeJS.ProcessEnv): void {
@@ -42,7 +73,12 @@ export function preflight(settings: RunSettings, plan: Plan, projectDir: string,
 }
 
 /** The program the agent's invocation starts, or null for the built-in demo agent. */
-function agentProgram(agent: AgentName, settings: Pick<RunSettings, "agentCmd" | "model">, projectDir: string, env: NodeJS.ProcessEnv): string | null {
+function agentProgram(
+  agent: AgentName,
+  settings: Pick<RunSettings, "agentCmd" | "model">,
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+): string | null {
   if (agent === "demo") return null;
   const { argv } = adapterFor(agent).invocation({
     prompt: "",

@@ -18,7 +18,13 @@ export function ghRepoOf(url: string): string | null {
 }
 
 /** Runs gh with `args` (plus `--repo` named from `url` when it names one), `body` on its stdin; resolves with its exit code and output. */
-export function runGh(gh: string, args: string[], body: string, url: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runGh(
+  gh: string,
+  args: string[],
+  body: string,
+  url: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const repo = ghRepoOf(url);
   const cwd = mkdtempSync(join(tmpdir(), "ralph-gh-"));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {

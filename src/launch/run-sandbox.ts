@@ -7,7 +7,11 @@ import { probeSandbox, type SandboxProbe } from "../sandbox/sandbox-probe.js";
 import { refused } from "./launch-failure.js";
 
 /** The probe when the run is sandboxed; null when it is not (off, or auto where no sandbox works: one warning line). */
-export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => void process.stderr.write(line)): Extract<SandboxProbe, { ok: true }> | null {
+export function probeRunSandbox(
+  settings: RunSettings,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void = (line) => void process.stderr.write(line),
+): Extract<SandboxProbe, { ok: true }> | null {
   const { mode } = settings.sandbox;
   if (mode === "off" || settings.dryRun) return null;
   const probe = probeSandbox(env);
@@ -20,5 +24,8 @@ export function probeRunSandbox(settings: RunSettings, env: NodeJS.ProcessEnv, w
 /** What the run says at its start about its sandbox and the agent's credentials. */
 export function sandboxNotes(settings: RunSettings, sandbox: Sandbox | null, env: NodeJS.ProcessEnv): string[] {
   const credentials = credentialsLine(settings.agent, sandbox ? sandbox.environment(env) : env);
-  return [...(sandbox ? [sandbox.describe(), sandbox.describeEnvironment(env)] : []), ...(credentials === null ? [] : [credentials])];
+  return [
+    ...(sandbox ? [sandbox.describe(), sandbox.describeEnvironment(env)] : []),
+    ...(credentials === null ? [] : [credentials]),
+  ];
 }

@@ -6,9 +6,17 @@ import type { Supervision } from "../process/supervision.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 
 /** The spawn half of a run's engine io; `mark` adds what every process of the run carries (a child's parent marker). */
-export function runSpawners(supervision: Supervision, sandbox: Sandbox | null, mark: (options: SpawnAgentOptions) => SpawnAgentOptions = (options) => options): Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox"> {
+export function runSpawners(
+  supervision: Supervision,
+  sandbox: Sandbox | null,
+  mark: (options: SpawnAgentOptions) => SpawnAgentOptions = (options) => options,
+): Pick<EngineIo, "spawnAgent" | "spawnReviewer" | "spawnOwn" | "sandbox"> {
   const supervised = (options: SpawnAgentOptions) => supervision.spawn(options);
-  if (!sandbox) return { spawnAgent: (options) => supervised(mark(options)), spawnReviewer: (options) => supervised(mark(options)) };
+  if (!sandbox)
+    return {
+      spawnAgent: (options) => supervised(mark(options)),
+      spawnReviewer: (options) => supervised(mark(options)),
+    };
   return {
     sandbox,
     spawnAgent: (options) => sandbox.spawn(mark(options), supervised),

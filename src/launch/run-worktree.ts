@@ -33,7 +33,12 @@ export function commitPolicy(settings: Pick<RunSettings, "worktree" | "commit" |
  * Creates the run's worktree (or, continuing, finds it again) after checking who would commit in it.
  * Every failure is a LaunchFailure, and a worktree made here is removed again before it is thrown.
  */
-export async function openWorkPlace(projectDir: string, runId: string, settings: RunSettings, continuing: boolean): Promise<WorkPlace> {
+export async function openWorkPlace(
+  projectDir: string,
+  runId: string,
+  settings: RunSettings,
+  continuing: boolean,
+): Promise<WorkPlace> {
   const nothing = async () => undefined;
   // A resolve run works in its parent's integration worktree, where the merge waits; it commits nothing.
   if (settings.resolve && settings.parent) {
@@ -45,7 +50,12 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
   // Outside a repository the missing repository is the first thing to fix, not the missing git identity.
   const flag = settings.parallel !== null ? "--parallel" : "--worktree";
   const repo = await repositoryOf(projectDir);
-  if ("error" in repo) throw new LaunchFailure({ kind: "worktree", flag, failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error } });
+  if ("error" in repo)
+    throw new LaunchFailure({
+      kind: "worktree",
+      flag,
+      failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error },
+    });
   if (commitPolicy(settings) === "iteration") {
     const author = await checkCommitAuthor(projectDir);
     if (!author.ok) throw new LaunchFailure({ kind: "worktree", flag: "--commit iteration", failure: author.failure });
@@ -53,20 +63,28 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
   // A --parallel parent integrates on a worktree of its own, from HEAD, so HEAD must hold the task list.
   if (settings.parallel !== null) await checkTasksInHead(projectDir, settings.tasks ?? "");
   // A child starts from its parent's integration branch: what was merged so far is where it begins.
-  const from = settings.parent !== null && (await branchExists(projectDir, worktreeBranch(settings.parent))) ? `refs/heads/${worktreeBranch(settings.parent)}` : "HEAD";
+  const from =
+    settings.parent !== null && (await branchExists(projectDir, worktreeBranch(settings.parent)))
+      ? `refs/heads/${worktreeBranch(settings.parent)}`
+      : "HEAD";
   const baseBranch = continuing ? null : await currentBranch(projectDir);
   // A run named after its task (--task-index) goes on from that task's branch when one is there.
-  const opened = continuing ? await reuseWorktree(projectDir, runId) : await createWorktree(projectDir, runId, from, { reuseBranch: settings.taskIndex !== null });
+  const opened = continuing
+    ? await reuseWorktree(projectDir, runId)
+    : await createWorktree(projectDir, runId, from, { reuseBranch: settings.taskIndex !== null });
   if (!opened.ok) throw new LaunchFailure({ kind: "worktree", flag, failure: opened.failure });
   const worktree: RunWorktree = { path: opened.path, branch: opened.branch, cwd: opened.cwd };
   const kept = "reused" in opened && opened.reused === true;
   const undo = continuing ? nothing : () => removeNewWorktree(projectDir, worktree, kept);
-  const base = "base" in opened && typeof opened.base === "string" ? { commit: opened.base, branch: baseBranch } : undefined;
+  const base =
+    "base" in opened && typeof opened.base === "string" ? { commit: opened.base, branch: baseBranch } : undefined;
   if (settings.tasks) {
     const tasks = loadTasks(resolve(worktree.cwd, settings.tasks));
     if (!tasks.ok) {
       await undo();
-      throw refused(`--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`);
+      throw refused(
+        `--tasks ${settings.tasks}: in the worktree ${tasks.message} (a worktree starts from HEAD: commit the task list first)`,
+      );
     }
   }
   const personCommit = kept && "start" in opened && typeof opened.start === "string" ? opened.start : undefined;
@@ -76,10 +94,17 @@ export async function openWorkPlace(projectDir: string, runId: string, settings:
 /** Refuses a --parallel run whose repository has no HEAD, or whose HEAD lacks the task list the children need. */
 async function checkTasksInHead(projectDir: string, tasks: string): Promise<void> {
   const repo = await repositoryOf(projectDir);
-  if ("error" in repo) throw new LaunchFailure({ kind: "worktree", flag: "--parallel", failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error } });
+  if ("error" in repo)
+    throw new LaunchFailure({
+      kind: "worktree",
+      flag: "--parallel",
+      failure: { kind: "not-a-repo", dir: projectDir, detail: repo.error },
+    });
   const inRepo = relative(repo.top, realPath(resolve(projectDir, tasks)));
   if (!(await runGit(projectDir, ["cat-file", "-e", `HEAD:${inRepo}`])).ok) {
-    throw refused(`--tasks ${tasks}: not in HEAD; each --parallel child works in a worktree from HEAD, so commit the task list first`);
+    throw refused(
+      `--tasks ${tasks}: not in HEAD; each --parallel child works in a worktree from HEAD, so commit the task list first`,
+    );
   }
 }
 

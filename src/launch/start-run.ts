@@ -28,7 +28,13 @@ export type { StartRunInput } from "./start-run-input.js";
 /** Runs the loop and returns the exit code; on a signal the process dies of that signal instead. */
 export async function startRun(input: StartRunInput, words: LaunchWords): Promise<number> {
   const pidStart = readProcess(process.pid)?.startTime ?? null;
-  const holder: LockHolder = { pid: process.pid, pid_start: pidStart, hostname: hostname(), run_id: input.runId, acquired_at: new Date().toISOString() };
+  const holder: LockHolder = {
+    pid: process.pid,
+    pid_start: pidStart,
+    hostname: hostname(),
+    run_id: input.runId,
+    acquired_at: new Date().toISOString(),
+  };
   // The environment as a plain object: every read of process.env is a call into Node, once per variable,
   // and the engine copies it into each agent's environment.
   const env = { ...process.env };
@@ -56,15 +62,32 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
 
   const host = { pid: process.pid, pidStart, hostname: holder.hostname };
   // A parent whose children are engines in this process: one guardian and one Ctrl-Z watch for all their agents.
-  const fanMarker = input.settings.parallel !== null && !childProcesses(process.env) ? { key: FAN_OUT_MARKER_KEY, value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` } : null;
+  const fanMarker =
+    input.settings.parallel !== null && !childProcesses(process.env)
+      ? { key: FAN_OUT_MARKER_KEY, value: `${input.runId}:${process.pid}:${randomBytes(6).toString("hex")}` }
+      : null;
   const guardian = fanMarker ? startGuardian(fanMarker, input.settings.graceMs, supervision.guardianArgs()) : null;
-  const engines: ChildHost | null = fanMarker && guardian ? { supervision, host, env, marker: fanMarker, guardian, sandboxProbe: opened.sandboxProbe, onForcedExit: new Set(), words } : null;
+  const engines: ChildHost | null =
+    fanMarker && guardian
+      ? {
+          supervision,
+          host,
+          env,
+          marker: fanMarker,
+          guardian,
+          sandboxProbe: opened.sandboxProbe,
+          onForcedExit: new Set(),
+          words,
+        }
+      : null;
   const signals = watchSignals(() => {
     markEndedIfNot(paths.progress, "INTERRUPTED");
     for (const mark of engines?.onForcedExit ?? []) mark();
   });
   const jobControl = fanMarker ? watchJobControl(fanMarker) : null;
-  const stopWatchingParent = input.watchParent ? watchParentPipe(() => process.kill(process.pid, "SIGTERM")) : () => undefined;
+  const stopWatchingParent = input.watchParent
+    ? watchParentPipe(() => process.kill(process.pid, "SIGTERM"))
+    : () => undefined;
   const out = process.stdout;
   const listener = words.view(input, out);
   if (!input.settings.json) for (const line of words.startLines(input, worktree)) out.write(`${line}\n`);
@@ -72,36 +95,46 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
   let sandboxRefusals: string[];
   try {
     const { parallel, tasks } = input.settings;
-    result = parallel !== null && tasks !== null && integration
-      ? await runFanOut(
-          { projectDir: input.projectDir, runId: input.runId, settings: { ...input.settings, parallel, tasks }, plan: input.plan, previous: input.previous, notes, integration: integration.options, supervision: supervision.mode },
-          realFanOutIo(input.projectDir, input.runId, integration.place, { env, signals, listener, host }, engines),
-        )
-      : await runEngine(
-      {
-        projectDir: input.projectDir,
-        runId: input.runId,
-        settings: input.settings,
-        plan: input.plan,
-        previous: input.previous,
-        notes,
-        workDir: place.dir,
-        worktree,
-        commit: commitPolicy(input.settings) === "iteration",
-        parent: input.settings.parent,
-      },
-      realIo({
-        env,
-        signals,
-        listener,
-        host,
-        ...runSpawners(supervision, sandbox),
-        supervision: supervision.mode,
-        startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
-        watchJobControl,
-        commitIteration: commitForEngine(words.worktreeFailure),
-      }),
-    );
+    result =
+      parallel !== null && tasks !== null && integration
+        ? await runFanOut(
+            {
+              projectDir: input.projectDir,
+              runId: input.runId,
+              settings: { ...input.settings, parallel, tasks },
+              plan: input.plan,
+              previous: input.previous,
+              notes,
+              integration: integration.options,
+              supervision: supervision.mode,
+            },
+            realFanOutIo(input.projectDir, input.runId, integration.place, { env, signals, listener, host }, engines),
+          )
+        : await runEngine(
+            {
+              projectDir: input.projectDir,
+              runId: input.runId,
+              settings: input.settings,
+              plan: input.plan,
+              previous: input.previous,
+              notes,
+              workDir: place.dir,
+              worktree,
+              commit: commitPolicy(input.settings) === "iteration",
+              parent: input.settings.parent,
+            },
+            realIo({
+              env,
+              signals,
+              listener,
+              host,
+              ...runSpawners(supervision, sandbox),
+              supervision: supervision.mode,
+              startGuardian: (marker, graceMs) => startGuardian(marker, graceMs, supervision.guardianArgs()),
+              watchJobControl,
+              commitIteration: commitForEngine(words.worktreeFailure),
+            }),
+          );
     // Every child engine has ended (the fan-out waits for them): nothing is left for the guardian to guard.
     // Not on a throw: children may still run then, and the guardian ends their trees once this process is gone.
     guardian?.dispose();
@@ -115,7 +148,15 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
   }
   if (!input.settings.json) {
     // What the run spent, as the spend ledger has it (status.json is in the agent's reach).
-    for (const line of words.endLines(input, result, listener, worktree, spendOf(input.projectDir, input.runId, env), sandboxRefusals)) out.write(`${line}\n`);
+    for (const line of words.endLines(
+      input,
+      result,
+      listener,
+      worktree,
+      spendOf(input.projectDir, input.runId, env),
+      sandboxRefusals,
+    ))
+      out.write(`${line}\n`);
   }
   // A signal that came after the run had ended (while its last notifications were on their way) does not
   // change how the run ended, but the calling shell must still see ralph die of it.

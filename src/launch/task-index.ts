@@ -22,7 +22,9 @@ export function pickTaskByIndex(settings: RunSettings, projectDir: string, env: 
   const task = list.tasks[index];
   if (!task) {
     const count = list.tasks.length;
-    throw refused(`--task-index ${index}: expected 0 to ${count - 1}, the positions of the ${count} task(s) in ${settings.tasks}`);
+    throw refused(
+      `--task-index ${index}: expected 0 to ${count - 1}, the positions of the ${count} task(s) in ${settings.tasks}`,
+    );
   }
   return { ...settings, task: task.id, name: settings.name ?? runIdForTask(task, index) };
 }
@@ -30,9 +32,15 @@ export function pickTaskByIndex(settings: RunSettings, projectDir: string, env: 
 /** JOB_COMPLETION_INDEX as a whole number, or a LaunchFailure naming the variable. */
 function jobIndex(env: NodeJS.ProcessEnv): number {
   const raw = env[JOB_INDEX_VARIABLE];
-  if (raw === undefined) throw refused(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be set (a Kubernetes Indexed Job sets it in each pod)`);
+  if (raw === undefined)
+    throw refused(
+      `--task-index job: expected ${JOB_INDEX_VARIABLE} to be set (a Kubernetes Indexed Job sets it in each pod)`,
+    );
   const parsed = parseCount(raw);
-  if (!parsed.ok) throw refused(`--task-index job: expected ${JOB_INDEX_VARIABLE} to be ${parsed.expected}, got ${JSON.stringify(raw)}`);
+  if (!parsed.ok)
+    throw refused(
+      `--task-index job: expected ${JOB_INDEX_VARIABLE} to be ${parsed.expected}, got ${JSON.stringify(raw)}`,
+    );
   return parsed.value;
 }
 

@@ -7,7 +7,7 @@ export function versionOf(path: string): Promise<{ version: string | null; error
     execFile(path, ["--version"], { timeout: 15_000, encoding: "utf8" }, (error, stdout) => {
       const first = stdout.trim().split("\n")[0]?.trim() ?? "";
       if (first !== "") resolve({ version: first, error: null });
-      else resolve({ version: null, error: error ? error.message.split("\n")[0] ?? "failed" : "printed nothing" });
+      else resolve({ version: null, error: error ? (error.message.split("\n")[0] ?? "failed") : "printed nothing" });
     });
   });
 }

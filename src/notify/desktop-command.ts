@@ -8,7 +8,12 @@ export type DesktopCommand = { ok: true; argv: string[] } | { ok: false; message
 const APPLESCRIPT = "on run argv\ndisplay notification (item 2 of argv) with title (item 1 of argv)\nend run";
 
 /** The notification command for `platform`, found on the `PATH` of `env`. */
-export function desktopCommand(title: string, body: string, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): DesktopCommand {
+export function desktopCommand(
+  title: string,
+  body: string,
+  platform: NodeJS.Platform,
+  env: NodeJS.ProcessEnv,
+): DesktopCommand {
   const program = platform === "darwin" ? "osascript" : platform === "win32" ? null : "notify-send";
   if (program === null) return { ok: false, message: `desktop notifications are not supported on ${platform}` };
   const found = findOnPath(program, env.PATH ?? "");

@@ -26,18 +26,36 @@ export function eventSummary(event: NotifyEvent): string {
     }
     case "waiting_limit":
       // A spent budget waited out (budget.on_exhausted: wait) is worded as what it is, not as a provider's limit.
-      if (event.budget === true) return clip(`${run}: budget spent, waiting until ${text(event.resume_at) ?? "the next day"}${detail(event.message)}`, MAX_SUMMARY);
-      return clip(`${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`, MAX_SUMMARY);
+      if (event.budget === true)
+        return clip(
+          `${run}: budget spent, waiting until ${text(event.resume_at) ?? "the next day"}${detail(event.message)}`,
+          MAX_SUMMARY,
+        );
+      return clip(
+        `${run}: usage limit reached, waiting until ${text(event.resume_at) ?? "the reset"}${detail(event.message)}`,
+        MAX_SUMMARY,
+      );
     case "needs_human":
       return clip(`${run} needs a person${detail(event.question)}`, MAX_SUMMARY);
     case "agent_lingered":
       return clip(`${run}: the agent did not exit after its result and was ended`, MAX_SUMMARY);
     case "review_verdict": {
-      const verdict = event.verdict === "approve" ? "approved" : event.verdict === "changes" ? "changes asked for" : `no verdict${detail(event.reason)}`;
-      return clip(`${run}: review of iteration ${typeof event.iteration === "number" ? event.iteration : "?"} by ${text(event.reviewer) ?? "a reviewer"}: ${verdict}`, MAX_SUMMARY);
+      const verdict =
+        event.verdict === "approve"
+          ? "approved"
+          : event.verdict === "changes"
+            ? "changes asked for"
+            : `no verdict${detail(event.reason)}`;
+      return clip(
+        `${run}: review of iteration ${typeof event.iteration === "number" ? event.iteration : "?"} by ${text(event.reviewer) ?? "a reviewer"}: ${verdict}`,
+        MAX_SUMMARY,
+      );
     }
     case "iteration_ended":
-      return clip(`${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`, MAX_SUMMARY);
+      return clip(
+        `${run}: iteration ${typeof event.iteration === "number" ? event.iteration : "?"} ended${detail(event.outcome)}`,
+        MAX_SUMMARY,
+      );
     default:
       return clip(`${run}: ${event.type.replace(/_/g, " ")}`, MAX_SUMMARY);
   }
@@ -49,7 +67,10 @@ function spendOfEvent(value: unknown): string {
   const tokens = tokenFigures(spend?.tokens);
   if (!spend || !tokens) return "";
   const cost = typeof spend.cost_usd === "number" ? spend.cost_usd : null;
-  const source = spend.cost_source === "computed" || spend.cost_source === "mixed" || spend.cost_source === "reported" ? spend.cost_source : "none";
+  const source =
+    spend.cost_source === "computed" || spend.cost_source === "mixed" || spend.cost_source === "reported"
+      ? spend.cost_source
+      : "none";
   return ` · ${costText({ cost_usd: cost, cost_source: source })} · tokens ${tokensText(tokens)}`;
 }
 
@@ -57,6 +78,7 @@ function spendOfEvent(value: unknown): string {
 export function eventTitle(event: NotifyEvent): string {
   if (event.type === "run_ended") return `ralph: ${text(event.reason) ?? "ended"}`;
   if (event.type === "needs_human") return "ralph: needs a person";
-  if (event.type === "waiting_limit") return event.budget === true ? "ralph: waiting for the budget" : "ralph: waiting for a usage limit";
+  if (event.type === "waiting_limit")
+    return event.budget === true ? "ralph: waiting for the budget" : "ralph: waiting for a usage limit";
   return `ralph: ${event.type.replace(/_/g, " ")}`;
 }

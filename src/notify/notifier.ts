@@ -59,7 +59,9 @@ export function describeTarget(target: NotifyTarget, redactor: Redactor): string
     case "webhook":
       return redactor.text(`webhook ${redactUrl(target.url)}`);
     case "command":
-      return redactor.text(`command ${redactUrlsIn(target.command)}${target.dir === undefined ? "" : ` (in ${target.dir})`}`);
+      return redactor.text(
+        `command ${redactUrlsIn(target.command)}${target.dir === undefined ? "" : ` (in ${target.dir})`}`,
+      );
     case "desktop":
       return "desktop";
     default: {
@@ -86,7 +88,9 @@ export class Notifier {
     // A script a command target runs from the project is pinned as the run's record has it (else read now):
     // the agent may rewrite it later.
     const cwd = options.cwd ?? process.cwd();
-    for (const target of targets) if (target.kind === "command") this.pins.set(target, pinProgram(leadingWords(target.command), commandDir(cwd, target), cwd, options.pins));
+    for (const target of targets)
+      if (target.kind === "command")
+        this.pins.set(target, pinProgram(leadingWords(target.command), commandDir(cwd, target), cwd, options.pins));
   }
 
   /** Starts delivering `event` to every target that wants it; never throws, never waits. */
@@ -130,18 +134,31 @@ export class Notifier {
       // Events notified after this drain start afresh.
       this.abandon = new AbortController();
       let cap: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled(left), new Promise<void>((resolve) => (cap = setTimeout(resolve, ABANDON_WAIT_MS)))]);
+      await Promise.race([
+        Promise.allSettled(left),
+        new Promise<void>((resolve) => (cap = setTimeout(resolve, ABANDON_WAIT_MS))),
+      ]);
       clearTimeout(cap);
     }
     return { settled: pending.length - left.length, abandoned: left.length };
   }
 
   private async deliver(target: NotifyTarget, event: NotifyEvent, payload: string): Promise<void> {
-    const result = await this.send(target, event, payload).catch((error: unknown) => ({ ok: false as const, attempts: 1, message: String(error) }));
+    const result = await this.send(target, event, payload).catch((error: unknown) => ({
+      ok: false as const,
+      attempts: 1,
+      message: String(error),
+    }));
     const shown = describeTarget(target, this.redactor);
     try {
       if (result.ok) this.options.onDelivered?.({ target: shown, event: event.type, attempts: result.attempts });
-      else this.options.onFailure({ target: shown, event: event.type, error: this.redactor.text(redactUrlsIn(result.message)), attempts: result.attempts });
+      else
+        this.options.onFailure({
+          target: shown,
+          event: event.type,
+          error: this.redactor.text(redactUrlsIn(result.message)),
+          attempts: result.attempts,
+        });
     } catch {
       // A listener that throws must not turn into an unhandled rejection in the run.
     }
@@ -157,14 +174,36 @@ export class Notifier {
       }
       case "command": {
         const broken = pinBroken(this.pins.get(target) ?? null);
-        if (broken !== null) return Promise.resolve({ ok: false, attempts: 0, message: `not run: ${broken}; ralph runs only the script as it was then` });
+        if (broken !== null)
+          return Promise.resolve({
+            ok: false,
+            attempts: 0,
+            message: `not run: ${broken}; ralph runs only the script as it was then`,
+          });
         // A shell command line, like a `command` check; the event is one line of JSON on its stdin.
-        return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, { cwd: commandDir(cwd, target), env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
+        return runNotifyCommand(["/bin/sh", "-c", target.command], `${payload}\n`, {
+          cwd: commandDir(cwd, target),
+          env: this.env,
+          limits,
+          abort: this.abandon.signal,
+          spawn: this.options.spawn,
+        });
       }
       case "desktop": {
-        const command = desktopCommand(eventTitle(event), eventSummary(event), this.options.platform ?? process.platform, this.env);
+        const command = desktopCommand(
+          eventTitle(event),
+          eventSummary(event),
+          this.options.platform ?? process.platform,
+          this.env,
+        );
         if (!command.ok) return Promise.resolve({ ok: false, attempts: 0, message: command.message });
-        return runNotifyCommand(command.argv, "", { cwd, env: this.env, limits, abort: this.abandon.signal, spawn: this.options.spawn });
+        return runNotifyCommand(command.argv, "", {
+          cwd,
+          env: this.env,
+          limits,
+          abort: this.abandon.signal,
+          spawn: this.options.spawn,
+        });
       }
       default: {
         const never: never = target;

@@ -24,7 +24,12 @@ export const NOTIFY_EVENT_NAMES = [
 export type NotifyEventName = (typeof NOTIFY_EVENT_NAMES)[number];
 
 /** What a target hears when its configuration names no events. */
-export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEventName[] = ["run_ended", "waiting_limit", "needs_human", "stalled"];
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEventName[] = [
+  "run_ended",
+  "waiting_limit",
+  "needs_human",
+  "stalled",
+];
 
 /** How a webhook body is shaped. */
 export type WebhookFormat = "json" | "slack";

@@ -23,7 +23,8 @@ type TryResult = { kind: "ok" } | { kind: "retry"; message: string } | { kind: "
 function tryOnce(url: URL, body: string, tryMs: number, abort: AbortSignal): Promise<TryResult> {
   return new Promise((resolve) => {
     // Loaded at the first notification, not with every run (node:https alone is about 6 ms of a start).
-    const send = (requireBuiltin(url.protocol === "https:" ? "node:https" : "node:http") as typeof import("node:http")).request;
+    const send = (requireBuiltin(url.protocol === "https:" ? "node:https" : "node:http") as typeof import("node:http"))
+      .request;
     let settled = false;
     const finish = (result: TryResult): void => {
       if (settled) return;
@@ -35,7 +36,11 @@ function tryOnce(url: URL, body: string, tryMs: number, abort: AbortSignal): Pro
     };
     const req = send(url, {
       method: "POST",
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "ralph-notify" },
+      headers: {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        "user-agent": "ralph-notify",
+      },
       // No keep-alive: a notification is one request, and an idle socket must not hold the process open.
       agent: false,
     });
@@ -47,22 +52,34 @@ function tryOnce(url: URL, body: string, tryMs: number, abort: AbortSignal): Pro
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) finish({ kind: "ok" });
       else if (status >= 500) finish({ kind: "retry", message: `HTTP ${status}` });
-      else finish({ kind: "final", message: `HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}` });
+      else
+        finish({
+          kind: "final",
+          message: `HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}`,
+        });
     });
-    req.on("error", (error: NodeJS.ErrnoException) => finish({ kind: "retry", message: `connection failed (${error.code ?? error.message})` }));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ kind: "retry", message: `connection failed (${error.code ?? error.message})` }),
+    );
     req.end(body);
   });
 }
 
 /** POSTs `body` (JSON text) to `url`; retries a 5xx, a timeout or a connection error after each backoff pause. */
-export async function postWebhook(url: string, body: string, timing: WebhookTiming, abort: AbortSignal): Promise<DeliveryResult> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  timing: WebhookTiming,
+  abort: AbortSignal,
+): Promise<DeliveryResult> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { ok: false, attempts: 0, message: "not a valid URL" };
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return { ok: false, attempts: 0, message: "not an http(s) URL" };
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return { ok: false, attempts: 0, message: "not an http(s) URL" };
   const tries = timing.backoffMs.length + 1;
   let last = "";
   for (let attempt = 1; attempt <= tries; attempt++) {

@@ -41,7 +41,13 @@ function firstLines(stderr: Buffer[]): string {
 export async function runNotifyCommand(
   argv: string[],
   stdin: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; limits: CommandLimits; abort: AbortSignal; spawn?: SpawnTree | undefined },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    limits: CommandLimits;
+    abort: AbortSignal;
+    spawn?: SpawnTree | undefined;
+  },
 ): Promise<DeliveryResult> {
   const stderr: Buffer[] = [];
   let kept = 0;
@@ -72,6 +78,13 @@ export async function runNotifyCommand(
     if (outcome.exit?.code === 0 && survivors === "") return { ok: true, attempts: 1 };
     return { ok: false, attempts: 1, message: `${describeExit(outcome.exit)}${survivors}${firstLines(stderr)}` };
   }
-  const why = outcome.ended === "aborted" ? "abandoned: the run was exiting" : `did not finish within ${options.limits.limitMs} ms`;
-  return { ok: false, attempts: 1, message: `${why}; its tree was ended (${report.found + report.lateFound} process(es))${survivors}${firstLines(stderr)}` };
+  const why =
+    outcome.ended === "aborted"
+      ? "abandoned: the run was exiting"
+      : `did not finish within ${options.limits.limitMs} ms`;
+  return {
+    ok: false,
+    attempts: 1,
+    message: `${why}; its tree was ended (${report.found + report.lateFound} process(es))${survivors}${firstLines(stderr)}`,
+  };
 }

@@ -9,7 +9,14 @@ import { RunFileError } from "../store/regular-file.js";
 import type { Ending } from "../run/finish-run.js";
 import type { ChildExit, ChildHandle, FanOutIo } from "./fan-out-io.js";
 import { dollars } from "../spend/spend-totals.js";
-import { fanOutStep, shareOfLimits, type FanOutEffect, type FanOutInput, type FanOutState, type Look } from "./fan-out-step.js";
+import {
+  fanOutStep,
+  shareOfLimits,
+  type FanOutEffect,
+  type FanOutInput,
+  type FanOutState,
+  type Look,
+} from "./fan-out-step.js";
 import type { MergeReports } from "./merge-queue.js";
 
 /** How often the parent looks at its sentinels, limits and children's spend while nothing wakes it. */
@@ -54,7 +61,11 @@ export class FanOutDriver {
   /** Woken while not asleep: the next sleep is skipped. */
   private woken = false;
 
-  constructor(state: FanOutState, private readonly world: DriveWorld, makeMerges: (reports: MergeReports) => Merges) {
+  constructor(
+    state: FanOutState,
+    private readonly world: DriveWorld,
+    makeMerges: (reports: MergeReports) => Merges,
+  ) {
     this.current = state;
     this.merges = makeMerges({
       ending: () => this.current.ending,
@@ -185,17 +196,27 @@ export class FanOutDriver {
     try {
       this.performOne(effect);
     } catch (error) {
-      this.post({ type: "lost", id: effect.kind === "start" ? effect.start.childId : null, detail: failureDetail(error) });
+      this.post({
+        type: "lost",
+        id: effect.kind === "start" ? effect.start.childId : null,
+        detail: failureDetail(error),
+      });
     }
   }
 
   /** Holds `handle` until its run has exited; resolves to how it exited (never rejects). */
   private track(id: string, handle: ChildHandle): Promise<ChildExit> {
     this.handles.set(id, handle);
-    return handle.exited
-      // `exited` is not meant to reject (a child that cannot start exits with what it said); if it did, the run is gone all the same.
-      .catch((error: unknown): ChildExit => ({ code: null, signal: null, stderr: (error as Error).message ?? String(error) }))
-      .finally(() => this.handles.delete(id));
+    return (
+      handle.exited
+        // `exited` is not meant to reject (a child that cannot start exits with what it said); if it did, the run is gone all the same.
+        .catch((error: unknown): ChildExit => ({
+          code: null,
+          signal: null,
+          stderr: (error as Error).message ?? String(error),
+        }))
+        .finally(() => this.handles.delete(id))
+    );
   }
 
   private performOne(effect: FanOutEffect): void {
@@ -205,7 +226,13 @@ export class FanOutDriver {
       case "start": {
         const id = effect.start.childId;
         void this.track(id, io.startChild(effect.start)).then((exit) =>
-          this.post({ type: "exited", id, exit, status: io.readChildStatus(id), ...(io.spend ? { costUsd: dollars(io.spend.totalsOf(id)) } : {}) }),
+          this.post({
+            type: "exited",
+            id,
+            exit,
+            status: io.readChildStatus(id),
+            ...(io.spend ? { costUsd: dollars(io.spend.totalsOf(id)) } : {}),
+          }),
         );
         return;
       }
@@ -213,7 +240,8 @@ export class FanOutDriver {
         this.handles.get(effect.id)?.signal(effect.signal);
         return;
       case "stop":
-        if (io.stopChild(effect.id, effect.now)) this.post({ type: "stopped", id: effect.id, level: effect.now ? "now" : "stop" });
+        if (io.stopChild(effect.id, effect.now))
+          this.post({ type: "stopped", id: effect.id, level: effect.now ? "now" : "stop" });
         return;
       case "queue":
         merges.push({ child: effect.child, task: effect.task });

@@ -73,7 +73,15 @@ export interface FanOutOptions {
   previous: RunStatus | null;
   notes?: string[];
   /** The parent's integration worktree: its top, branch, the task file's path from the top and its text at HEAD. */
-  integration: { path: string; branch: string; head: string; tasksPath: string; tasksText: string; base: string; baseBranch: string | null };
+  integration: {
+    path: string;
+    branch: string;
+    head: string;
+    tasksPath: string;
+    tasksText: string;
+    base: string;
+    baseBranch: string | null;
+  };
   /** How the parent's process supervises its children's agents. */
   supervision: RunStatus["supervision"];
 }

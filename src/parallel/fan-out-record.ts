@@ -31,7 +31,11 @@ export function openFamilySpend(options: FanOutOptions, book: SpendBook, env: No
 }
 
 /** Opens the parent's record, writes its start and starts its heartbeat. */
-export function openParentRecord(options: FanOutOptions, io: FanOutIo, paths: RunPaths): { record: RunRecord; notifications: ReturnType<typeof startNotifications> } {
+export function openParentRecord(
+  options: FanOutOptions,
+  io: FanOutIo,
+  paths: RunPaths,
+): { record: RunRecord; notifications: ReturnType<typeof startNotifications> } {
   const { projectDir, runId, settings, previous, integration } = options;
   const status = newStatus({
     runId,
@@ -47,11 +51,26 @@ export function openParentRecord(options: FanOutOptions, io: FanOutIo, paths: Ru
     iteration: previous?.iteration,
     costUsd: previous?.cost_usd,
     startedAt: previous?.started_at,
-    worktree: { path: integration.path, branch: integration.branch, base: integration.base || null, baseBranch: integration.baseBranch },
+    worktree: {
+      path: integration.path,
+      branch: integration.branch,
+      base: integration.base || null,
+      baseBranch: integration.baseBranch,
+    },
   });
   // The parent's own events (its start, its children, its end) go to the same targets as any run's.
-  const notifications = startNotifications(settings.notifyTargets, io.listener, { cwd: projectDir, env: io.env, runDir: paths.dir });
-  const record = RunRecord.create(paths, { ...status, parallel: settings.parallel }, notifications?.listener ?? io.listener, io.now, new Redactor(io.env));
+  const notifications = startNotifications(settings.notifyTargets, io.listener, {
+    cwd: projectDir,
+    env: io.env,
+    runDir: paths.dir,
+  });
+  const record = RunRecord.create(
+    paths,
+    { ...status, parallel: settings.parallel },
+    notifications?.listener ?? io.listener,
+    io.now,
+    new Redactor(io.env),
+  );
   notifications?.attach(record);
   record.guard.reserve();
   record.event({
@@ -66,7 +85,9 @@ export function openParentRecord(options: FanOutOptions, io: FanOutIo, paths: Ru
     base: integration.base,
     base_branch: integration.baseBranch,
   });
-  record.log(`run started: up to ${settings.parallel} child runs at once over ${settings.tasks}, merged into ${integration.branch} (worktree ${integration.path})`);
+  record.log(
+    `run started: up to ${settings.parallel} child runs at once over ${settings.tasks}, merged into ${integration.branch} (worktree ${integration.path})`,
+  );
   for (const note of options.notes ?? []) record.log(note);
   record.startHeartbeat();
   return { record, notifications };

@@ -135,7 +135,20 @@ export interface FanOutStep {
 
 /** The state before the first look. */
 export function initialFanOut(config: FanOutConfig, started: number): FanOutState {
-  return { phase: "running", config, ending: null, started, running: [], resolving: null, ended: [], failed: [], told: {}, stopNow: false, urgent: false, shown: "" };
+  return {
+    phase: "running",
+    config,
+    ending: null,
+    started,
+    running: [],
+    resolving: null,
+    ended: [],
+    failed: [],
+    told: {},
+    stopNow: false,
+    urgent: false,
+    shown: "",
+  };
 }
 
 /** All the parent has spent: before, by the children and resolve runs that ended, and by the running ones so far. */
@@ -162,26 +175,49 @@ export function fanOutStep(state: FanOutState, input: FanOutInput): FanOutStep {
     case "exited":
       return exited(state, input);
     case "lost":
-      return { state: endWith({ ...state, running: state.running.filter((child) => child.id !== input.id) }, { reason: "FAILED", detail: input.detail }), effects: [] };
+      return {
+        state: endWith(
+          { ...state, running: state.running.filter((child) => child.id !== input.id) },
+          { reason: "FAILED", detail: input.detail },
+        ),
+        effects: [],
+      };
     case "resolveStarted": {
       const next = { ...state, resolving: { id: input.id, task: input.task, stopAsked: "none" as const } };
       return next.ending ? passOn(next, next.ending, []) : { state: next, effects: [] };
     }
     case "resolveEnded": {
       const { resolving } = state;
-      const ended = resolving ? [...state.ended, { id: resolving.id, taskId: resolving.task.id, costUsd: input.costUsd }] : state.ended;
+      const ended = resolving
+        ? [...state.ended, { id: resolving.id, taskId: resolving.task.id, costUsd: input.costUsd }]
+        : state.ended;
       return { state: { ...state, resolving: null, ended }, effects: [] };
     }
     case "abandoned":
-      return { state: { ...state, failed: [...state.failed, { taskId: input.taskId, reason: input.reason }] }, effects: [] };
+      return {
+        state: { ...state, failed: [...state.failed, { taskId: input.taskId, reason: input.reason }] },
+        effects: [],
+      };
     case "mergeFailed":
-      return { state: endWith(state, { reason: "FAILED", detail: `integration branch ${state.config.branch}: ${input.message}` }), effects: [{ kind: "hold" }] };
+      return {
+        state: endWith(state, {
+          reason: "FAILED",
+          detail: `integration branch ${state.config.branch}: ${input.message}`,
+        }),
+        effects: [{ kind: "hold" }],
+      };
     case "stopped":
       return { state: withStopAsked(state, input.id, input.level), effects: [] };
     case "owed": {
       const ended = [...state.ended, { id: input.child, taskId: input.task.id, costUsd: 0 }];
       const line = `child ${input.child} ended DONE before; its merge into ${state.config.branch} is made now`;
-      return { state: { ...state, ended }, effects: [{ kind: "queue", child: input.child, task: input.task }, { kind: "record", entry: { kind: "log", line } }] };
+      return {
+        state: { ...state, ended },
+        effects: [
+          { kind: "queue", child: input.child, task: input.task },
+          { kind: "record", entry: { kind: "log", line } },
+        ],
+      };
     }
     default: {
       const unreachable: never = input;
@@ -207,13 +243,48 @@ function exited(state: FanOutState, input: Extract<FanOutInput, { type: "exited"
   const outcome = childEnding(input.status, input.exit);
   const { task } = child;
   const done = outcome.reason === "DONE";
-  const failed = done ? state.failed : [...state.failed, { taskId: task.id, reason: `child ${child.id} ended ${outcome.reason}: ${outcome.detail}` }];
-  const note = done ? `task ${task.id} waits to be merged into ${state.config.branch}` : `task ${task.id} stays pending: ${outcome.detail}`;
-  const next = { ...state, running: state.running.filter((other) => other !== child), ended: [...state.ended, { id: child.id, taskId: task.id, costUsd }], failed };
+  const failed = done
+    ? state.failed
+    : [...state.failed, { taskId: task.id, reason: `child ${child.id} ended ${outcome.reason}: ${outcome.detail}` }];
+  const note = done
+    ? `task ${task.id} waits to be merged into ${state.config.branch}`
+    : `task ${task.id} stays pending: ${outcome.detail}`;
+  const next = {
+    ...state,
+    running: state.running.filter((other) => other !== child),
+    ended: [...state.ended, { id: child.id, taskId: task.id, costUsd }],
+    failed,
+  };
   const effects: FanOutEffect[] = [
     ...(done ? [{ kind: "queue", child: child.id, task } as const] : []),
-    { kind: "record", entry: { kind: "event", body: { type: "child_ended", child: child.id, task: task.id, reason: outcome.reason, exit_code: input.exit.code, detail: outcome.detail, cost_usd: costUsd } } },
-    { kind: "record", entry: { kind: "progress", block: [["child", child.id], ["task", task.id], ["child_reason", outcome.reason], ["child_detail", outcome.detail], ["cost_usd", costUsd]] } },
+    {
+      kind: "record",
+      entry: {
+        kind: "event",
+        body: {
+          type: "child_ended",
+          child: child.id,
+          task: task.id,
+          reason: outcome.reason,
+          exit_code: input.exit.code,
+          detail: outcome.detail,
+          cost_usd: costUsd,
+        },
+      },
+    },
+    {
+      kind: "record",
+      entry: {
+        kind: "progress",
+        block: [
+          ["child", child.id],
+          ["task", task.id],
+          ["child_reason", outcome.reason],
+          ["child_detail", outcome.detail],
+          ["cost_usd", costUsd],
+        ],
+      },
+    },
     { kind: "record", entry: { kind: "log", line: `child ${child.id} ended ${outcome.reason}; ${note}` } },
   ];
   return { state: next, effects };
@@ -224,16 +295,31 @@ function look(before: FanOutState, input: Look): FanOutStep {
   const effects: FanOutEffect[] = [];
   let state: FanOutState = { ...before, stopNow: input.sentinels.stopNow, urgent: input.urgent };
   // A signal replaces any other ending: the children are then signalled, not stopped.
-  if (input.signal && state.ending?.reason !== "INTERRUPTED") state = { ...state, phase: "ending", ending: { reason: "INTERRUPTED", detail: `received ${input.signal}`, signal: input.signal } };
+  if (input.signal && state.ending?.reason !== "INTERRUPTED")
+    state = {
+      ...state,
+      phase: "ending",
+      ending: { reason: "INTERRUPTED", detail: `received ${input.signal}`, signal: input.signal },
+    };
   // A record the parent can no longer write (a full disk) ends it FAILED, as it ends any run.
-  const failedWrite: Ending | null = input.recordFailure === null ? null : { reason: "FAILED", detail: input.recordFailure };
-  const ending = failedWrite ?? stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
+  const failedWrite: Ending | null =
+    input.recordFailure === null ? null : { reason: "FAILED", detail: input.recordFailure };
+  const ending =
+    failedWrite ?? stopEnding(input.sentinels) ?? limitEnding(config, spentUsd(state, input.costs), input.elapsedMs);
   if (ending) state = endWith(state, ending);
   if (!state.ending && input.sentinels.pause !== (state.phase === "paused")) {
     const paused = input.sentinels.pause;
     state = { ...state, phase: paused ? "paused" : "running" };
     effects.push({ kind: "record", entry: { kind: "event", body: { type: paused ? "paused" : "resumed" } } });
-    effects.push({ kind: "record", entry: { kind: "log", line: paused ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)" : "resumed" } });
+    effects.push({
+      kind: "record",
+      entry: {
+        kind: "log",
+        line: paused
+          ? "paused: no new child run starts until PAUSE is removed (running children go on; pause them one by one)"
+          : "resumed",
+      },
+    });
   }
   if (state.phase === "running") state = startChildren(state, input, effects);
   if (state.ending) state = passOn(state, state.ending, effects).state;
@@ -244,7 +330,12 @@ function look(before: FanOutState, input: Look): FanOutStep {
   if (shown !== state.shown) effects.push({ kind: "status", patch: status });
   state = { ...state, shown };
   const { queue } = input;
-  if (state.ending && state.running.length === 0 && queue.current === null && (queue.length === 0 || queue.waiting || state.ending.reason === "INTERRUPTED")) {
+  if (
+    state.ending &&
+    state.running.length === 0 &&
+    queue.current === null &&
+    (queue.length === 0 || queue.waiting || state.ending.reason === "INTERRUPTED")
+  ) {
     effects.push({ kind: "end", ending: state.ending });
     state = { ...state, phase: "ended" };
   }
@@ -267,11 +358,27 @@ function startChildren(before: FanOutState, input: Look, effects: FanOutEffect[]
     const { maxCostUsd, maxRuntimeMs } = shareOfLimits(state, input.costs, input.elapsedMs);
     state = { ...state, started: state.started + 1, running: [...state.running, { id, task, stopAsked: "none" }] };
     effects.push({ kind: "start", start: { childId: id, taskId: task.id, maxCostUsd, maxRuntimeMs }, task });
-    effects.push({ kind: "record", entry: { kind: "event", body: { type: "child_started", child: id, task: task.id, branch: `ralph/${id}` } } });
-    effects.push({ kind: "record", entry: { kind: "log", line: `child ${id} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${id})` } });
+    effects.push({
+      kind: "record",
+      entry: { kind: "event", body: { type: "child_started", child: id, task: task.id, branch: `ralph/${id}` } },
+    });
+    effects.push({
+      kind: "record",
+      entry: {
+        kind: "log",
+        line: `child ${id} started on task ${task.id}${task.title ? `: ${task.title}` : ""} (branch ralph/${id})`,
+      },
+    });
   }
   if (state.running.length > 0 || input.queue.length > 0 || input.queue.current !== null) return state;
-  return endWith(state, allTasksEnding(config.tasksName, state.ended.length > 0, state.failed.map((entry) => entry.reason)));
+  return endWith(
+    state,
+    allTasksEnding(
+      config.tasksName,
+      state.ended.length > 0,
+      state.failed.map((entry) => entry.reason),
+    ),
+  );
 }
 
 /** Passes the parent's ending on to every child still running: the signal itself, or a STOP file. */
@@ -282,7 +389,8 @@ function passOn(state: FanOutState, ending: Ending, effects: FanOutEffect[]): Fa
     if (ending.reason === "INTERRUPTED") {
       // A second signal is passed on too: the child then skips its grace period, as the parent does.
       const level = state.urgent ? "now" : "stop";
-      if (child.stopAsked !== level) effects.push({ kind: "signal", id: child.id, signal: (ending.signal ?? "SIGTERM") as NodeJS.Signals });
+      if (child.stopAsked !== level)
+        effects.push({ kind: "signal", id: child.id, signal: (ending.signal ?? "SIGTERM") as NodeJS.Signals });
       next = withStopAsked(next, child.id, level);
       continue;
     }
@@ -301,14 +409,24 @@ function relay(state: FanOutState, input: Look, effects: FanOutEffect[]): FanOut
     const question = input.questions[child.id] ?? null;
     if (question === null || told[child.id] === question) continue;
     told = { ...told, [child.id]: question };
-    effects.push({ kind: "record", entry: { kind: "log", line: `child ${child.id} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${child.id} TEXT` } });
+    effects.push({
+      kind: "record",
+      entry: {
+        kind: "log",
+        line: `child ${child.id} asks: ${JSON.stringify(question)}; it waits for: ralph answer ${child.id} TEXT`,
+      },
+    });
   }
   return told === state.told ? state : { ...state, told };
 }
 
 function statusOf(state: FanOutState, input: Look): Partial<RunStatus> {
   const { ending } = state;
-  const action = ending ? `ending: ${ending.detail}` : input.queue.current ? `merging ralph/${input.queue.current} into ${state.config.branch}` : `${state.running.length} child run(s) running`;
+  const action = ending
+    ? `ending: ${ending.detail}`
+    : input.queue.current
+      ? `merging ralph/${input.queue.current} into ${state.config.branch}`
+      : `${state.running.length} child run(s) running`;
   return {
     state: state.phase === "paused" ? "paused" : "running",
     iteration: state.started,
@@ -320,7 +438,11 @@ function statusOf(state: FanOutState, input: Look): Partial<RunStatus> {
 
 /** Continuing: each child that ended DONE before but was never merged nor abandoned, with its pending task. */
 export function owedMerges(earlier: readonly RunEvent[], tasks: TaskListResult): Array<{ child: string; task: Task }> {
-  const settled = new Set(earlier.filter((event) => event.type === "child_merged" || event.type === "merge_abandoned").map((event) => event.child));
+  const settled = new Set(
+    earlier
+      .filter((event) => event.type === "child_merged" || event.type === "merge_abandoned")
+      .map((event) => event.child),
+  );
   const owed: Array<{ child: string; task: Task }> = [];
   for (const event of earlier) {
     if (event.type !== "child_ended" || event.reason !== "DONE" || settled.has(event.child as string)) continue;

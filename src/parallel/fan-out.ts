@@ -21,12 +21,28 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
   const { record, notifications } = openParentRecord(options, io, paths);
   // The family's record in the spend ledger, made before any child starts: each child takes its budgets from it.
   const spentBefore = io.spend ? openFamilySpend(options, io.spend, io.env, io.now()) : (previous?.cost_usd ?? 0);
-  const config = { runId, parallel: settings.parallel, tasksName: settings.tasks, branch: integration.branch, maxCostUsd: settings.maxCostUsd, maxRuntimeMs: settings.maxRuntimeMs, spentBefore };
+  const config = {
+    runId,
+    parallel: settings.parallel,
+    tasksName: settings.tasks,
+    branch: integration.branch,
+    maxCostUsd: settings.maxCostUsd,
+    maxRuntimeMs: settings.maxRuntimeMs,
+    spentBefore,
+  };
   // The runtime cap counts from this start, as the engine counts it for any run (continuing starts it afresh).
   const world = { io, paths, record, startedAtMs: io.now().getTime() };
   const resolves = earlier.filter((event) => event.type === "resolve_started").length;
   const driver = new FanOutDriver(initialFanOut(config, previous?.iteration ?? 0), world, (reports) => {
-    const deps = { runId, file: resolve(projectDir, settings.tasks), tasksName: settings.tasks, maxResolve: settings.maxResolve, integration, io, record };
+    const deps = {
+      runId,
+      file: resolve(projectDir, settings.tasks),
+      tasksName: settings.tasks,
+      maxResolve: settings.maxResolve,
+      integration,
+      io,
+      record,
+    };
     return new MergeQueue({ ...deps, ...reports }, resolves);
   });
   let ending: Ending;
@@ -41,9 +57,17 @@ export async function runFanOut(options: FanOutOptions, io: FanOutIo): Promise<R
     await driver.abandon(ending);
   }
   const unmerged = driver.merges.length;
-  if (unmerged > 0) ending = { ...ending, detail: `${ending.detail}; ${unmerged} DONE child(ren) not merged yet: ralph continue ${runId} merges them` };
+  if (unmerged > 0)
+    ending = {
+      ...ending,
+      detail: `${ending.detail}; ${unmerged} DONE child(ren) not merged yet: ralph continue ${runId} merges them`,
+    };
   const end = driver.state;
-  const result = finishRun(record, ending, io.now(), { iteration: end.started, cost_usd: spentUsd(end, {}), current_task: null });
+  const result = finishRun(record, ending, io.now(), {
+    iteration: end.started,
+    cost_usd: spentUsd(end, {}),
+    current_task: null,
+  });
   // The run_ended notification is on its way: give it a bounded time to arrive.
   await notifications?.drain(ending, io.signals.interrupted);
   return holdMarker(result, paths.progress, io.listener, io.signals.urgent);

@@ -94,11 +94,25 @@ export async function mergeChild(item: MergeItem, io: MergeIo, maxResolve: numbe
       checkOutput = checks.output;
     }
     if (io.interrupted()) return interrupted();
-    const why = conflicts.length > 0 ? `conflicts in ${conflicts.join(", ")}` : `the checks failed on the merged tree: ${firstLine(checkOutput ?? "")}`;
-    if (resolves >= maxResolve) return abandon(maxResolve === 0 ? `${why} (--max-resolve 0)` : `${why}, still after ${resolves} resolve iteration(s)`);
+    const why =
+      conflicts.length > 0
+        ? `conflicts in ${conflicts.join(", ")}`
+        : `the checks failed on the merged tree: ${firstLine(checkOutput ?? "")}`;
+    if (resolves >= maxResolve)
+      return abandon(
+        maxResolve === 0 ? `${why} (--max-resolve 0)` : `${why}, still after ${resolves} resolve iteration(s)`,
+      );
     if (!io.mayResolve()) return interrupted();
     resolves += 1;
-    await io.resolve({ attempt: resolves, child: item.child, branch: item.branch, task: item.task, merged: item.merged, conflicts, checkOutput });
+    await io.resolve({
+      attempt: resolves,
+      child: item.child,
+      branch: item.branch,
+      task: item.task,
+      merged: item.merged,
+      conflicts,
+      checkOutput,
+    });
     if (io.interrupted()) return interrupted();
     const now = await io.head();
     if (!now.ok || now.commit !== start) {
@@ -117,7 +131,12 @@ export async function mergeChild(item: MergeItem, io: MergeIo, maxResolve: numbe
 }
 
 function firstLine(text: string): string {
-  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "no output";
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? "no output"
+  );
 }
 
 /** The prompt of a resolve iteration. */
@@ -129,11 +148,29 @@ export function resolvePrompt(request: ResolveRequest, integrationBranch: string
   ];
   if (request.conflicts.length > 0) {
     lines.push("## Conflicted files", "", ...request.conflicts.map((path) => `- ${path}`), "");
-    lines.push("Edit each of them so that the work of both tasks is kept, and remove every conflict marker (<<<<<<<, =======, >>>>>>>).", "");
+    lines.push(
+      "Edit each of them so that the work of both tasks is kept, and remove every conflict marker (<<<<<<<, =======, >>>>>>>).",
+      "",
+    );
   }
   lines.push("## The task being merged", "", describeTask(request.task), "");
-  lines.push("## Tasks already on the integration branch", "", ...(request.merged.length > 0 ? request.merged.map((task) => `- ${describeTask(task)}`) : ["(none)"]), "");
-  if (request.checkOutput !== null) lines.push("## Check output", "", "The checks failed on the merged tree. Fix the code so that they pass.", "", "```", request.checkOutput.trimEnd(), "```", "");
+  lines.push(
+    "## Tasks already on the integration branch",
+    "",
+    ...(request.merged.length > 0 ? request.merged.map((task) => `- ${describeTask(task)}`) : ["(none)"]),
+    "",
+  );
+  if (request.checkOutput !== null)
+    lines.push(
+      "## Check output",
+      "",
+      "The checks failed on the merged tree. Fix the code so that they pass.",
+      "",
+      "```",
+      request.checkOutput.trimEnd(),
+      "```",
+      "",
+    );
   lines.push("Do not commit, and leave the task list alone: ralph stages, checks and commits the merge itself.");
   return `${lines.join("\n")}\n`;
 }

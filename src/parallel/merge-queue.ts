@@ -49,7 +49,10 @@ export interface MergeQueueDeps {
 }
 
 /** What the queue reports to its fan-out (the fan-out's driver makes these). */
-export type MergeReports = Pick<MergeQueueDeps, "ending" | "resolveStarted" | "resolveEnded" | "limits" | "abandoned" | "failed" | "wake">;
+export type MergeReports = Pick<
+  MergeQueueDeps,
+  "ending" | "resolveStarted" | "resolveEnded" | "limits" | "abandoned" | "failed" | "wake"
+>;
 
 /** The queue of merges into the integration branch. */
 export class MergeQueue {
@@ -112,12 +115,27 @@ export class MergeQueue {
       const reset = await deps.io.merge.resetTo(this.integrated);
       if (!reset.ok) throw new Error(reset.message);
       const marked = markTaskInText(this.text, deps.file, next.task.id);
-      const merged = (parseTasks(this.text, deps.file) as { ok: true; tasks: Task[] }).tasks.filter((task) => task.done);
+      const merged = (parseTasks(this.text, deps.file) as { ok: true; tasks: Task[] }).tasks.filter(
+        (task) => task.done,
+      );
       const interrupted = () => deps.ending()?.reason === "INTERRUPTED" || deps.io.signals.firstSignal() !== null;
       const outcome = marked.ok
         ? await mergeChild(
-            { child: next.child, branch: `ralph/${next.child}`, task: next.task, tasksText: marked.text, tasksPath: deps.integration.tasksPath, merged, runId: deps.runId },
-            { ...deps.io.merge, resolve: (request) => this.resolveOnce(request), interrupted, mayResolve: () => deps.ending() === null },
+            {
+              child: next.child,
+              branch: `ralph/${next.child}`,
+              task: next.task,
+              tasksText: marked.text,
+              tasksPath: deps.integration.tasksPath,
+              merged,
+              runId: deps.runId,
+            },
+            {
+              ...deps.io.merge,
+              resolve: (request) => this.resolveOnce(request),
+              interrupted,
+              mayResolve: () => deps.ending() === null,
+            },
             deps.maxResolve,
           )
         : ({ kind: "abandoned", reason: `${deps.tasksName} ${marked.message}`, resolves: 0 } as const);
@@ -128,18 +146,36 @@ export class MergeQueue {
           this.items.shift();
           if (marked.ok) this.text = marked.text;
           this.integrated = outcome.commit;
-          record.event({ type: "child_merged", child: next.child, task: next.task.id, commit: outcome.commit, resolves: outcome.resolves });
-          record.log(`merged ralph/${next.child} into ${branch} (${outcome.commit.slice(0, 12)}${outcome.resolves > 0 ? `, after ${outcome.resolves} resolve iteration(s)` : ""}); task ${next.task.id} marked done there`);
+          record.event({
+            type: "child_merged",
+            child: next.child,
+            task: next.task.id,
+            commit: outcome.commit,
+            resolves: outcome.resolves,
+          });
+          record.log(
+            `merged ralph/${next.child} into ${branch} (${outcome.commit.slice(0, 12)}${outcome.resolves > 0 ? `, after ${outcome.resolves} resolve iteration(s)` : ""}); task ${next.task.id} marked done there`,
+          );
           break;
         case "abandoned":
           this.items.shift();
           deps.abandoned(next.task.id, `merge of ralph/${next.child} abandoned: ${outcome.reason}`);
-          record.event({ type: "merge_abandoned", child: next.child, task: next.task.id, reason: outcome.reason, resolves: outcome.resolves });
-          record.log(`merge of ralph/${next.child} abandoned, ${branch} left as it was; task ${next.task.id} reopened: ${outcome.reason}`);
+          record.event({
+            type: "merge_abandoned",
+            child: next.child,
+            task: next.task.id,
+            reason: outcome.reason,
+            resolves: outcome.resolves,
+          });
+          record.log(
+            `merge of ralph/${next.child} abandoned, ${branch} left as it was; task ${next.task.id} reopened: ${outcome.reason}`,
+          );
           break;
         case "interrupted":
           this.held = true;
-          record.log(`merge of ralph/${next.child} undone: the run is ending (${deps.ending()?.detail ?? "signal"}); ralph continue ${deps.runId} makes it again`);
+          record.log(
+            `merge of ralph/${next.child} undone: the run is ending (${deps.ending()?.detail ?? "signal"}); ralph continue ${deps.runId} makes it again`,
+          );
           break;
         default: {
           const never: never = outcome;
@@ -160,8 +196,19 @@ export class MergeQueue {
     const { deps } = this;
     this.resolveCount += 1;
     const id = `${deps.runId}-resolve-${this.resolveCount}`;
-    deps.record.event({ type: "resolve_started", child: id, for_child: request.child, task: request.task.id, attempt: request.attempt, conflicts: request.conflicts, checks_failed: request.checkOutput !== null });
-    const why = request.conflicts.length > 0 ? `conflicts in ${request.conflicts.join(", ")}` : "the checks failed on the merged tree";
+    deps.record.event({
+      type: "resolve_started",
+      child: id,
+      for_child: request.child,
+      task: request.task.id,
+      attempt: request.attempt,
+      conflicts: request.conflicts,
+      checks_failed: request.checkOutput !== null,
+    });
+    const why =
+      request.conflicts.length > 0
+        ? `conflicts in ${request.conflicts.join(", ")}`
+        : "the checks failed on the merged tree";
     deps.record.log(`resolve ${id} (${request.attempt} of at most ${deps.maxResolve}) for ${request.branch}: ${why}`);
     const handle = deps.io.startResolve(id, resolvePrompt(request, deps.integration.branch), deps.limits());
     deps.resolveStarted({ id, task: request.task, handle });
@@ -171,7 +218,13 @@ export class MergeQueue {
     // What it spent is the spend ledger's figure; its status.json is in reach of its agent.
     const costUsd = deps.io.spend ? dollars(deps.io.spend.totalsOf(id)) : (status?.cost_usd ?? 0);
     deps.resolveEnded(costUsd);
-    deps.record.event({ type: "resolve_ended", child: id, for_child: request.child, reason: outcome.reason, cost_usd: costUsd });
+    deps.record.event({
+      type: "resolve_ended",
+      child: id,
+      for_child: request.child,
+      reason: outcome.reason,
+      cost_usd: costUsd,
+    });
     deps.record.log(`resolve ${id} ended ${outcome.reason}`);
   }
 }

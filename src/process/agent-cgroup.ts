@@ -27,7 +27,12 @@ export interface ResourceFigures {
 const FILES = {
   memory: {
     v2: { peak: "memory.peak", current: "memory.current", max: "memory.max", events: "memory.events" },
-    v1: { peak: "memory.max_usage_in_bytes", current: "memory.usage_in_bytes", max: "memory.limit_in_bytes", events: "memory.oom_control" },
+    v1: {
+      peak: "memory.max_usage_in_bytes",
+      current: "memory.usage_in_bytes",
+      max: "memory.limit_in_bytes",
+      events: "memory.oom_control",
+    },
   },
   pids: {
     v2: { peak: "pids.peak", current: "pids.current", max: "pids.max", events: "pids.events" },
@@ -38,7 +43,12 @@ const FILES = {
 type Files = (typeof FILES)["memory"]["v2"];
 
 /** The directory and file names of one controller for an agent cgroup, or null when unavailable. */
-function locate(source: ControllerSource, v2Dir: string, name: string, controller: keyof typeof FILES): { dir: string; files: Files } | null {
+function locate(
+  source: ControllerSource,
+  v2Dir: string,
+  name: string,
+  controller: keyof typeof FILES,
+): { dir: string; files: Files } | null {
   if (source.kind === "v2") return { dir: v2Dir, files: FILES[controller].v2 };
   if (source.kind === "v1") return { dir: join(source.mount, name), files: FILES[controller].v1 };
   return null;
@@ -83,7 +93,9 @@ export class AgentCgroup {
     const v2Dir = join(runner.tree.dir, name);
     const memory = locate(runner.controllers.memory, v2Dir, name, "memory");
     const pids = locate(runner.controllers.pids, v2Dir, name, "pids");
-    const companions = [memory, pids].filter((entry) => entry !== null && entry.dir !== v2Dir).map((entry) => (entry as { dir: string }).dir);
+    const companions = [memory, pids]
+      .filter((entry) => entry !== null && entry.dir !== v2Dir)
+      .map((entry) => (entry as { dir: string }).dir);
     const tree = new CgroupTree(v2Dir, companions);
     const failed = tree.create();
     if (failed !== null) {
@@ -101,7 +113,8 @@ export class AgentCgroup {
     ];
     for (const [controller, value, label] of limits) {
       if (value === null) continue;
-      const error = controller === null ? "controller unavailable" : writeControl(controller.dir, controller.files.max, value);
+      const error =
+        controller === null ? "controller unavailable" : writeControl(controller.dir, controller.files.max, value);
       if (error !== null) {
         tree.removeOnce();
         return `cannot set the ${label} cap in ${controller?.dir ?? v2Dir} (${error})`;
@@ -137,7 +150,11 @@ export class AgentCgroup {
     } finally {
       for (const i of entered.reverse()) {
         const home = this.homes[i] as string;
-        if (writeControl(home, "cgroup.procs", String(process.pid)) !== null && writeControl(home, "cgroup.procs", String(process.pid)) !== null) left = false;
+        if (
+          writeControl(home, "cgroup.procs", String(process.pid)) !== null &&
+          writeControl(home, "cgroup.procs", String(process.pid)) !== null
+        )
+          left = false;
       }
       if (left) this.writeCaps();
       // The agent alone, at once: the runner is out again, so cgroup.procs lists the agent's processes only.
@@ -151,7 +168,8 @@ export class AgentCgroup {
    * would have ended it, and counted so. A pids cap below usage stops further forks and kills nothing.
    */
   private writeCaps(): void {
-    if (this.pids !== null && this.caps.pidsMax !== null) writeControl(this.pids.dir, this.pids.files.max, String(this.caps.pidsMax));
+    if (this.pids !== null && this.caps.pidsMax !== null)
+      writeControl(this.pids.dir, this.pids.files.max, String(this.caps.pidsMax));
     if (this.memory === null || this.caps.memoryMaxBytes === null) return;
     if (writeControl(this.memory.dir, this.memory.files.max, String(this.caps.memoryMaxBytes)) !== "EBUSY") return;
     this.capForced = true;
@@ -189,7 +207,10 @@ export class AgentCgroup {
   ownCapReached(): boolean {
     if (this.memory === null) return false;
     if (this.capForced) return true;
-    const own = this.memory.files === FILES.memory.v2 ? readKey(join(this.memory.dir, "memory.events"), "oom") : readNumber(join(this.memory.dir, "memory.failcnt"));
+    const own =
+      this.memory.files === FILES.memory.v2
+        ? readKey(join(this.memory.dir, "memory.events"), "oom")
+        : readNumber(join(this.memory.dir, "memory.failcnt"));
     return (own ?? 0) > 0;
   }
 

@@ -12,7 +12,11 @@ export interface AgentExit {
 
 /** An exit as a subreaper or the launcher reports it (a signal by number) as an AgentExit. */
 export function exitOf(exit: { code: number | null; signal: number | null }): AgentExit {
-  const signal = exit.signal === null ? null : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ?? null) as NodeJS.Signals | null);
+  const signal =
+    exit.signal === null
+      ? null
+      : ((Object.entries(constants.signals).find(([, value]) => value === exit.signal)?.[0] ??
+          null) as NodeJS.Signals | null);
   return { code: exit.code, signal };
 }
 

@@ -24,8 +24,15 @@ export function cgroupMounts(mountinfo = readText("/proc/self/mountinfo") ?? "")
     const root = fields[3];
     const mountPoint = fields[4];
     if (root === undefined || mountPoint === undefined) continue;
-    if (fstype === "cgroup2") mounts.push({ version: 2, mountPoint: unescape(mountPoint), root: unescape(root), controllers: [] });
-    if (fstype === "cgroup") mounts.push({ version: 1, mountPoint: unescape(mountPoint), root: unescape(root), controllers: (options ?? "").split(",") });
+    if (fstype === "cgroup2")
+      mounts.push({ version: 2, mountPoint: unescape(mountPoint), root: unescape(root), controllers: [] });
+    if (fstype === "cgroup")
+      mounts.push({
+        version: 1,
+        mountPoint: unescape(mountPoint),
+        root: unescape(root),
+        controllers: (options ?? "").split(","),
+      });
   }
   return mounts;
 }
@@ -94,7 +101,10 @@ export function writeControl(dir: string, file: string, value: string): string |
 export function readPids(dir: string): number[] {
   const text = readText(join(dir, "cgroup.procs"));
   if (text === null || text === "") return [];
-  return text.split("\n").filter((line) => line !== "").map(Number);
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map(Number);
 }
 
 /** Removes an empty cgroup directory: "gone", or "busy" while a task (an unreaped zombie) still holds it, or "failed". */

@@ -9,7 +9,8 @@ import { CgroupTree } from "./cgroup-tree.js";
 export type ControllerName = "memory" | "pids";
 
 /** Where a controller's files for the agent cgroups are: the v2 cgroup itself, a v1 companion, or nowhere. */
-export type ControllerSource = { kind: "v2" } | { kind: "v1"; mount: string; why: string } | { kind: "none"; why: string };
+export type ControllerSource =
+  { kind: "v2" } | { kind: "v1"; mount: string; why: string } | { kind: "none"; why: string };
 
 /** The runner's parent cgroup: every agent cgroup of this runner is made under it. */
 export interface RunnerCgroup {
@@ -40,7 +41,10 @@ function v2Candidates(mounts: CgroupMount[], own: Map<string, string>): string[]
 }
 
 function listed(dir: string, file: string): string[] {
-  return (readText(join(dir, file)) ?? "").trim().split(/\s+/).filter((name) => name !== "");
+  return (readText(join(dir, file)) ?? "")
+    .trim()
+    .split(/\s+/)
+    .filter((name) => name !== "");
 }
 
 /** Makes a controller available below `parent` (v2), or finds its v1 hierarchy; says why not otherwise. */
@@ -55,7 +59,9 @@ function controllerSource(
 ): ControllerSource {
   if (!listed(parent, "cgroup.controllers").includes(name)) {
     // Enabling it in the base fails when the base holds processes and is not the root ("no internal processes").
-    const error = listed(base, "cgroup.controllers").includes(name) ? writeControl(base, "cgroup.subtree_control", `+${name}`) : "not in this hierarchy";
+    const error = listed(base, "cgroup.controllers").includes(name)
+      ? writeControl(base, "cgroup.subtree_control", `+${name}`)
+      : "not in this hierarchy";
     const why = `cgroup v2 ${name} controller unavailable in ${base} (${error ?? "not delegated"})`;
     if (!listed(parent, "cgroup.controllers").includes(name)) {
       const v1 = mounts.find((mount) => mount.version === 1 && mount.controllers.includes(name));
@@ -69,7 +75,9 @@ function controllerSource(
     }
   }
   const error = writeControl(parent, "cgroup.subtree_control", `+${name}`);
-  return error === null ? { kind: "v2" } : { kind: "none", why: `cannot enable the ${name} controller in ${parent} (${error})` };
+  return error === null
+    ? { kind: "v2" }
+    : { kind: "none", why: `cannot enable the ${name} controller in ${parent} (${error})` };
 }
 
 /** Makes the runner's parent cgroup `name` in the first writable v2 directory found. */
@@ -93,16 +101,22 @@ export function setUpRunnerCgroup(name: string): CgroupSetup {
     // The runner steps into each agent cgroup to fork the agent and back out, so it must know its own.
     const homes = new Map<string, string>([[v2.dir, v2Home ?? base]]);
     const controllers = {} as Record<ControllerName, ControllerSource>;
-    for (const controller of CONTROLLERS) controllers[controller] = controllerSource(controller, base, v2.dir, mounts, own, name, homes);
+    for (const controller of CONTROLLERS)
+      controllers[controller] = controllerSource(controller, base, v2.dir, mounts, own, name, homes);
     const tree = new CgroupTree(v2.dir, []);
     for (const controller of CONTROLLERS) {
       const source = controllers[controller];
       if (source.kind !== "v1") continue;
       const failure = new CgroupTree(source.mount).create();
       if (failure === null) tree.companions.push(source.mount);
-      else controllers[controller] = { kind: "none", why: `cgroup v1 ${controller} hierarchy not writable (${failure})` };
+      else
+        controllers[controller] = { kind: "none", why: `cgroup v1 ${controller} hierarchy not writable (${failure})` };
     }
-    return { ok: true, runner: { tree, base, hasKill: existsSync(join(v2.dir, "cgroup.kill")), controllers, homes }, tried };
+    return {
+      ok: true,
+      runner: { tree, base, hasKill: existsSync(join(v2.dir, "cgroup.kill")), controllers, homes },
+      tried,
+    };
   }
   return { ok: false, tried };
 }

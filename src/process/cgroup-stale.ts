@@ -28,7 +28,12 @@ function guardedBy(dir: string): boolean {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(join("/proc", entry, "cmdline"), "utf8").split("\0").includes(dir)) return true;
+      if (
+        readFileSync(join("/proc", entry, "cmdline"), "utf8")
+          .split("\0")
+          .includes(dir)
+      )
+        return true;
     } catch {
       // gone
     }
@@ -55,7 +60,10 @@ export async function cleanStaleCgroups(base: string, companionBases: string[]):
     if (!match || match[1] !== namespace) continue;
     const info = readProcess(Number(match[2]));
     if (isAlive(info) && info?.startTime === match[3]) continue;
-    const tree = new CgroupTree(join(base, name), companionBases.map((dir) => join(dir, name)));
+    const tree = new CgroupTree(
+      join(base, name),
+      companionBases.map((dir) => join(dir, name)),
+    );
     if (tree.populated()) {
       if (guardedBy(tree.dir)) continue;
       tree.kill();

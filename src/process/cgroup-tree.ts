@@ -6,7 +6,9 @@ import { readPids, readText, removeDir, writeControl } from "./cgroup-fs.js";
 
 function subdirs(dir: string): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name));
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(dir, entry.name));
   } catch {
     return [];
   }

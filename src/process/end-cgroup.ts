@@ -55,7 +55,8 @@ export async function endCgroup(tree: CgroupTree, options: EndTreeOptions): Prom
     // no inotify here: re-reads alone
   }
   // AbortSignal.any arrived in Node 20.3; without it a skip is noticed at the next re-read.
-  const either = skip && typeof AbortSignal.any === "function" ? AbortSignal.any([skip, changed.signal]) : changed.signal;
+  const either =
+    skip && typeof AbortSignal.any === "function" ? AbortSignal.any([skip, changed.signal]) : changed.signal;
   const waitUntil = async (deadline: number): Promise<void> => {
     while (live.length > 0 && !skip?.aborted && performance.now() < deadline) {
       const interval = performance.now() - started < 1000 ? pollMs : pollMs * 4;

@@ -20,7 +20,10 @@ let finished = false;
  * the runner's death. The runner's word on this pipe decides which runs, never a marker in progress.txt.
  */
 function markRuns(): void {
-  const runs = new Set([...(process.env[MARK_ENV] ?? "").split("\n").filter((line) => line !== ""), ...runsToMark(received.split("\n"))]);
+  const runs = new Set([
+    ...(process.env[MARK_ENV] ?? "").split("\n").filter((line) => line !== ""),
+    ...runsToMark(received.split("\n")),
+  ]);
   for (const progress of runs) {
     try {
       markInterrupted(progress);

@@ -78,7 +78,11 @@ export async function endTree(
       const due = behind.filter(([key]) => (sentTo.get(key) ?? 0) <= i).map(([, identity]) => identity);
       if (due.length > 0) scanner.sendAll(due, polite[i] as NodeJS.Signals);
     }
-    if (sentCount === polite.length && behind.length > 0) scanner.sendAll(behind.map(([, identity]) => identity), "SIGCONT");
+    if (sentCount === polite.length && behind.length > 0)
+      scanner.sendAll(
+        behind.map(([, identity]) => identity),
+        "SIGCONT",
+      );
     for (const [key] of live) {
       seen.add(key);
       sentTo.set(key, sentCount);
@@ -117,7 +121,10 @@ export async function endTree(
     for (let round = 0; round < FREEZE_ROUNDS; round++) {
       const fresh = [...live].filter(([key]) => !frozen.has(key));
       if (fresh.length === 0) break;
-      scanner.sendAll(fresh.map(([, identity]) => identity), "SIGSTOP");
+      scanner.sendAll(
+        fresh.map(([, identity]) => identity),
+        "SIGSTOP",
+      );
       for (const [key, identity] of fresh) {
         seen.add(key);
         frozen.set(key, identity);
@@ -126,7 +133,10 @@ export async function endTree(
     }
     scanner.sendAll(frozen.values(), "SIGKILL");
     // Dying takes a moment: watch just the killed pids (cheap), then re-scan everything once.
-    while (performance.now() < killEnd && [...frozen.values()].some((identity) => isSame(identity, readProcess(identity.pid)))) {
+    while (
+      performance.now() < killEnd &&
+      [...frozen.values()].some((identity) => isSame(identity, readProcess(identity.pid)))
+    ) {
       await pause(Math.min(5, killEnd - performance.now()));
     }
     live = scanner.scan();

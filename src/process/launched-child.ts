@@ -29,7 +29,9 @@ export class LaunchedChild extends EventEmitter {
     // All four opened first: one that fails leaves none of them open.
     const opened: number[] = [];
     try {
-      fds.forEach((fd, index) => opened.push(openSync(`/proc/${launcher}/fd/${fd}`, index === 0 ? constants.O_WRONLY : constants.O_RDONLY)));
+      fds.forEach((fd, index) =>
+        opened.push(openSync(`/proc/${launcher}/fd/${fd}`, index === 0 ? constants.O_WRONLY : constants.O_RDONLY)),
+      );
     } catch (error) {
       for (const fd of opened) closeSync(fd);
       throw error;

@@ -78,7 +78,10 @@ export type LauncherStatus =
 export function parseLauncherStatus(line: string): LauncherStatus {
   if (line === "ok") return { kind: "ok" };
   const exit = /^exit (code|signal) (\d+)$/.exec(line);
-  if (exit) return exit[1] === "code" ? { kind: "exit", code: Number(exit[2]), signal: null } : { kind: "exit", code: null, signal: Number(exit[2]) };
+  if (exit)
+    return exit[1] === "code"
+      ? { kind: "exit", code: Number(exit[2]), signal: null }
+      : { kind: "exit", code: null, signal: Number(exit[2]) };
   const exec = /^exec (\d+)$/.exec(line);
   if (exec) return { kind: "failed", errno: Number(exec[1]), message: line };
   return { kind: "failed", errno: null, message: line };

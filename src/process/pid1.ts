@@ -52,9 +52,7 @@ exit(($status & 127) ? 128 + ($status & 127) : ($status >> 8));
 `;
 
 /** How running under the reaper went. */
-export type ReaperResult =
-  | { kind: "exited"; exitCode: number }
-  | { kind: "unavailable"; message: string };
+export type ReaperResult = { kind: "exited"; exitCode: number } | { kind: "unavailable"; message: string };
 
 export { isContainerInit } from "./container-init.js";
 

@@ -21,7 +21,15 @@ export function parseStat(text: string): ProcInfo | null {
   const sid = Number(fields[3]);
   const startTime = fields[19];
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || startTime === undefined) return null;
-  const info: ProcInfo = { pid, ppid, pgid, sid, state: fields[0] ?? "?", startTime, comm: text.slice(open + 1, close) };
+  const info: ProcInfo = {
+    pid,
+    ppid,
+    pgid,
+    sid,
+    state: fields[0] ?? "?",
+    startTime,
+    comm: text.slice(open + 1, close),
+  };
   // Field 52, exit_code: only a zombie's says how it ended.
   const exitStatus = Number(fields[49]);
   if (info.state === "Z" && fields[49] !== undefined && Number.isInteger(exitStatus)) info.exitStatus = exitStatus;

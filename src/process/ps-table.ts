@@ -20,7 +20,11 @@ function sessionNumber(token: string): number {
 
 function ps(args: string[]): string {
   const { spawnSync } = requireBuiltin("node:child_process") as typeof import("node:child_process");
-  const result = spawnSync("ps", args, { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync("ps", args, {
+    encoding: "utf8",
+    env: { ...process.env, LC_ALL: "C" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return result.stdout ?? "";
 }
 

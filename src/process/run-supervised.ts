@@ -43,7 +43,13 @@ const DRAIN_MS = 250;
 /** Runs the command and resolves once it and everything it started have ended (never rejects). */
 export async function runSupervised(command: SupervisedCommand): Promise<SupervisedOutcome> {
   const spawn = command.spawn ?? spawnAgent;
-  const started = await spawn({ argv: command.argv, cwd: command.cwd, env: command.env, stdin: command.stdin, marker: { key: command.markerKey, value: crypto().randomUUID() } });
+  const started = await spawn({
+    argv: command.argv,
+    cwd: command.cwd,
+    env: command.env,
+    stdin: command.stdin,
+    marker: { key: command.markerKey, value: crypto().randomUUID() },
+  });
   if (!started.ok) return { started: false, message: started.message };
   const { agent } = started;
   agent.stdout.on("data", (chunk: Buffer) => command.onStdout?.(chunk));
@@ -55,17 +61,29 @@ export async function runSupervised(command: SupervisedCommand): Promise<Supervi
   const timed = command.limitMs > 0 && Number.isFinite(command.limitMs);
   const waits: Array<Promise<{ ended: "exited" | "limit" | "aborted"; exit: AgentExit | null }>> = [
     agent.exited.then((exit) => ({ ended: "exited" as const, exit })),
-    pause(timed ? Math.min(command.limitMs, 2 ** 31 - 1) : 2 ** 31 - 1, limit.signal).then(() => ({ ended: command.abort?.aborted ? ("aborted" as const) : ("limit" as const), exit: null })),
+    pause(timed ? Math.min(command.limitMs, 2 ** 31 - 1) : 2 ** 31 - 1, limit.signal).then(() => ({
+      ended: command.abort?.aborted ? ("aborted" as const) : ("limit" as const),
+      exit: null,
+    })),
   ];
   const outcome = await Promise.race(waits);
   limit.abort();
   command.abort?.removeEventListener("abort", onAbort);
   // The process table could not be listed (a null report): the caller says so.
   const report: EndTreeReport | null = await agent
-    .end({ graceMs: command.graceMs, politeSignals: command.politeSignals, ...(command.abort ? { skipGrace: command.abort } : {}) })
+    .end({
+      graceMs: command.graceMs,
+      politeSignals: command.politeSignals,
+      ...(command.abort ? { skipGrace: command.abort } : {}),
+    })
     .catch(() => null);
   // Output still in the pipes is read before the result is given.
   await Promise.race([agent.closed, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
-  const exit = outcome.exit ?? (await Promise.race([agent.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), DRAIN_MS).unref())]));
+  const exit =
+    outcome.exit ??
+    (await Promise.race([
+      agent.exited,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), DRAIN_MS).unref()),
+    ]));
   return { started: true, ended: outcome.ended, exit, report };
 }

@@ -46,7 +46,11 @@ function isDirectory(path: string): boolean {
 function failure(error: NodeJS.ErrnoException, argv: string[], cwd: string, launcher?: string): SpawnResult {
   const program = argv[0] ?? "";
   if (error.code === "ENOENT" && launcher !== undefined && isDirectory(cwd)) {
-    return { ok: false, error: "spawn_failed", message: `${launcher} not found: sealed supervision starts the agent through it (RALPH_SUPERVISION=tree runs without)` };
+    return {
+      ok: false,
+      error: "spawn_failed",
+      message: `${launcher} not found: sealed supervision starts the agent through it (RALPH_SUPERVISION=tree runs without)`,
+    };
   }
   if (error.code === "ENOENT") {
     // A missing working directory is also reported as ENOENT by spawn.
@@ -65,19 +69,26 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   }
   const seal = options.seal;
   const subreaper = seal?.kind === "subreaper" ? seal : null;
-  const [command, ...commandArgs] = subreaper ? subreaperArgv(subreaper.perl, subreaper.prctl, options.argv) : [program, ...args];
+  const [command, ...commandArgs] = subreaper
+    ? subreaperArgv(subreaper.perl, subreaper.prctl, options.argv)
+    : [program, ...args];
   const start = (): ChildProcess =>
     subreaper?.launcher
-      ? subreaper.launcher.start({ argv: options.argv, cwd: options.cwd, env: { ...options.env, [options.marker.key]: options.marker.value }, withStdin: options.stdin !== null })
+      ? subreaper.launcher.start({
+          argv: options.argv,
+          cwd: options.cwd,
+          env: { ...options.env, [options.marker.key]: options.marker.value },
+          withStdin: options.stdin !== null,
+        })
       : spawn(command as string, commandArgs, {
-      cwd: options.cwd,
-      env: { ...options.env, [options.marker.key]: options.marker.value },
-      // Never the terminal's stdin: an agent that sets raw mode would swallow Ctrl-C.
-      stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe", ...(subreaper ? ["pipe" as const] : [])],
-      // Own session: a terminal Ctrl-C reaches only the runner, which forwards it.
-      detached: true,
-      shell: false,
-    });
+          cwd: options.cwd,
+          env: { ...options.env, [options.marker.key]: options.marker.value },
+          // Never the terminal's stdin: an agent that sets raw mode would swallow Ctrl-C.
+          stdio: [options.stdin === null ? "ignore" : "pipe", "pipe", "pipe", ...(subreaper ? ["pipe" as const] : [])],
+          // Own session: a terminal Ctrl-C reaches only the runner, which forwards it.
+          detached: true,
+          shell: false,
+        });
   let child: ChildProcess;
   try {
     if (seal?.kind === "cgroup") {
@@ -123,11 +134,15 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const launched = reports ? await reports.started : null;
   if (launched?.kind === "failed") {
     await exited;
-    const code = launched.errno === null ? undefined : Object.entries(constants.errno).find(([, value]) => value === launched.errno)?.[0];
+    const code =
+      launched.errno === null
+        ? undefined
+        : Object.entries(constants.errno).find(([, value]) => value === launched.errno)?.[0];
     const message = code === undefined ? launched.message : `${code}`;
     return failure(Object.assign(new Error(message), { code }), options.argv, options.cwd);
   }
-  if (seal?.kind === "cgroup") return { ok: true, agent: sealedAgent(seal, { pid, child, exited, closed, stdin: options.stdin }) };
+  if (seal?.kind === "cgroup")
+    return { ok: true, agent: sealedAgent(seal, { pid, child, exited, closed, stdin: options.stdin }) };
 
   const agentExited = reports ? Promise.race([reports.agentExit.then(exitOf), exited]) : exited;
   let agentEnded = false;
@@ -136,13 +151,13 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
   const subreaperLeft = new AbortController();
   void exited.then(() => subreaperLeft.abort());
   const rootInfo = readProcess(pid);
-  const root: ProcessIdentity[] = isAlive(rootInfo) && rootInfo !== null ? [{ pid, startTime: rootInfo.startTime }] : [];
+  const root: ProcessIdentity[] =
+    isAlive(rootInfo) && rootInfo !== null ? [{ pid, startTime: rootInfo.startTime }] : [];
   const tracked = new ProcessInventory(pid, options.marker);
   // Under a subreaper the tree is just the subreaper now; its samples follow while the agent runs.
   if (!seal) tracked.sample();
   if (!hasExited) tracked.startSampling(options.inventoryIntervalMs ?? 200);
   inventory = tracked;
-
 
   feedStdin(child, options.stdin);
 
@@ -161,7 +176,12 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       const leftByItself = (): boolean => {
         if (hasExited) return !signalled;
         const info = seal !== undefined && root[0] !== undefined ? readProcess(pid) : null;
-        return info?.state === "Z" && info.startTime === root[0]?.startTime && info.exitStatus !== undefined && (info.exitStatus & 0x7f) === 0;
+        return (
+          info?.state === "Z" &&
+          info.startTime === root[0]?.startTime &&
+          info.exitStatus !== undefined &&
+          (info.exitStatus & 0x7f) === 0
+        );
       };
       let byItself = leftByItself();
       if (seal && agentEnded && !byItself) {
@@ -178,7 +198,12 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnResul
       }
       // After exit the root pid may be reused: it is followed by identity only.
       const rootAlive = !hasExited;
-      const report = await endTree(rootAlive ? pid : null, options.marker, sampled, seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions);
+      const report = await endTree(
+        rootAlive ? pid : null,
+        options.marker,
+        sampled,
+        seal ? { ...endOptions, wake: subreaperLeft.signal } : endOptions,
+      );
       // A live subreaper is part of the tree (its orphans are found through it) but no leftover of the agent.
       return seal && rootAlive && report.found > 0 ? { ...report, found: report.found - 1 } : report;
     },

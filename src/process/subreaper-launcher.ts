@@ -55,11 +55,20 @@ export class SubreaperLauncher {
     launcher.children.set(id, child);
     holdLoop(launcher);
     const env = Object.entries(request.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`]));
-    const fields = [id, request.cwd, request.withStdin ? "1" : "", String(request.argv.length), ...request.argv, ...env];
+    const fields = [
+      id,
+      request.cwd,
+      request.withStdin ? "1" : "",
+      String(request.argv.length),
+      ...request.argv,
+      ...env,
+    ];
     if (fields.some((field) => field.includes("\0"))) {
       launcher.children.delete(id);
       holdLoop(launcher);
-      process.nextTick(() => child.fail(Object.assign(new Error("an argument or variable holds a NUL byte"), { code: "EINVAL" })));
+      process.nextTick(() =>
+        child.fail(Object.assign(new Error("an argument or variable holds a NUL byte"), { code: "EINVAL" })),
+      );
     } else launcher.process.stdin?.write(frame("s", fields.join("\0")));
     // A launcher that does not answer must not leave the run waiting for ever, nor serve the next start.
     setTimeout(() => {
@@ -101,7 +110,11 @@ export class SubreaperLauncher {
   }
 
   private launch(): Running {
-    const spawned = spawn(this.perl, ["-e", LAUNCHER_SCRIPT, String(this.prctl)], { cwd: "/", env: this.env, stdio: ["pipe", "pipe", "ignore"] });
+    const spawned = spawn(this.perl, ["-e", LAUNCHER_SCRIPT, String(this.prctl)], {
+      cwd: "/",
+      env: this.env,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     const launcher: Running = { process: spawned, children: new Map(), buffer: "" };
     this.current = launcher;
     spawned.unref();
@@ -154,7 +167,9 @@ function answer(launcher: Running, [kind, id = "", ...rest]: string[]): void {
     launcher.process.stdin?.write(frame("g", id));
   } else if (kind === "failed") {
     launcher.children.delete(id);
-    child.fail(Object.assign(new Error(`the subreaper launcher could not fork (errno ${rest[0] ?? "?"})`), { code: "EAGAIN" }));
+    child.fail(
+      Object.assign(new Error(`the subreaper launcher could not fork (errno ${rest[0] ?? "?"})`), { code: "EAGAIN" }),
+    );
   } else if (kind === "left") {
     launcher.children.delete(id);
     child.left(Number(rest[0]));

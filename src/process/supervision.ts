@@ -63,9 +63,15 @@ export class Supervision {
    * Picks the mode: RALPH_SUPERVISION=cgroup|subreaper|tree forces one, auto (default) takes the first
    * that works. Returns an error text when a forced mode or a cap cannot be had here.
    */
-  static async choose(input: { env: NodeJS.ProcessEnv; pid: number; pidStart: string | null; caps: CgroupCaps }): Promise<Supervision | string> {
+  static async choose(input: {
+    env: NodeJS.ProcessEnv;
+    pid: number;
+    pidStart: string | null;
+    caps: CgroupCaps;
+  }): Promise<Supervision | string> {
     const request = input.env[SUPERVISION_ENV] || "auto";
-    if (!(REQUESTS as readonly string[]).includes(request)) return `${SUPERVISION_ENV}=${request}: expected one of ${REQUESTS.join(", ")}`;
+    if (!(REQUESTS as readonly string[]).includes(request))
+      return `${SUPERVISION_ENV}=${request}: expected one of ${REQUESTS.join(", ")}`;
     const perl = findOnPath("perl", input.env.PATH ?? "");
     const linux = process.platform === "linux";
     const prctl = PRCTL_SYSCALL[process.arch];
@@ -76,12 +82,25 @@ export class Supervision {
       tried.push(...setup.tried);
       if (setup.ok) {
         const { runner } = setup;
-        const companions = Object.values(runner.controllers).flatMap((source) => (source.kind === "v1" ? [dirname(source.mount)] : []));
+        const companions = Object.values(runner.controllers).flatMap((source) =>
+          source.kind === "v1" ? [dirname(source.mount)] : [],
+        );
         await cleanStaleCgroups(runner.base, companions);
         const controllers: Record<string, string> = {};
-        for (const [name, source] of Object.entries(runner.controllers)) controllers[name] = source.kind === "v2" ? "v2" : source.kind === "v1" ? `cgroup v1 at ${source.mount} (${source.why})` : `unavailable: ${source.why}`;
+        for (const [name, source] of Object.entries(runner.controllers))
+          controllers[name] =
+            source.kind === "v2"
+              ? "v2"
+              : source.kind === "v1"
+                ? `cgroup v1 at ${source.mount} (${source.why})`
+                : `unavailable: ${source.why}`;
         const supervision = new Supervision(
-          { mode: "cgroup", why: `cgroup v2 writable at ${runner.base}${runner.hasKill ? "" : " (no cgroup.kill: freeze + SIGKILL)"}`, tried, controllers },
+          {
+            mode: "cgroup",
+            why: `cgroup v2 writable at ${runner.base}${runner.hasKill ? "" : " (no cgroup.kill: freeze + SIGKILL)"}`,
+            tried,
+            controllers,
+          },
           perl,
           runner,
           input.caps,
@@ -97,19 +116,35 @@ export class Supervision {
     } else if (request === "auto" || request === "cgroup") {
       cgroupWhy = "cgroups exist only on Linux";
     }
-    if (request === "cgroup") return `${SUPERVISION_ENV}=cgroup: ${cgroupWhy}${tried.length > 0 ? ` (tried ${tried.join("; ")})` : ""}`;
-    const capAsked = input.caps.memoryMaxBytes !== null ? "--memory-max" : input.caps.pidsMax !== null ? "--pids-max" : null;
+    if (request === "cgroup")
+      return `${SUPERVISION_ENV}=cgroup: ${cgroupWhy}${tried.length > 0 ? ` (tried ${tried.join("; ")})` : ""}`;
+    const capAsked =
+      input.caps.memoryMaxBytes !== null ? "--memory-max" : input.caps.pidsMax !== null ? "--pids-max" : null;
     if (capAsked !== null) {
       return `${capAsked} needs a writable cgroup v2 hierarchy, and ${request === "auto" ? cgroupWhy : `${SUPERVISION_ENV}=${request} rules cgroups out`}${tried.length > 0 ? ` (tried ${tried.join("; ")})` : ""}`;
     }
     const because = request === "auto" ? cgroupWhy : `${SUPERVISION_ENV}=${request}`;
     if (request !== "tree" && linux && perl !== null && prctl !== undefined) {
-      return new Supervision({ mode: "subreaper", why: `${because}; PR_SET_CHILD_SUBREAPER through ${perl}`, tried, controllers: {} }, perl, null, input.caps);
+      return new Supervision(
+        { mode: "subreaper", why: `${because}; PR_SET_CHILD_SUBREAPER through ${perl}`, tried, controllers: {} },
+        perl,
+        null,
+        input.caps,
+      );
     }
-    const noSubreaper = !linux ? "not Linux" : perl === null ? "perl not found on PATH" : `no prctl number known for ${process.arch}`;
+    const noSubreaper = !linux
+      ? "not Linux"
+      : perl === null
+        ? "perl not found on PATH"
+        : `no prctl number known for ${process.arch}`;
     if (request === "subreaper") return `${SUPERVISION_ENV}=subreaper: ${noSubreaper}`;
     const why = request === "tree" ? because : `${because}; no subreaper: ${noSubreaper}`;
-    return new Supervision({ mode: "tree", why: `${why}; process parentage, marker and samples`, tried, controllers: {} }, null, null, input.caps);
+    return new Supervision(
+      { mode: "tree", why: `${why}; process parentage, marker and samples`, tried, controllers: {} },
+      null,
+      null,
+      input.caps,
+    );
   }
 
   /** The mode in force. */
@@ -122,14 +157,20 @@ export class Supervision {
     this.spawned++;
     if (this.report.mode === "subreaper" && this.perl !== null) {
       const prctl = PRCTL_SYSCALL[process.arch] ?? 0;
-      return spawnAgent({ ...options, seal: { kind: "subreaper", perl: this.perl, prctl, ...this.launcherFor(options, prctl) } });
+      return spawnAgent({
+        ...options,
+        seal: { kind: "subreaper", perl: this.perl, prctl, ...this.launcherFor(options, prctl) },
+      });
     }
     if (this.report.mode !== "cgroup" || this.runner === null) return spawnAgent(options);
     const iteration = options.env.RALPH_ITERATION ?? String(this.spawned);
     const runId = options.env.RALPH_RUN_ID ?? "agent";
     const cgroup = AgentCgroup.create(this.runner, `ralph-${runId}-${iteration}-${this.spawned}`, this.caps);
     if (typeof cgroup === "string") return { ok: false, error: "spawn_failed", message: cgroup };
-    const result = await spawnAgent({ ...options, seal: { kind: "cgroup", cgroup, watchMemoryCap: this.caps.memoryMaxBytes !== null } });
+    const result = await spawnAgent({
+      ...options,
+      seal: { kind: "cgroup", cgroup, watchMemoryCap: this.caps.memoryMaxBytes !== null },
+    });
     if (!result.ok) await cgroup.tree.remove();
     return result;
   }
@@ -154,10 +195,14 @@ export class Supervision {
    * and a child engine of --parallel one per child: they start Perl each time, as before.
    */
   private launcherFor(options: SpawnAgentOptions, prctl: number): { launcher?: SubreaperLauncher } {
-    if (options.marker.key !== RUN_MARKER_KEY || options.env[FAN_OUT_MARKER_KEY] !== undefined || this.perl === null) return {};
+    if (options.marker.key !== RUN_MARKER_KEY || options.env[FAN_OUT_MARKER_KEY] !== undefined || this.perl === null)
+      return {};
     let launcher = this.launchers.get(options.marker.value);
     if (!launcher) {
-      launcher = new SubreaperLauncher(this.perl, prctl, { ...options.env, [options.marker.key]: options.marker.value });
+      launcher = new SubreaperLauncher(this.perl, prctl, {
+        ...options.env,
+        [options.marker.key]: options.marker.value,
+      });
       this.launchers.set(options.marker.value, launcher);
     }
     return { launcher };

@@ -3,7 +3,8 @@
 /** What a secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
-const SECRET_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|AUTH|CREDENTIALS?)$|^(API_?KEY|TOKEN|SECRET)(_|$)/i;
+const SECRET_NAME =
+  /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|PRIVATE_KEY|AUTH|CREDENTIALS?)$|^(API_?KEY|TOKEN|SECRET)(_|$)/i;
 // Values shorter than this are not treated as secrets: redacting every "test" or "1" helps nobody.
 const MIN_SECRET_LENGTH = 8;
 // Well-known key shapes, found even when no variable holds them. Each match is replaced whole.
@@ -43,12 +44,14 @@ export function findSecrets(text: string, values: readonly string[]): Range[] {
   // Shorter than every value and key shape: most of an event's fields (a type, a count, a word).
   if (text.length < SHORTEST_KEY_SHAPE && values.every((value) => text.length < value.length)) return found;
   for (const value of values) {
-    for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) found.push([at, at + value.length]);
+    for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length))
+      found.push([at, at + value.length]);
   }
   for (const shape of KEY_SHAPES) {
     // exec() on the shape itself: matchAll() would copy the expression at every call. No shape matches "".
     shape.lastIndex = 0;
-    for (let match = shape.exec(text); match !== null; match = shape.exec(text)) found.push([match.index, match.index + match[0].length]);
+    for (let match = shape.exec(text); match !== null; match = shape.exec(text))
+      found.push([match.index, match.index + match[0].length]);
   }
   if (found.length <= 1) return found;
   found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

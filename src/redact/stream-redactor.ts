@@ -31,7 +31,8 @@ export class StreamRedactor {
 
   /** As `push`, with the bytes as latin1 text (one character per byte), for a writer that copies them. */
   pushText(chunk: Buffer): string {
-    const text = this.held.length === 0 ? chunk.toString("latin1") : this.held.toString("latin1") + chunk.toString("latin1");
+    const text =
+      this.held.length === 0 ? chunk.toString("latin1") : this.held.toString("latin1") + chunk.toString("latin1");
     if (text.length <= this.hold) return this.keep(text, "");
     const ranges = findSecrets(text, this.values);
     let cut = text.length - this.hold;
@@ -39,7 +40,13 @@ export class StreamRedactor {
     for (const [start, end] of ranges) if (start < cut && end > cut) cut = start;
     if (cut === 0 && text.length < MAX_PENDING) return this.keep(text, "");
     if (cut === 0) cut = text.length;
-    return this.keep(text.slice(cut), replaceRanges(text.slice(0, cut), ranges.filter(([, end]) => end <= cut)));
+    return this.keep(
+      text.slice(cut),
+      replaceRanges(
+        text.slice(0, cut),
+        ranges.filter(([, end]) => end <= cut),
+      ),
+    );
   }
 
   /** The rest, redacted. */

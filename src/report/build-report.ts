@@ -26,7 +26,10 @@ const str = (value: unknown): string | null => (typeof value === "string" ? valu
 const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
 /** A run's spend: the ledger's, else (a run recorded before the ledger) what its status says. */
-function spendOfRecord(record: RunRecordRead | undefined, fallback: number | null): { cost_usd: number | null; cost_source: RunReport["cost_source"] } {
+function spendOfRecord(
+  record: RunRecordRead | undefined,
+  fallback: number | null,
+): { cost_usd: number | null; cost_source: RunReport["cost_source"] } {
   if (record?.calls) {
     const totals = sumCalls(record.calls);
     return { cost_usd: totals.cost_usd, cost_source: totals.cost_source };
@@ -40,7 +43,10 @@ function ledgerCosts(calls: readonly SpendCall[]): Map<number, number | null> {
   for (const call of calls) {
     if (call.iteration === null) continue;
     const before = costs.get(call.iteration) ?? null;
-    costs.set(call.iteration, call.cost_usd === null ? before : Math.round(((before ?? 0) + call.cost_usd) * 1e6) / 1e6);
+    costs.set(
+      call.iteration,
+      call.cost_usd === null ? before : Math.round(((before ?? 0) + call.cost_usd) * 1e6) / 1e6,
+    );
   }
   return costs;
 }
@@ -60,7 +66,18 @@ export function iterationsOf(events: RunEvent[], calls?: readonly SpendCall[]): 
   for (const event of events) {
     const number = num(event.iteration);
     if (number === null) continue;
-    const entry = byNumber.get(number) ?? { iteration: number, result: null, agent: null, task: null, duration_ms: null, cost_usd: null, checks: [], reviews: [], commit: null, planted: [] };
+    const entry = byNumber.get(number) ?? {
+      iteration: number,
+      result: null,
+      agent: null,
+      task: null,
+      duration_ms: null,
+      cost_usd: null,
+      checks: [],
+      reviews: [],
+      commit: null,
+      planted: [],
+    };
     byNumber.set(number, entry);
     if (event.type === "iteration_started") {
       startedAt.set(number, Date.parse(String(event.ts)));
@@ -69,14 +86,23 @@ export function iterationsOf(events: RunEvent[], calls?: readonly SpendCall[]): 
     } else if (event.type === "iteration_ended") {
       entry.result = str(event.result);
       entry.agent = str(event.agent) ?? entry.agent;
-      const measured = num(event.duration_ms) ?? (hook && number !== first ? Date.parse(String(event.ts)) - (startedAt.get(number) ?? Number.NaN) : null);
-      if (measured !== null && Number.isFinite(measured) && measured >= 0) entry.duration_ms = (entry.duration_ms ?? 0) + measured;
-      entry.cost_usd = num(event.cost_usd) === null ? entry.cost_usd : (entry.cost_usd ?? 0) + (num(event.cost_usd) ?? 0);
+      const measured =
+        num(event.duration_ms) ??
+        (hook && number !== first ? Date.parse(String(event.ts)) - (startedAt.get(number) ?? Number.NaN) : null);
+      if (measured !== null && Number.isFinite(measured) && measured >= 0)
+        entry.duration_ms = (entry.duration_ms ?? 0) + measured;
+      entry.cost_usd =
+        num(event.cost_usd) === null ? entry.cost_usd : (entry.cost_usd ?? 0) + (num(event.cost_usd) ?? 0);
       entry.commit = str(event.commit) ?? entry.commit;
     } else if (event.type === "sandbox_tamper") {
       entry.planted.push(...(Array.isArray(event.paths) ? event.paths.map(String) : []));
     } else if (event.type === "criteria_checked") {
-      const verdict = { criterion: String(event.criterion), check: String(event.check), passed: event.passed === true, detail: String(event.detail ?? "") };
+      const verdict = {
+        criterion: String(event.criterion),
+        check: String(event.check),
+        passed: event.passed === true,
+        detail: String(event.detail ?? ""),
+      };
       (verdict.criterion === "review" ? entry.reviews : entry.checks).push(verdict);
     }
   }
@@ -91,7 +117,9 @@ function endedEvent(events: RunEvent[]): RunEvent | undefined {
 }
 
 function question(record: RunRecordRead): string | null {
-  return record.status.question && !record.status.answer && record.status.state !== "ended" ? record.status.question : null;
+  return record.status.question && !record.status.answer && record.status.state !== "ended"
+    ? record.status.question
+    : null;
 }
 
 /** The report of `run`, with `children` (a --parallel parent's child and resolve runs) and its diffstat. */
@@ -101,7 +129,8 @@ export function buildReport(run: RunRecordRead, children: RunRecordRead[], diffs
   const ended = endedEvent(events);
   const childById = new Map(children.map((child) => [child.id, child]));
   const merges = new Map<string, RunEvent>();
-  for (const event of events) if (event.type === "child_merged" || event.type === "merge_abandoned") merges.set(String(event.child), event);
+  for (const event of events)
+    if (event.type === "child_merged" || event.type === "merge_abandoned") merges.set(String(event.child), event);
   const endings = new Map<string, RunEvent>();
   for (const event of events) if (event.type === "child_ended") endings.set(String(event.child), event);
   const reportChildren = events
@@ -119,7 +148,13 @@ export function buildReport(run: RunRecordRead, children: RunRecordRead[], diffs
         outcome,
         detail: str(end?.detail) ?? record?.status.last_action ?? "",
         ...spendOfRecord(record, num(end?.cost_usd) ?? record?.status.cost_usd ?? null),
-        merge: merge ? (merge.type === "child_merged" ? ("merged" as const) : ("abandoned" as const)) : outcome === "DONE" ? ("pending" as const) : null,
+        merge: merge
+          ? merge.type === "child_merged"
+            ? ("merged" as const)
+            : ("abandoned" as const)
+          : outcome === "DONE"
+            ? ("pending" as const)
+            : null,
         merge_detail: merge ? (merge.type === "child_merged" ? String(merge.commit) : String(merge.reason)) : null,
         resolves: num(merge?.resolves) ?? 0,
         iterations: record ? iterationsOf(record.events, record.calls) : [],
@@ -156,12 +191,32 @@ export function buildReport(run: RunRecordRead, children: RunRecordRead[], diffs
     agent: status.agent,
     started_at: status.started_at,
     ended_at: status.ended_at,
-    ...(run.calls ? spendJson(sumCalls(run.calls)) : { cost_usd: status.cost_usd, cost_source: "reported" as const, calls: status.calls, tokens: { input: status.tokens.input, output: status.tokens.output, cache_read: status.tokens.cacheRead ?? 0, cache_write: status.tokens.cacheWrite ?? 0, total: status.tokens.input + status.tokens.output + (status.tokens.cacheRead ?? 0) + (status.tokens.cacheWrite ?? 0) } }),
+    ...(run.calls
+      ? spendJson(sumCalls(run.calls))
+      : {
+          cost_usd: status.cost_usd,
+          cost_source: "reported" as const,
+          calls: status.calls,
+          tokens: {
+            input: status.tokens.input,
+            output: status.tokens.output,
+            cache_read: status.tokens.cacheRead ?? 0,
+            cache_write: status.tokens.cacheWrite ?? 0,
+            total:
+              status.tokens.input +
+              status.tokens.output +
+              (status.tokens.cacheRead ?? 0) +
+              (status.tokens.cacheWrite ?? 0),
+          },
+        }),
     branch: status.branch ?? null,
     base: str(started?.base) ?? status.base ?? null,
     base_branch: started ? str(started.base_branch) : (status.base_branch ?? null),
     diffstat,
-    iterations: iterationsOf(events, run.calls?.filter((call) => call.run === run.id)),
+    iterations: iterationsOf(
+      events,
+      run.calls?.filter((call) => call.run === run.id),
+    ),
     children: reportChildren,
     open_questions: open,
   };

@@ -27,7 +27,10 @@ async function diffstatOf(projectDir: string, base: string | null, branch: strin
     if (!merged.ok) return null;
     from = merged.stdout.trim();
   }
-  const [stat, numbers] = await Promise.all([runGit(projectDir, ["diff", "--stat=100", from, tip, "--"]), runGit(projectDir, ["diff", "--numstat", from, tip, "--"])]);
+  const [stat, numbers] = await Promise.all([
+    runGit(projectDir, ["diff", "--stat=100", from, tip, "--"]),
+    runGit(projectDir, ["diff", "--numstat", from, tip, "--"]),
+  ]);
   if (!stat.ok || !numbers.ok) return null;
   let insertions = 0;
   let deletions = 0;
@@ -44,13 +47,24 @@ async function diffstatOf(projectDir: string, base: string | null, branch: strin
 export async function readReport(projectDir: string, id: string): Promise<RunReport | null> {
   const run = readRecord(projectDir, id);
   if (!run) return null;
-  const childIds = run.events.filter((event) => event.type === "child_started" || event.type === "resolve_started").map((event) => String(event.child));
-  const children = childIds.map((child) => readRecord(projectDir, child)).filter((record): record is RunRecordRead => record !== null);
+  const childIds = run.events
+    .filter((event) => event.type === "child_started" || event.type === "resolve_started")
+    .map((event) => String(event.child));
+  const children = childIds
+    .map((child) => readRecord(projectDir, child))
+    .filter((record): record is RunRecordRead => record !== null);
   const started = run.events.find((event) => event.type === "run_started" && typeof event.base === "string");
-  const diffstat = await diffstatOf(projectDir, typeof started?.base === "string" ? started.base : (run.status.base ?? null), run.status.branch ?? null);
+  const diffstat = await diffstatOf(
+    projectDir,
+    typeof started?.base === "string" ? started.base : (run.status.base ?? null),
+    run.status.branch ?? null,
+  );
   // The run's ending is the one `ralph status` shows: what its runner's records say, not status.json alone.
   const read = summariseRun(projectDir, id, isRunnerAlive, new Date());
   const ending = runEnding(read);
-  const foreign = read.summary.state === "foreign" ? { foreign: `${foreignWhy()}; ${foreignTodo(runPaths(projectDir, id).dir)}` } : {};
+  const foreign =
+    read.summary.state === "foreign"
+      ? { foreign: `${foreignWhy()}; ${foreignTodo(runPaths(projectDir, id).dir)}` }
+      : {};
   return { ...buildReport(run, children, diffstat), outcome: ending.reason, exit_code: ending.code, ...foreign };
 }

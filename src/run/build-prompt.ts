@@ -22,17 +22,37 @@ export function buildPrompt(parts: PromptParts): Buffer {
   if (parts.task !== null) {
     bytes = bytes.includes(TASK_SLOT)
       ? replaceAll(bytes, TASK_SLOT, Buffer.from(parts.task))
-      : Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE || bytes.length === 0 ? "" : "\n"}\n## Current task\n\n${parts.task}\n`)]);
+      : Buffer.concat([
+          bytes,
+          Buffer.from(
+            `${bytes.at(-1) === NEWLINE || bytes.length === 0 ? "" : "\n"}\n## Current task\n\n${parts.task}\n`,
+          ),
+        ]);
   }
   if (parts.failingChecks !== "") {
-    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`)]);
+    bytes = Buffer.concat([
+      bytes,
+      Buffer.from(
+        `${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Completion checks that failed last iteration\n\n${parts.failingChecks}\n`,
+      ),
+    ]);
   }
   if (parts.reviewFindings) {
-    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Review of your last iteration\n\n${parts.reviewFindings}\n\nAddress these findings before you claim the work is done again.\n`)]);
+    bytes = Buffer.concat([
+      bytes,
+      Buffer.from(
+        `${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Review of your last iteration\n\n${parts.reviewFindings}\n\nAddress these findings before you claim the work is done again.\n`,
+      ),
+    ]);
   }
   if (parts.answered) {
     const { question, answer } = parts.answered;
-    bytes = Buffer.concat([bytes, Buffer.from(`${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Your question and the answer\n\nYou asked: ${question}\n\nAnswer: ${answer}\n`)]);
+    bytes = Buffer.concat([
+      bytes,
+      Buffer.from(
+        `${bytes.at(-1) === NEWLINE ? "" : "\n"}\n## Your question and the answer\n\nYou asked: ${question}\n\nAnswer: ${answer}\n`,
+      ),
+    ]);
   }
   return bytes;
 }

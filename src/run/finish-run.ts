@@ -73,7 +73,14 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
         exit_code: exitCode,
         last_action: detail,
       }),
-    () => record.event({ type: "run_ended", reason: ending.reason, exit_code: exitCode, detail, spend: spendJson(spendOf(projectOfRun(record.paths.dir), record.status.run_id)) }),
+    () =>
+      record.event({
+        type: "run_ended",
+        reason: ending.reason,
+        exit_code: exitCode,
+        detail,
+        spend: spendJson(spendOf(projectOfRun(record.paths.dir), record.status.run_id)),
+      }),
   ];
   // Each step is attempted even if an earlier one fails (e.g. a full disk), and the marker always comes last.
   for (const step of steps) {
@@ -111,7 +118,12 @@ export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Pa
  * When finishRun could not write the completion marker (a full disk): says so and writes it once there is room,
  * until `urgent` aborts (a second signal). `marked` says whether it is written.
  */
-export async function holdMarker(result: RunResult, progressFile: string, listener: RecordListener, urgent: AbortSignal): Promise<RunResult> {
+export async function holdMarker(
+  result: RunResult,
+  progressFile: string,
+  listener: RecordListener,
+  urgent: AbortSignal,
+): Promise<RunResult> {
   if (result.marked) return result;
   listener.log(`waiting for disk space to write the end of the run to ${progressFile}`);
   return { ...result, marked: await holdCompletionMarker(progressFile, result.reason, urgent) };

@@ -42,7 +42,12 @@ export interface HookFigures {
   stopHookActive: boolean;
   blocksThisTurn: number;
   /** The session's usage in this iteration, when its transcript states it. */
-  usage?: { tokens: EventTokens | null; costUsd: number | null; costTotalUsd: number; costSource?: "reported" | "computed" | "unknown" };
+  usage?: {
+    tokens: EventTokens | null;
+    costUsd: number | null;
+    costTotalUsd: number;
+    costSource?: "reported" | "computed" | "unknown";
+  };
 }
 
 /** One ended iteration, as both modes report it. */
@@ -59,7 +64,8 @@ export interface IterationReport {
 /** The progress block, `iteration_ended` event and log line of an ended iteration. */
 export function iterationEntries(report: IterationReport): RecordEntry[] {
   const { agent, hook, claim, verdicts } = report;
-  const criteria = verdicts.length > 0 ? verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined;
+  const criteria =
+    verdicts.length > 0 ? verdicts.map((v) => `${v.type}:${v.passed ? "pass" : "fail"}`).join(",") : undefined;
   const entries: RecordEntry[] = [
     {
       kind: "progress",
@@ -92,7 +98,10 @@ export function iterationEntries(report: IterationReport): RecordEntry[] {
         ["peak_memory_bytes", agent?.resources?.peak_memory_bytes ?? undefined],
         ["peak_pids", agent?.resources?.peak_pids ?? undefined],
         ["oom_kills", agent?.resources?.oom_kills || undefined],
-        ["commit", agent?.commit === undefined ? undefined : agent.commit && "sha" in agent.commit ? agent.commit.sha : "none"],
+        [
+          "commit",
+          agent?.commit === undefined ? undefined : agent.commit && "sha" in agent.commit ? agent.commit.sha : "none",
+        ],
         ["commit_files", agent?.commit && "sha" in agent.commit ? agent.commit.files : undefined],
         ["commit_error", agent?.commit && "error" in agent.commit ? agent.commit.error : undefined],
         ["stop_hook_active", hook?.stopHookActive],
@@ -131,8 +140,22 @@ function endedEvent(report: IterationReport): EventBody {
     criteria_passed: report.verdicts.length > 0 ? report.verdicts.every((v) => v.passed) : null,
   };
   if (hook) {
-    const usage = hook.usage ? { tokens: hook.usage.tokens, cost_usd: hook.usage.costUsd, ...(hook.usage.costSource ? { cost_source: hook.usage.costSource } : {}), cost_total_usd: hook.usage.costTotalUsd } : {};
-    return { ...common, ...verdict, message_source: hook.messageSource, stop_hook_active: hook.stopHookActive, blocks_this_turn: hook.blocksThisTurn, ...usage };
+    const usage = hook.usage
+      ? {
+          tokens: hook.usage.tokens,
+          cost_usd: hook.usage.costUsd,
+          ...(hook.usage.costSource ? { cost_source: hook.usage.costSource } : {}),
+          cost_total_usd: hook.usage.costTotalUsd,
+        }
+      : {};
+    return {
+      ...common,
+      ...verdict,
+      message_source: hook.messageSource,
+      stop_hook_active: hook.stopHookActive,
+      blocks_this_turn: hook.blocksThisTurn,
+      ...usage,
+    };
   }
   return {
     ...common,
@@ -156,17 +179,43 @@ function endedEvent(report: IterationReport): EventBody {
 }
 
 /** The commit fields of `iteration_ended`: present only when the run commits its iterations. */
-function commitFields(commit: AgentFigures["commit"]): { commit?: string | null; commit_files?: number; commit_error?: string } {
+function commitFields(commit: AgentFigures["commit"]): {
+  commit?: string | null;
+  commit_files?: number;
+  commit_error?: string;
+} {
   if (commit === undefined) return {};
   if (commit === null) return { commit: null };
-  return "sha" in commit ? { commit: commit.sha, commit_files: commit.files } : { commit: null, commit_error: commit.error };
+  return "sha" in commit
+    ? { commit: commit.sha, commit_files: commit.files }
+    : { commit: null, commit_error: commit.error };
 }
 
 /** The `criteria_checked` event, progress lines and log line of each verdict. */
 export function verdictEntries(iteration: number, verdicts: readonly CriterionVerdict[]): RecordEntry[] {
   return verdicts.flatMap((verdict): RecordEntry[] => [
-    { kind: "event", body: { type: "criteria_checked", iteration, criterion: verdict.type, check: verdict.check, passed: verdict.passed, detail: verdict.detail } },
-    { kind: "progress", block: [["criterion", `${verdict.type}: ${verdict.check}`], ["criterion_passed", verdict.passed], ["criterion_detail", verdict.detail]] },
-    { kind: "log", line: `check ${verdict.passed ? "passed" : "FAILED"}: ${verdict.type}: ${verdict.check}${verdict.passed ? "" : ` (${verdict.detail})`}` },
+    {
+      kind: "event",
+      body: {
+        type: "criteria_checked",
+        iteration,
+        criterion: verdict.type,
+        check: verdict.check,
+        passed: verdict.passed,
+        detail: verdict.detail,
+      },
+    },
+    {
+      kind: "progress",
+      block: [
+        ["criterion", `${verdict.type}: ${verdict.check}`],
+        ["criterion_passed", verdict.passed],
+        ["criterion_detail", verdict.detail],
+      ],
+    },
+    {
+      kind: "log",
+      line: `check ${verdict.passed ? "passed" : "FAILED"}: ${verdict.type}: ${verdict.check}${verdict.passed ? "" : ` (${verdict.detail})`}`,
+    },
   ]);
 }

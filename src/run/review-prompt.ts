@@ -24,7 +24,10 @@ export function reviewPrompt(parts: ReviewPromptParts): string {
     : "You have a read-only view of the work tree: do not create, change or delete any file, and do not commit. A review that changes the tree does not count.";
   // The diff is the agent's text: its fence is longer than any run of backticks in it, so no line of it closes the fence.
   const ticks = "missing" in parts.diff ? "" : fenceFor(parts.diff.text, "`");
-  const diff = "missing" in parts.diff ? `(no diff: ${parts.diff.missing})` : `${ticks}diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n${ticks}`;
+  const diff =
+    "missing" in parts.diff
+      ? `(no diff: ${parts.diff.missing})`
+      : `${ticks}diff\n${parts.diff.text}${parts.diff.truncated ? "\n… (the diff is cut here; read the files for the rest)" : ""}\n${ticks}`;
   const fence = fenceFor(parts.task, "~");
   return [
     `You are reviewing the work of another coding agent, done in iteration ${parts.iteration} of an automated loop, before it is accepted as finished.`,

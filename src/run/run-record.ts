@@ -18,7 +18,8 @@ export interface RecordListener {
 }
 
 /** One thing to record: a log line, an event, or a progress.txt block. */
-export type RecordEntry = { kind: "log"; line: string } | { kind: "event"; body: EventBody } | { kind: "progress"; block: ProgressBlock };
+export type RecordEntry =
+  { kind: "log"; line: string } | { kind: "event"; body: EventBody } | { kind: "progress"; block: ProgressBlock };
 
 /**
  * While a run goes from iteration to iteration fast (an agent that ends at once), status.json is replaced
@@ -54,7 +55,13 @@ export class RunRecord {
   }
 
   /** Creates the run directory (0700) and writes the first status. */
-  static create(paths: RunPaths, status: RunStatus, listener: RecordListener, now: () => Date, redactor?: Redactor): RunRecord {
+  static create(
+    paths: RunPaths,
+    status: RunStatus,
+    listener: RecordListener,
+    now: () => Date,
+    redactor?: Redactor,
+  ): RunRecord {
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
     const record = new RunRecord(paths, status, listener, now, redactor);
     record.writeStatus();
@@ -108,7 +115,13 @@ export class RunRecord {
   /** Appends an event to events.jsonl and passes it on. */
   event(body: EventBody): void {
     const { type, ...rest } = body;
-    const event: RunEvent = { v: 1, ts: this.stamp("event"), run: this.current.run_id, type, ...this.redactor.deep(rest) };
+    const event: RunEvent = {
+      v: 1,
+      ts: this.stamp("event"),
+      run: this.current.run_id,
+      type,
+      ...this.redactor.deep(rest),
+    };
     this.guard.attempt(() => {
       // The file stays open: at each event but the agent's own (one per output line), it must still be the
       // file at events.jsonl, or an agent that swapped it for a link would be writing into the void.
@@ -171,7 +184,10 @@ export class RunRecord {
    */
   private stamp(kind: "event" | "log"): string {
     const now = this.now().getTime();
-    const ms = kind === "event" ? Math.max(now, this.lastEventMs, this.lastLogMs + 1) : Math.max(now, this.lastLogMs, this.lastEventMs);
+    const ms =
+      kind === "event"
+        ? Math.max(now, this.lastEventMs, this.lastLogMs + 1)
+        : Math.max(now, this.lastLogMs, this.lastEventMs);
     if (kind === "event") this.lastEventMs = ms;
     else this.lastLogMs = ms;
     return new Date(ms).toISOString();

@@ -6,9 +6,12 @@ import { describeTask, type Task, type TaskFormat } from "../judge/tasks.js";
 export function taskForPrompt(task: Task, file: string, format: TaskFormat, gated: boolean): string {
   const parts = [describeTask(task)];
   if (task.description) parts.push(`Description:\n${task.description}`);
-  if (task.acceptance?.length) parts.push(`Acceptance criteria:\n${task.acceptance.map((line) => `- ${line}`).join("\n")}`);
+  if (task.acceptance?.length)
+    parts.push(`Acceptance criteria:\n${task.acceptance.map((line) => `- ${line}`).join("\n")}`);
   if (task.notes) parts.push(`Notes:\n${task.notes}`);
-  const gate = gated ? " It counts as done only once the run's checks pass; a task marked done while a check fails is reopened." : "";
+  const gate = gated
+    ? " It counts as done only once the run's checks pass; a task marked done while a check fails is reopened."
+    : "";
   parts.push(`${howToMark(task, file, format)}${gate}`);
   return parts.join("\n\n");
 }

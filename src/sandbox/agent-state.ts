@@ -14,19 +14,37 @@ import { ensurePlaceholder, type Placeholder } from "./placeholder.js";
  * person sets it), the files in HOME (in the moved directory, when moved) given a private copy per run, and
  * the paths in the CLI's own directory that stay read-only.
  */
-const STATE: Record<AgentName, { dirs: string[]; variable?: string; copies: string[]; readOnly: string[]; absent?: string[] }> = {
+const STATE: Record<
+  AgentName,
+  { dirs: string[]; variable?: string; copies: string[]; readOnly: string[]; absent?: string[] }
+> = {
   claude: {
     dirs: [".claude"],
     variable: "CLAUDE_CONFIG_DIR",
     // Claude Code writes it all the time, and it holds user-scope MCP servers (commands): each run works on a copy.
     copies: [".claude.json"],
-    readOnly: ["settings.json", "settings.local.json", "CLAUDE.md", "hooks", "commands", "agents", "skills", "plugins", "output-styles"],
+    readOnly: [
+      "settings.json",
+      "settings.local.json",
+      "CLAUDE.md",
+      "hooks",
+      "commands",
+      "agents",
+      "skills",
+      "plugins",
+      "output-styles",
+    ],
     // Once there, Claude Code reads it instead of .claude.json (MCP servers and all). No placeholder can be
     // bound ahead (an empty one would replace the person's config): one planted is found afterwards (see
     // tamper-scan.ts); one already there is copied per run like .claude.json.
     absent: [".config.json"],
   },
-  codex: { dirs: [".codex"], variable: "CODEX_HOME", copies: [], readOnly: ["config.toml", "AGENTS.md", "prompts", "rules"] },
+  codex: {
+    dirs: [".codex"],
+    variable: "CODEX_HOME",
+    copies: [],
+    readOnly: ["config.toml", "AGENTS.md", "prompts", "rules"],
+  },
   gemini: { dirs: [".gemini"], copies: [], readOnly: ["settings.json", "GEMINI.md", "commands", "extensions"] },
   opencode: { dirs: [".local/share/opencode", ".cache/opencode"], copies: [], readOnly: [] },
   demo: { dirs: [], copies: [], readOnly: [] },
@@ -44,7 +62,12 @@ function placeholderOf(path: string): Placeholder {
  * the read-only paths in them (made if missing). The CLI's own directory is where `env` moves it (a relative
  * value taken from `base`, where the agent starts), else under `home`.
  */
-export function agentState(agent: AgentName, home: string, env: NodeJS.ProcessEnv = {}, base: string = home): { writable: string[]; copies: string[]; readOnly: string[]; watched: string[] } {
+export function agentState(
+  agent: AgentName,
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+  base: string = home,
+): { writable: string[]; copies: string[]; readOnly: string[]; watched: string[] } {
   const state = STATE[agent];
   const moved = state.variable === undefined ? "" : (env[state.variable] ?? "");
   const dirs = state.dirs.map((dir, index) => (index === 0 && moved !== "" ? resolve(base, moved) : join(home, dir)));
@@ -58,10 +81,14 @@ export function agentState(agent: AgentName, home: string, env: NodeJS.ProcessEn
       // A HOME the agent could not write anyway.
     }
   }
-  const readOnly = own === undefined || !writable.includes(own) ? [] : state.readOnly.map((path) => join(own, path)).filter((path) => ensurePlaceholder(path, placeholderOf(path)));
+  const readOnly =
+    own === undefined || !writable.includes(own)
+      ? []
+      : state.readOnly.map((path) => join(own, path)).filter((path) => ensurePlaceholder(path, placeholderOf(path)));
   const copies = state.copies.map((file) => (moved !== "" && own !== undefined ? join(own, file) : join(home, file)));
   // Files that must not appear in the CLI's writable directory: watched where missing, copied where there.
-  const absent = own === undefined || !writable.includes(own) ? [] : (state.absent ?? []).map((file) => join(own, file));
+  const absent =
+    own === undefined || !writable.includes(own) ? [] : (state.absent ?? []).map((file) => join(own, file));
   const watched = absent.filter((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
   return { writable, copies: [...copies, ...absent].filter((path) => existsSync(path)), readOnly, watched };
 }

@@ -13,7 +13,10 @@ const CREDENTIALS: Record<AgentName, Array<[variable: string, what: string]>> = 
     ["ANTHROPIC_AUTH_TOKEN", "metered API billing (bearer token)"],
     ["CLAUDE_CODE_USE_BEDROCK", "billing through AWS Bedrock"],
     ["CLAUDE_CODE_USE_VERTEX", "billing through Google Vertex AI"],
-    ["CLAUDE_CODE_OAUTH_TOKEN", "the Claude subscription behind that OAuth token; claude -p draws on the subscription's separate credit pool for headless use"],
+    [
+      "CLAUDE_CODE_OAUTH_TOKEN",
+      "the Claude subscription behind that OAuth token; claude -p draws on the subscription's separate credit pool for headless use",
+    ],
   ],
   codex: [
     ["CODEX_API_KEY", "metered API billing"],
@@ -36,7 +39,16 @@ const CREDENTIALS: Record<AgentName, Array<[variable: string, what: string]>> = 
 
 /** Besides its credentials, what each agent CLI reads of its environment to reach its provider and keep its state. */
 const OWN: Record<AgentName, string[]> = {
-  claude: ["ANTHROPIC_*", "CLAUDE_CODE_*", "CLAUDE_CONFIG_DIR", "DISABLE_*", "MAX_THINKING_TOKENS", "MCP_TIMEOUT", "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS"],
+  claude: [
+    "ANTHROPIC_*",
+    "CLAUDE_CODE_*",
+    "CLAUDE_CONFIG_DIR",
+    "DISABLE_*",
+    "MAX_THINKING_TOKENS",
+    "MCP_TIMEOUT",
+    "BASH_DEFAULT_TIMEOUT_MS",
+    "BASH_MAX_TIMEOUT_MS",
+  ],
   codex: ["OPENAI_*", "CODEX_*"],
   gemini: ["GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"],
   opencode: ["OPENCODE_*", "OPENROUTER_API_KEY"],
@@ -51,7 +63,12 @@ export function agentVariables(agent: AgentName): string[] {
 
 /** Whether Claude Code has a claude.ai (subscription) login file in its config directory (only its presence is looked at). */
 function claudeLoginFile(env: NodeJS.ProcessEnv): boolean {
-  const dir = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.startsWith("/") ? env.CLAUDE_CONFIG_DIR : env.HOME && env.HOME.startsWith("/") ? join(env.HOME, ".claude") : null;
+  const dir =
+    env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.startsWith("/")
+      ? env.CLAUDE_CONFIG_DIR
+      : env.HOME && env.HOME.startsWith("/")
+        ? join(env.HOME, ".claude")
+        : null;
   return dir !== null && existsSync(join(dir, ".credentials.json"));
 }
 
@@ -63,9 +80,11 @@ export function credentialsLine(agent: AgentName, env: NodeJS.ProcessEnv): strin
   const present = known.filter(([variable]) => (env[variable] ?? "") !== "");
   const first = present[0];
   if (first === undefined) {
-    if (agent !== "claude") return `credentials: no API key variable reaches ${agent}; it uses its own login: billing unknown to ralph (a subscription, if that is how you signed in)`;
+    if (agent !== "claude")
+      return `credentials: no API key variable reaches ${agent}; it uses its own login: billing unknown to ralph (a subscription, if that is how you signed in)`;
     // Since mid-2026 a Claude subscription bills headless `claude -p` calls to a credit pool of their own.
-    if (claudeLoginFile(env)) return "credentials: no API key variable reaches claude; it uses its claude.ai login, a Claude subscription: claude -p draws on the subscription's separate credit pool for headless use, not metered API billing";
+    if (claudeLoginFile(env))
+      return "credentials: no API key variable reaches claude; it uses its claude.ai login, a Claude subscription: claude -p draws on the subscription's separate credit pool for headless use, not metered API billing";
     return "credentials: no API key variable reaches claude and ralph sees no claude.ai login file: billing unknown to ralph (under a Claude subscription, claude -p draws on the subscription's separate credit pool for headless use)";
   }
   const others = present.slice(1).map(([variable]) => variable);

@@ -5,7 +5,15 @@ import { isAbsolute, join, resolve } from "node:path";
 import { ensurePlaceholder } from "./placeholder.js";
 
 /** Secret paths no sandboxed agent can read (SPEC section 15). */
-export const DEFAULT_READ_DENY = ["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.docker/config.json", "~/.kube"];
+export const DEFAULT_READ_DENY = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.gnupg",
+  "~/.config/gcloud",
+  "~/.netrc",
+  "~/.docker/config.json",
+  "~/.kube",
+];
 
 /** Everything that decides the walls. */
 export interface Walls {
@@ -91,7 +99,9 @@ function isDirectory(path: string): boolean {
 function hide(path: string): string[] {
   const target = real(path);
   if (target === null) return [];
-  return statSync(target).isDirectory() ? ["--tmpfs", target, "--remount-ro", target] : ["--ro-bind", "/dev/null", target];
+  return statSync(target).isDirectory()
+    ? ["--tmpfs", target, "--remount-ro", target]
+    : ["--ro-bind", "/dev/null", target];
 }
 
 /**
@@ -114,9 +124,17 @@ function gitProtected(workDir: string): string[] {
   }
   // A worktree's `.git` is a file naming a directory outside it, which stays read-only like the rest.
   if (!isDir) return [dotGit, join(workDir, ".gitmodules")].filter((path) => existsSync(path));
-  const dirs = GIT_CODE_DIRS.map((name) => join(dotGit, name)).filter((path) => ensurePlaceholder(path, { kind: "directory" }));
-  const files = GIT_CODE_FILES.map((name) => join(dotGit, name)).filter((path) => ensurePlaceholder(path, { kind: "file", content: "" }));
-  return [...dirs, ...files, ...[join(dotGit, "commondir"), join(workDir, ".gitmodules")].filter((path) => existsSync(path))];
+  const dirs = GIT_CODE_DIRS.map((name) => join(dotGit, name)).filter((path) =>
+    ensurePlaceholder(path, { kind: "directory" }),
+  );
+  const files = GIT_CODE_FILES.map((name) => join(dotGit, name)).filter((path) =>
+    ensurePlaceholder(path, { kind: "file", content: "" }),
+  );
+  return [
+    ...dirs,
+    ...files,
+    ...[join(dotGit, "commondir"), join(workDir, ".gitmodules")].filter((path) => existsSync(path)),
+  ];
 }
 
 /** The namespaces and mounts of every sandbox, before its own paths (the probe starts one with these). */
@@ -156,8 +174,12 @@ function worktreeGitDirs(workDir: string): string[] {
     const line = /^gitdir: (.+)$/m.exec(readFileSync(join(workDir, ".git"), "utf8"))?.[1];
     if (line === undefined) return [];
     const gitDir = resolve(workDir, line.trim());
-    const common = existsSync(join(gitDir, "commondir")) ? resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim()) : null;
-    return [common, gitDir].flatMap((dir) => (dir === null ? [] : [real(dir)].filter((path): path is string => path !== null)));
+    const common = existsSync(join(gitDir, "commondir"))
+      ? resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim())
+      : null;
+    return [common, gitDir].flatMap((dir) =>
+      dir === null ? [] : [real(dir)].filter((path): path is string => path !== null),
+    );
   } catch {
     return [];
   }
@@ -168,14 +190,16 @@ export function bwrapOptions(walls: Walls): string[] {
   const options = [...SANDBOX_BASE_OPTIONS];
   for (const path of walls.programs) {
     const target = real(path);
-    if (target !== null && PRIVATE_DIRS.some((dir) => target.startsWith(`${dir}/`))) options.push("--ro-bind", target, target);
+    if (target !== null && PRIVATE_DIRS.some((dir) => target.startsWith(`${dir}/`)))
+      options.push("--ro-bind", target, target);
   }
   const work = real(walls.workDir) ?? walls.workDir;
   const bind = walls.readOnlyWork === true ? "--ro-bind" : "--bind";
   options.push(bind, work, work);
   for (const path of [...walls.agentState.writable, ...walls.writeAllow]) {
     const target = real(expandPath(path, walls.home, walls.projectDir));
-    if (target !== null && !(walls.readOnlyWork === true && (target === work || target.startsWith(`${work}/`)))) options.push("--bind", target, target);
+    if (target !== null && !(walls.readOnlyWork === true && (target === work || target.startsWith(`${work}/`))))
+      options.push("--bind", target, target);
   }
   for (const { copy, path } of walls.copies ?? []) {
     const target = real(path);
@@ -188,7 +212,9 @@ export function bwrapOptions(walls: Walls): string[] {
   // Read-only again inside the writable places: git's code-running files and ralph's own directory.
   const ralphDir = join(real(walls.projectDir) ?? walls.projectDir, ".ralph");
   // ralph.yaml too: an agent that edits it would loosen the sandbox of the person's next run.
-  const ralphYaml = [join(work, "ralph.yaml"), join(real(walls.projectDir) ?? walls.projectDir, "ralph.yaml")].filter((path, index, all) => all.indexOf(path) === index && existsSync(path));
+  const ralphYaml = [join(work, "ralph.yaml"), join(real(walls.projectDir) ?? walls.projectDir, "ralph.yaml")].filter(
+    (path, index, all) => all.indexOf(path) === index && existsSync(path),
+  );
   // `.git` bound onto itself is a mount point: the agent can neither rename it away nor put its own in its place.
   const dotGit = join(work, ".git");
   if (walls.readOnlyWork !== true && isDirectory(dotGit)) options.push("--bind", dotGit, dotGit);

@@ -27,7 +27,8 @@ export function hostAllowed(host: string, port: number, patterns: readonly strin
     if (!match) return false;
     const wantHost = (match[1] ?? "").replace(/^\[|\]$/g, "");
     const wantPort = match[2];
-    const portOk = wantPort === "*" || (wantPort === undefined ? port === 443 || port === 80 : Number(wantPort) === port);
+    const portOk =
+      wantPort === "*" || (wantPort === undefined ? port === 443 || port === 80 : Number(wantPort) === port);
     const hostOk = wantHost.startsWith("*.") ? name.endsWith(wantHost.slice(1)) : name === wantHost;
     return portOk && hostOk;
   });
@@ -41,7 +42,10 @@ function splitHostPort(target: string, defaultPort: number): { host: string; por
 }
 
 /** Starts the proxy on a fresh 0700 directory's socket; `onDenied` hears every refused connection. */
-export async function startEgressProxy(allow: readonly string[], onDenied: (denied: Denied) => void): Promise<EgressProxy> {
+export async function startEgressProxy(
+  allow: readonly string[],
+  onDenied: (denied: Denied) => void,
+): Promise<EgressProxy> {
   const dir = mkdtempSync(join(tmpdir(), "ralph-sandbox-"));
   const socket = join(dir, "proxy.sock");
   const tunnels = new Set<Socket>();
@@ -66,18 +70,25 @@ export async function startEgressProxy(allow: readonly string[], onDenied: (deni
     const headers = { ...req.headers };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
-    const upstream = request({ host, port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on("error", (error) => (res.headersSent ? res.destroy() : res.writeHead(502).end(`ralph sandbox: ${error.message}\n`)));
+    const upstream = request(
+      { host, port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", (error) =>
+      res.headersSent ? res.destroy() : res.writeHead(502).end(`ralph sandbox: ${error.message}\n`),
+    );
     req.pipe(upstream);
   });
   server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = splitHostPort(req.url ?? "", 443);
     client.on("error", () => client.destroy());
     if (target === null || !hostAllowed(target.host, target.port, allow)) {
-      refuse(target ?? { host: req.url ?? "?", port: 0 }, (status, text) => client.end(`HTTP/1.1 ${status} Forbidden\r\ncontent-length: ${text.length}\r\n\r\n${text}`));
+      refuse(target ?? { host: req.url ?? "?", port: 0 }, (status, text) =>
+        client.end(`HTTP/1.1 ${status} Forbidden\r\ncontent-length: ${text.length}\r\n\r\n${text}`),
+      );
       return;
     }
     const upstream = connect(target.port, target.host, () => {

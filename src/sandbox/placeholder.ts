@@ -6,7 +6,8 @@ import { lstatSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** What to make where the path is missing: a directory, or a file with this content; `private`: 0700 / 0600. */
-export type Placeholder = { kind: "directory"; private?: boolean } | { kind: "file"; content: string; private?: boolean };
+export type Placeholder =
+  { kind: "directory"; private?: boolean } | { kind: "file"; content: string; private?: boolean };
 
 /** Whether something a bind can follow is at `path` (a link that leads nowhere is not). */
 function bindable(path: string): boolean {

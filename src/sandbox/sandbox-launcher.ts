@@ -5,7 +5,8 @@
 // the sandbox's own loopback and carries each connection to ralph's proxy through a bound unix socket.
 
 /** What the sandbox shows, said when the agent's program cannot be started inside it. */
-const SEEN = " (inside the sandbox: the work directory, ralph's files and the paths in the agent's command line; /tmp, /var/tmp and /run are private and empty; give another path with sandbox.write_allow, or run with --no-sandbox)";
+const SEEN =
+  " (inside the sandbox: the work directory, ralph's files and the paths in the agent's command line; /tmp, /var/tmp and /run are private and empty; give another path with sandbox.write_allow, or run with --no-sandbox)";
 
 /** The port the forwarder listens on inside the sandbox (its network namespace is its own). */
 export const PROXY_PORT = 3128;
@@ -82,7 +83,14 @@ for (;;) {
 }`;
 
 /** The argv that starts `bwrap OPTIONS -- inside-launcher ... ARGV` with the outer launcher's signal shield. */
-export function sandboxedArgv(perl: string, bwrap: string, options: string[], proxySocket: string | null, argv: string[]): string[] {
-  const inside = proxySocket === null ? [perl, "-e", INSIDE_PLAIN] : [perl, "-e", INSIDE_FORWARD, String(PROXY_PORT), proxySocket];
+export function sandboxedArgv(
+  perl: string,
+  bwrap: string,
+  options: string[],
+  proxySocket: string | null,
+  argv: string[],
+): string[] {
+  const inside =
+    proxySocket === null ? [perl, "-e", INSIDE_PLAIN] : [perl, "-e", INSIDE_FORWARD, String(PROXY_PORT), proxySocket];
   return [perl, "-e", OUTSIDE, bwrap, ...options, "--", ...inside, ...argv];
 }

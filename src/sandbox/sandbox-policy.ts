@@ -20,7 +20,13 @@ export interface SandboxSettings {
 }
 
 /** The setting when nothing asks for a sandbox. */
-export const NO_SANDBOX: SandboxSettings = { mode: "off", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null };
+export const NO_SANDBOX: SandboxSettings = {
+  mode: "off",
+  network: { kind: "default" },
+  readDeny: [],
+  writeAllow: [],
+  env: null,
+};
 
 /** `ralph run`'s default: sandboxed where bubblewrap works, else one line saying why and the run goes on without. */
 export const DEFAULT_SANDBOX: SandboxSettings = { ...NO_SANDBOX, mode: "auto" };
@@ -45,19 +51,30 @@ function modeOf(raw: unknown): SandboxMode | null {
 
 function textList(raw: unknown): string[] | null {
   if (raw === undefined || raw === null) return [];
-  if (typeof raw === "string") return raw.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (typeof raw === "string")
+    return raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
   if (!Array.isArray(raw) || !raw.every((item) => typeof item === "string" && item.length > 0)) return null;
   return raw as string[];
 }
 
 function networkOf(raw: unknown, allow: unknown): SandboxNetwork | string {
-  const listed = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).allow : raw === "allow" ? allow : undefined;
-  if (raw === undefined || raw === "default") return allow === undefined ? { kind: "default" } : networkOf("allow", allow);
+  const listed =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>).allow
+      : raw === "allow"
+        ? allow
+        : undefined;
+  if (raw === undefined || raw === "default")
+    return allow === undefined ? { kind: "default" } : networkOf("allow", allow);
   if (raw === "none") return { kind: "none" };
   const hosts = listed === undefined ? null : textList(listed);
   if (hosts === null) return "network: none, default, or allow: a list of host[:port] patterns";
   const wrong = hosts.find((host) => !HOST_PATTERN.test(host));
-  if (wrong !== undefined) return `network.allow: host[:port] patterns such as api.example.com, *.example.com:443 or 127.0.0.1:8080 (not ${JSON.stringify(wrong)})`;
+  if (wrong !== undefined)
+    return `network.allow: host[:port] patterns such as api.example.com, *.example.com:443 or 127.0.0.1:8080 (not ${JSON.stringify(wrong)})`;
   return { kind: "allow", hosts };
 }
 
@@ -65,7 +82,8 @@ function networkOf(raw: unknown, allow: unknown): SandboxNetwork | string {
 export function parseSandbox(raw: unknown): Parsed<SandboxSettings> {
   const mode = modeOf(raw);
   if (mode !== null) return { ok: true, value: { ...NO_SANDBOX, mode } };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return bad("on, off, auto, or a mapping of mode, network, read_deny, write_allow, env");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return bad("on, off, auto, or a mapping of mode, network, read_deny, write_allow, env");
   const map = raw as Record<string, unknown>;
   const unknownKey = Object.keys(map).find((key) => !KEYS.includes(key));
   if (unknownKey !== undefined) return bad(`sandbox keys ${KEYS.join(", ")} (not ${unknownKey})`);

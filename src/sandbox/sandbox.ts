@@ -21,8 +21,33 @@ import type { SandboxProbe } from "./sandbox-probe.js";
  * directory and iteration, whether it reviews, the demo's, and the supervision's marker) — never the
  * person's RALPH_* settings, which can carry a webhook URL.
  */
-const ALWAYS = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LC_*", "TZ", "NO_COLOR", "FORCE_COLOR", "OPENCODE_DISABLE_PROJECT_CONFIG"];
-const RALPH_FOR_AGENT = ["RALPH_RUN_ID", "RALPH_RUN_DIR", "RALPH_ITERATION", "RALPH_REVIEW", "RALPH_DEMO_TASKS", "RALPH_DEMO_FREE", "RALPH_DEMO_PROJECT", "RALPH_DEMO_DELAY_MS", "RALPH_SUPERVISOR", "RALPH_CHECK_TREE"];
+const ALWAYS = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "COLORTERM",
+  "LANG",
+  "LC_*",
+  "TZ",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "OPENCODE_DISABLE_PROJECT_CONFIG",
+];
+const RALPH_FOR_AGENT = [
+  "RALPH_RUN_ID",
+  "RALPH_RUN_DIR",
+  "RALPH_ITERATION",
+  "RALPH_REVIEW",
+  "RALPH_DEMO_TASKS",
+  "RALPH_DEMO_FREE",
+  "RALPH_DEMO_PROJECT",
+  "RALPH_DEMO_DELAY_MS",
+  "RALPH_SUPERVISOR",
+  "RALPH_CHECK_TREE",
+];
 /** ralph's own package (its built files and node_modules), which sandboxed checks and agents may run from. */
 const RALPH_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
@@ -113,9 +138,21 @@ export class Sandbox implements SandboxIo {
   ) {}
 
   /** Opens the sandbox (starting its proxy when hosts are allowed). */
-  static async open(probe: Extract<SandboxProbe, { ok: true }>, settings: SandboxSettings, input: { agent: AgentName; env: NodeJS.ProcessEnv; projectDir: string; workDir: string; reviewers?: readonly AgentName[] }): Promise<Sandbox> {
+  static async open(
+    probe: Extract<SandboxProbe, { ok: true }>,
+    settings: SandboxSettings,
+    input: {
+      agent: AgentName;
+      env: NodeJS.ProcessEnv;
+      projectDir: string;
+      workDir: string;
+      reviewers?: readonly AgentName[];
+    },
+  ): Promise<Sandbox> {
     // The reviewers' API hosts get out too: each agent talks to its own provider.
-    const hosts = [input.agent, ...(input.reviewers ?? [])].flatMap((agent) => allowedHosts(settings, agent, input.env));
+    const hosts = [input.agent, ...(input.reviewers ?? [])].flatMap((agent) =>
+      allowedHosts(settings, agent, input.env),
+    );
     const sandbox = new Sandbox(probe, settings, input, [...new Set(hosts)]);
     if (sandbox.hosts.length > 0) {
       // Loaded only for a sandbox that reaches hosts: it loads Node's http and net modules.
@@ -146,7 +183,9 @@ export class Sandbox implements SandboxIo {
   /** The names of the person's variables that pass in to `agent` (for the start line; values never). */
   passing(env: NodeJS.ProcessEnv, agent: AgentName = this.dirs.agent): string[] {
     const inside = this.environment(env, agent);
-    return Object.keys(env).filter((name) => inside[name] !== undefined && inside[name] === env[name]).sort();
+    return Object.keys(env)
+      .filter((name) => inside[name] !== undefined && inside[name] === env[name])
+      .sort();
   }
 
   /** One start line naming every variable of the person's that reaches the agent (and what a reviewer gets besides). */
@@ -164,17 +203,28 @@ export class Sandbox implements SandboxIo {
     if (this.refused.size === 0) return [];
     const hosts = [...this.refused].sort();
     const allow = [...new Set([...this.hosts, ...hosts])].map((host) => JSON.stringify(host)).join(", ");
-    return [`sandbox: the agent was refused connections to ${hosts.join(", ")}`, `to allow them, in ralph.yaml: sandbox: {network: {allow: [${allow}]}}`];
+    return [
+      `sandbox: the agent was refused connections to ${hosts.join(", ")}`,
+      `to allow them, in ralph.yaml: sandbox: {network: {allow: [${allow}]}}`,
+    ];
   }
 
   /** The environment inside for `agent`: an allowlist (see ALWAYS) and `sandbox.env`, temp directories private, the proxy set. */
   environment(env: NodeJS.ProcessEnv, agent: AgentName = this.dirs.agent): NodeJS.ProcessEnv {
     const allowed = this.allowed(agent);
     const inside: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(env)) if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
+    for (const [name, value] of Object.entries(env))
+      if (value !== undefined && envPasses(name, allowed) && !/^no_proxy$/i.test(name)) inside[name] = value;
     // Claude Code as root skips permission prompts only when told it is sandboxed: here it is, and only here.
     inside.IS_SANDBOX = "1";
-    for (const name of [...PROXY_VARIABLES, "SSH_AUTH_SOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) delete inside[name];
+    for (const name of [
+      ...PROXY_VARIABLES,
+      "SSH_AUTH_SOCK",
+      "XDG_RUNTIME_DIR",
+      "DBUS_SESSION_BUS_ADDRESS",
+      "DOCKER_HOST",
+    ])
+      delete inside[name];
     for (const name of ["TMPDIR", "TMP", "TEMP"]) inside[name] = "/tmp";
     if (this.proxy !== null) for (const name of PROXY_VARIABLES) inside[name] = `http://127.0.0.1:${PROXY_PORT}`;
     return inside;
@@ -189,7 +239,9 @@ export class Sandbox implements SandboxIo {
       home,
       agentState: state,
       // A reviewer gets a fresh copy of the person's file, never the agent's (which the agent may have written).
-      copies: state.copies.map((path) => ({ path, copy: this.privateCopy(path, view === undefined) })).filter((entry): entry is { path: string; copy: string } => entry.copy !== null),
+      copies: state.copies
+        .map((path) => ({ path, copy: this.privateCopy(path, view === undefined) }))
+        .filter((entry): entry is { path: string; copy: string } => entry.copy !== null),
       readOnlyWork: view?.readOnly === true,
       writeAllow: this.settings.writeAllow,
       readDeny: [...DEFAULT_READ_DENY, ...this.settings.readDeny],
@@ -199,7 +251,10 @@ export class Sandbox implements SandboxIo {
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
       ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
     };
-    return { argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv), env: this.environment(env, view?.agent ?? this.dirs.agent) };
+    return {
+      argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv),
+      env: this.environment(env, view?.agent ?? this.dirs.agent),
+    };
   }
 
   watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
@@ -215,11 +270,20 @@ export class Sandbox implements SandboxIo {
   }
 
   /** Starts an agent inside the sandbox with `spawn` (the supervision's); a program not on PATH is reported as such. */
-  spawn(options: SpawnAgentOptions, spawn: (options: SpawnAgentOptions) => Promise<SpawnResult>, view?: ReviewerView): Promise<SpawnResult> {
+  spawn(
+    options: SpawnAgentOptions,
+    spawn: (options: SpawnAgentOptions) => Promise<SpawnResult>,
+    view?: ReviewerView,
+  ): Promise<SpawnResult> {
     const program = options.argv[0] ?? "";
     const found = program.includes("/") ? program : findOnPath(program, options.env.PATH ?? "");
-    if (found === null) return Promise.resolve({ ok: false, error: "not_found", message: `command not found: ${program}` });
-    const wrapped = this.wrap([found, ...options.argv.slice(1)], options.env, view && options.cwd !== this.dirs.workDir ? { ...view, cwd: options.cwd } : view);
+    if (found === null)
+      return Promise.resolve({ ok: false, error: "not_found", message: `command not found: ${program}` });
+    const wrapped = this.wrap(
+      [found, ...options.argv.slice(1)],
+      options.env,
+      view && options.cwd !== this.dirs.workDir ? { ...view, cwd: options.cwd } : view,
+    );
     return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
   }
 

@@ -57,7 +57,10 @@ async function nestedRepositories(workDir: string): Promise<string[]> {
 /** The index's gitlinks (mode 160000), by path. */
 async function gitlinks(workDir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const listed = await runGit(workDir, ["ls-files", "-s", "-z"], env, { noOptionalLocks: true, timeoutMs: 30_000 });
-  if (!listed.ok) throw new Error(`the tamper scan could not list the index's gitlinks (git ls-files: ${listed.stderr.trim() || listed.code})`);
+  if (!listed.ok)
+    throw new Error(
+      `the tamper scan could not list the index's gitlinks (git ls-files: ${listed.stderr.trim() || listed.code})`,
+    );
   return listed.stdout
     .split("\0")
     .filter((line) => line.startsWith("160000 "))
@@ -83,7 +86,12 @@ export type TamperScan = () => Promise<string[]>;
  * `outside`: absolute paths in the agent CLIs' writable state that must not appear (named as they are).
  * `env` is the run's; its git runs with ralph's inert settings, never pointed at another repository.
  */
-export async function watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv, outside: readonly string[] = []): Promise<TamperScan> {
+export async function watchTamper(
+  workDir: string,
+  quarantineDir: string,
+  env: NodeJS.ProcessEnv,
+  outside: readonly string[] = [],
+): Promise<TamperScan> {
   // A worktree's `.git` is a file naming a directory outside it, read-only inside: only an own one is watched.
   const gitDir = entryKind(join(workDir, ".git")) === "directory" ? join(workDir, ".git") : null;
   const before = {
@@ -111,8 +119,16 @@ export async function watchTamper(workDir: string, quarantineDir: string, env: N
       const added = (await gitlinks(workDir, env)).filter((path) => !before.links.has(path));
       if (added.length > 0) {
         // Literal: a gitlink named `:(glob)*` must not take the rest of the index with it (and stay itself).
-        const removed = await runGit(workDir, ["rm", "-q", "--cached", "--", ...added], { ...env, GIT_LITERAL_PATHSPECS: "1" }, { timeoutMs: 30_000 });
-        if (!removed.ok) throw new Error(`the tamper scan could not take planted gitlinks out of the index (${added.join(", ")}): ${removed.stderr.trim() || removed.code}`);
+        const removed = await runGit(
+          workDir,
+          ["rm", "-q", "--cached", "--", ...added],
+          { ...env, GIT_LITERAL_PATHSPECS: "1" },
+          { timeoutMs: 30_000 },
+        );
+        if (!removed.ok)
+          throw new Error(
+            `the tamper scan could not take planted gitlinks out of the index (${added.join(", ")}): ${removed.stderr.trim() || removed.code}`,
+          );
       }
       for (const path of added) planted.push(`${path} (a gitlink in the index)`);
     }

@@ -20,9 +20,12 @@ const KEYS = ["daily", "weekly", "on_exhausted"];
 /** `value` (the `budget:` mapping) as a budget; `where` names it in a message (`ralph.yaml: budget`). */
 export function parseBudget(value: unknown, where: string): BudgetRead {
   if (value === undefined || value === null) return { ok: true, budget: null };
-  if (typeof value !== "object" || Array.isArray(value)) return { ok: false, message: `${where}: expected a mapping with daily, weekly and on_exhausted` };
+  if (typeof value !== "object" || Array.isArray(value))
+    return { ok: false, message: `${where}: expected a mapping with daily, weekly and on_exhausted` };
   const fields = value as Record<string, unknown>;
-  for (const key of Object.keys(fields)) if (!KEYS.includes(key)) return { ok: false, message: `${where}: unknown key "${key}" (expected one of ${KEYS.join(", ")})` };
+  for (const key of Object.keys(fields))
+    if (!KEYS.includes(key))
+      return { ok: false, message: `${where}: unknown key "${key}" (expected one of ${KEYS.join(", ")})` };
   const usd = (key: "daily" | "weekly"): number | null | string => {
     const raw = fields[key];
     if (raw === undefined || raw === null) return null;
@@ -34,7 +37,8 @@ export function parseBudget(value: unknown, where: string): BudgetRead {
   const weekly = usd("weekly");
   if (typeof weekly === "string") return { ok: false, message: weekly };
   const on = fields.on_exhausted ?? "stop";
-  if (on !== "stop" && on !== "wait") return { ok: false, message: `${where}.on_exhausted: ${JSON.stringify(on)}: expected stop or wait` };
+  if (on !== "stop" && on !== "wait")
+    return { ok: false, message: `${where}.on_exhausted: ${JSON.stringify(on)}: expected stop or wait` };
   if (daily === null && weekly === null) return { ok: true, budget: null };
   return { ok: true, budget: { daily_usd: daily, weekly_usd: weekly, on_exhausted: on } };
 }
@@ -42,7 +46,10 @@ export function parseBudget(value: unknown, where: string): BudgetRead {
 /** The user-level config file, from `env`. */
 export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string {
   // Without HOME, the user's home directory as the system knows it (never a path relative to the working directory).
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/") ? env.XDG_CONFIG_HOME : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".config");
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/")
+      ? env.XDG_CONFIG_HOME
+      : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".config");
   return join(base, "ralph", "config.yaml");
 }
 
@@ -56,18 +63,24 @@ export function readBudgetFile(file: string, only: readonly string[] | null): Bu
     return { ok: false, message: `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   }
   const doc = parseDocument(text, { prettyErrors: false });
-  if (doc.errors.length > 0) return { ok: false, message: `${file}: invalid YAML (${doc.errors[0]?.code.toLowerCase().replace(/_/g, " ")})` };
+  if (doc.errors.length > 0)
+    return { ok: false, message: `${file}: invalid YAML (${doc.errors[0]?.code.toLowerCase().replace(/_/g, " ")})` };
   const value = doc.toJSON() as unknown;
   if (value === null || value === undefined) return { ok: true, budget: null };
   if (typeof value !== "object" || Array.isArray(value)) return { ok: false, message: `${file}: expected a mapping` };
   if (only) {
-    for (const key of Object.keys(value)) if (!only.includes(key)) return { ok: false, message: `${file}: unknown key "${key}" (expected one of ${only.join(", ")})` };
+    for (const key of Object.keys(value))
+      if (!only.includes(key))
+        return { ok: false, message: `${file}: unknown key "${key}" (expected one of ${only.join(", ")})` };
   }
   return parseBudget((value as Record<string, unknown>).budget, `${file}: budget`);
 }
 
 /** The project's budget (ralph.yaml) and the user's (their config), or the first problem with either. */
-export function readBudgets(projectDir: string, env: NodeJS.ProcessEnv): { ok: true; project: Budget | null; user: Budget | null } | { ok: false; message: string } {
+export function readBudgets(
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+): { ok: true; project: Budget | null; user: Budget | null } | { ok: false; message: string } {
   const project = readBudgetFile(join(projectDir, "ralph.yaml"), null);
   if (!project.ok) return project;
   const user = readBudgetFile(userConfigFile(env), ["budget"]);

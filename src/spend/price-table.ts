@@ -38,9 +38,17 @@ export function priceOf(model: string | null): Price | null {
 }
 
 /** The cost of `tokens` at `model`'s list price, or null when the table does not know the model. */
-export function computedCostUsd(model: string | null, tokens: { input: number; output: number; cache_read: number; cache_write: number }): number | null {
+export function computedCostUsd(
+  model: string | null,
+  tokens: { input: number; output: number; cache_read: number; cache_write: number },
+): number | null {
   const price = priceOf(model);
   if (!price) return null;
-  const usd = (tokens.input * price.input + tokens.output * price.output + tokens.cache_read * price.cacheRead + tokens.cache_write * price.cacheWrite) / 1_000_000;
+  const usd =
+    (tokens.input * price.input +
+      tokens.output * price.output +
+      tokens.cache_read * price.cacheRead +
+      tokens.cache_write * price.cacheWrite) /
+    1_000_000;
   return Math.round(usd * 1e6) / 1e6;
 }

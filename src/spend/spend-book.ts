@@ -46,6 +46,10 @@ export class SpendBook {
     const run = this.run;
     if (!run) return sumCalls([]);
     const since = dayOf(run.family_since);
-    return sumCalls(this.reader.calls(since, dayOf(nowMs)).filter((call) => call.project === run.project && (call.run === runId || call.family === runId)));
+    return sumCalls(
+      this.reader
+        .calls(since, dayOf(nowMs))
+        .filter((call) => call.project === run.project && (call.run === runId || call.family === runId)),
+    );
   }
 }

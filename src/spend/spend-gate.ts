@@ -7,7 +7,8 @@ import type { Budget, SpendCall, SpendRun, TokenCaps } from "./spend-record.js";
 import { dollars, sumCalls } from "./spend-totals.js";
 
 /** Go on (null), stop (BUDGET_EXCEEDED, naming the budget), or wait until a new day or week begins. */
-export type GateVerdict = null | { kind: "exceeded"; detail: string } | { kind: "wait"; untilMs: number; detail: string };
+export type GateVerdict =
+  null | { kind: "exceeded"; detail: string } | { kind: "wait"; untilMs: number; detail: string };
 
 const DAY_MS = 86_400_000;
 
@@ -37,38 +38,69 @@ function tokensOver(caps: TokenCaps, calls: SpendCall[]): string | null {
   const t = sumCalls(calls).tokens;
   for (const kind of ["total", "input", "output", "cache_read", "cache_write"] as const) {
     const cap = caps[kind];
-    if (cap !== undefined && t[kind] >= cap) return `${t[kind]} ${kind.replace("_", " ")} tokens used, --max-tokens ${kind === "total" ? "" : `${kind}=`}${cap}`;
+    if (cap !== undefined && t[kind] >= cap)
+      return `${t[kind]} ${kind.replace("_", " ")} tokens used, --max-tokens ${kind === "total" ? "" : `${kind}=`}${cap}`;
   }
   return null;
 }
 
-function budgetOver(budget: Budget | null, whose: string, where: string, today: SpendCall[], week: SpendCall[], nowMs: number): GateVerdict {
+function budgetOver(
+  budget: Budget | null,
+  whose: string,
+  where: string,
+  today: SpendCall[],
+  week: SpendCall[],
+  nowMs: number,
+): GateVerdict {
   if (!budget) return null;
   const checks = [
-    { cap: budget.daily_usd, spent: dollars(sumCalls(today)), name: "daily", period: "today (UTC)", untilMs: dayStart(nowMs) + DAY_MS },
-    { cap: budget.weekly_usd, spent: dollars(sumCalls(week)), name: "weekly", period: "this week (from Monday, UTC)", untilMs: weekStart(nowMs) + 7 * DAY_MS },
+    {
+      cap: budget.daily_usd,
+      spent: dollars(sumCalls(today)),
+      name: "daily",
+      period: "today (UTC)",
+      untilMs: dayStart(nowMs) + DAY_MS,
+    },
+    {
+      cap: budget.weekly_usd,
+      spent: dollars(sumCalls(week)),
+      name: "weekly",
+      period: "this week (from Monday, UTC)",
+      untilMs: weekStart(nowMs) + 7 * DAY_MS,
+    },
   ];
   for (const check of checks) {
     if (check.cap === null || check.spent < check.cap) continue;
     const detail = `${whose} ${check.name} budget is spent: ${usd(check.spent)} ${check.period}, budget.${check.name} $${check.cap} in ${where}`;
-    return budget.on_exhausted === "wait" ? { kind: "wait", untilMs: check.untilMs, detail } : { kind: "exceeded", detail };
+    return budget.on_exhausted === "wait"
+      ? { kind: "wait", untilMs: check.untilMs, detail }
+      : { kind: "exceeded", detail };
   }
   return null;
 }
 
 /** The verdict for `run` at `nowMs`, from `calls` (every call of the ledger from gateFromDay on). */
 export function checkBudgets(run: SpendRun, calls: readonly SpendCall[], nowMs: number): GateVerdict {
-  const family = calls.filter((call) => call.project === run.project && call.family === run.family && call.at >= run.family_since);
+  const family = calls.filter(
+    (call) => call.project === run.project && call.family === run.family && call.at >= run.family_since,
+  );
   if (run.family_max_cost_usd !== null) {
     const spent = dollars(sumCalls(family));
     if (spent >= run.family_max_cost_usd) {
-      const whose = run.parent === null && run.family === run.run ? `spent ${usd(spent)}` : `run ${run.family} and its child runs together spent ${usd(spent)}`;
+      const whose =
+        run.parent === null && run.family === run.run
+          ? `spent ${usd(spent)}`
+          : `run ${run.family} and its child runs together spent ${usd(spent)}`;
       return { kind: "exceeded", detail: `${whose}, --max-cost $${run.family_max_cost_usd} of run ${run.family}` };
     }
   }
   if (run.family_max_tokens) {
     const over = tokensOver(run.family_max_tokens, family);
-    if (over) return { kind: "exceeded", detail: run.family === run.run ? over : `run ${run.family} and its child runs together: ${over}` };
+    if (over)
+      return {
+        kind: "exceeded",
+        detail: run.family === run.run ? over : `run ${run.family} and its child runs together: ${over}`,
+      };
   }
   const today = dayOf(nowMs);
   const week = weekStart(nowMs);
@@ -99,6 +131,12 @@ export class SpendGate {
 
   /** What the run itself has spent so far, in dollars. */
   spentByRun(nowMs: number): number {
-    return dollars(sumCalls(this.reader.calls(dayOf(this.run.family_since), dayOf(nowMs)).filter((call) => call.project === this.run.project && call.run === this.run.run)));
+    return dollars(
+      sumCalls(
+        this.reader
+          .calls(dayOf(this.run.family_since), dayOf(nowMs))
+          .filter((call) => call.project === this.run.project && call.run === this.run.run),
+      ),
+    );
   }
 }

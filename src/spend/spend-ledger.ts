@@ -3,7 +3,17 @@
 // where an agent works. `days/YYYY-MM-DD.jsonl` (UTC days) holds one append-only line per agent call;
 // `runs/<digest>.json` one record per run with the budgets it started with. (An agent runs as the same
 // user, so it could write here too; `--sandbox` hides the state directory from it.)
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { appendWhole } from "../store/append-whole.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
@@ -13,7 +23,10 @@ import { parseCall, type SpendCall, type SpendRun } from "./spend-record.js";
 
 /** The spend ledger's directory, from `env` (beside the runner's ledger, src/control/ledger-entry.ts). */
 export function spendDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".local", "state");
+  const base =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/")
+      ? env.XDG_STATE_HOME
+      : join(env.HOME || (requireBuiltin("node:os") as typeof import("node:os")).homedir(), ".local", "state");
   return join(base, "ralph", "spend");
 }
 
@@ -71,7 +84,9 @@ export function readRun(project: string, run: string, env: NodeJS.ProcessEnv = p
 export function readRunFile(file: string, project: string, run: string): SpendRun | null {
   try {
     const value = JSON.parse(readFileSync(file, "utf8")) as SpendRun;
-    return value && value.v === 1 && value.kind === "run" && value.run === run && value.project === project ? value : null;
+    return value && value.v === 1 && value.kind === "run" && value.run === run && value.project === project
+      ? value
+      : null;
   } catch {
     return null;
   }

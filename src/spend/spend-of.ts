@@ -22,18 +22,30 @@ function readerFor(env: NodeJS.ProcessEnv): SpendReader {
 }
 
 /** The ledger's calls of run `runId` of the project in `projectDir` (its family's too when it leads one), oldest first. */
-export function callsOf(projectDir: string, runId: string, env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): SpendCall[] {
+export function callsOf(
+  projectDir: string,
+  runId: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now: Date = new Date(),
+): SpendCall[] {
   const project = projectKey(projectDir);
   const run = readRun(project, runId, env);
   if (!run) return [];
   const from = dayOf(firstDay(run));
   return readerFor(env)
     .calls(from, dayOf(now))
-    .filter((call) => call.project === project && (call.run === runId || (call.family === runId && call.run !== runId)));
+    .filter(
+      (call) => call.project === project && (call.run === runId || (call.family === runId && call.run !== runId)),
+    );
 }
 
 /** What run `runId` spent (nothing when the ledger does not know it: a run from before the ledger, a foreign one). */
-export function spendOf(projectDir: string, runId: string, env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): SpendTotals {
+export function spendOf(
+  projectDir: string,
+  runId: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now: Date = new Date(),
+): SpendTotals {
   const calls = callsOf(projectDir, runId, env, now);
   return calls.length > 0 ? sumCalls(calls) : noSpend();
 }
@@ -49,7 +61,12 @@ function firstDay(run: SpendRun): string {
  * read once, each call filed under the runs it counts for, instead of every day's calls gone through again
  * for each run (10,000 runs of one call each: 10^8 calls looked at).
  */
-export function spendLister(projectDir: string, ids: readonly string[], env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): (id: string) => SpendTotals {
+export function spendLister(
+  projectDir: string,
+  ids: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  now: Date = new Date(),
+): (id: string) => SpendTotals {
   const project = projectKey(projectDir);
   const dir = join(spendDir(env), "runs");
   let present: Set<string> | null;
@@ -88,7 +105,8 @@ export function spendLister(projectDir: string, ids: readonly string[], env: Nod
   }
   return (id) => {
     const first = from.get(id);
-    const calls = first === undefined ? [] : (filed.get(id) ?? []).filter(({ day }) => day >= first).map(({ call }) => call);
+    const calls =
+      first === undefined ? [] : (filed.get(id) ?? []).filter(({ day }) => day >= first).map(({ call }) => call);
     return calls.length > 0 ? sumCalls(calls) : noSpend();
   };
 }

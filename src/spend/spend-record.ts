@@ -78,12 +78,18 @@ export interface SpendRun {
 /** No tokens. */
 export const NO_TOKENS: SpendTokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
 
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
 /** `value` as tokens by kind (anything missing, negative or not a number counts 0). */
 export function asTokens(value: unknown): SpendTokens {
   const v = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
-  return { input: count(v.input), output: count(v.output), cache_read: count(v.cache_read ?? v.cacheRead), cache_write: count(v.cache_write ?? v.cacheWrite) };
+  return {
+    input: count(v.input),
+    output: count(v.output),
+    cache_read: count(v.cache_read ?? v.cacheRead),
+    cache_write: count(v.cache_write ?? v.cacheWrite),
+  };
 }
 
 /** A ledger line as a call record, or null when it is not one (a torn or foreign line is skipped). */
@@ -94,8 +100,19 @@ export function parseCall(line: string): SpendCall | null {
   } catch {
     return null;
   }
-  if (!value || value.v !== 1 || value.kind !== "call" || typeof value.run !== "string" || typeof value.project !== "string" || typeof value.at !== "string") return null;
-  const cost = typeof value.cost_usd === "number" && Number.isFinite(value.cost_usd) && value.cost_usd >= 0 ? value.cost_usd : null;
+  if (
+    !value ||
+    value.v !== 1 ||
+    value.kind !== "call" ||
+    typeof value.run !== "string" ||
+    typeof value.project !== "string" ||
+    typeof value.at !== "string"
+  )
+    return null;
+  const cost =
+    typeof value.cost_usd === "number" && Number.isFinite(value.cost_usd) && value.cost_usd >= 0
+      ? value.cost_usd
+      : null;
   const source = value.cost_source === "reported" || value.cost_source === "computed" ? value.cost_source : "unknown";
   return {
     v: 1,

@@ -37,7 +37,13 @@ function keyOf(call: SpendCall, by: SpendBy): string {
 }
 
 /** The spend of the period from `sinceMs` to `now`, grouped; `projectDir` null: every project. */
-export function spendReport(options: { projectDir: string | null; sinceMs: number; by: SpendBy; now: Date; env: NodeJS.ProcessEnv }): SpendReport {
+export function spendReport(options: {
+  projectDir: string | null;
+  sinceMs: number;
+  by: SpendBy;
+  now: Date;
+  env: NodeJS.ProcessEnv;
+}): SpendReport {
   const { by, now, env } = options;
   const project = options.projectDir === null ? null : projectKey(options.projectDir);
   const since = new Date(options.sinceMs).toISOString();
@@ -50,11 +56,22 @@ export function spendReport(options: { projectDir: string | null; sinceMs: numbe
     // A run id is unique in its project only: across projects, a run is a project and an id.
     const key = keyOf(call, by);
     const id = by === "run" && project === null ? `${call.project}\0${key}` : key;
-    const group = groups.get(id) ?? { ...(by === "run" && project === null ? { project: call.project } : {}), calls: [] };
+    const group = groups.get(id) ?? {
+      ...(by === "run" && project === null ? { project: call.project } : {}),
+      calls: [],
+    };
     group.calls.push(call);
     groups.set(id, group);
   }
-  const rows: SpendGroup[] = [...groups.entries()].map(([id, group]) => ({ key: id.split("\0").pop() ?? id, ...(group.project ? { project: group.project } : {}), ...spendJson(sumCalls(group.calls)) }));
-  rows.sort((a, b) => (by === "day" ? a.key.localeCompare(b.key) : (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || b.tokens.total - a.tokens.total || a.key.localeCompare(b.key)));
+  const rows: SpendGroup[] = [...groups.entries()].map(([id, group]) => ({
+    key: id.split("\0").pop() ?? id,
+    ...(group.project ? { project: group.project } : {}),
+    ...spendJson(sumCalls(group.calls)),
+  }));
+  rows.sort((a, b) =>
+    by === "day"
+      ? a.key.localeCompare(b.key)
+      : (b.cost_usd ?? -1) - (a.cost_usd ?? -1) || b.tokens.total - a.tokens.total || a.key.localeCompare(b.key),
+  );
   return { schema_version: 1, since, until, by, project, groups: rows, total: spendJson(sumCalls(calls)) };
 }

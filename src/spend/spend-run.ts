@@ -48,7 +48,12 @@ export function openSpendRun(start: SpendStart): SpendRun {
     model: start.model,
     // A child shares its family's caps and budgets as its parent recorded them when the family started.
     ...(parent
-      ? { family_max_cost_usd: parent.family_max_cost_usd, family_max_tokens: parent.family_max_tokens, project_budget: parent.project_budget, user_budget: parent.user_budget }
+      ? {
+          family_max_cost_usd: parent.family_max_cost_usd,
+          family_max_tokens: parent.family_max_tokens,
+          project_budget: parent.project_budget,
+          user_budget: parent.user_budget,
+        }
       : own),
   };
   writeRun(record, start.env);
@@ -72,15 +77,25 @@ export interface CallSeen {
 export function ledgerTokens(tokens: TokenUsage | SpendTokens | null | undefined): SpendTokens {
   if (!tokens) return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
   const t = tokens as Partial<TokenUsage & SpendTokens>;
-  const n = (value: number | undefined): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
-  return { input: n(t.input), output: n(t.output), cache_read: n(t.cache_read ?? t.cacheRead), cache_write: n(t.cache_write ?? t.cacheWrite) };
+  const n = (value: number | undefined): number =>
+    typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+  return {
+    input: n(t.input),
+    output: n(t.output),
+    cache_read: n(t.cache_read ?? t.cacheRead),
+    cache_write: n(t.cache_write ?? t.cacheWrite),
+  };
 }
 
 /** The ledger record of a call: its cost as the CLI reported it, else computed from its tokens, else unknown. */
 export function callRecord(run: SpendRun, seen: CallSeen): SpendCall {
   const tokens = ledgerTokens(seen.tokens);
-  const reported = typeof seen.costUsd === "number" && Number.isFinite(seen.costUsd) && seen.costUsd >= 0 ? seen.costUsd : null;
-  const computed = reported === null && tokens.input + tokens.output + tokens.cache_read + tokens.cache_write > 0 ? computedCostUsd(seen.model, tokens) : null;
+  const reported =
+    typeof seen.costUsd === "number" && Number.isFinite(seen.costUsd) && seen.costUsd >= 0 ? seen.costUsd : null;
+  const computed =
+    reported === null && tokens.input + tokens.output + tokens.cache_read + tokens.cache_write > 0
+      ? computedCostUsd(seen.model, tokens)
+      : null;
   const source: CostSource = reported !== null ? "reported" : computed !== null ? "computed" : "unknown";
   return {
     v: 1,

@@ -22,7 +22,13 @@ export interface SpendTotals {
 
 /** Nothing spent. */
 export function noSpend(): SpendTotals {
-  return { calls: 0, cost_usd: null, cost_source: "none", unknown_cost_calls: 0, tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 } };
+  return {
+    calls: 0,
+    cost_usd: null,
+    cost_source: "none",
+    unknown_cost_calls: 0,
+    tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+  };
 }
 
 /** The totals of `calls`. */
@@ -69,7 +75,9 @@ export function tokensText(tokens: TokenFigures): string {
 }
 
 /** A cost as every view shows it: `$0.0400`, `~$0.0400 (estimated from tokens, prices of DATE)`, or `no cost reported`. */
-export function costText(totals: Pick<SpendTotals, "cost_usd" | "cost_source"> & { unknown_cost_calls?: number }): string {
+export function costText(
+  totals: Pick<SpendTotals, "cost_usd" | "cost_source"> & { unknown_cost_calls?: number },
+): string {
   if (totals.cost_usd === null) return "no cost reported";
   const usd = `$${totals.cost_usd.toFixed(4)}`;
   const partly = (totals.unknown_cost_calls ?? 0) > 0 ? `; ${totals.unknown_cost_calls} call(s) reported no cost` : "";
@@ -89,14 +97,30 @@ export function tokenFigures(value: unknown): TokenFigures | null {
   const v = value as Record<string, unknown>;
   const n = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) && x > 0 ? Math.floor(x) : 0);
   if (typeof v.input !== "number" && typeof v.output !== "number") return null;
-  const t = { input: n(v.input), output: n(v.output), cache_read: n(v.cache_read ?? v.cacheRead), cache_write: n(v.cache_write ?? v.cacheWrite), total: 0 };
+  const t = {
+    input: n(v.input),
+    output: n(v.output),
+    cache_read: n(v.cache_read ?? v.cacheRead),
+    cache_write: n(v.cache_write ?? v.cacheWrite),
+    total: 0,
+  };
   t.total = t.input + t.output + t.cache_read + t.cache_write;
   return t;
 }
 
 /** The spend as JSON views give it: the same fields everywhere. */
-export function spendJson(totals: SpendTotals): { cost_usd: number | null; cost_source: SpendTotals["cost_source"]; calls: number; tokens: TokenFigures } {
-  return { cost_usd: totals.cost_usd, cost_source: totals.cost_source, calls: totals.calls, tokens: { ...totals.tokens } };
+export function spendJson(totals: SpendTotals): {
+  cost_usd: number | null;
+  cost_source: SpendTotals["cost_source"];
+  calls: number;
+  tokens: TokenFigures;
+} {
+  return {
+    cost_usd: totals.cost_usd,
+    cost_source: totals.cost_source,
+    calls: totals.calls,
+    tokens: { ...totals.tokens },
+  };
 }
 
 /** A cost in a table cell: `$0.0400`, `~$0.0400` (estimated from tokens), or `no cost reported`. */

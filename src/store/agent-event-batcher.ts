@@ -47,7 +47,12 @@ export class AgentEventBatcher {
   /** Takes one parsed event. */
   push(event: AgentEvent): void {
     const text = event.text ?? "";
-    if ((event.kind !== "text" && event.kind !== "stderr") || event.tool !== undefined || event.sessionId !== undefined || text.length > TEXT_LIMIT) {
+    if (
+      (event.kind !== "text" && event.kind !== "stderr") ||
+      event.tool !== undefined ||
+      event.sessionId !== undefined ||
+      text.length > TEXT_LIMIT
+    ) {
       this.flush();
       this.write(event);
       return;
@@ -80,7 +85,10 @@ export class AgentEventBatcher {
   end(): void {
     this.flush();
     if (this.dropped === 0) return;
-    this.emit({ kind: "other", text: `${this.dropped} output event(s) over the event log's budget left out; the full output is in ${this.logName}` });
+    this.emit({
+      kind: "other",
+      text: `${this.dropped} output event(s) over the event log's budget left out; the full output is in ${this.logName}`,
+    });
     this.dropped = 0;
   }
 
@@ -91,7 +99,10 @@ export class AgentEventBatcher {
       this.dropped += 1;
       return;
     }
-    const bounded = text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${this.redact(text).slice(0, TEXT_LIMIT)}…` } : event;
+    const bounded =
+      text !== undefined && text.length > TEXT_LIMIT
+        ? { ...event, text: `${this.redact(text).slice(0, TEXT_LIMIT)}…` }
+        : event;
     const cost = Buffer.byteLength(JSON.stringify(bounded)) + ENVELOPE_BYTES;
     if (this.spent + cost > this.budget()) {
       this.dropped += 1;

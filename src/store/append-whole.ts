@@ -14,7 +14,7 @@ export function appendWhole(target: string | number, text: string): void {
     const data = Buffer.from(text, "utf8");
     const before = fstatSync(fd).size;
     try {
-      for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written);
+      for (let written = 0; written < data.length;) written += writeSync(fd, data, written, data.length - written);
     } catch (error) {
       // Taking back a part-written line needs no space; if even that fails, the next reader skips a bad line.
       try {

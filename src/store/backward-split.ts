@@ -76,9 +76,16 @@ export class BackwardSplit {
     this.first = false;
     const previous = () => (stop > 0 ? data.lastIndexOf(NEWLINE, stop - 1) : -1);
     for (let newline = previous(); newline !== -1; newline = previous()) {
-      const wanted = unwanted === undefined || (this.tailLength === 0 ? data.subarray(newline + 1, stop).indexOf(unwanted) === -1 : !Buffer.concat([data.subarray(newline + 1, stop), ...this.tail]).includes(unwanted));
+      const wanted =
+        unwanted === undefined ||
+        (this.tailLength === 0
+          ? data.subarray(newline + 1, stop).indexOf(unwanted) === -1
+          : !Buffer.concat([data.subarray(newline + 1, stop), ...this.tail]).includes(unwanted));
       if (!this.skipping && wanted) {
-        const text = this.tailLength === 0 ? data.toString("utf8", newline + 1, stop) : Buffer.concat([data.subarray(newline + 1, stop), ...this.tail]).toString("utf8");
+        const text =
+          this.tailLength === 0
+            ? data.toString("utf8", newline + 1, stop)
+            : Buffer.concat([data.subarray(newline + 1, stop), ...this.tail]).toString("utf8");
         lines.push({ text, start: pos + newline + 1 });
       }
       [this.tail, this.tailLength, this.skipping, stop] = [[], 0, false, newline];
@@ -87,7 +94,8 @@ export class BackwardSplit {
       if (this.tailLength + stop > maxLine) [this.tail, this.tailLength, this.skipping] = [[], 0, true];
       else [this.tail, this.tailLength] = [[Buffer.from(data.subarray(0, stop)), ...this.tail], this.tailLength + stop];
     }
-    if (pos === 0 && !this.skipping && (unwanted === undefined || !Buffer.concat(this.tail).includes(unwanted))) lines.push({ text: Buffer.concat(this.tail).toString("utf8"), start: 0 });
+    if (pos === 0 && !this.skipping && (unwanted === undefined || !Buffer.concat(this.tail).includes(unwanted)))
+      lines.push({ text: Buffer.concat(this.tail).toString("utf8"), start: 0 });
     return lines;
   }
 }

@@ -12,7 +12,17 @@ export interface EventTokens {
 }
 
 /** What an iteration came to. */
-export type IterationResult = "done" | "continue" | "failed" | "timeout" | "usage_limit" | "interrupted" | "stopped" | "max_iterations" | "paused" | "asked";
+export type IterationResult =
+  | "done"
+  | "continue"
+  | "failed"
+  | "timeout"
+  | "usage_limit"
+  | "interrupted"
+  | "stopped"
+  | "max_iterations"
+  | "paused"
+  | "asked";
 
 /** The body of each event type: what the engine and the in-session hook publish. */
 export type EventBody =
@@ -72,7 +82,14 @@ export type EventBody =
   | { type: "answered"; iteration: number; question: string; answer: string | null }
   | { type: "resumed" }
   /** `budget`: a spent daily or weekly budget is waited out (budget.on_exhausted: wait), not a provider's limit. */
-  | { type: "waiting_limit"; iteration: number; message: string; reset_at: string | null; resume_at: string; budget?: true }
+  | {
+      type: "waiting_limit";
+      iteration: number;
+      message: string;
+      reset_at: string | null;
+      resume_at: string;
+      budget?: true;
+    }
   | { type: "state_change_rejected"; iteration: number; ignored: string[]; applied: string[]; kept_as: string }
   | { type: "state_set"; applied?: string; refused?: string }
   | { type: "control_refused"; iteration: number; file: string; reason: string }
@@ -83,7 +100,17 @@ export type EventBody =
    * A reviewer (`type: review` criterion) judged an iteration: `none` when its answer held no verdict that
    * counts (`reason` says why: no tag, a crash, a timeout, a changed tree); `findings` go into the next prompt.
    */
-  | { type: "review_verdict"; iteration: number; reviewer: string; agent: string; verdict: "approve" | "changes" | "none"; reason: string | null; findings: string; cost_usd: number | null; duration_ms: number }
+  | {
+      type: "review_verdict";
+      iteration: number;
+      reviewer: string;
+      agent: string;
+      verdict: "approve" | "changes" | "none";
+      reason: string | null;
+      findings: string;
+      cost_usd: number | null;
+      duration_ms: number;
+    }
   /** Tasks the agent marked done, marked open again because the checks did not pass on that tree. */
   | { type: "tasks_reopened"; iteration: number; tasks: string[]; reason: string }
   | { type: "agent_lingered"; iteration: number; agent: string; linger_ms: number }
@@ -96,16 +123,37 @@ export type EventBody =
       exit_code: number;
       detail: string;
       /** What the run spent, from the spend ledger (a --parallel parent: with its children), as status --json gives it. */
-      spend?: { cost_usd: number | null; cost_source: "reported" | "computed" | "mixed" | "none"; calls: number; tokens: { input: number; output: number; cache_read: number; cache_write: number; total: number } };
+      spend?: {
+        cost_usd: number | null;
+        cost_source: "reported" | "computed" | "mixed" | "none";
+        calls: number;
+        tokens: { input: number; output: number; cache_read: number; cache_write: number; total: number };
+      };
     }
   | { type: "child_started"; child: string; task: string; branch: string }
-  | { type: "child_ended"; child: string; task: string; reason: ExitReason | "NOT_STARTED"; exit_code: number | null; detail: string; cost_usd: number }
+  | {
+      type: "child_ended";
+      child: string;
+      task: string;
+      reason: ExitReason | "NOT_STARTED";
+      exit_code: number | null;
+      detail: string;
+      cost_usd: number;
+    }
   /** A `--parallel` parent merged a DONE child's branch into its integration branch (after `resolves` resolve iterations). */
   | { type: "child_merged"; child: string; task: string; commit: string; resolves: number }
   /** The merge could not be made: it was undone and the task reopened. */
   | { type: "merge_abandoned"; child: string; task: string; reason: string; resolves: number }
   /** A resolve iteration (run `child`) on the integration worktree, for the merge of `for_child`. */
-  | { type: "resolve_started"; child: string; for_child: string; task: string; attempt: number; conflicts: string[]; checks_failed: boolean }
+  | {
+      type: "resolve_started";
+      child: string;
+      for_child: string;
+      task: string;
+      attempt: number;
+      conflicts: string[];
+      checks_failed: boolean;
+    }
   | { type: "resolve_ended"; child: string; for_child: string; reason: ExitReason | "NOT_STARTED"; cost_usd: number };
 
 /** Event types of the stream. */

@@ -7,7 +7,10 @@ import { readRegular } from "./regular-file.js";
 export function fileDigest(file: string): string | null {
   try {
     // node:crypto loaded at the first digest, not by every file that imports this one (the Stop hook).
-    return (requireBuiltin("node:crypto") as typeof import("node:crypto")).createHash("sha256").update(readRegular(file)).digest("hex");
+    return (requireBuiltin("node:crypto") as typeof import("node:crypto"))
+      .createHash("sha256")
+      .update(readRegular(file))
+      .digest("hex");
   } catch {
     return null;
   }

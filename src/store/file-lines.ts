@@ -69,7 +69,9 @@ export class ForwardLines {
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
       if (!this.skipping) {
         const piece = data.subarray(start, end);
-        lines.push(this.carried === 0 ? piece.toString("utf8") : Buffer.concat([...this.carry, piece]).toString("utf8"));
+        lines.push(
+          this.carried === 0 ? piece.toString("utf8") : Buffer.concat([...this.carry, piece]).toString("utf8"),
+        );
       }
       [this.carry, this.carried, this.skipping, start] = [[], 0, false, end + 1];
     }
@@ -99,7 +101,12 @@ export async function completeEnd(handle: FileHandle): Promise<number> {
  * step (the caller stops reading by leaving the loop). Lines longer than `maxLine` are skipped, and so are
  * lines holding `unwanted` (looked for in the bytes, so they are never decoded).
  */
-export async function* linesBackward(handle: FileHandle, end: number, maxLine = MAX_LINE_BYTES, unwanted?: Buffer): AsyncGenerator<PlacedLine[]> {
+export async function* linesBackward(
+  handle: FileHandle,
+  end: number,
+  maxLine = MAX_LINE_BYTES,
+  unwanted?: Buffer,
+): AsyncGenerator<PlacedLine[]> {
   const split = new BackwardSplit(end, maxLine, unwanted);
   for (let length = split.step(); length > 0; length = split.step()) {
     const { bytesRead } = await handle.read(split.buffer, 0, length, split.pos);
@@ -133,7 +140,13 @@ export function completeEndSync(fd: number): number {
 }
 
 /** linesBackward on a descriptor, read synchronously. */
-export function* linesBackwardSync(fd: number, end: number, maxLine = MAX_LINE_BYTES, unwanted?: Buffer): Generator<PlacedLine[]> {
+export function* linesBackwardSync(
+  fd: number,
+  end: number,
+  maxLine = MAX_LINE_BYTES,
+  unwanted?: Buffer,
+): Generator<PlacedLine[]> {
   const split = new BackwardSplit(end, maxLine, unwanted);
-  for (let length = split.step(); length > 0; length = split.step()) yield split.lines(readSync(fd, split.buffer, 0, length, split.pos));
+  for (let length = split.step(); length > 0; length = split.step())
+    yield split.lines(readSync(fd, split.buffer, 0, length, split.pos));
 }

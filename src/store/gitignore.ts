@@ -8,6 +8,9 @@ export function ensureIgnored(projectDir: string, entries: readonly string[]): s
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";
   const lines = new Set(current.split(/\r?\n/).map((line) => line.trim()));
   const missing = entries.filter((entry) => !lines.has(entry) && !lines.has(entry.replace(/\/$/, "")));
-  if (missing.length > 0) appendFileSync(file, `${current === "" || current.endsWith("\n") ? "" : "\n"}${missing.join("\n")}\n`, { mode: 0o644 });
+  if (missing.length > 0)
+    appendFileSync(file, `${current === "" || current.endsWith("\n") ? "" : "\n"}${missing.join("\n")}\n`, {
+      mode: 0o644,
+    });
   return missing;
 }

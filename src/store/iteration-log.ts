@@ -30,7 +30,11 @@ export class IterationLog {
     const fd = typeof file === "number" ? file : openAppend(file);
     // An iteration run again (after a usage limit) appends to its log: marks count from its end.
     this.offset = fstatSync(fd).size;
-    this.file = new FileAppender(fd, (error) => guard.fail(error), () => this.resume());
+    this.file = new FileAppender(
+      fd,
+      (error) => guard.fail(error),
+      () => this.resume(),
+    );
   }
 
   /**

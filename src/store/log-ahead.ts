@@ -5,7 +5,13 @@
 // appends to it or refuses it as before.
 import { closeSync, constants, fstatSync, lstatSync, open, unlinkSync } from "node:fs";
 
-const FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const FLAGS =
+  constants.O_WRONLY |
+  constants.O_CREAT |
+  constants.O_EXCL |
+  constants.O_APPEND |
+  constants.O_NOFOLLOW |
+  constants.O_NONBLOCK;
 
 /** One log being made ahead: its path, and its descriptor once made (null while the open runs or when it failed). */
 interface Ahead {

@@ -5,7 +5,21 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { fileDigest } from "./file-digest.js";
 
 /** Interpreters whose first argument is the script they run. */
-const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "node", "nodejs", "python", "python3", "perl", "ruby", "deno", "bun", "tsx"]);
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "node",
+  "nodejs",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "deno",
+  "bun",
+  "tsx",
+]);
 
 /** A pinned script: its path and the sha256 of its bytes when the run started (null: no regular file was there then). */
 export interface PinnedProgram {
@@ -24,7 +38,13 @@ function scriptOf(argv: readonly string[], cwd: string, root: string): { path: s
   const [first, second] = argv;
   if (first === undefined) return null;
   const interpreted = INTERPRETERS.has(first.split("/").pop() ?? "");
-  const name = interpreted ? (second !== undefined && !second.startsWith("-") ? second : null) : first.includes("/") ? first : null;
+  const name = interpreted
+    ? second !== undefined && !second.startsWith("-")
+      ? second
+      : null
+    : first.includes("/")
+      ? first
+      : null;
   if (name === null) return null;
   const path = resolve(cwd, name);
   const key = relative(resolve(root), path);
@@ -36,10 +56,18 @@ function scriptOf(argv: readonly string[], cwd: string, root: string): { path: s
  * The pin of the script `argv` runs from under `root`: its digest in `recorded` (the run's record, taken when
  * the run was created) when that has it, else its digest now.
  */
-export function pinProgram(argv: readonly string[], cwd: string, root: string, recorded: PinTable = {}): PinnedProgram | null {
+export function pinProgram(
+  argv: readonly string[],
+  cwd: string,
+  root: string,
+  recorded: PinTable = {},
+): PinnedProgram | null {
   const script = scriptOf(argv, cwd, root);
   if (script === null) return null;
-  return { path: script.path, sha256: Object.hasOwn(recorded, script.key) ? (recorded[script.key] ?? null) : fileDigest(script.path) };
+  return {
+    path: script.path,
+    sha256: Object.hasOwn(recorded, script.key) ? (recorded[script.key] ?? null) : fileDigest(script.path),
+  };
 }
 
 /** The digests now of the scripts that `commands` (run in `cwd`) run from under `root`: what a new run's record keeps. */

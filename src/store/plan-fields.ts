@@ -35,7 +35,9 @@ export interface Criterion {
 /** A criterion as state.md writes it: `{type, check}`, and a review's own keys. */
 export function criterionFields(criterion: Criterion): Record<string, unknown> {
   if (criterion.review) return reviewFields(criterion.review, criterion.check);
-  return criterion.dir === undefined ? { type: criterion.type, check: criterion.check } : { type: criterion.type, check: criterion.check, dir: criterion.dir };
+  return criterion.dir === undefined
+    ? { type: criterion.type, check: criterion.check }
+    : { type: criterion.type, check: criterion.check, dir: criterion.dir };
 }
 
 /** The completion rules and cap of a loop, as both files hold them. */
@@ -53,7 +55,10 @@ export interface PlanRules {
 }
 
 /** Reads the shared fields from a parsed front matter; a bad one gives a message naming the file and field. */
-export function planRules(file: string, fields: Record<string, unknown>): { ok: true; rules: PlanRules } | { ok: false; message: string } {
+export function planRules(
+  file: string,
+  fields: Record<string, unknown>,
+): { ok: true; rules: PlanRules } | { ok: false; message: string } {
   const fail = (field: string, expected: string) => ({
     ok: false as const,
     message: `${file}: ${field}: expected ${expected}, got ${JSON.stringify(fields[field]) ?? "nothing"}`,
@@ -66,7 +71,11 @@ export function planRules(file: string, fields: Record<string, unknown>): { ok: 
   if (!criteria.ok) return criteria;
   return {
     ok: true,
-    rules: { maxIterations, completionPromise: promise === null || promise.trim() === "" ? null : promise, completionCriteria: criteria.criteria },
+    rules: {
+      maxIterations,
+      completionPromise: promise === null || promise.trim() === "" ? null : promise,
+      completionCriteria: criteria.criteria,
+    },
   };
 }
 
@@ -77,9 +86,13 @@ export function wholeNumber(value: unknown): number | null {
 }
 
 /** Validates a list of `{type, check}` read from `source` (state.md, ralph.yaml); a plain string is a command. */
-export function parseCriteria(value: unknown, source: string): { ok: true; criteria: Criterion[] } | { ok: false; message: string } {
+export function parseCriteria(
+  value: unknown,
+  source: string,
+): { ok: true; criteria: Criterion[] } | { ok: false; message: string } {
   if (value === undefined || value === null) return { ok: true, criteria: [] };
-  if (!Array.isArray(value)) return { ok: false, message: `${source}: completion criteria must be a list of {type, check}` };
+  if (!Array.isArray(value))
+    return { ok: false, message: `${source}: completion criteria must be a list of {type, check}` };
   const criteria: Criterion[] = [];
   for (const [index, entry] of value.entries()) {
     const where = `${source}: completion criterion ${index + 1}`;
@@ -92,7 +105,8 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
       return { ok: false, message: `${where} must be {type, check}` };
     }
     const { type: rawType = "command", check, dir } = entry as Record<string, unknown>;
-    if (typeof rawType !== "string" || rawType.trim() === "") return { ok: false, message: `${where} needs a "type" string` };
+    if (typeof rawType !== "string" || rawType.trim() === "")
+      return { ok: false, message: `${where} needs a "type" string` };
     const type = rawType.trim();
     const misspelt = misspeltType(type);
     if (misspelt !== null) return { ok: false, message: `${where}: ${misspelt}` };
@@ -103,7 +117,10 @@ export function parseCriteria(value: unknown, source: string): { ok: true; crite
       continue;
     }
     if (dir !== undefined && !isInsideDir(dir)) {
-      return { ok: false, message: `${where}: dir: expected a directory inside the project, relative to its root (e.g. packages/api), got ${JSON.stringify(dir)}` };
+      return {
+        ok: false,
+        message: `${where}: dir: expected a directory inside the project, relative to its root (e.g. packages/api), got ${JSON.stringify(dir)}`,
+      };
     }
     const at = dir === undefined ? {} : { dir };
     // tasks_done may leave its check empty: it then means the run's own task list.

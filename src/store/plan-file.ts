@@ -52,12 +52,17 @@ export function parsePlan(file: string, bytes: Buffer): PlanRead {
   const exact = bytes.subarray(0, head.length).equals(head);
   const { fields } = parsed.doc;
   const active = fields.active ?? true;
-  if (typeof active !== "boolean") return { ok: false, message: `${file}: active: expected true or false, got ${JSON.stringify(active)}` };
+  if (typeof active !== "boolean")
+    return { ok: false, message: `${file}: active: expected true or false, got ${JSON.stringify(active)}` };
   const tasks = fields.tasks ?? null;
-  if (tasks !== null && typeof tasks !== "string") return { ok: false, message: `${file}: tasks: expected a file path or null, got ${JSON.stringify(tasks)}` };
+  if (tasks !== null && typeof tasks !== "string")
+    return { ok: false, message: `${file}: tasks: expected a file path or null, got ${JSON.stringify(tasks)}` };
   const rules = planRules(file, fields);
   if (!rules.ok) return rules;
-  return { ok: true, plan: { active, ...rules.rules, tasks, prompt: exact ? bytes.subarray(head.length) : Buffer.from(parsed.doc.body) } };
+  return {
+    ok: true,
+    plan: { active, ...rules.rules, tasks, prompt: exact ? bytes.subarray(head.length) : Buffer.from(parsed.doc.body) },
+  };
 }
 
 /** Reads state.md; a file the user broke gives a message instead of a plan. */

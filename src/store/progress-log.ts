@@ -61,7 +61,13 @@ export function readCompletion(file: string): { ended: boolean; reason: string |
  * Retries the completion marker every `intervalMs` until it is written (true), `signal` aborts, or
  * `timeoutMs` passes (false): a full disk delays the marker, it does not lose it.
  */
-export async function holdCompletionMarker(file: string, reason: ExitReason, signal: AbortSignal, intervalMs = 250, timeoutMs = 10 * 60_000): Promise<boolean> {
+export async function holdCompletionMarker(
+  file: string,
+  reason: ExitReason,
+  signal: AbortSignal,
+  intervalMs = 250,
+  timeoutMs = 10 * 60_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

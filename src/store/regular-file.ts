@@ -81,7 +81,8 @@ const shared = Buffer.allocUnsafe(64 * 1024);
 export function readRegularText(file: string, maxBytes = 64 * 1024 * 1024): string {
   const { fd, stat } = openRegularStat(file, constants.O_RDONLY);
   try {
-    if (stat.size > maxBytes) throw new RunFileError(`${file}: is ${stat.size} bytes, more than the ${maxBytes} allowed`);
+    if (stat.size > maxBytes)
+      throw new RunFileError(`${file}: is ${stat.size} bytes, more than the ${maxBytes} allowed`);
     if (stat.size < shared.length && stat.size < maxBytes) {
       const read = readSync(fd, shared, 0, shared.length, null);
       // Read short: the whole file (one that grew past the buffer since fstat is read again below).

@@ -21,17 +21,23 @@ export const DEFAULT_REVIEW_TIMEOUT_MS = 10 * 60 * 1000;
 const KEYS = ["type", "check", "agent", "model", "prompt", "command", "timeout"];
 
 /** Reads a review criterion's keys; `where` names it in the message of a bad one. */
-export function parseReviewFields(entry: Record<string, unknown>, where: string): { ok: true; review: ReviewSpec; label: string } | { ok: false; message: string } {
+export function parseReviewFields(
+  entry: Record<string, unknown>,
+  where: string,
+): { ok: true; review: ReviewSpec; label: string } | { ok: false; message: string } {
   const fail = (message: string) => ({ ok: false as const, message: `${where} (review) ${message}` });
   const unknownKey = Object.keys(entry).find((key) => !KEYS.includes(key));
-  if (unknownKey !== undefined) return fail(`has an unknown key "${unknownKey}" (expected ${KEYS.slice(2).join(", ")})`);
+  if (unknownKey !== undefined)
+    return fail(`has an unknown key "${unknownKey}" (expected ${KEYS.slice(2).join(", ")})`);
   const { agent, model = null, prompt = null, command = null, timeout, check } = entry;
   if (typeof agent !== "string" || !(AGENT_NAMES as readonly string[]).includes(agent.trim())) {
     return fail(`needs "agent": one of ${AGENT_NAMES.join(", ")}, got ${JSON.stringify(agent) ?? "nothing"}`);
   }
   const name = agent.trim() as AgentName;
-  if (model !== null && (typeof model !== "string" || model.trim() === "")) return fail(`"model": expected a model name, got ${JSON.stringify(model)}`);
-  if (prompt !== null && typeof prompt !== "string") return fail(`"prompt": expected a text, got ${JSON.stringify(prompt)}`);
+  if (model !== null && (typeof model !== "string" || model.trim() === ""))
+    return fail(`"model": expected a model name, got ${JSON.stringify(model)}`);
+  if (prompt !== null && typeof prompt !== "string")
+    return fail(`"prompt": expected a text, got ${JSON.stringify(prompt)}`);
   let argv: string[] | null = null;
   if (command !== null) {
     if (name !== "command") return fail(`"command" is only for agent: command (the ${name} agent is started by ralph)`);
@@ -45,7 +51,8 @@ export function parseReviewFields(entry: Record<string, unknown>, where: string)
     if (!parsed.ok) return fail(`"timeout": expected ${parsed.expected}, got ${JSON.stringify(timeout)}`);
     timeoutMs = parsed.value;
   }
-  if (check !== undefined && check !== null && typeof check !== "string") return fail(`"check": expected a label, got ${JSON.stringify(check)}`);
+  if (check !== undefined && check !== null && typeof check !== "string")
+    return fail(`"check": expected a label, got ${JSON.stringify(check)}`);
   const review: ReviewSpec = { agent: name, model: model?.trim() ?? null, prompt, command: argv, timeoutMs };
   const label = typeof check === "string" && check.trim() !== "" ? check : reviewLabel(review);
   return { ok: true, review, label };

@@ -63,7 +63,11 @@ export function runPaths(projectDir: string, runId: string): RunPaths {
  * directory (when `runId` is given) must each be a real directory or not exist yet; links are not followed.
  */
 export function runDirProblem(projectDir: string, runId?: string): string | null {
-  const chain = [join(projectDir, ".ralph"), runsDir(projectDir), ...(runId === undefined ? [] : [join(runsDir(projectDir), runId)])];
+  const chain = [
+    join(projectDir, ".ralph"),
+    runsDir(projectDir),
+    ...(runId === undefined ? [] : [join(runsDir(projectDir), runId)]),
+  ];
   for (const path of chain) {
     const kind = entryKind(path);
     if (kind === "missing") return null;
@@ -78,6 +82,8 @@ export function generateRunId(now: Date, random: () => number = Math.random): st
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
   const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
   const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
-  const suffix = Math.floor(random() * 0x10000).toString(16).padStart(4, "0");
+  const suffix = Math.floor(random() * 0x10000)
+    .toString(16)
+    .padStart(4, "0");
   return `${date}-${time}-${suffix}`;
 }

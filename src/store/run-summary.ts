@@ -75,9 +75,17 @@ export const runStatusReportSchema = runSummarySchema.extend({
   /** `--worktree`: the run's worktree directory, else null. */
   worktree: z.string().nullable(),
   /** The last review (`type: review` criterion): the iteration it judged, its verdict, why it did not approve or its first finding. */
-  review: z.object({ iteration: z.number().int().nonnegative(), verdict: z.enum(["approve", "changes", "none"]), detail: z.string() }).nullable(),
+  review: z
+    .object({
+      iteration: z.number().int().nonnegative(),
+      verdict: z.enum(["approve", "changes", "none"]),
+      detail: z.string(),
+    })
+    .nullable(),
   /** A `--parallel` parent's child runs, oldest first; empty for any other run. */
-  children: z.array(runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, cost_source: true, branch: true })),
+  children: z.array(
+    runSummarySchema.pick({ id: true, state: true, iteration: true, cost_usd: true, cost_source: true, branch: true }),
+  ),
   recent_events: z.array(z.record(z.string(), z.unknown())),
 });
 

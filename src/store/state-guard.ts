@@ -31,7 +31,10 @@ export interface LoopRules {
  * The tightenings of `active` and the cap in `proposed`, written into a copy of `trusted`: active false, a
  * lower non-zero cap. Each change is named in `applied` or `ignored`. The one rule for state.md and hook mode's loop file.
  */
-export function tightenRules<T extends LoopRules>(trusted: T, proposed: T): { rules: T; applied: string[]; ignored: string[] } {
+export function tightenRules<T extends LoopRules>(
+  trusted: T,
+  proposed: T,
+): { rules: T; applied: string[]; ignored: string[] } {
   const rules = { ...trusted };
   const applied: string[] = [];
   const ignored: string[] = [];
@@ -54,7 +57,8 @@ export function tightenRules<T extends LoopRules>(trusted: T, proposed: T): { ru
 export function tightenOnly(trusted: Plan, proposed: Plan): { state: Plan; applied: string[]; ignored: string[] } {
   const { rules: state, applied, ignored } = tightenRules(trusted, proposed);
   if (proposed.completionPromise !== trusted.completionPromise) ignored.push("completion_promise");
-  if (JSON.stringify(proposed.completionCriteria) !== JSON.stringify(trusted.completionCriteria)) ignored.push("completion_criteria");
+  if (JSON.stringify(proposed.completionCriteria) !== JSON.stringify(trusted.completionCriteria))
+    ignored.push("completion_criteria");
   if (proposed.tasks !== trusted.tasks) ignored.push("tasks");
   if (!proposed.prompt.equals(trusted.prompt)) ignored.push("prompt");
   return { state, applied, ignored };
@@ -101,7 +105,9 @@ export class StateGuard {
     if (read.ok) {
       writeFileAtomic(keptAs, read.bytes);
       const parsed = parsePlan(this.file, read.bytes);
-      outcome = parsed.ok ? tightenOnly(this.trustedState, parsed.plan) : { state: this.trustedState, applied: [], ignored: [parsed.message] };
+      outcome = parsed.ok
+        ? tightenOnly(this.trustedState, parsed.plan)
+        : { state: this.trustedState, applied: [], ignored: [parsed.message] };
     } else {
       outcome = { state: this.trustedState, applied: [], ignored: [read.message] };
     }

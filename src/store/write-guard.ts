@@ -7,7 +7,11 @@ const RESERVE_BYTES = 64 * 1024;
 
 /** Whether `error` is a failed file-system call (as opposed to a bug). */
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && typeof (error as NodeJS.ErrnoException).syscall === "string";
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === "string" &&
+    typeof (error as NodeJS.ErrnoException).syscall === "string"
+  );
 }
 
 /** One line for a failed write: "disk full" for ENOSPC and EDQUOT. */

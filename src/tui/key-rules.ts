@@ -36,9 +36,17 @@ export function actionRefusal(projectDir: string, summary: RunSummary, action: R
     case "continue":
       // As `ralph continue` refuses before it reads the run's settings.
       if (summary.active) return `run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`;
-      return foreignRefusal(summary, "continue") ?? (summary.mode === "hook" ? `run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start` : null);
+      return (
+        foreignRefusal(summary, "continue") ??
+        (summary.mode === "hook"
+          ? `run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`
+          : null)
+      );
     case "set":
-      return foreignRefusal(summary, "set") ?? (summary.mode === "hook" ? `run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md` : null);
+      return (
+        foreignRefusal(summary, "set") ??
+        (summary.mode === "hook" ? `run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md` : null)
+      );
     case "report":
       return null;
     default: {

@@ -38,7 +38,15 @@ const SEQUENCES: Record<string, Key> = {
   "\x1b[4~": "end",
 };
 
-const SINGLE: Record<string, Key> = { "\r": "enter", "\n": "enter", "\x7f": "backspace", "\b": "backspace", "\t": "tab", "\x03": "ctrl-c", "\x15": "ctrl-u" };
+const SINGLE: Record<string, Key> = {
+  "\r": "enter",
+  "\n": "enter",
+  "\x7f": "backspace",
+  "\b": "backspace",
+  "\t": "tab",
+  "\x03": "ctrl-c",
+  "\x15": "ctrl-u",
+};
 
 /** The keys in one chunk of terminal input. */
 export function parseKeys(data: string): Key[] {

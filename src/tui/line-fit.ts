@@ -57,7 +57,8 @@ export function cellWidth(text: string): number {
 
 /** `text` cut to at most `width` cells (by whole characters); the cells it takes. */
 function cut(text: string, width: number): { text: string; cells: number } {
-  if (PRINTABLE_ASCII.test(text)) return text.length <= width ? { text, cells: text.length } : { text: text.slice(0, width), cells: width };
+  if (PRINTABLE_ASCII.test(text))
+    return text.length <= width ? { text, cells: text.length } : { text: text.slice(0, width), cells: width };
   let out = "";
   let cells = 0;
   for (const { segment } of graphemes.segment(text)) {

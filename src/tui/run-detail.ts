@@ -33,7 +33,11 @@ export interface IterationRow {
 }
 
 /** A file's lines before byte `before`, oldest first (at most a window's worth), and where they start. */
-async function windowBefore(file: string, before: number | null, unwanted?: Buffer): Promise<{ lines: string[]; start: number; end: number }> {
+async function windowBefore(
+  file: string,
+  before: number | null,
+  unwanted?: Buffer,
+): Promise<{ lines: string[]; start: number; end: number }> {
   const handle = await openLog(file);
   if (!handle) return { lines: [], start: 0, end: 0 };
   try {
@@ -85,7 +89,11 @@ export class RunDetail {
 
   /** Reads the end of the run's files and follows them. */
   async open(): Promise<void> {
-    const [events, log, records] = await Promise.all([windowBefore(this.paths.events, null), windowBefore(this.paths.log, null), this.iterationEvents()]);
+    const [events, log, records] = await Promise.all([
+      windowBefore(this.paths.events, null),
+      windowBefore(this.paths.log, null),
+      this.iterationEvents(),
+    ]);
     if (this.closed) return;
     for (const event of records) this.record(event);
     this.output = this.render(events.lines, this.renderer);
@@ -180,7 +188,16 @@ export class RunDetail {
     const number = typeof event.iteration === "number" ? event.iteration : this.current;
     if (event.type === "iteration_started") {
       this.current = number;
-      this.iterations.set(number, { iteration: number, task: typeof event.task === "string" ? event.task : null, result: "running", durationMs: null, costUsd: null, checks: { passed: 0, failed: 0 }, review: null, commit: null });
+      this.iterations.set(number, {
+        iteration: number,
+        task: typeof event.task === "string" ? event.task : null,
+        result: "running",
+        durationMs: null,
+        costUsd: null,
+        checks: { passed: 0, failed: 0 },
+        review: null,
+        commit: null,
+      });
       if (this.iterations.size > MAX_ITERATIONS) this.iterations.delete(this.iterations.keys().next().value as number);
       return;
     }

@@ -55,15 +55,28 @@ export function listRuns(rows: RunRow[], filter: RunFilter, sort: RunSort, folde
     if (parentKey !== null && byKey.has(parentKey)) children.set(parentKey, [...(children.get(parentKey) ?? []), row]);
     else top.push(row);
   }
-  const order = (a: RunRow, b: RunRow) => (sort === "spend" ? (b.cost_usd ?? -1) - (a.cost_usd ?? -1) : 0) || startOf(b) - startOf(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const order = (a: RunRow, b: RunRow) =>
+    (sort === "spend" ? (b.cost_usd ?? -1) - (a.cost_usd ?? -1) : 0) ||
+    startOf(b) - startOf(a) ||
+    (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const listed: ListedRun[] = [];
   for (const row of top.sort(order)) {
     const family = children.get(rowKey(row)) ?? [];
-    const kids = family.filter((kid) => passes(kid, filter)).sort((a, b) => startOf(a) - startOf(b) || (a.id < b.id ? -1 : 1));
+    const kids = family
+      .filter((kid) => passes(kid, filter))
+      .sort((a, b) => startOf(a) - startOf(b) || (a.id < b.id ? -1 : 1));
     if (!passes(row, filter) && kids.length === 0) continue;
     const isFolded = kids.length > 0 && folded.has(rowKey(row));
-    listed.push({ row, child: false, children: kids.length, folded: isFolded, filtered: family.length - kids.length, filter });
-    if (!isFolded) for (const kid of kids) listed.push({ row: kid, child: true, children: 0, folded: false, filtered: 0, filter });
+    listed.push({
+      row,
+      child: false,
+      children: kids.length,
+      folded: isFolded,
+      filtered: family.length - kids.length,
+      filter,
+    });
+    if (!isFolded)
+      for (const kid of kids) listed.push({ row: kid, child: true, children: 0, folded: false, filtered: 0, filter });
   }
   return listed;
 }
@@ -96,7 +109,8 @@ export function spendText(usd: number | null, source: string | null = null): str
   return `${source === "computed" || source === "mixed" ? "~" : ""}$${usd.toFixed(usd >= 100 ? 0 : usd >= 10 ? 2 : 4)}`;
 }
 
-const pad = (text: string, width: number): string => (text.length >= width ? `${text.slice(0, width - 1)} ` : text.padEnd(width));
+const pad = (text: string, width: number): string =>
+  text.length >= width ? `${text.slice(0, width - 1)} ` : text.padEnd(width);
 
 /** Column widths for a screen `width` cells wide. */
 function columns(width: number): { id: number; wide: boolean } {
@@ -128,7 +142,10 @@ export function runLine(listed: ListedRun, selected: boolean, width: number, now
     span(base, selected ? "› " : "  "),
     span(base, name),
     span(selected ? "select" : stateStyle(row.state), pad(row.state, 15)),
-    span(base, `${pad(iterText(row), 8)}${pad(spendText(row.cost_usd, row.cost_source), 9)}${pad(tokenText(row.tokens.total), 8)}${pad(ageText(age), 5)}`),
+    span(
+      base,
+      `${pad(iterText(row), 8)}${pad(spendText(row.cost_usd, row.cost_source), 9)}${pad(tokenText(row.tokens.total), 8)}${pad(ageText(age), 5)}`,
+    ),
     span(selected ? "select" : "warn", row.question !== null ? "? " : "  "),
     span(base, wide ? `${pad(what, 40)}${last}` : what !== "" ? `${what} · ${last}` : last),
   ];

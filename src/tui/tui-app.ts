@@ -18,7 +18,16 @@ import type { Key } from "./keys.js";
 import { cellWidth, fitLine, span, type Span } from "./line-fit.js";
 import { RunDetail } from "./run-detail.js";
 import { iterationLines, paneLines, runHeader, type Pane } from "./run-view.js";
-import { FILTERS, headerLine, listRuns, rowKey, runLine, type ListedRun, type RunFilter, type RunSort } from "./runs-view.js";
+import {
+  FILTERS,
+  headerLine,
+  listRuns,
+  rowKey,
+  runLine,
+  type ListedRun,
+  type RunFilter,
+  type RunSort,
+} from "./runs-view.js";
 import type { Cursor } from "./screen.js";
 
 /** The fastest the screen is redrawn. */
@@ -152,7 +161,10 @@ export class TuiApp {
 
   private runsViewKey(key: Key, char: string | null): void {
     const listed = this.listed();
-    const index = Math.max(0, listed.findIndex((item) => rowKey(item.row) === this.selected));
+    const index = Math.max(
+      0,
+      listed.findIndex((item) => rowKey(item.row) === this.selected),
+    );
     const move = (to: number) => {
       const item = listed[Math.max(0, Math.min(listed.length - 1, to))];
       if (item) this.selected = rowKey(item.row);
@@ -172,7 +184,12 @@ export class TuiApp {
     }
     if (char === " " || key === "left" || key === "right") {
       const item = listed[index];
-      const parent = item?.child ? listed.slice(0, index).reverse().find((candidate) => !candidate.child) : item;
+      const parent = item?.child
+        ? listed
+            .slice(0, index)
+            .reverse()
+            .find((candidate) => !candidate.child)
+        : item;
       if (!parent || parent.children === 0) return;
       const parentKey = rowKey(parent.row);
       if (key === "left" || (char === " " && !this.folded.has(parentKey))) this.folded.add(parentKey);
@@ -197,7 +214,8 @@ export class TuiApp {
       const lines = this.paneSource(open).total;
       open.fromEnd = Math.max(0, Math.min(lines, open.fromEnd + by));
       // Scrolled to the top of what is held: read one more window back.
-      if (open.fromEnd >= lines - page && open.pane !== "report") void open.detail.earlier(open.pane).then(() => this.invalidate());
+      if (open.fromEnd >= lines - page && open.pane !== "report")
+        void open.detail.earlier(open.pane).then(() => this.invalidate());
       this.invalidate();
     };
     if (key === "escape" || key === "left") {
@@ -283,12 +301,21 @@ export class TuiApp {
     const project = this.projectOf(row);
     if (kind === "answer") {
       const outcome = answerRun(project.dir, row.id, text);
-      return this.say(outcome.ok ? "done" : "warn", outcome.ok ? (outcome.live ? `answer sent: run ${row.id} goes on` : `answer recorded: continue run ${row.id} to go on with it`) : outcome.message);
+      return this.say(
+        outcome.ok ? "done" : "warn",
+        outcome.ok
+          ? outcome.live
+            ? `answer sent: run ${row.id} goes on`
+            : `answer recorded: continue run ${row.id} to go on with it`
+          : outcome.message,
+      );
     }
     const ref = { project, id: row.id, paths: runPaths(project.dir, row.id) };
     if (kind === "continue") {
       this.say("dim", `continuing run ${row.id}…`);
-      void runAction(ref, "continue", { max_iterations: text.trim() }).then((result) => this.say(result.status < 300 ? "done" : "warn", result.message));
+      void runAction(ref, "continue", { max_iterations: text.trim() }).then((result) =>
+        this.say(result.status < 300 ? "done" : "warn", result.message),
+      );
       return;
     }
     const words = splitShellWords(text);
@@ -296,7 +323,13 @@ export class TuiApp {
     if (words.words.length === 0) return this.say("warn", "set: nothing to set (key=value, e.g. max_iterations=4)");
     this.say("dim", `setting ${words.words.join(" ")} on run ${row.id}…`);
     void ralphOutput(project.dir, ["set", row.id, ...words.words]).then(({ code, stdout, stderr }) =>
-      this.say(code === 0 ? "done" : "warn", (code === 0 ? stdout : stderr).trim().split("\n")[0]?.replace(/^ralph: /, "") ?? ""),
+      this.say(
+        code === 0 ? "done" : "warn",
+        (code === 0 ? stdout : stderr)
+          .trim()
+          .split("\n")[0]
+          ?.replace(/^ralph: /, "") ?? "",
+      ),
     );
   }
 
@@ -310,7 +343,10 @@ export class TuiApp {
     this.invalidate();
     void ralphOutput(project.dir, ["report", row.id]).then(({ code, stdout, stderr }) => {
       const text = code === 0 ? stdout : stderr;
-      open.report = text.trimEnd().split("\n").map((line) => [span(code === 0 ? "plain" : "warn", line)]);
+      open.report = text
+        .trimEnd()
+        .split("\n")
+        .map((line) => [span(code === 0 ? "plain" : "warn", line)]);
       open.fromEnd = Math.max(0, open.report.length);
       this.invalidate();
     });
@@ -344,7 +380,11 @@ export class TuiApp {
       return { total: log.length, slice: (from, to) => log.slice(from, to).map((line) => [span("dim", line)]) };
     }
     const output = open.detail.output;
-    return { total: output.length, slice: (from, to) => output.slice(from, to).map((line: Segment[]) => line.map((segment) => span(segment.tone, segment.text))) };
+    return {
+      total: output.length,
+      slice: (from, to) =>
+        output.slice(from, to).map((line: Segment[]) => line.map((segment) => span(segment.tone, segment.text))),
+    };
   }
 
   // ---- frames ----
@@ -359,7 +399,8 @@ export class TuiApp {
     const row = this.target();
     const fit = (spans: Span[], fill: Span["style"] = "plain") => fitLine(spans, width, this.host.color, fill);
     const bottom: Span[][] = [];
-    if (row?.question) bottom.push([span("warn", `? ${row.id} asks: `), span("bold", row.question), span("dim", "  (a: answer)")]);
+    if (row?.question)
+      bottom.push([span("warn", `? ${row.id} asks: `), span("bold", row.question), span("dim", "  (a: answer)")]);
     let cursor: Cursor | null = null;
     if (this.prompt) {
       const label = promptLabel(this.prompt, row);
@@ -368,13 +409,20 @@ export class TuiApp {
       const room = Math.max(1, width - cellWidth(label) - 1);
       const shown = [...text].slice(-room).join("");
       bottom.push([span("bold", label), span("plain", shown)]);
-      cursor = { row: height - 2 - (this.message ? 1 : 0), col: Math.min(width - 1, cellWidth(label) + cellWidth(shown)) };
+      cursor = {
+        row: height - 2 - (this.message ? 1 : 0),
+        col: Math.min(width - 1, cellWidth(label) + cellWidth(shown)),
+      };
     }
     if (this.message) bottom.push([this.message]);
     const keyBar = this.keyBar(row, width);
     const title = this.titleLine(width);
     const room = height - 2 - bottom.length;
-    const body = this.help ? this.helpLines(row) : this.open ? this.runViewLines(this.open, room, now) : this.runsViewLines(room, now);
+    const body = this.help
+      ? this.helpLines(row)
+      : this.open
+        ? this.runViewLines(this.open, room, now)
+        : this.runsViewLines(room, now);
     const lines = [fit(title, "title")];
     for (let index = 0; index < room; index++) {
       const line = body[index] ?? [];
@@ -390,7 +438,9 @@ export class TuiApp {
   private titleLine(width: number): Span[] {
     const names = this.projects.map((project) => project.name).join(", ");
     const runs = this.rows().length;
-    const where = this.open ? `run ${this.open.key.split("/").slice(1).join("/")}` : `${runs} run${runs === 1 ? "" : "s"} · filter ${this.filter} (f) · sort ${this.sort} (t)`;
+    const where = this.open
+      ? `run ${this.open.key.split("/").slice(1).join("/")}`
+      : `${runs} run${runs === 1 ? "" : "s"} · filter ${this.filter} (f) · sort ${this.sort} (t)`;
     const text = ` ralph tui · ${names} · ${where}`;
     return [span("title", width >= 40 ? text : " ralph tui")];
   }
@@ -399,30 +449,63 @@ export class TuiApp {
   private keepSelection(): void {
     if (this.open) return;
     const listed = this.listed();
-    if (listed.length > 0 && (this.selected === null || !listed.some((item) => rowKey(item.row) === this.selected))) this.selected = rowKey((listed[0] as ListedRun).row);
+    if (listed.length > 0 && (this.selected === null || !listed.some((item) => rowKey(item.row) === this.selected)))
+      this.selected = rowKey((listed[0] as ListedRun).row);
   }
 
   private runsViewLines(room: number, now: number): Span[][] {
     const listed = this.listed();
-    if (listed.length === 0) return [[span("dim", this.rows().length === 0 ? "  no runs yet: start one with ralph run (they show here live)" : `  no ${this.filter} runs (f: change the filter)`)]];
+    if (listed.length === 0)
+      return [
+        [
+          span(
+            "dim",
+            this.rows().length === 0
+              ? "  no runs yet: start one with ralph run (they show here live)"
+              : `  no ${this.filter} runs (f: change the filter)`,
+          ),
+        ],
+      ];
     const index = listed.findIndex((item) => rowKey(item.row) === this.selected);
     const visible = Math.max(1, room - 1);
     const first = Math.max(0, Math.min(index - Math.floor(visible / 2), listed.length - visible));
     const { columns } = this.host.size();
-    return [headerLine(columns), ...listed.slice(first, first + visible).map((item) => runLine(item, rowKey(item.row) === this.selected, columns, now))];
+    return [
+      headerLine(columns),
+      ...listed
+        .slice(first, first + visible)
+        .map((item) => runLine(item, rowKey(item.row) === this.selected, columns, now)),
+    ];
   }
 
   private runViewLines(open: OpenRun, room: number, now: number): Span[][] {
     const row = this.rows().find((candidate) => rowKey(candidate) === open.key);
     if (!row) return [[span("warn", "this run is no longer listed (esc: back)")]];
     const header = runHeader(row, now);
-    const iterationRoom = Math.max(2, Math.min(open.detail.iterations.size + 1, Math.floor((room - header.length) / 3)));
+    const iterationRoom = Math.max(
+      2,
+      Math.min(open.detail.iterations.size + 1, Math.floor((room - header.length) / 3)),
+    );
     const reading = !open.detail.loaded;
     const iterations = iterationLines([...open.detail.iterations.values()], iterationRoom, reading);
     const paneRoom = Math.max(2, room - header.length - iterations.length);
     const source = this.paneSource(open);
     open.fromEnd = Math.min(open.fromEnd, Math.max(0, source.total - (paneRoom - 1)));
-    return [...header, ...iterations, ...paneLines({ pane: open.pane, total: source.total, slice: source.slice, fromEnd: open.fromEnd, earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane), reading: open.pane !== "report" && reading }, paneRoom)];
+    return [
+      ...header,
+      ...iterations,
+      ...paneLines(
+        {
+          pane: open.pane,
+          total: source.total,
+          slice: source.slice,
+          fromEnd: open.fromEnd,
+          earlier: open.pane !== "report" && open.detail.hasEarlier(open.pane),
+          reading: open.pane !== "report" && reading,
+        },
+        paneRoom,
+      ),
+    ];
   }
 
   private keyBar(row: RunRow | null, width: number): Span[] {
@@ -448,9 +531,17 @@ export class TuiApp {
     ];
     for (const { key, action, label } of RUN_KEYS) {
       const refusal = row === null ? "no run selected" : actionRefusal(this.projectOf(row).dir, row, action);
-      lines.push([span(refusal ? "off" : "plain", `  ${key}  ${label.padEnd(9)}`), span(refusal ? "dim" : "done", refusal ? `  disabled: ${refusal}` : "  available")]);
+      lines.push([
+        span(refusal ? "off" : "plain", `  ${key}  ${label.padEnd(9)}`),
+        span(refusal ? "dim" : "done", refusal ? `  disabled: ${refusal}` : "  available"),
+      ]);
     }
-    lines.push([span("dim", "  S asks for a confirmation; c asks for a new iteration cap; e asks for key=value changes; a for the answer")]);
+    lines.push([
+      span(
+        "dim",
+        "  S asks for a confirmation; c asks for a new iteration cap; e asks for key=value changes; a for the answer",
+      ),
+    ]);
     return lines;
   }
 }

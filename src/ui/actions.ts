@@ -44,7 +44,12 @@ export async function runAction(ref: RunRef, action: Action, body: Record<string
       if (typeof body.text !== "string") return { status: 400, message: "text: expected the answer as a string" };
       const outcome = answerRun(ref.project.dir, ref.id, body.text);
       if (!outcome.ok) return { status: 409, message: outcome.message };
-      return { status: 200, message: outcome.live ? `answer sent: run ${ref.id} goes on` : `answer recorded: continue run ${ref.id} to go on with it` };
+      return {
+        status: 200,
+        message: outcome.live
+          ? `answer sent: run ${ref.id} goes on`
+          : `answer recorded: continue run ${ref.id} to go on with it`,
+      };
     }
     default: {
       const never: never = action;
@@ -64,13 +69,21 @@ async function continueRun(ref: RunRef, rawCap: unknown): Promise<ActionResult> 
     // Read as `ralph continue -n` reads it, by the option's declared parser.
     const option = runOption("maxIterations");
     const cap = option.parse(rawCap);
-    if (!cap.ok) return { status: 400, message: `${option.yaml ?? option.flag}: expected ${cap.expected}, got ${JSON.stringify(rawCap)}` };
+    if (!cap.ok)
+      return {
+        status: 400,
+        message: `${option.yaml ?? option.flag}: expected ${cap.expected}, got ${JSON.stringify(rawCap)}`,
+      };
     args.push(option.flag, String(cap.value));
   }
   const scratch = mkdtempSync(join(tmpdir(), "ralph-ui-continue-"));
   const errFile = join(scratch, "stderr");
   const errFd = openSync(errFile, "w", 0o600);
-  const child = spawn(process.execPath, args, { cwd: ref.project.dir, detached: true, stdio: ["ignore", "ignore", errFd] });
+  const child = spawn(process.execPath, args, {
+    cwd: ref.project.dir,
+    detached: true,
+    stdio: ["ignore", "ignore", errFd],
+  });
   closeSync(errFd);
   child.unref();
   const exited = new Promise<number | null>((resolve) => {
@@ -80,14 +93,24 @@ async function continueRun(ref: RunRef, rawCap: unknown): Promise<ActionResult> 
   const deadline = Date.now() + CONTINUE_WAIT_MS;
   try {
     for (;;) {
-      const code = await Promise.race([exited, new Promise<"wait">((resolve) => setTimeout(() => resolve("wait"), 50))]);
+      const code = await Promise.race([
+        exited,
+        new Promise<"wait">((resolve) => setTimeout(() => resolve("wait"), 50)),
+      ]);
       const { summary, status } = summariseRun(ref.project.dir, ref.id, isRunnerAlive, new Date());
-      if (summary.active && status?.pid === child.pid) return { status: 200, message: `run ${ref.id} continues (pid ${child.pid})` };
+      if (summary.active && status?.pid === child.pid)
+        return { status: 200, message: `run ${ref.id} continues (pid ${child.pid})` };
       if (code !== "wait") {
         const said = readFileSync(errFile, "utf8").trim().split("\n")[0] ?? "";
-        return code === 0 ? { status: 200, message: `run ${ref.id} continued and has already ended` } : { status: 409, message: said || `ralph continue exited ${String(code)}` };
+        return code === 0
+          ? { status: 200, message: `run ${ref.id} continued and has already ended` }
+          : { status: 409, message: said || `ralph continue exited ${String(code)}` };
       }
-      if (Date.now() > deadline) return { status: 202, message: `ralph continue ${ref.id} started (pid ${child.pid ?? "?"}) but the run is not live yet` };
+      if (Date.now() > deadline)
+        return {
+          status: 202,
+          message: `ralph continue ${ref.id} started (pid ${child.pid ?? "?"}) but the run is not live yet`,
+        };
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });

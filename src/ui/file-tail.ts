@@ -21,7 +21,12 @@ export interface Tail {
  * One chunk is read per turn of the event loop, so a huge append never holds up other work, and nothing is
  * read while `held()` says the reader is still busy with what it got.
  */
-export function tailLines(file: string, from: number, onLines: (lines: string[], end: number) => void, held: () => boolean = () => false): Tail {
+export function tailLines(
+  file: string,
+  from: number,
+  onLines: (lines: string[], end: number) => void,
+  held: () => boolean = () => false,
+): Tail {
   let offset = from;
   let watcher: FSWatcher | null = null;
   let closed = false;
@@ -49,7 +54,8 @@ export function tailLines(file: string, from: number, onLines: (lines: string[],
     }
     const end = buffer.subarray(0, read).lastIndexOf(0x0a);
     if (end < 0 && read < CHUNK) return; // a line still being written: wait for its newline
-    if (end < 0) offset += read; // no reader wants a 4 MB line: skip it
+    if (end < 0)
+      offset += read; // no reader wants a 4 MB line: skip it
     else {
       const text = buffer.subarray(0, end).toString("utf8");
       offset += end + 1;

@@ -16,7 +16,12 @@ export type Verdict = { kind: "ok" } | { kind: "set-cookie" } | { kind: "refused
 
 /** A guard with fresh random secrets; it refuses everything until `bindGuard` names its port and hosts. */
 export function createGuard(): Guard {
-  return { token: randomBytes(24).toString("base64url"), csrf: randomBytes(24).toString("base64url"), cookieName: "ralph_ui", hosts: new Set() };
+  return {
+    token: randomBytes(24).toString("base64url"),
+    csrf: randomBytes(24).toString("base64url"),
+    cookieName: "ralph_ui",
+    hosts: new Set(),
+  };
 }
 
 /** Once listening: the port (in the cookie's name) and the host:port names the Host header may carry. */
@@ -45,20 +50,25 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
 export function checkRequest(guard: Guard, req: IncomingMessage, url: URL): Verdict {
   const host = (req.headers.host ?? "").toLowerCase();
   // A page on another site can resolve its own name to 127.0.0.1 (DNS rebinding); its requests carry its Host.
-  if (!guard.hosts.has(host)) return { kind: "refused", status: 421, message: `Host ${host || "(none)"} is not this dashboard` };
+  if (!guard.hosts.has(host))
+    return { kind: "refused", status: 421, message: `Host ${host || "(none)"} is not this dashboard` };
   const fromCookie = same(cookie(req, guard.cookieName), guard.token);
   const fromQuery = same(url.searchParams.get("token") ?? undefined, guard.token);
-  if (!fromCookie && !fromQuery) return { kind: "refused", status: 401, message: "missing or wrong token: open the URL ralph ui printed" };
+  if (!fromCookie && !fromQuery)
+    return { kind: "refused", status: 401, message: "missing or wrong token: open the URL ralph ui printed" };
   if (req.method === "POST") {
     const origin = req.headers.origin;
     if (origin !== `http://${host}`) return { kind: "refused", status: 403, message: "cross-origin request refused" };
     const site = req.headers["sec-fetch-site"];
-    if (site !== undefined && site !== "same-origin") return { kind: "refused", status: 403, message: "cross-site request refused" };
+    if (site !== undefined && site !== "same-origin")
+      return { kind: "refused", status: 403, message: "cross-site request refused" };
     const csrf = req.headers["x-ralph-csrf"];
-    if (!same(typeof csrf === "string" ? csrf : undefined, guard.csrf)) return { kind: "refused", status: 403, message: "missing or wrong CSRF token" };
+    if (!same(typeof csrf === "string" ? csrf : undefined, guard.csrf))
+      return { kind: "refused", status: 403, message: "missing or wrong CSRF token" };
     return { kind: "ok" };
   }
-  if (req.method !== "GET" && req.method !== "HEAD") return { kind: "refused", status: 405, message: `${req.method ?? "?"} not allowed` };
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return { kind: "refused", status: 405, message: `${req.method ?? "?"} not allowed` };
   return fromQuery && !fromCookie ? { kind: "set-cookie" } : { kind: "ok" };
 }
 

@@ -14,8 +14,19 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** Sends `body` with `status` and content type `type`. */
-export function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type, "Content-Length": Buffer.byteLength(body), ...extra });
+export function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "Content-Type": type,
+    "Content-Length": Buffer.byteLength(body),
+    ...extra,
+  });
   res.end(body);
 }
 
@@ -31,7 +42,12 @@ export function sendText(res: ServerResponse, status: number, message: string): 
 
 /** Opens a server-sent event stream; the returned function sends one event, and is a no-op once closed. */
 export function openEventStream(res: ServerResponse): (event: string, data: unknown) => void {
-  res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    "Content-Type": "text/event-stream; charset=utf-8",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
   res.write(": ralph\n\n");
   // A comment now and then lets both ends notice a connection that died quietly.
   const keepAlive = setInterval(() => res.write(": ping\n\n"), 15_000);

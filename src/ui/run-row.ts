@@ -24,14 +24,25 @@ function text(value: unknown): string | null {
 }
 
 /** The row of run `id` of `project`; `spend`: the spend of many runs read at once (spendLister), when reading many. */
-export function readRunRow(project: Project, id: string, alive: RunnerAlive, now: Date, spend?: (id: string) => SpendTotals): RunRow {
+export function readRunRow(
+  project: Project,
+  id: string,
+  alive: RunnerAlive,
+  now: Date,
+  spend?: (id: string) => SpendTotals,
+): RunRow {
   const { summary, status } = summariseRun(project.dir, id, alive, now, undefined, undefined, spend);
   // Fields a later version of the runner may write: shown when present, never required.
   const extra = (status ?? {}) as unknown as Record<string, unknown>;
   return {
     ...summary,
     project: project.key,
-    spend_text: { cost: costText(summary), cost_cell: costCell(summary), tokens: tokensText(summary.tokens), tokens_cell: tokensCell(summary.tokens) },
+    spend_text: {
+      cost: costText(summary),
+      cost_cell: costCell(summary),
+      tokens: tokensText(summary.tokens),
+      tokens_cell: tokensCell(summary.tokens),
+    },
     reason: text(status?.last_action),
     branch: text(extra.branch),
     parallel: typeof extra.parallel === "number" && extra.parallel > 0 ? extra.parallel : null,

@@ -116,16 +116,27 @@ export function streamRun(res: ServerResponse, ref: RunRef, hub: RunsHub): void 
     const [events, log] = await Promise.all([endWindow(ref.paths.events, gone), endWindow(ref.paths.log, gone)]);
     if (closed) return;
     const shown = render(events.lines);
-    send("snapshot", { row: hub.get(ref.project.key, ref.id) ?? null, events: shown.events, output: shown.output.slice(-KEEP_LINES), log: log.lines });
+    send("snapshot", {
+      row: hub.get(ref.project.key, ref.id) ?? null,
+      events: shown.events,
+      output: shown.output.slice(-KEEP_LINES),
+      log: log.lines,
+    });
     unsubscribe = hub.subscribe((row) => {
       if (row.project === ref.project.key && row.id === ref.id) send("row", row);
     });
     tails.push(
-      tailLines(ref.paths.events, events.end, (lines) => {
-        const more = render(lines);
-        // The page keeps KEEP_LINES lines: a burst of more is sent as its last ones.
-        if (more.events.length + more.output.length > 0) send("append", { events: more.events, output: more.output.slice(-KEEP_LINES) });
-      }, held),
+      tailLines(
+        ref.paths.events,
+        events.end,
+        (lines) => {
+          const more = render(lines);
+          // The page keeps KEEP_LINES lines: a burst of more is sent as its last ones.
+          if (more.events.length + more.output.length > 0)
+            send("append", { events: more.events, output: more.output.slice(-KEEP_LINES) });
+        },
+        held,
+      ),
       tailLines(ref.paths.log, log.end, (lines) => send("log", { lines }), held),
     );
     const earlier = await earlierEvents(ref.paths.events, events.start, gone);

@@ -34,7 +34,10 @@ export class RunsHub {
   ) {
     this.watchRuns = options.watchRuns ?? true;
     for (const project of projects) this.rescan(project, true);
-    this.timer = setInterval(() => this.projects.forEach((project) => this.rescan(project, true)), options.rescanMs ?? RESCAN_MS);
+    this.timer = setInterval(
+      () => this.projects.forEach((project) => this.rescan(project, true)),
+      options.rescanMs ?? RESCAN_MS,
+    );
   }
 
   /** Every row, oldest run first within each project. */
@@ -67,7 +70,10 @@ export class RunsHub {
       const key = `${project.key}/${id}`;
       const row = this.rows.get(key);
       // An ended run changes only when continued; its status.json's mtime says so without reading it.
-      return !row || (everything && (row.active || row.state === "stale" || this.statusMtime(project, id) !== this.mtimes.get(key)));
+      return (
+        !row ||
+        (everything && (row.active || row.state === "stale" || this.statusMtime(project, id) !== this.mtimes.get(key)))
+      );
     });
     // Many runs (the first scan): their spend read in one pass over the ledger, not one pass a run.
     const spend = stale.length > 1 ? spendLister(project.dir, stale, process.env, new Date()) : undefined;
@@ -89,7 +95,8 @@ export class RunsHub {
     const before = this.rows.get(key);
     this.rows.set(key, row);
     // A stale row may be a run still starting (no status.json yet): watched too, so it shows at once.
-    if (this.watchRuns && (row.active || row.state === "stale")) this.watchDir(key, runPaths(project.dir, id).dir, () => this.soon(project, id));
+    if (this.watchRuns && (row.active || row.state === "stale"))
+      this.watchDir(key, runPaths(project.dir, id).dir, () => this.soon(project, id));
     else this.unwatch(key);
     if (before && sameRow(before, row)) return;
     for (const listener of this.listeners) listener(row);
@@ -99,10 +106,13 @@ export class RunsHub {
   private soon(project: Project, id: string): void {
     const key = `${project.key}/${id}`;
     if (this.pending.has(key)) return;
-    this.pending.set(key, setTimeout(() => {
-      this.pending.delete(key);
-      this.refresh(project, id);
-    }, SETTLE_MS));
+    this.pending.set(
+      key,
+      setTimeout(() => {
+        this.pending.delete(key);
+        this.refresh(project, id);
+      }, SETTLE_MS),
+    );
   }
 
   private watchDir(key: string, dir: string, onChange: () => void): void {

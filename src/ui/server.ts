@@ -37,7 +37,9 @@ function readBody(req: IncomingMessage): Promise<Record<string, unknown> | null>
       if (tooLarge) return resolve(null);
       try {
         const value: unknown = text ? JSON.parse(text) : {};
-        resolve(value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
+        resolve(
+          value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null,
+        );
       } catch {
         resolve(null);
       }
@@ -50,14 +52,20 @@ function readBody(req: IncomingMessage): Promise<Record<string, unknown> | null>
 export function createDashboard(projects: Project[], guard: Guard): Dashboard {
   const hub = new RunsHub(projects);
   const { assets, pages } = loadWebFiles();
-  const page = (res: ServerResponse, name: string) => send(res, 200, "text/html; charset=utf-8", fillPage(pages.get(name) ?? "", guard.csrf));
+  const page = (res: ServerResponse, name: string) =>
+    send(res, 200, "text/html; charset=utf-8", fillPage(pages.get(name) ?? "", guard.csrf));
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://dashboard.invalid");
     const verdict = checkRequest(guard, req, url);
     if (verdict.kind === "refused") return sendText(res, verdict.status, verdict.message);
     if (verdict.kind === "set-cookie") {
       // The token leaves the address bar (and history) once it is in the cookie.
-      res.writeHead(303, { Location: url.pathname, "Set-Cookie": tokenCookie(guard), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
+      res.writeHead(303, {
+        Location: url.pathname,
+        "Set-Cookie": tokenCookie(guard),
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+      });
       return res.end();
     }
     const path = url.pathname;
@@ -73,7 +81,10 @@ export function createDashboard(projects: Project[], guard: Guard): Dashboard {
     }
     if (path === "/") return page(res, "index.html");
     const runPage = RUN_PAGE.exec(path);
-    if (runPage) return findRun(projects, runPage[1] ?? "", runPage[2] ?? "") ? page(res, "run.html") : sendText(res, 404, "no such run");
+    if (runPage)
+      return findRun(projects, runPage[1] ?? "", runPage[2] ?? "")
+        ? page(res, "run.html")
+        : sendText(res, 404, "no such run");
     const asset = assets.get(path);
     if (asset) return send(res, 200, asset.type, asset.body);
     if (path === "/api/runs/stream") {
@@ -86,7 +97,8 @@ export function createDashboard(projects: Project[], guard: Guard): Dashboard {
       // The spend ledger's sums for the projects shown: the chart of `ralph spend`.
       const by = url.searchParams.get("by") ?? "day";
       const days = Number(url.searchParams.get("days") ?? "14");
-      if (!["day", "run", "agent", "model"].includes(by) || !Number.isInteger(days) || days < 1 || days > 366) return sendJson(res, 400, { message: "by: day, run, agent or model; days: 1 to 366" });
+      if (!["day", "run", "agent", "model"].includes(by) || !Number.isInteger(days) || days < 1 || days > 366)
+        return sendJson(res, 400, { message: "by: day, run, agent or model; days: 1 to 366" });
       return sendJson(res, 200, spendChartData(projects, by as SpendBy, days, process.env));
     }
     const runApi = RUN_API.exec(path);

@@ -16,7 +16,13 @@ export interface SpendChartData {
 }
 
 /** The spend of the last `days` days of `projects`, by `by`. */
-export function spendChartData(projects: readonly Project[], by: SpendBy, days: number, env: NodeJS.ProcessEnv, now: Date = new Date()): SpendChartData {
+export function spendChartData(
+  projects: readonly Project[],
+  by: SpendBy,
+  days: number,
+  env: NodeJS.ProcessEnv,
+  now: Date = new Date(),
+): SpendChartData {
   const sinceMs = now.getTime() - days * 86_400_000;
   const merged = new Map<string, SpendGroup>();
   let since = new Date(sinceMs).toISOString();
@@ -29,15 +35,38 @@ export function spendChartData(projects: readonly Project[], by: SpendBy, days: 
       merged.set(key, before ? add(before, group) : { ...group, key });
     }
   }
-  const groups = [...merged.values()].sort((a, b) => a.key.localeCompare(b.key)).map((group) => ({ ...group, cost_text: costCell(group), tokens_text: tokensText(group.tokens) }));
+  const groups = [...merged.values()]
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .map((group) => ({ ...group, cost_text: costCell(group), tokens_text: tokensText(group.tokens) }));
   const total = groups.reduce<SpendGroup | null>((sum, group) => (sum ? add(sum, group) : { ...group }), null);
-  return { by, since, groups, total: total ? { cost_text: costCell(total), tokens_text: tokensText(total.tokens) } : { cost_text: costCell(sumCalls([])), tokens_text: tokensText(sumCalls([]).tokens) } };
+  return {
+    by,
+    since,
+    groups,
+    total: total
+      ? { cost_text: costCell(total), tokens_text: tokensText(total.tokens) }
+      : { cost_text: costCell(sumCalls([])), tokens_text: tokensText(sumCalls([]).tokens) },
+  };
 }
 
 function add(a: SpendGroup, b: SpendGroup): SpendGroup {
-  const cost = a.cost_usd === null && b.cost_usd === null ? null : Math.round(((a.cost_usd ?? 0) + (b.cost_usd ?? 0)) * 1e6) / 1e6;
+  const cost =
+    a.cost_usd === null && b.cost_usd === null ? null : Math.round(((a.cost_usd ?? 0) + (b.cost_usd ?? 0)) * 1e6) / 1e6;
   const sources = new Set([a.cost_source, b.cost_source].filter((source) => source !== "none"));
-  const source = sources.size === 0 ? "none" : sources.size === 1 ? ([...sources][0] as SpendGroup["cost_source"]) : "mixed";
+  const source =
+    sources.size === 0 ? "none" : sources.size === 1 ? ([...sources][0] as SpendGroup["cost_source"]) : "mixed";
   const t = (kind: keyof SpendGroup["tokens"]) => a.tokens[kind] + b.tokens[kind];
-  return { ...a, calls: a.calls + b.calls, cost_usd: cost, cost_source: source, tokens: { input: t("input"), output: t("output"), cache_read: t("cache_read"), cache_write: t("cache_write"), total: t("total") } };
+  return {
+    ...a,
+    calls: a.calls + b.calls,
+    cost_usd: cost,
+    cost_source: source,
+    tokens: {
+      input: t("input"),
+      output: t("output"),
+      cache_read: t("cache_read"),
+      cache_write: t("cache_write"),
+      total: t("total"),
+    },
+  };
 }

@@ -6,7 +6,8 @@ import type { Parsed } from "./parse-value.js";
 export type TokenCapsSetting = Partial<Record<"total" | "input" | "output" | "cache_read" | "cache_write", number>>;
 
 const KINDS = ["total", "input", "output", "cache_read", "cache_write"] as const;
-const EXPECTED = "a token count such as 2M or 500k, or counts by kind such as output=200k,input=1M (kinds: input, output, cache_read, cache_write, total)";
+const EXPECTED =
+  "a token count such as 2M or 500k, or counts by kind such as output=200k,input=1M (kinds: input, output, cache_read, cache_write, total)";
 const UNITS: Record<string, number> = { "": 1, k: 1_000, m: 1_000_000, g: 1_000_000_000 };
 
 function count(text: string): number | null {

@@ -19,7 +19,9 @@ export function parseCount(raw: unknown): Parsed<number> {
 export function parseTaskIndex(raw: unknown): Parsed<number | "job"> {
   if (typeof raw === "string" && raw.trim() === "job") return ok("job");
   const count = parseCount(raw);
-  return count.ok ? count : bad("a task's 0-based position in the list (0 or more, base 10), or job (from JOB_COMPLETION_INDEX)");
+  return count.ok
+    ? count
+    : bad("a task's 0-based position in the list (0 or more, base 10), or job (from JOB_COMPLETION_INDEX)");
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -54,7 +56,8 @@ export function parsePositiveDuration(raw: unknown): Parsed<number> {
 /** An amount of US dollars such as `5` or `2.50`. */
 export function parseUsd(raw: unknown): Parsed<number> {
   const text = typeof raw === "number" ? String(raw) : raw;
-  if (typeof text !== "string" || !/^[0-9]+(\.[0-9]+)?$/.test(text.trim())) return bad("an amount in US dollars such as 5 or 2.50");
+  if (typeof text !== "string" || !/^[0-9]+(\.[0-9]+)?$/.test(text.trim()))
+    return bad("an amount in US dollars such as 5 or 2.50");
   return ok(Number(text.trim()));
 }
 
@@ -79,7 +82,9 @@ export function parseChoice<T extends string>(choices: readonly T[]): (raw: unkn
   return (raw) => {
     if (typeof raw === "string" && (choices as readonly string[]).includes(raw)) return ok(raw as T);
     const near = typeof raw === "string" ? closestWord(raw, choices) : null;
-    return near === null ? bad(`one of ${choices.join(", ")}`) : { ok: false, expected: `one of ${choices.join(", ")}`, hint: `did you mean ${near}?` };
+    return near === null
+      ? bad(`one of ${choices.join(", ")}`)
+      : { ok: false, expected: `one of ${choices.join(", ")}`, hint: `did you mean ${near}?` };
   };
 }
 
@@ -88,20 +93,24 @@ export function closestWord(word: string, choices: readonly string[]): string | 
   let best: { choice: string; distance: number } | null = null;
   for (const choice of choices) {
     const distance = editDistance(word.toLowerCase(), choice.toLowerCase());
-    if (distance <= Math.min(2, Math.floor(choice.length / 3)) && (best === null || distance < best.distance)) best = { choice, distance };
+    if (distance <= Math.min(2, Math.floor(choice.length / 3)) && (best === null || distance < best.distance))
+      best = { choice, distance };
   }
   return best?.choice ?? null;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? Number.MAX_SAFE_INTEGER;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, at(i - 2, j - 2) + 1);
       (rows[i] as number[])[j] = value;
     }
   }
@@ -112,7 +121,12 @@ function editDistance(a: string, b: string): number {
 export function parseChoiceList<T extends string>(choices: readonly T[]): (raw: unknown) => Parsed<T[]> {
   const one = parseChoice(choices);
   return (raw) => {
-    const items = typeof raw === "string" ? raw.split(",").map((word) => word.trim()) : Array.isArray(raw) ? (raw as unknown[]) : null;
+    const items =
+      typeof raw === "string"
+        ? raw.split(",").map((word) => word.trim())
+        : Array.isArray(raw)
+          ? (raw as unknown[])
+          : null;
     const expected = `a list of ${choices.join(", ")}`;
     if (items === null || items.length === 0) return bad(expected);
     const values: T[] = [];
@@ -128,7 +142,8 @@ export function parseChoiceList<T extends string>(choices: readonly T[]): (raw: 
 /** A list of strings: a YAML list, or a single string taken as a one-item list. */
 export function parseTextList(raw: unknown): Parsed<string[]> {
   if (typeof raw === "string" && raw.length > 0) return ok([raw]);
-  if (Array.isArray(raw) && raw.every((item) => typeof item === "string" && item.length > 0)) return ok(raw as string[]);
+  if (Array.isArray(raw) && raw.every((item) => typeof item === "string" && item.length > 0))
+    return ok(raw as string[]);
   return bad("a text or a list of texts");
 }
 
@@ -144,7 +159,8 @@ export function parseRunId(raw: unknown): Parsed<string> {
  * quoting and nothing expanded (no globs, no variables): `--allowedTools 'Bash(npm *)'` is two words.
  */
 export function parseArgumentList(raw: unknown): Parsed<string[]> {
-  if (Array.isArray(raw)) return raw.every((word) => typeof word === "string") ? ok(raw as string[]) : bad("a list of arguments");
+  if (Array.isArray(raw))
+    return raw.every((word) => typeof word === "string") ? ok(raw as string[]) : bad("a list of arguments");
   if (typeof raw !== "string") return bad("arguments as a text or a list");
   const split = splitShellWords(raw);
   return split.ok ? ok(split.words) : bad(`arguments with balanced quotes (${split.message})`);
@@ -152,7 +168,8 @@ export function parseArgumentList(raw: unknown): Parsed<string[]> {
 
 /** A command line split into words the way a user would expect, without a shell: quotes group, nothing expands. */
 export function parseCommandWords(raw: unknown): Parsed<string[]> {
-  if (Array.isArray(raw)) return raw.length > 0 && raw.every((w) => typeof w === "string") ? ok(raw as string[]) : bad("a command");
+  if (Array.isArray(raw))
+    return raw.length > 0 && raw.every((w) => typeof w === "string") ? ok(raw as string[]) : bad("a command");
   if (typeof raw !== "string") return bad("a command");
   const words: string[] = [];
   let current: string | null = null;

@@ -10,5 +10,7 @@ export function sha256ForMany(count: number): (text: string) => string {
   const crypto = requireBuiltin("node:crypto") as typeof import("node:crypto");
   // `hash` is not in every Node 20.
   const oneCall = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
-  return typeof oneCall === "function" ? (text) => oneCall("sha256", text) : (text) => crypto.createHash("sha256").update(text).digest("hex");
+  return typeof oneCall === "function"
+    ? (text) => oneCall("sha256", text)
+    : (text) => crypto.createHash("sha256").update(text).digest("hex");
 }

@@ -32,7 +32,8 @@ export function splitShellWords(text: string): WordsResult {
       i = quoted.next;
     } else if (ch === "\\") {
       const next = text.charAt(i + 1);
-      if (next === "\n") i += 2; // line continuation
+      if (next === "\n")
+        i += 2; // line continuation
       else if (next === "") {
         current = (current ?? "") + "\\";
         i += 1;

@@ -46,7 +46,10 @@ export class TextTail {
     if (!this.ring || this.size === 0) return "";
     const units = this.ring.length / 2;
     if (this.size <= this.head) return this.ring.toString("utf16le", (this.head - this.size) * 2, this.head * 2);
-    return this.ring.toString("utf16le", (units - (this.size - this.head)) * 2, units * 2) + this.ring.toString("utf16le", 0, this.head * 2);
+    return (
+      this.ring.toString("utf16le", (units - (this.size - this.head)) * 2, units * 2) +
+      this.ring.toString("utf16le", 0, this.head * 2)
+    );
   }
 
   /** The ring, grown (by doubling, up to the capacity) to hold `wanted` code units; most texts stay small. */

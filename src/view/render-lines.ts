@@ -50,13 +50,21 @@ export function iterationSegments(event: RunEvent, maxIterations: number, spend:
   const seconds = typeof event.duration_ms === "number" ? `${(event.duration_ms / 1000).toFixed(1)}s` : "";
   const result = String(event.result);
   const failed = result === "failed" || result === "timeout";
-  const shown = failed ? seg("error", `${result}${event.error ? ` (${String(event.error)})` : ""}`) : seg(result === "done" ? "done" : "plain", result);
+  const shown = failed
+    ? seg("error", `${result}${event.error ? ` (${String(event.error)})` : ""}`)
+    : seg(result === "done" ? "done" : "plain", result);
   const tokens = tokenFigures(event.tokens);
   const estimated = event.cost_source === "computed" ? "~" : "";
-  const tail = [tokens !== null ? `tokens ${tokensText(tokens)}` : null, spend !== null ? `${estimated}$${spend.toFixed(4)} so far` : null, ...resourceParts(event.resources)].filter(
-    (part) => part !== null,
-  );
-  return [seg("plain", `[${ofText(event.iteration, maxIterations)}] ${seconds} `), shown, ...(tail.length > 0 ? [seg("plain", ` · ${tail.join(" · ")}`)] : [])];
+  const tail = [
+    tokens !== null ? `tokens ${tokensText(tokens)}` : null,
+    spend !== null ? `${estimated}$${spend.toFixed(4)} so far` : null,
+    ...resourceParts(event.resources),
+  ].filter((part) => part !== null);
+  return [
+    seg("plain", `[${ofText(event.iteration, maxIterations)}] ${seconds} `),
+    shown,
+    ...(tail.length > 0 ? [seg("plain", ` · ${tail.join(" · ")}`)] : []),
+  ];
 }
 
 /** A byte count as the live line shows it: `310.0 MiB`. */
@@ -99,7 +107,9 @@ const SKIPPED: Record<string, string> = {
 
 /** The last lines a failed iteration's agent wrote to stderr (usually why it failed), or null. */
 export function stderrTailSegments(event: RunEvent): Segment[] | null {
-  const lines = Array.isArray(event.stderr_tail) ? event.stderr_tail.filter((line): line is string => typeof line === "string") : [];
+  const lines = Array.isArray(event.stderr_tail)
+    ? event.stderr_tail.filter((line): line is string => typeof line === "string")
+    : [];
   return lines.length === 0 ? null : [seg("error", lines.map((line) => `  stderr: ${line}`).join("\n"))];
 }
 
@@ -113,21 +123,34 @@ export function checksSkippedSegments(event: RunEvent): Segment[] | null {
 export function criterionSegments(event: RunEvent): Segment[] {
   const what = `${String(event.criterion)}: ${String(event.check)}`;
   if (event.passed === true) return [seg("done", `  check passed: ${what}`)];
-  const detail = typeof event.detail === "string" && event.detail ? ` (${event.detail.split("\n")[0]?.slice(0, 200) ?? ""})` : "";
+  const detail =
+    typeof event.detail === "string" && event.detail ? ` (${event.detail.split("\n")[0]?.slice(0, 200) ?? ""})` : "";
   return [seg("error", `  check FAILED: ${what}${detail}`)];
 }
 
 /** A reviewer's verdict (`review_verdict`): approved, changes asked for with the first finding, or no verdict and why. */
 export function reviewSegments(event: RunEvent): Segment[] {
   const who = String(event.reviewer);
-  const first = typeof event.findings === "string" ? (event.findings.split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 200) ?? "") : "";
+  const first =
+    typeof event.findings === "string"
+      ? (event.findings
+          .split("\n")
+          .find((line) => line.trim() !== "")
+          ?.trim()
+          .slice(0, 200) ?? "")
+      : "";
   switch (event.verdict) {
     case "approve":
       return [seg("done", `  review approved: ${who}`)];
     case "changes":
       return [seg("warn", `  review asks for changes: ${who}${first ? ` (${first})` : ""}`)];
     default:
-      return [seg("error", `  review not approved: ${who} gave no verdict that counts (${String(event.reason ?? "no verdict").slice(0, 200)})`)];
+      return [
+        seg(
+          "error",
+          `  review not approved: ${who} gave no verdict that counts (${String(event.reason ?? "no verdict").slice(0, 200)})`,
+        ),
+      ];
   }
 }
 
@@ -208,7 +231,10 @@ export function createLineRenderer(maxIterations: number): LineRenderer {
   return {
     event(event) {
       // The cap may change mid-run: every iteration says which one it ran under.
-      if ((event.type === "run_started" || event.type === "iteration_started") && typeof event.max_iterations === "number") {
+      if (
+        (event.type === "run_started" || event.type === "iteration_started") &&
+        typeof event.max_iterations === "number"
+      ) {
         cap = event.max_iterations;
       }
       switch (event.type) {
@@ -227,10 +253,18 @@ export function createLineRenderer(maxIterations: number): LineRenderer {
           criteria.push(reviewSegments(event));
           return [];
         case "iteration_ended": {
-          if (typeof event.cost_usd === "number" || spend !== null) spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
-          const decisions = [promiseIgnoredSegments(event), checksSkippedSegments(event)].filter((line) => line !== null);
+          if (typeof event.cost_usd === "number" || spend !== null)
+            spend = typeof event.cost_total_usd === "number" ? event.cost_total_usd : spend;
+          const decisions = [promiseIgnoredSegments(event), checksSkippedSegments(event)].filter(
+            (line) => line !== null,
+          );
           const why = stderrTailSegments(event);
-          return [iterationSegments(event, cap, spend), ...(why ? splitLines(why) : []), ...criteria.splice(0), ...decisions];
+          return [
+            iterationSegments(event, cap, spend),
+            ...(why ? splitLines(why) : []),
+            ...criteria.splice(0),
+            ...decisions,
+          ];
         }
         default:
           return [];

@@ -26,7 +26,17 @@ export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<
   const commands = [
     ["status", "--porcelain=v1", "--untracked-files=all", "--", ...EVERYTHING_BUT_RALPH],
     // ralph's own layout (runs/, worktrees/ and the project lock at the top) is not the person's work.
-    ["status", "--porcelain=v1", "--untracked-files=all", "--ignored=traditional", "--", ":(top,glob)**/.ralph/**", ":(top,exclude).ralph/runs", ":(top,exclude).ralph/worktrees", ":(top,exclude).ralph/*.lock"],
+    [
+      "status",
+      "--porcelain=v1",
+      "--untracked-files=all",
+      "--ignored=traditional",
+      "--",
+      ":(top,glob)**/.ralph/**",
+      ":(top,exclude).ralph/runs",
+      ":(top,exclude).ralph/worktrees",
+      ":(top,exclude).ralph/*.lock",
+    ],
   ];
   for (const args of commands) {
     const status = await runGit(path, args);
@@ -40,7 +50,11 @@ export async function uncommittedChanges(path: string): Promise<WorktreeOutcome<
  * Removes run `runId`'s worktree. Refused while the run is live, and when it holds uncommitted changes
  * unless `force`. The branch `ralph/<id>` and its commits stay: merging them is the person's decision.
  */
-export async function cleanWorktree(projectDir: string, runId: string, { force, live }: { force: boolean; live: boolean }): Promise<WorktreeOutcome<Cleaned>> {
+export async function cleanWorktree(
+  projectDir: string,
+  runId: string,
+  { force, live }: { force: boolean; live: boolean },
+): Promise<WorktreeOutcome<Cleaned>> {
   if (live) return failed({ kind: "run-live", runId });
   const path = worktreePath(projectDir, runId);
   let discarded: string[] = [];
@@ -48,7 +62,9 @@ export async function cleanWorktree(projectDir: string, runId: string, { force, 
   const directoryWasGone = !existsSync(path);
   if (directoryWasGone) {
     // Deleted by hand: git still records it until the record is removed; nothing else is left to lose.
-    const recorded = (await listRecordedWorktrees(projectDir)).find((worktree) => realPath(worktree.path) === realPath(path));
+    const recorded = (await listRecordedWorktrees(projectDir)).find(
+      (worktree) => realPath(worktree.path) === realPath(path),
+    );
     if (!recorded) return failed({ kind: "no-worktree", runId, path });
     branch = recorded.branch;
   } else {
@@ -64,8 +80,10 @@ export async function cleanWorktree(projectDir: string, runId: string, { force, 
   const args = ["worktree", "remove", "--force", path];
   const removed = await runGit(projectDir, args);
   if (!removed.ok) return gitFailed(args, removed.stderr);
-  const head = branch === null ? null : await runGit(projectDir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]);
-  if (branch === null || !head?.ok) return { ok: true, path, directoryWasGone, discarded, branch: null, branchHead: null, aheadOfHead: null };
+  const head =
+    branch === null ? null : await runGit(projectDir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]);
+  if (branch === null || !head?.ok)
+    return { ok: true, path, directoryWasGone, discarded, branch: null, branchHead: null, aheadOfHead: null };
   const ahead = await runGit(projectDir, ["rev-list", "--count", `HEAD..refs/heads/${branch}`]);
   return {
     ok: true,

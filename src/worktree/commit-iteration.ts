@@ -16,7 +16,11 @@ export interface IterationToCommit {
 
 const RALPH_FILES = [":(top,glob)**/.ralph/**"];
 // An operation the agent left half done: committing now would conclude it in its place.
-const OPERATIONS: Array<[string, string]> = [["MERGE_HEAD", "a merge"], ["CHERRY_PICK_HEAD", "a cherry-pick"], ["REVERT_HEAD", "a revert"]];
+const OPERATIONS: Array<[string, string]> = [
+  ["MERGE_HEAD", "a merge"],
+  ["CHERRY_PICK_HEAD", "a cherry-pick"],
+  ["REVERT_HEAD", "a revert"],
+];
 const SUBJECT_TASK_LIMIT = 100;
 
 /** The commit message: `ralph(<id>): iteration N[: task]`, the task's first line, shortened. */
@@ -27,9 +31,15 @@ export function commitMessage(runId: string, iteration: number, task?: string | 
 }
 
 /** Whether git knows who commits in `dir` (user.name and user.email, from config or GIT_AUTHOR_*), else which is missing. */
-export async function checkCommitAuthor(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<WorktreeOutcome<object>> {
+export async function checkCommitAuthor(
+  dir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<WorktreeOutcome<object>> {
   const missing: string[] = [];
-  for (const [key, variable] of [["user.name", "GIT_AUTHOR_NAME"], ["user.email", "GIT_AUTHOR_EMAIL"]] as const) {
+  for (const [key, variable] of [
+    ["user.name", "GIT_AUTHOR_NAME"],
+    ["user.email", "GIT_AUTHOR_EMAIL"],
+  ] as const) {
     const value = await runGit(dir, ["config", "--get", key], env);
     if (!(value.ok && value.stdout.trim() !== "") && !env[variable]) missing.push(key);
   }
@@ -54,9 +64,13 @@ export async function commitIteration(
   const actual = await currentBranch(dir);
   if (actual !== branch) return failed({ kind: "wrong-branch", path: dir, expected: branch, actual });
   for (const [ref, operation] of OPERATIONS) {
-    if ((await git(["rev-parse", "-q", "--verify", ref])).ok) return failed({ kind: "operation-in-progress", path: dir, operation });
+    if ((await git(["rev-parse", "-q", "--verify", ref])).ok)
+      return failed({ kind: "operation-in-progress", path: dir, operation });
   }
-  for (const args of [["add", "--all", "--", ...EVERYTHING_BUT_RALPH], ["reset", "-q", "--", ...RALPH_FILES]]) {
+  for (const args of [
+    ["add", "--all", "--", ...EVERYTHING_BUT_RALPH],
+    ["reset", "-q", "--", ...RALPH_FILES],
+  ]) {
     // The exclude keeps git from even reading run files; the reset unstages `.ralph` files the agent staged itself.
     const done = await git(args);
     if (!done.ok) return gitFailed(args, done.stderr);
@@ -69,7 +83,17 @@ export async function commitIteration(
   if (!author.ok) return author;
   // Hooks and signing are the person's checks for their own commits; on the run's branch they would stop
   // the loop (a failing lint hook) or wait on a passphrase prompt no one sees.
-  const args = ["-c", "user.useConfigOnly=true", "-c", "commit.gpgSign=false", "commit", "--no-verify", "--quiet", "-m", commitMessage(runId, iteration, task)];
+  const args = [
+    "-c",
+    "user.useConfigOnly=true",
+    "-c",
+    "commit.gpgSign=false",
+    "commit",
+    "--no-verify",
+    "--quiet",
+    "-m",
+    commitMessage(runId, iteration, task),
+  ];
   const committed = await git(args);
   if (!committed.ok) return gitFailed(args.slice(4, 7), committed.stderr);
   const head = await git(["rev-parse", "HEAD"]);

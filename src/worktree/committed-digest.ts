@@ -10,5 +10,8 @@ export async function committedDigest(projectDir: string, commit: string, path: 
   if (!listed.ok || !/^100(644|755) blob /.test(listed.stdout.toString("utf8"))) return null;
   const blob = await runGitRaw(projectDir, ["cat-file", "blob", `${commit}:${path}`]);
   if (!blob.ok) return null;
-  return (requireBuiltin("node:crypto") as typeof import("node:crypto")).createHash("sha256").update(blob.stdout).digest("hex");
+  return (requireBuiltin("node:crypto") as typeof import("node:crypto"))
+    .createHash("sha256")
+    .update(blob.stdout)
+    .digest("hex");
 }

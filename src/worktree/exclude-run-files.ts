@@ -21,7 +21,10 @@ export async function excludeRunFiles(projectDir: string): Promise<string | null
   try {
     const current = existsSync(file) ? readFileSync(file, "utf8") : "";
     mkdirSync(dirname(file), { recursive: true });
-    appendFileSync(file, `${current === "" || current.endsWith("\n") ? "" : "\n"}# ralph's run files (added by ralph run)\n.ralph/\n`);
+    appendFileSync(
+      file,
+      `${current === "" || current.endsWith("\n") ? "" : "\n"}# ralph's run files (added by ralph run)\n.ralph/\n`,
+    );
     return file;
   } catch {
     return null;

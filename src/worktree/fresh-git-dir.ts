@@ -8,7 +8,12 @@ import { runGit } from "./run-git.js";
 
 /** The environment of a git command in a fresh directory: no system or user configuration, no system attributes. */
 export function freshGitEnv(base: NodeJS.ProcessEnv, keepUserConfig = false): NodeJS.ProcessEnv {
-  return { ...base, GIT_CONFIG_NOSYSTEM: "1", GIT_ATTR_NOSYSTEM: "1", ...(keepUserConfig ? {} : { GIT_CONFIG_GLOBAL: "/dev/null" }) };
+  return {
+    ...base,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_ATTR_NOSYSTEM: "1",
+    ...(keepUserConfig ? {} : { GIT_CONFIG_GLOBAL: "/dev/null" }),
+  };
 }
 
 /**
@@ -16,18 +21,34 @@ export function freshGitEnv(base: NodeJS.ProcessEnv, keepUserConfig = false): No
  * repository at `repoDir` (as alternates); the directory is removed afterwards. A repository git cannot open is
  * a failure, as a value.
  */
-export async function withFreshGitDir<T>(repoDir: string, env: NodeJS.ProcessEnv, use: (gitDir: string) => Promise<T>): Promise<T | { ok: false; message: string }> {
+export async function withFreshGitDir<T>(
+  repoDir: string,
+  env: NodeJS.ProcessEnv,
+  use: (gitDir: string) => Promise<T>,
+): Promise<T | { ok: false; message: string }> {
   const found = await runGit(repoDir, ["rev-parse", "--git-common-dir", "--show-object-format"], env);
   const [common, format] = found.ok ? found.stdout.split("\n") : [];
-  if (!found.ok || !common || !format) return { ok: false, message: `not a git repository: ${repoDir} (${found.ok ? "no object format" : (found.stderr.split("\n")[0] ?? "")})` };
+  if (!found.ok || !common || !format)
+    return {
+      ok: false,
+      message: `not a git repository: ${repoDir} (${found.ok ? "no object format" : (found.stderr.split("\n")[0] ?? "")})`,
+    };
   const objects = join(resolve(repoDir, common), "objects");
   const scratch = mkdtempSync(join(tmpdir(), "ralph-git-"));
   try {
     const gitDir = join(scratch, "git");
     // git writes the directory for the repository's object format (a sha256 one needs its extension set);
     // no template (no sample hooks), and no configuration of the user's or the system's to read.
-    const made = await runGit(scratch, ["init", "--quiet", "--bare", "--template=", `--object-format=${format}`, gitDir], freshGitEnv(env));
-    if (!made.ok) return { ok: false, message: `git init of a scratch git directory failed: ${made.stderr.split("\n")[0] ?? made.code}` };
+    const made = await runGit(
+      scratch,
+      ["init", "--quiet", "--bare", "--template=", `--object-format=${format}`, gitDir],
+      freshGitEnv(env),
+    );
+    if (!made.ok)
+      return {
+        ok: false,
+        message: `git init of a scratch git directory failed: ${made.stderr.split("\n")[0] ?? made.code}`,
+      };
     writeFileSync(join(gitDir, "objects", "info", "alternates"), `${objects}\n`);
     return await use(gitDir);
   } finally {

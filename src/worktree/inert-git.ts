@@ -64,7 +64,10 @@ export function inertConfigArgs(): string[] {
 
 /** The `-c` switches of a push: the inert ones, but the person's ssh, proxy, askpass and credential helper. */
 export function pushConfigArgs(): string[] {
-  return INERT_SETTINGS.filter(([key]) => !PERSONS_TRANSPORT.has(key)).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+  return INERT_SETTINGS.filter(([key]) => !PERSONS_TRANSPORT.has(key)).flatMap(([key, value]) => [
+    "-c",
+    `${key}=${value}`,
+  ]);
 }
 
 /** The environment git runs in: the caller's, minus repository locations and program hooks, never prompting, untranslated. */

@@ -14,13 +14,17 @@ const COMMIT = ["-c", "user.useConfigOnly=true", "-c", "commit.gpgSign=false"];
 /** The commit HEAD names in `dir`. */
 export async function headOf(dir: string): Promise<GitStep<{ commit: string }>> {
   const head = await runGit(dir, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
-  return head.ok ? { ok: true, commit: head.stdout.trim() } : { ok: false, message: `git rev-parse HEAD: ${head.stderr}` };
+  return head.ok
+    ? { ok: true, commit: head.stdout.trim() }
+    : { ok: false, message: `git rev-parse HEAD: ${head.stderr}` };
 }
 
 /** The text of `path` (relative to the top) at `commit`. */
 export async function fileAt(dir: string, commit: string, path: string): Promise<GitStep<{ text: string }>> {
   const shown = await runGit(dir, ["show", `${commit}:${path}`]);
-  return shown.ok ? { ok: true, text: shown.stdout } : { ok: false, message: `git show ${commit}:${path}: ${shown.stderr}` };
+  return shown.ok
+    ? { ok: true, text: shown.stdout }
+    : { ok: false, message: `git show ${commit}:${path}: ${shown.stderr}` };
 }
 
 /** Starts merging `branch` without committing; `conflicts` lists the unmerged paths (empty for a clean merge). */
@@ -28,7 +32,8 @@ export async function startMerge(dir: string, branch: string): Promise<GitStep<{
   const merged = await runGit(dir, [...COMMIT, "merge", "--no-ff", "--no-commit", "--quiet", `refs/heads/${branch}`]);
   const conflicts = await unmergedPaths(dir);
   if (!conflicts.ok) return conflicts;
-  if (!merged.ok && conflicts.paths.length === 0) return { ok: false, message: `git merge ${branch}: ${merged.stderr}` };
+  if (!merged.ok && conflicts.paths.length === 0)
+    return { ok: false, message: `git merge ${branch}: ${merged.stderr}` };
   return { ok: true, conflicts: conflicts.paths };
 }
 
@@ -52,7 +57,13 @@ export function hasConflictMarkers(top: string, path: string): boolean {
 
 /** Stages every change in the work tree (outside `.ralph`), except `paths` (unstaged conflicts stay unmerged). */
 export async function stageAllBut(dir: string, paths: readonly string[]): Promise<GitStep<object>> {
-  const added = await runGit(dir, ["add", "--all", "--", ...EVERYTHING_BUT_RALPH, ...paths.map((path) => `:(top,literal,exclude)${path}`)]);
+  const added = await runGit(dir, [
+    "add",
+    "--all",
+    "--",
+    ...EVERYTHING_BUT_RALPH,
+    ...paths.map((path) => `:(top,literal,exclude)${path}`),
+  ]);
   return added.ok ? { ok: true } : { ok: false, message: `git add: ${added.stderr}` };
 }
 
@@ -80,7 +91,10 @@ export async function commitStaged(dir: string, message: string): Promise<GitSte
  */
 export async function resetTo(dir: string, commit: string): Promise<GitStep<object>> {
   await runGit(dir, ["merge", "--abort"]); // fails harmlessly when no merge is in progress
-  for (const args of [["reset", "--quiet", "--hard", commit], ["clean", "-fdq", "--", ...EVERYTHING_BUT_RALPH]]) {
+  for (const args of [
+    ["reset", "--quiet", "--hard", commit],
+    ["clean", "-fdq", "--", ...EVERYTHING_BUT_RALPH],
+  ]) {
     const done = await runGit(dir, args);
     if (!done.ok) return { ok: false, message: `git ${args.slice(0, 2).join(" ")}: ${done.stderr}` };
   }

@@ -19,12 +19,26 @@ export async function trackedChanges(dir: string): Promise<GitStep<{ changes: st
  * Merges `branch` into the branch checked out at `dir` with a merge commit. A merge that conflicts (or fails
  * otherwise) is aborted: the checkout is left exactly as it was, and the conflicted paths are named.
  */
-export async function mergeIntoCheckout(dir: string, branch: string, message: string): Promise<GitStep<{ commit: string }> | { ok: false; message: string; conflicts: string[] }> {
-  const merged = await runGit(dir, [...NO_HOOKS, "merge", "--no-ff", "--no-edit", "--quiet", "-m", message, `refs/heads/${branch}`]);
+export async function mergeIntoCheckout(
+  dir: string,
+  branch: string,
+  message: string,
+): Promise<GitStep<{ commit: string }> | { ok: false; message: string; conflicts: string[] }> {
+  const merged = await runGit(dir, [
+    ...NO_HOOKS,
+    "merge",
+    "--no-ff",
+    "--no-edit",
+    "--quiet",
+    "-m",
+    message,
+    `refs/heads/${branch}`,
+  ]);
   if (!merged.ok) {
     const unmerged = await runGit(dir, ["diff", "--name-only", "--diff-filter=U", "-z"]);
     const conflicts = unmerged.ok ? [...new Set(unmerged.stdout.split("\0").filter((path) => path !== ""))] : [];
-    if ((await runGit(dir, ["rev-parse", "-q", "--verify", "MERGE_HEAD"])).ok) await runGit(dir, [...NO_HOOKS, "merge", "--abort"]);
+    if ((await runGit(dir, ["rev-parse", "-q", "--verify", "MERGE_HEAD"])).ok)
+      await runGit(dir, [...NO_HOOKS, "merge", "--abort"]);
     return { ok: false, message: merged.stderr.split("\n")[0] ?? "git merge failed", conflicts };
   }
   const head = await runGit(dir, ["rev-parse", "HEAD"]);
@@ -55,17 +69,33 @@ export async function remoteUrls(dir: string): Promise<Record<string, string>> {
  * `pushurl`, `receivepack`, `credential.*` or `core.sshCommand` the repository sets applies, and only the https,
  * ssh, git and file transports are allowed.
  */
-export async function pushBranch(dir: string, url: string, branch: string, destination: string, env: NodeJS.ProcessEnv = process.env): Promise<GitStep<object>> {
+export async function pushBranch(
+  dir: string,
+  url: string,
+  branch: string,
+  destination: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GitStep<object>> {
   const tip = await runGit(dir, ["rev-parse", "--verify", "-q", `refs/heads/${branch}^{commit}`]);
   if (!tip.ok) return { ok: false, message: `no branch ${branch} to push` };
   const pushed = await withFreshGitDir(dir, env, (gitDir) =>
-    runGitRaw(gitDir, [`--git-dir=${gitDir}`, "push", "--quiet", "--", url, `${tip.stdout.trim()}:refs/heads/${destination}`], {
-      env: { ...freshGitEnv(env, true), GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
-      configArgs: PUSH_SETTINGS,
-      timeoutMs: 600_000,
-    }),
+    runGitRaw(
+      gitDir,
+      [`--git-dir=${gitDir}`, "push", "--quiet", "--", url, `${tip.stdout.trim()}:refs/heads/${destination}`],
+      {
+        env: { ...freshGitEnv(env, true), GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
+        configArgs: PUSH_SETTINGS,
+        timeoutMs: 600_000,
+      },
+    ),
   );
   if (pushed.ok) return { ok: true };
-  const why = "message" in pushed ? pushed.message : (pushed.stderr.split("\n").filter((line) => line !== "").slice(-1)[0] ?? "failed");
+  const why =
+    "message" in pushed
+      ? pushed.message
+      : (pushed.stderr
+          .split("\n")
+          .filter((line) => line !== "")
+          .slice(-1)[0] ?? "failed");
   return { ok: false, message: `git push ${url}: ${why}` };
 }

@@ -2,7 +2,16 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { failed, gitFailed, type WorktreeOutcome } from "./worktree-failure.js";
-import { branchExists, currentBranch, placeInRepository, realPath, repositoryOf, worktreeBranch, worktreePath, worktreesDir } from "./worktree-location.js";
+import {
+  branchExists,
+  currentBranch,
+  placeInRepository,
+  realPath,
+  repositoryOf,
+  worktreeBranch,
+  worktreePath,
+  worktreesDir,
+} from "./worktree-location.js";
 import { runGit } from "./run-git.js";
 
 /** A run's worktree: its directory, its branch, and the directory the run works in (the project's place in it). */
@@ -60,7 +69,8 @@ export async function createWorktree(
   const branch = worktreeBranch(runId);
   if (existsSync(path)) return failed({ kind: "path-exists", path });
   // A run id may hold what a ref may not (`a..b`, `x.lock`): ask git rather than guess its rules.
-  if (!(await runGit(projectDir, ["check-ref-format", `refs/heads/${branch}`])).ok) return failed({ kind: "bad-branch-name", branch });
+  if (!(await runGit(projectDir, ["check-ref-format", `refs/heads/${branch}`])).ok)
+    return failed({ kind: "bad-branch-name", branch });
   const reused = await branchExists(projectDir, branch);
   if (reused && !options.reuseBranch) return failed({ kind: "branch-exists", branch });
   // A reused branch's work since it left the branch the run starts from has never been reviewed: its base is
@@ -68,19 +78,30 @@ export async function createWorktree(
   const fork = reused ? await runGit(projectDir, ["merge-base", `refs/heads/${branch}`, startCommit]) : null;
   const base = fork?.ok ? fork.stdout.trim() : startCommit;
   mkdirSync(worktreesDir(projectDir), { recursive: true, mode: 0o700 });
-  const args = reused ? ["worktree", "add", "--quiet", path, branch] : ["worktree", "add", "--quiet", "-b", branch, path, startCommit];
+  const args = reused
+    ? ["worktree", "add", "--quiet", path, branch]
+    : ["worktree", "add", "--quiet", "-b", branch, path, startCommit];
   // Two runs adding worktrees to one repository at the same moment make git fail reading the other's
   // half-written record ("failed to read .git/worktrees/…/commondir"), after it made the branch: one at a time.
   const added = await oneAtATime(join(worktreesDir(projectDir), ".add.lock"), () => runGit(projectDir, args));
   if (!added.ok) return gitFailed(args, added.stderr);
-  return { ok: true, path, branch, base, reused, start: startCommit, cwd: join(path, placeInRepository(repo.top, projectDir)) };
+  return {
+    ok: true,
+    path,
+    branch,
+    base,
+    reused,
+    start: startCommit,
+    cwd: join(path, placeInRepository(repo.top, projectDir)),
+  };
 }
 
 /** Finds run `runId`'s worktree again: it must still exist, belong to this repository and be on `ralph/<id>`. */
 export async function reuseWorktree(projectDir: string, runId: string): Promise<WorktreeOutcome<RunWorktree>> {
   const path = worktreePath(projectDir, runId);
   const branch = worktreeBranch(runId);
-  if (!existsSync(path)) return failed({ kind: "worktree-gone", path, branch, branchKept: await branchExists(projectDir, branch) });
+  if (!existsSync(path))
+    return failed({ kind: "worktree-gone", path, branch, branchKept: await branchExists(projectDir, branch) });
   const checked = await checkWorktree(projectDir, path);
   if (!checked.ok) return checked;
   const actual = await currentBranch(path);
@@ -95,8 +116,10 @@ export async function checkWorktree(projectDir: string, path: string): Promise<W
   const own = await repositoryOf(path);
   if ("error" in own) return failed({ kind: "not-a-worktree", path, detail: own.error });
   // A plain directory inside the checkout answers with the checkout's own top: git no longer knows the worktree.
-  if (own.top !== realPath(path)) return failed({ kind: "not-a-worktree", path, detail: `git sees it as part of ${own.top}` });
-  if (own.commonDir !== repo.commonDir) return failed({ kind: "not-a-worktree", path, detail: `it belongs to the repository at ${own.commonDir}` });
+  if (own.top !== realPath(path))
+    return failed({ kind: "not-a-worktree", path, detail: `git sees it as part of ${own.top}` });
+  if (own.commonDir !== repo.commonDir)
+    return failed({ kind: "not-a-worktree", path, detail: `it belongs to the repository at ${own.commonDir}` });
   return { ok: true, top: repo.top };
 }
 

@@ -21,10 +21,14 @@ export interface OrphanWorktree {
  */
 export async function findOrphanWorktrees(projectDir: string, runIds: readonly string[]): Promise<OrphanWorktree[]> {
   const home = realPath(worktreesDir(projectDir));
-  const recorded = (await listRecordedWorktrees(projectDir)).filter((worktree) => realPath(dirname(worktree.path)) === home);
+  const recorded = (await listRecordedWorktrees(projectDir)).filter(
+    (worktree) => realPath(dirname(worktree.path)) === home,
+  );
   let present: string[] = [];
   try {
-    present = readdirSync(home, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    present = readdirSync(home, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   } catch {
     // No worktrees directory: only records can be left.
   }
@@ -34,7 +38,13 @@ export async function findOrphanWorktrees(projectDir: string, runIds: readonly s
   for (const id of [...ids].sort()) {
     const record = recorded.find((worktree) => basename(worktree.path) === id);
     const path = join(worktreesDir(projectDir), id);
-    const problem: OrphanProblem | null = !present.includes(id) ? "directory-gone" : !record ? "unknown-to-git" : !runs.has(id) ? "run-gone" : null;
+    const problem: OrphanProblem | null = !present.includes(id)
+      ? "directory-gone"
+      : !record
+        ? "unknown-to-git"
+        : !runs.has(id)
+          ? "run-gone"
+          : null;
     if (problem) orphans.push({ id, path, branch: record?.branch ?? null, problem });
   }
   return orphans;

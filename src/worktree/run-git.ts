@@ -35,7 +35,12 @@ const DRAIN_AFTER_EXIT_MS = 250;
 export { gitEnv } from "./inert-git.js";
 
 /** Runs `git args...` in `cwd`; stdout is returned untrimmed, stderr's first lines on failure. */
-export async function runGit(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, options: Omit<GitOptions, "env" | "onStdout"> = {}): Promise<GitResult> {
+export async function runGit(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: Omit<GitOptions, "env" | "onStdout"> = {},
+): Promise<GitResult> {
   const result = await runGitRaw(cwd, args, { ...options, env });
   return result.ok ? { ok: true, stdout: result.stdout.toString("utf8") } : result;
 }
@@ -57,7 +62,12 @@ export async function gitSession(cwd: string, options: Omit<GitOptions, "onStdou
   const inert = inertEnv(options.env ?? process.env, options.noOptionalLocks === true);
   const env = options.indexFile ? { ...inert, GIT_INDEX_FILE: options.indexFile } : inert;
   const limits = { signal: options.signal, timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
-  const listed = await spawnGit(cwd, [...inertConfigArgs(), "config", "-z", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."], env, limits);
+  const listed = await spawnGit(
+    cwd,
+    [...inertConfigArgs(), "config", "-z", "--name-only", "--get-regexp", "^(filter|diff|merge)\\."],
+    env,
+    limits,
+  );
   if (!listed.ok && limits.signal?.aborted) return () => Promise.resolve(listed);
   const drivers = listed.ok ? repositoryDrivers(listed.stdout.toString("utf8")) : {};
   const config = options.configArgs ?? inertConfigArgs();
@@ -83,7 +93,8 @@ function spawnGit(
   env: NodeJS.ProcessEnv,
   limits: { signal: AbortSignal | undefined; timeoutMs: number; onStdout?: ((chunk: Buffer) => void) | undefined },
 ): Promise<RawGitResult> {
-  if (limits.signal?.aborted) return Promise.resolve({ ok: false, code: "ABORTED", stderr: "not run: the run is stopping" });
+  if (limits.signal?.aborted)
+    return Promise.resolve({ ok: false, code: "ABORTED", stderr: "not run: the run is stopping" });
   if (!exitHook) {
     exitHook = true;
     process.once("exit", () => {
@@ -120,11 +131,28 @@ function spawnGit(
       done(result);
     };
     const outcome = (code: number | null, signal: NodeJS.Signals | null): RawGitResult => {
-      if (ended === "timeout") return { ok: false, code: "ETIMEDOUT", stderr: `git ${visibleArgs(args)} did not finish within ${limits.timeoutMs} ms; it was ended` };
-      if (ended === "aborted") return { ok: false, code: "ABORTED", stderr: `git ${visibleArgs(args)} was ended: the run is stopping` };
-      if (ended === "too-much-output") return { ok: false, code: "ENOBUFS", stderr: `git ${visibleArgs(args)} wrote more than ${MAX_STDOUT_BYTES} bytes` };
+      if (ended === "timeout")
+        return {
+          ok: false,
+          code: "ETIMEDOUT",
+          stderr: `git ${visibleArgs(args)} did not finish within ${limits.timeoutMs} ms; it was ended`,
+        };
+      if (ended === "aborted")
+        return { ok: false, code: "ABORTED", stderr: `git ${visibleArgs(args)} was ended: the run is stopping` };
+      if (ended === "too-much-output")
+        return {
+          ok: false,
+          code: "ENOBUFS",
+          stderr: `git ${visibleArgs(args)} wrote more than ${MAX_STDOUT_BYTES} bytes`,
+        };
       if (code === 0) return { ok: true, stdout: Buffer.concat(stdout) };
-      return { ok: false, code: code ?? signal, stderr: stderr.trim() || `git ${visibleArgs(args)} ${signal ? `was killed by ${signal}` : `exited with code ${code}`}` };
+      return {
+        ok: false,
+        code: code ?? signal,
+        stderr:
+          stderr.trim() ||
+          `git ${visibleArgs(args)} ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`,
+      };
     };
     child.stdout.on("data", (chunk: Buffer) => {
       if (limits.onStdout) {
@@ -138,7 +166,9 @@ function spawnGit(
     child.stderr.on("data", (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString("utf8");
     });
-    child.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, code: error.code ?? null, stderr: error.message }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, code: error.code ?? null, stderr: error.message }),
+    );
     child.on("close", (code, signal) => finish(outcome(code, signal)));
     child.on("exit", (code, signal) => {
       // Whatever git started and left behind in its group goes with it.

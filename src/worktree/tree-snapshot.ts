@@ -14,7 +14,16 @@ const PATHSPEC = ["--", ":(top)", ":(top,glob,exclude)**/.ralph/**"];
 
 // What the repository's config could make git trust instead of the files: stat data without ctime or inode,
 // an untracked cache, sparse patterns. The files themselves decide.
-const TRUST_NOTHING = ["-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.untrackedCache=false", "-c", "core.sparseCheckout=false"];
+const TRUST_NOTHING = [
+  "-c",
+  "core.trustctime=true",
+  "-c",
+  "core.checkStat=default",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "core.sparseCheckout=false",
+];
 
 /** Whether an entry of the index is flagged skip-worktree (`S`) or assume-unchanged (a lower-case tag), or git cannot say. */
 async function flagged(git: GitSessionRun): Promise<boolean> {
@@ -32,13 +41,17 @@ export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?:
   try {
     scratch = mkdtempSync(join(tmpdir(), "ralph-snapshot-"));
   } catch (error) {
-    return { ok: false, message: `no scratch directory for a snapshot of ${cwd}: ${(error as NodeJS.ErrnoException).code ?? "error"}` };
+    return {
+      ok: false,
+      message: `no scratch directory for a snapshot of ${cwd}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+    };
   }
   const index = join(scratch, "index");
   try {
     const plain = await gitSession(cwd, { env, signal, noOptionalLocks: true });
     const where = await plain(["rev-parse", "--git-path", "index"]);
-    if (!where.ok) return { ok: false, message: `no git snapshot of ${cwd}: ${where.stderr.split("\n")[0] || where.code}` };
+    if (!where.ok)
+      return { ok: false, message: `no git snapshot of ${cwd}: ${where.stderr.split("\n")[0] || where.code}` };
     // The repository's index, copied, makes git re-read only the files that changed since it was written.
     const own = resolve(cwd, where.stdout.toString("utf8").trim());
     let copied = false;
@@ -58,9 +71,14 @@ export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?:
     }
     if (!copied) await git([...TRUST_NOTHING, "read-tree", "HEAD"]);
     const added = await git([...TRUST_NOTHING, "add", "-A", ...PATHSPEC]);
-    if (!added.ok) return { ok: false, message: `git add (into ralph's own index) failed in ${cwd}: ${added.stderr.split("\n")[0] || added.code}` };
+    if (!added.ok)
+      return {
+        ok: false,
+        message: `git add (into ralph's own index) failed in ${cwd}: ${added.stderr.split("\n")[0] || added.code}`,
+      };
     const tree = await git(["write-tree"]);
-    if (!tree.ok) return { ok: false, message: `git write-tree failed in ${cwd}: ${tree.stderr.split("\n")[0] || tree.code}` };
+    if (!tree.ok)
+      return { ok: false, message: `git write-tree failed in ${cwd}: ${tree.stderr.split("\n")[0] || tree.code}` };
     return { ok: true, tree: tree.stdout.toString("utf8").trim() };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -68,7 +86,14 @@ export async function snapshotTree(cwd: string, env: NodeJS.ProcessEnv, signal?:
 }
 
 /** The diff from tree `from` to tree `to` (a stat, then the patch), cut after `capBytes`. */
-export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string, to: string, capBytes: number, signal?: AbortSignal): Promise<{ ok: true; text: string; truncated: boolean } | { ok: false; message: string }> {
+export async function treeDiff(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  from: string,
+  to: string,
+  capBytes: number,
+  signal?: AbortSignal,
+): Promise<{ ok: true; text: string; truncated: boolean } | { ok: false; message: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   const enough = new AbortController();
@@ -77,20 +102,43 @@ export async function treeDiff(cwd: string, env: NodeJS.ProcessEnv, from: string
   // In a git directory of ralph's own: no attribute of the tree, the repository or the system (`-diff`, a
   // textconv, a driver) changes what is shown. A file is binary only when its bytes are, shown with its size.
   const result = await withFreshGitDir(cwd, env, (gitDir) =>
-    runGitRaw(gitDir, [`--git-dir=${gitDir}`, "-c", "core.attributesFile=/dev/null", "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--stat", "--patch", from, to], {
-      env: freshGitEnv(env),
-      signal: enough.signal,
-      onStdout: (chunk) => {
-        if (size >= capBytes) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= capBytes) enough.abort();
+    runGitRaw(
+      gitDir,
+      [
+        `--git-dir=${gitDir}`,
+        "-c",
+        "core.attributesFile=/dev/null",
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        "--stat",
+        "--patch",
+        from,
+        to,
+      ],
+      {
+        env: freshGitEnv(env),
+        signal: enough.signal,
+        onStdout: (chunk) => {
+          if (size >= capBytes) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= capBytes) enough.abort();
+        },
       },
-    }),
+    ),
   );
   signal?.removeEventListener("abort", onAbort);
   const truncated = size >= capBytes;
-  if (!result.ok && !truncated) return { ok: false, message: "message" in result ? result.message : `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}` };
+  if (!result.ok && !truncated)
+    return {
+      ok: false,
+      message:
+        "message" in result
+          ? result.message
+          : `git diff failed in ${cwd}: ${result.stderr.split("\n")[0] || result.code}`,
+    };
   const text = Buffer.concat(chunks).subarray(0, capBytes).toString("utf8");
   return { ok: true, text: text.replace(/\n$/, ""), truncated };
 }
@@ -110,8 +158,20 @@ export async function isTree(cwd: string, env: NodeJS.ProcessEnv, id: string): P
 }
 
 /** The paths that differ between two trees (at most `limit` of them), or null when git cannot say. */
-export async function changedPaths(cwd: string, env: NodeJS.ProcessEnv, from: string, to: string, limit = 10): Promise<string[] | null> {
-  const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to], { env });
+export async function changedPaths(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  from: string,
+  to: string,
+  limit = 10,
+): Promise<string[] | null> {
+  const result = await runGitRaw(cwd, ["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to], {
+    env,
+  });
   if (!result.ok) return null;
-  return result.stdout.toString("utf8").split("\0").filter((path) => path !== "").slice(0, limit);
+  return result.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((path) => path !== "")
+    .slice(0, limit);
 }

@@ -50,7 +50,10 @@ const ORDER = ["out-one", "stderr: err-one", "out-two", "stderr: err-two"];
 
 test("--live, ralph logs and logs --iteration interleave stderr in the order written, marked", async () => {
   const dir = project();
-  const live = await runRalph(["run", "--name", "turns", "-n", "1", "--same-failure-limit", "0", "--live", "go", ...turnTaker(dir)], dir);
+  const live = await runRalph(
+    ["run", "--name", "turns", "-n", "1", "--same-failure-limit", "0", "--live", "go", ...turnTaker(dir)],
+    dir,
+  );
   assert.equal(live.code, 3, live.stderr);
   // --live: the four writes in order, then the failed line with the stderr's last lines under it.
   assert.deepEqual(turns(live.stdout).slice(0, 4), ORDER, live.stdout);

@@ -3,7 +3,17 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, fakeAgent, finishWithin, readEvents, readStatus, runRalph, startRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  cleanEnv,
+  fakeAgent,
+  finishWithin,
+  readEvents,
+  readStatus,
+  runRalph,
+  startRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 import { git, isolateGitConfig, storiesRepo, tempRepo } from "../helpers/git-repo.js";
 
@@ -14,9 +24,22 @@ const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
 
 /** A run whose agent asks in iteration 1 and claims FIN from iteration 2; resolves once it waits for the answer. */
 async function askingRun(dir: string, id: string) {
-  const started = start(dir, ["run", "--name", id, "-n", "5", "--completion-promise", "FIN", "build it", ...fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
+  const started = start(dir, [
+    "run",
+    "--name",
+    id,
+    "-n",
+    "5",
+    "--completion-promise",
+    "FIN",
+    "build it",
+    ...fakeAgent("--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2"),
+  ]);
   await waitFor(
-    () => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human" && readEvents(runDir(dir, id)).some((event) => event.type === "needs_human"),
+    () =>
+      existsSync(join(runDir(dir, id), "status.json")) &&
+      readStatus(runDir(dir, id)).state === "needs_human" &&
+      readEvents(runDir(dir, id)).some((event) => event.type === "needs_human"),
     `run ${id} to wait for an answer`,
   );
   return started;
@@ -95,7 +118,11 @@ test("after ralph stop, status says the run is stopping at the end of its iterat
   assert.equal((await runRalph(["stop", "s"], dir)).code, 0);
   const status = await runRalph(["status", "s"], dir);
   assert.match(status.stdout, /^state {6}stopping at the end of iteration 1 \(ralph stop --now ends it at once\)$/m);
-  assert.equal(JSON.parse((await runRalph(["status", "s", "--json"], dir)).stdout).state, "running", "the JSON state is unchanged");
+  assert.equal(
+    JSON.parse((await runRalph(["status", "s", "--json"], dir)).stdout).state,
+    "running",
+    "the JSON state is unchanged",
+  );
   writeFileSync(gate, "go");
   const result = await finishWithin(run, 20_000);
   assert.match(result.stdout + result.stderr, /STOP/);
@@ -118,12 +145,31 @@ test("a --parallel parent told to stop says what that means for its children, no
   const repo = storiesRepo();
   const gate = join(repo, "..", `${repo.split("/").pop()}-gate`);
   const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
-  const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "-n", "1", "--name", "pp", "work", ...fakeAgent("--wait-for", gate)], repo, env);
+  const parent = startRalph(
+    [
+      "run",
+      "--tasks",
+      "prd.json",
+      "--parallel",
+      "1",
+      "-n",
+      "1",
+      "--name",
+      "pp",
+      "work",
+      ...fakeAgent("--wait-for", gate),
+    ],
+    repo,
+    env,
+  );
   try {
     await waitFor(() => existsSync(`${gate}.started`), "the first child's agent to start");
     assert.equal((await runRalph(["stop", "pp"], repo, env)).code, 0);
     const stopping = await runRalph(["status", "pp"], repo, env);
-    assert.match(stopping.stdout, /^state {6}stopping: no new children; each child stops at its next boundary \(ralph stop --now ends every child's agent at once\)$/m);
+    assert.match(
+      stopping.stdout,
+      /^state {6}stopping: no new children; each child stops at its next boundary \(ralph stop --now ends every child's agent at once\)$/m,
+    );
     assert.doesNotMatch(stopping.stdout, /end of iteration/);
     writeFileSync(gate, "go");
     const result = await finishWithin(parent, 30_000);
@@ -138,8 +184,16 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
   writeFileSync(join(repo, "TASKS.md"), "- [ ] one\n- [ ] two\n- [ ] three\n");
   git(repo, "add", "TASKS.md");
   git(repo, "commit", "-q", "-m", "tasks");
-  const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
-  const ran = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"], repo, env);
+  const env = cleanEnv({
+    GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "",
+    GIT_CONFIG_NOSYSTEM: "1",
+    RALPH_DEMO_DELAY_MS: "0",
+  });
+  const ran = await runRalph(
+    ["run", "--agent", "demo", "--tasks", "TASKS.md", "--parallel", "2", "-n", "2", "--name", "par", "go"],
+    repo,
+    env,
+  );
   // The parent names any child that did not end DONE on stdout: a failure shows which and why.
   assert.equal(ran.code, 0, ran.stdout + ran.stderr);
   const list = (await runRalph(["list"], repo, env)).stdout;
@@ -153,7 +207,11 @@ test("a --parallel parent counts child runs, not iterations of a cap it does not
 
 test("status shows peak memory in MiB, as the live line does", async (t) => {
   const dir = project();
-  const ran = await runRalph(["run", "-n", "1", "--name", "s", "go", ...fakeAgent()], dir, cleanEnv({ RALPH_SUPERVISION: "cgroup" }));
+  const ran = await runRalph(
+    ["run", "-n", "1", "--name", "s", "go", ...fakeAgent()],
+    dir,
+    cleanEnv({ RALPH_SUPERVISION: "cgroup" }),
+  );
   if (ran.code !== 3) return t.skip(`no cgroup supervision here: ${ran.stderr.trim()}`);
   const status = await runRalph(["status", "s"], dir);
   assert.match(status.stdout, /peak memory \d+\.\d MiB/);

@@ -29,7 +29,10 @@ function watchPeak(started: Started): { peakMb: () => number; stop: () => void }
   return { peakMb: () => peakKb / 1024, stop: () => clearInterval(timer) };
 }
 
-async function ralphWithin(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
+async function ralphWithin(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
   const started = cleanup.ralph(args, cwd);
   const peak = watchPeak(started);
   const timer = setTimeout(() => started.child.kill("SIGKILL"), 60_000);
@@ -54,7 +57,10 @@ describe("big logs", () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /── iteration 1\/1 ──/);
     assert.match(result.stdout, /the very last words/);
-    assert.ok(result.stdout.indexOf("── iteration 1/1 ──") < result.stdout.indexOf("the very last words"), "in the run's order");
+    assert.ok(
+      result.stdout.indexOf("── iteration 1/1 ──") < result.stdout.indexOf("the very last words"),
+      "in the run's order",
+    );
   });
 
   test("ralph logs and status on a hand-written events.jsonl (100 MB without a newline, garbage, then an event) stay within the bound", async () => {
@@ -65,7 +71,10 @@ describe("big logs", () => {
     for (let i = 0; i < 100; i++) writeSync(fd, block);
     writeSync(fd, `\n${"\u0000\u00ff{garbage\n".repeat(1000)}`);
     closeSync(fd);
-    appendFileSync(join(runDir, "events.jsonl"), `${JSON.stringify({ v: 1, ts: "2026-01-01T00:00:01.000Z", run: "hostile", type: "iteration_started", iteration: 1, max_iterations: 1 })}\n`);
+    appendFileSync(
+      join(runDir, "events.jsonl"),
+      `${JSON.stringify({ v: 1, ts: "2026-01-01T00:00:01.000Z", run: "hostile", type: "iteration_started", iteration: 1, max_iterations: 1 })}\n`,
+    );
     const logs = await ralphWithin(["logs", "hostile"], dir);
     assert.ok(logs.peakMb < BOUND_MB, `ralph logs: peak RSS ${logs.peakMb.toFixed(0)} MB (bound ${BOUND_MB} MB)`);
     assert.equal(logs.code, 0, logs.stderr);
@@ -73,7 +82,12 @@ describe("big logs", () => {
     const status = await ralphWithin(["status", "--json", "hostile"], dir);
     assert.ok(status.peakMb < BOUND_MB, `ralph status: peak RSS ${status.peakMb.toFixed(0)} MB (bound ${BOUND_MB} MB)`);
     assert.equal(status.code, 0, status.stderr);
-    assert.deepEqual((JSON.parse(status.stdout) as { recent_events: Array<{ type: string }> }).recent_events.map((event) => event.type), ["iteration_started"]);
+    assert.deepEqual(
+      (JSON.parse(status.stdout) as { recent_events: Array<{ type: string }> }).recent_events.map(
+        (event) => event.type,
+      ),
+      ["iteration_started"],
+    );
   });
 
   test("the dashboard opens a run with a 200 MB events.jsonl from its end within the memory bound, and answers other requests meanwhile", async () => {
@@ -88,8 +102,15 @@ describe("big logs", () => {
       const deadline = Date.now() + 30_000;
       // The snapshot, then the charted events from before it (read back to the file's start).
       while (!/event: earlier\ndata: .*\n\n/.test(text)) {
-        assert.ok(ui.started.running(), `ralph ui was ended past the memory bound (peak RSS ${peak.peakMb().toFixed(0)} MB, bound ${BOUND_MB} MB)`);
-        const { value, done } = await within(reader.read(), Math.max(0, deadline - Date.now()), `the snapshot and earlier events (so far: ${text.slice(0, 300)})`);
+        assert.ok(
+          ui.started.running(),
+          `ralph ui was ended past the memory bound (peak RSS ${peak.peakMb().toFixed(0)} MB, bound ${BOUND_MB} MB)`,
+        );
+        const { value, done } = await within(
+          reader.read(),
+          Math.max(0, deadline - Date.now()),
+          `the snapshot and earlier events (so far: ${text.slice(0, 300)})`,
+        );
         if (done) break;
         text += Buffer.from(value).toString("utf8");
         if (/event: snapshot\ndata: .*\n\n/.test(text)) {
@@ -98,11 +119,23 @@ describe("big logs", () => {
         }
       }
       await reader.cancel();
-      const snapshot = JSON.parse(/event: snapshot\ndata: (.*)\n\n/.exec(text)?.[1] ?? "null") as { events: Array<{ type: string }>; output: Array<Array<{ text: string }>> };
-      assert.ok(snapshot.output.some((line) => line.some((segment) => segment.text.includes("the very last words"))), "the snapshot ends with the run's last output");
+      const snapshot = JSON.parse(/event: snapshot\ndata: (.*)\n\n/.exec(text)?.[1] ?? "null") as {
+        events: Array<{ type: string }>;
+        output: Array<Array<{ text: string }>>;
+      };
+      assert.ok(
+        snapshot.output.some((line) => line.some((segment) => segment.text.includes("the very last words"))),
+        "the snapshot ends with the run's last output",
+      );
       assert.ok(snapshot.output.length <= 2000);
-      const earlier = JSON.parse(/event: earlier\ndata: (.*)\n\n/.exec(text)?.[1] ?? "null") as { events: Array<{ type: string }> };
-      assert.deepEqual(earlier.events.map((event) => event.type), ["run_started", "iteration_started"], "the charted events before the snapshot follow it");
+      const earlier = JSON.parse(/event: earlier\ndata: (.*)\n\n/.exec(text)?.[1] ?? "null") as {
+        events: Array<{ type: string }>;
+      };
+      assert.deepEqual(
+        earlier.events.map((event) => event.type),
+        ["run_started", "iteration_started"],
+        "the charted events before the snapshot follow it",
+      );
       assert.ok(peak.peakMb() < BOUND_MB, `ralph ui: peak RSS ${peak.peakMb().toFixed(0)} MB (bound ${BOUND_MB} MB)`);
     } finally {
       peak.stop();

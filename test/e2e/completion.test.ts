@@ -5,7 +5,17 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, onlyRunDir, readEvents, readStatus, runRalph, tempProjects } from "../helpers/cli.js";
+import {
+  cleanEnv,
+  completionMarker,
+  fakeAgent,
+  fakeClaudeEnv,
+  onlyRunDir,
+  readEvents,
+  readStatus,
+  runRalph,
+  tempProjects,
+} from "../helpers/cli.js";
 
 const project = tempProjects("ralph-completion-");
 const runDir = (dir: string) => join(dir, ".ralph", "runs", "c");
@@ -30,7 +40,19 @@ describe("completion criteria", () => {
     const prompts = join(dir, "prompts.bin");
     const check = "test -f ok.txt || { echo '3 tests failed: ok.txt is missing'; exit 1; }";
     const result = await runRalph(
-      ["run", "--name", "c", "-n", "5", "--completion-promise", "DONE", "--check", check, "fix the tests", ...fakeAgent("--promise", "DONE", "--record", prompts, "--write-at", "2", join(dir, "ok.txt"))],
+      [
+        "run",
+        "--name",
+        "c",
+        "-n",
+        "5",
+        "--completion-promise",
+        "DONE",
+        "--check",
+        check,
+        "fix the tests",
+        ...fakeAgent("--promise", "DONE", "--record", prompts, "--write-at", "2", join(dir, "ok.txt")),
+      ],
       dir,
     );
     assert.equal(result.code, 0, result.stderr);
@@ -39,7 +61,9 @@ describe("completion criteria", () => {
     assert.match(second ?? "", /^fix the tests\n/);
     assert.match(second ?? "", /3 tests failed: ok\.txt is missing/);
     assert.match(second ?? "", /test -f ok\.txt/);
-    const verdicts = readEvents(runDir(dir)).filter((e) => e.type === "criteria_checked").map((e) => e.passed);
+    const verdicts = readEvents(runDir(dir))
+      .filter((e) => e.type === "criteria_checked")
+      .map((e) => e.passed);
     assert.deepEqual(verdicts, [false, true]);
     assert.match(runLog(dir), /LOOP_COMPLETE: all criteria met\./);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=DONE", "promise=COMPLETE"]);
@@ -50,8 +74,14 @@ describe("completion criteria", () => {
     const dir = project();
     mkdirSync(join(dir, "issues"));
     for (const name of ["a.md", "b.md", "c.md"]) writeFileSync(join(dir, "issues", name), "todo\n");
-    writeFileSync(join(dir, "ralph.yaml"), "max_iterations: 10\ncompletion_criteria:\n  - type: no_files\n    check: issues/*.md\n");
-    const result = await runRalph(["run", "--name", "c", "fix issues", ...fakeAgent("--delete-one", join(dir, "issues"))], dir);
+    writeFileSync(
+      join(dir, "ralph.yaml"),
+      "max_iterations: 10\ncompletion_criteria:\n  - type: no_files\n    check: issues/*.md\n",
+    );
+    const result = await runRalph(
+      ["run", "--name", "c", "fix issues", ...fakeAgent("--delete-one", join(dir, "issues"))],
+      dir,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readStatus(runDir(dir)).iteration, 3);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=DONE", "promise=COMPLETE"]);
@@ -61,25 +91,44 @@ describe("completion criteria", () => {
 describe("task lists", () => {
   test("prd.json stories are taken by priority, one per iteration, then NO_WORK", async () => {
     const dir = project();
-    const prd = { userStories: [
-      { id: "US-1", title: "third", priority: 3, passes: false },
-      { id: "US-2", title: "first", priority: 1, passes: false },
-      { id: "US-3", title: "done", priority: 0, passes: true },
-      { id: "US-4", title: "second", priority: 2, passes: false },
-    ] };
+    const prd = {
+      userStories: [
+        { id: "US-1", title: "third", priority: 3, passes: false },
+        { id: "US-2", title: "first", priority: 1, passes: false },
+        { id: "US-3", title: "done", priority: 0, passes: true },
+        { id: "US-4", title: "second", priority: 2, passes: false },
+      ],
+    };
     writeFileSync(join(dir, "prd.json"), JSON.stringify(prd));
-    const result = await runRalph(["run", "--name", "c", "--agent", "demo", "-n", "10", "--tasks", "prd.json", "work"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    const result = await runRalph(
+      ["run", "--name", "c", "--agent", "demo", "-n", "10", "--tasks", "prd.json", "work"],
+      dir,
+      cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }),
+    );
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(started(dir).map((e) => e.task), ["US-2: first", "US-4: second", "US-1: third"]);
+    assert.deepEqual(
+      started(dir).map((e) => e.task),
+      ["US-2: first", "US-4: second", "US-1: third"],
+    );
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=NO_WORK", "promise=COMPLETE"]);
   });
 
   test("a Markdown checklist (CRLF) is taken in file order, skipping Optional, then NO_WORK", async () => {
     const dir = project();
-    writeFileSync(join(dir, "TASKS.md"), "# Tasks\r\n- [x] old\r\n- [ ] alpha\r\n- [ ] beta\r\n## Optional\r\n- [ ] later\r\n");
-    const result = await runRalph(["run", "--name", "c", "--agent", "demo", "-n", "10", "--tasks", "TASKS.md", "work"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    writeFileSync(
+      join(dir, "TASKS.md"),
+      "# Tasks\r\n- [x] old\r\n- [ ] alpha\r\n- [ ] beta\r\n## Optional\r\n- [ ] later\r\n",
+    );
+    const result = await runRalph(
+      ["run", "--name", "c", "--agent", "demo", "-n", "10", "--tasks", "TASKS.md", "work"],
+      dir,
+      cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }),
+    );
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(started(dir).map((e) => String(e.task).replace(/^line \d+: /, "")), ["alpha", "beta"]);
+    assert.deepEqual(
+      started(dir).map((e) => String(e.task).replace(/^line \d+: /, "")),
+      ["alpha", "beta"],
+    );
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=NO_WORK", "promise=COMPLETE"]);
   });
 
@@ -96,7 +145,10 @@ describe("task lists", () => {
 describe("failures and stalls", () => {
   test("FAILED after --max-failures consecutive failures; a success in between resets the count", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--name", "c", "-n", "0", "--max-failures", "3", "go", ...fakeAgent("--fail-iterations", "1,2,4,5,6,7")], dir);
+    const result = await runRalph(
+      ["run", "--name", "c", "-n", "0", "--max-failures", "3", "go", ...fakeAgent("--fail-iterations", "1,2,4,5,6,7")],
+      dir,
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.equal(readStatus(runDir(dir)).iteration, 6);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=FAILED", "promise=COMPLETE"]);
@@ -113,7 +165,10 @@ describe("failures and stalls", () => {
 
   test("an agent that commits each iteration is not stalled", async () => {
     const dir = gitProject();
-    const result = await runRalph(["run", "--name", "c", "-n", "4", "--stall-limit", "1", "go", ...fakeAgent("--git-commit")], dir);
+    const result = await runRalph(
+      ["run", "--name", "c", "-n", "4", "--stall-limit", "1", "go", ...fakeAgent("--git-commit")],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
     assert.match(runLog(dir), /progress in iteration 4: HEAD moved/);
@@ -133,7 +188,10 @@ describe("usage limits", () => {
     const waiting = events.filter((e) => e.type === "waiting_limit");
     assert.equal(waiting.length, 1);
     assert.equal(waiting[0]?.iteration, 1);
-    assert.deepEqual(events.filter((e) => e.type === "iteration_started").map((e) => e.iteration), [1, 1, 2]);
+    assert.deepEqual(
+      events.filter((e) => e.type === "iteration_started").map((e) => e.iteration),
+      [1, 1, 2],
+    );
   });
 
   test("--on-limit stop ends the run at the limit", async () => {
@@ -149,7 +207,10 @@ describe("usage limits", () => {
 describe("decisions, explained where they are made", () => {
   test("a promise with a failing check: the iteration line first, then the check, then why the promise was ignored", async () => {
     const dir = project();
-    const result = await runRalph(["run", "-n", "1", "--completion-promise", "DONE", "--check", "false", "go", ...fakeAgent("--promise", "DONE")], dir);
+    const result = await runRalph(
+      ["run", "-n", "1", "--completion-promise", "DONE", "--check", "false", "go", ...fakeAgent("--promise", "DONE")],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     const lines = result.stdout.split("\n");
     const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
@@ -164,15 +225,32 @@ describe("decisions, explained where they are made", () => {
 
   test("an echoed promise says it was the prompt echoed back", async () => {
     const dir = project();
-    const result = await runRalph(["run", "-n", "1", "--completion-promise", "DONE", "When finished, print <promise>DONE</promise> and nothing else.", ...fakeAgent("--echo-prompt")], dir);
+    const result = await runRalph(
+      [
+        "run",
+        "-n",
+        "1",
+        "--completion-promise",
+        "DONE",
+        "When finished, print <promise>DONE</promise> and nothing else.",
+        ...fakeAgent("--echo-prompt"),
+      ],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.match(result.stdout, /promise ignored: it is the prompt echoed back, not a claim/);
-    assert.equal(readEvents(onlyRunDir(dir)).find((event) => event.type === "iteration_ended")?.promise_ignored, "echoed_prompt");
+    assert.equal(
+      readEvents(onlyRunDir(dir)).find((event) => event.type === "iteration_ended")?.promise_ignored,
+      "echoed_prompt",
+    );
   });
 
   test("no criteria: DONE says the promise ended it, not that criteria were met; no cost for an agent that reports none", async () => {
     const dir = project();
-    const result = await runRalph(["run", "-n", "2", "--completion-promise", "DONE", "go", ...fakeAgent("--promise", "DONE")], dir);
+    const result = await runRalph(
+      ["run", "-n", "2", "--completion-promise", "DONE", "go", ...fakeAgent("--promise", "DONE")],
+      dir,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.doesNotMatch(result.stdout, /all criteria met/);
     assert.match(result.stdout, /LOOP_COMPLETE: the promise was found \(no completion criteria are set\)/);
@@ -187,17 +265,41 @@ describe("decisions, explained where they are made", () => {
     writeFileSync(join(dir, "TASKS.md"), "- [ ] one\n");
     const result = await runRalph(["run", "--agent", "demo", "--tasks", "TASKS.md", "-n", "2", "go"], dir);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^\[1\/2\] [\d.]+s (continue|done) · tokens in [\d.]+k? · out [\d.]+k? · cache read [\d.]+k? · cache write [\d.]+k? · total [\d.]+k? · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m);
+    assert.match(
+      result.stdout,
+      /^\[1\/2\] [\d.]+s (continue|done) · tokens in [\d.]+k? · out [\d.]+k? · cache read [\d.]+k? · cache write [\d.]+k? · total [\d.]+k? · \$\d+\.\d{4} so far(?: · cpu [^\n]*)?$/m,
+    );
   });
 });
 
 test("a final message with <promise>…</promise> in a run with no promise is said once, not every iteration", async () => {
   const dir = project();
-  const result = await runRalph(["run", "-n", "3", "go", "--", "sh", "-c", "echo 'all good <promise>DONE</promise>'"], dir);
+  const result = await runRalph(
+    ["run", "-n", "3", "go", "--", "sh", "-c", "echo 'all good <promise>DONE</promise>'"],
+    dir,
+  );
   assert.equal(result.code, 3, result.stderr);
-  assert.equal(count(result.stdout, /holds <promise>DONE<\/promise>, but this run has no completion promise/), 1, result.stdout);
+  assert.equal(
+    count(result.stdout, /holds <promise>DONE<\/promise>, but this run has no completion promise/),
+    1,
+    result.stdout,
+  );
   // Known-false control: with the promise set, the same message ends the run and nothing is explained.
-  const set = await runRalph(["run", "-n", "3", "--completion-promise", "DONE", "go", "--", "sh", "-c", "echo 'all good <promise>DONE</promise>'"], dir);
+  const set = await runRalph(
+    [
+      "run",
+      "-n",
+      "3",
+      "--completion-promise",
+      "DONE",
+      "go",
+      "--",
+      "sh",
+      "-c",
+      "echo 'all good <promise>DONE</promise>'",
+    ],
+    dir,
+  );
   assert.equal(set.code, 0, set.stderr);
   assert.doesNotMatch(set.stdout, /no completion promise, so it ends nothing/);
 });

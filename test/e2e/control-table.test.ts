@@ -48,10 +48,32 @@ async function runIn(state: RunState): Promise<{ dir: string; runDir: string }> 
   }
   const now = new Date().toISOString();
   const ended = state === "ended";
-  writeFileSync(join(runDir, "status.json"), JSON.stringify({ run_id: "r", mode: "run", pid, pid_start: pidStart, hostname: hostname(), state: ended ? "ended" : "running", exit_reason: ended ? "DONE" : null, iteration: 1, max_iterations: 3, cost_usd: 0, started_at: now, updated_at: now, ended_at: ended ? now : null }));
+  writeFileSync(
+    join(runDir, "status.json"),
+    JSON.stringify({
+      run_id: "r",
+      mode: "run",
+      pid,
+      pid_start: pidStart,
+      hostname: hostname(),
+      state: ended ? "ended" : "running",
+      exit_reason: ended ? "DONE" : null,
+      iteration: 1,
+      max_iterations: 3,
+      cost_usd: 0,
+      started_at: now,
+      updated_at: now,
+      ended_at: ended ? now : null,
+    }),
+  );
   if (state === "live-paused") writeFileSync(join(runDir, "PAUSE"), "pause\n");
   // A runner that ended its run leaves a record naming no runner; a dead one that did not, its own.
-  recordRunCreated(runDir, "r", null, ended ? null : { pid, pid_start: pidStart, hostname: hostname(), project_lock: false });
+  recordRunCreated(
+    runDir,
+    "r",
+    null,
+    ended ? null : { pid, pid_start: pidStart, hostname: hostname(), project_lock: false },
+  );
   return { dir, runDir };
 }
 
@@ -66,12 +88,17 @@ interface Seen {
 
 function filesOf(runDir: string): Pick<Seen, "pause" | "stop" | "answer"> {
   const stop = join(runDir, "STOP");
-  return { pause: existsSync(join(runDir, "PAUSE")), stop: existsSync(stop) ? readFileSync(stop, "utf8").trim() : null, answer: existsSync(join(runDir, "ANSWER")) };
+  return {
+    pause: existsSync(join(runDir, "PAUSE")),
+    stop: existsSync(stop) ? readFileSync(stop, "utf8").trim() : null,
+    answer: existsSync(join(runDir, "ANSWER")),
+  };
 }
 
 async function throughCli(state: RunState, request: Request): Promise<Seen> {
   const { dir, runDir } = await runIn(state);
-  const args = request === "stop-now" ? ["stop", "r", "--now"] : request === "answer" ? ["answer", "r", "yes"] : [request, "r"];
+  const args =
+    request === "stop-now" ? ["stop", "r", "--now"] : request === "answer" ? ["answer", "r", "yes"] : [request, "r"];
   const result = await runRalph(args, dir);
   const ok = result.code === 0;
   const message = ok ? (result.stdout.split("\n")[0] ?? "") : result.stderr.replace(/^ralph: /, "").trimEnd();
@@ -91,11 +118,19 @@ async function throughDashboard(state: RunState, request: Request): Promise<Seen
     const key = projectsOf([dir])[0]?.key ?? "";
     const response = await fetch(`http://127.0.0.1:${port}/api/run/${key}/r/${request}`, {
       method: "POST",
-      headers: { origin: `http://127.0.0.1:${port}`, cookie: `${guard.cookieName}=${guard.token}`, "x-ralph-csrf": guard.csrf, "content-type": "application/json" },
+      headers: {
+        origin: `http://127.0.0.1:${port}`,
+        cookie: `${guard.cookieName}=${guard.token}`,
+        "x-ralph-csrf": guard.csrf,
+        "content-type": "application/json",
+      },
       body: JSON.stringify(request === "answer" ? { text: "yes" } : {}),
     });
     const body = (await response.json()) as { message: string };
-    assert.ok(response.status === 200 || response.status === 409, `dashboard ${request}: HTTP ${response.status} ${body.message}`);
+    assert.ok(
+      response.status === 200 || response.status === 409,
+      `dashboard ${request}: HTTP ${response.status} ${body.message}`,
+    );
     return { ok: response.status === 200, message: body.message, ...filesOf(runDir) };
   } finally {
     await dashboard.close();
@@ -103,11 +138,19 @@ async function throughDashboard(state: RunState, request: Request): Promise<Seen
 }
 
 const ENDED = (what: string) => `run r has already ended (DONE); nothing to ${what}. Go on with it: ralph continue r`;
-const GONE = (what: string) => `run r is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue r`;
+const GONE = (what: string) =>
+  `run r is not running (its runner is gone); nothing to ${what}. Go on with it: ralph continue r`;
 
 /** [run, request, accepted, the line said (CLI: its first line), PAUSE after, STOP's content after]. */
 const CASES: Array<[RunState, Request, boolean, string, boolean, string | null]> = [
-  ["live", "pause", true, "pause requested: run r waits before its next iteration (ralph resume r to go on)", true, null],
+  [
+    "live",
+    "pause",
+    true,
+    "pause requested: run r waits before its next iteration (ralph resume r to go on)",
+    true,
+    null,
+  ],
   ["live-paused", "pause", false, "run r is already paused (or pausing); ralph resume r to go on", true, null],
   ["live", "resume", false, "run r is not paused; nothing to resume", false, null],
   ["live-paused", "resume", true, "run r resumed", false, null],

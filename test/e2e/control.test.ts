@@ -35,7 +35,15 @@ describe("sentinels and state.md", () => {
     const dir = project();
     const gate = join(dir, "gate");
     const touch = join(dir, "iterations");
-    const { done } = start(dir, ["run", "--name", "p", "-n", "2", "go", ...fakeAgent("--wait-for", gate, "--touch", touch)]);
+    const { done } = start(dir, [
+      "run",
+      "--name",
+      "p",
+      "-n",
+      "2",
+      "go",
+      ...fakeAgent("--wait-for", gate, "--touch", touch),
+    ]);
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "p"), "PAUSE"), "");
     writeFileSync(gate, "");
@@ -49,14 +57,25 @@ describe("sentinels and state.md", () => {
     assert.equal(count(log, / paused$/gm), 1);
     assert.equal(count(log, / resumed$/gm), 1);
     const second = readEvents(runDir(dir, "p")).find((e) => e.type === "iteration_started" && e.iteration === 2);
-    assert.ok(second && Date.parse(String(second.ts)) >= removedAt - 5, "iteration 2 started only after PAUSE was removed");
+    assert.ok(
+      second && Date.parse(String(second.ts)) >= removedAt - 5,
+      "iteration 2 started only after PAUSE was removed",
+    );
     assert.equal(readFileSync(touch, "utf8"), "1\n2\n");
   });
 
   test("paused before iteration 2, whose log is made ahead: logs --iteration 2 says it has no output; the empty log goes with the run", async () => {
     const dir = project();
     const gate = join(dir, "gate");
-    const { done } = start(dir, ["run", "--name", "pa", "-n", "2", "go", ...fakeAgent("--wait-for", gate, "--print", "one")]);
+    const { done } = start(dir, [
+      "run",
+      "--name",
+      "pa",
+      "-n",
+      "2",
+      "go",
+      ...fakeAgent("--wait-for", gate, "--print", "one"),
+    ]);
     await waitForFile(`${gate}.started`);
     writeFileSync(join(runDir(dir, "pa"), "PAUSE"), "");
     writeFileSync(gate, "");
@@ -138,14 +157,24 @@ describe("run commands", () => {
     const gate = join(dir, "gate");
     const { child, done } = start(dir, ["run", "--name", "k", "-n", "3", "go", ...fakeAgent("--wait-for", gate)]);
     await waitForFile(`${gate}.started`);
-    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
-    assert.deepEqual(list.runs.map((r) => [r.id, r.state, r.active]), [["k", "running", true]]);
+    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ id: string; state: string; active: boolean }>;
+    };
+    assert.deepEqual(
+      list.runs.map((r) => [r.id, r.state, r.active]),
+      [["k", "running", true]],
+    );
     child.kill("SIGKILL");
     await done;
     const agentPid = Number(readFileSync(`${gate}.started`, "utf8"));
     await waitFor(() => !processAlive(agentPid), "the guardian to end the orphaned agent", 10_000);
-    const after = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
-    assert.deepEqual(after.runs.map((r) => [r.id, r.state, r.active]), [["k", "stale", false]]);
+    const after = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ id: string; state: string; active: boolean }>;
+    };
+    assert.deepEqual(
+      after.runs.map((r) => [r.id, r.state, r.active]),
+      [["k", "stale", false]],
+    );
     const active = await runRalph(["list", "--active"], dir);
     assert.match(active.stdout, /no active runs/);
     writeFileSync(gate, "");
@@ -154,7 +183,9 @@ describe("run commands", () => {
     const status = readStatus(runDir(dir, "k"));
     assert.equal(status.iteration, 3);
     assert.deepEqual(completionMarker(runDir(dir, "k")), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
-    const started = readEvents(runDir(dir, "k")).filter((e) => e.type === "iteration_started").map((e) => e.iteration);
+    const started = readEvents(runDir(dir, "k"))
+      .filter((e) => e.type === "iteration_started")
+      .map((e) => e.iteration);
     assert.deepEqual(started, [1, 2, 3]);
     assert.match(logOf(dir, "k"), /took over the run lock left by dead runner pid \d+/);
   });
@@ -186,8 +217,16 @@ describe("run commands", () => {
     assert.equal((await runRalph(["stop", "one"], dir)).code, 0);
     assert.equal((await one.done).code, 0);
     assert.deepEqual(completionMarker(runDir(dir, "one")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
-    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string }> };
-    assert.deepEqual(listed.runs.map((r) => [r.id, r.state]), [["one", "STOPPED"], ["two", "running"]]);
+    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ id: string; state: string }>;
+    };
+    assert.deepEqual(
+      listed.runs.map((r) => [r.id, r.state]),
+      [
+        ["one", "STOPPED"],
+        ["two", "running"],
+      ],
+    );
     assert.equal((await runRalph(["stop"], dir)).code, 0, "the single remaining active run is chosen");
     assert.equal((await two.done).code, 0);
   });
@@ -210,7 +249,15 @@ describe("run commands", () => {
   test("logs -f follows the run as --live shows it (header, agent output, iteration line, ending) until it ends", async () => {
     const dir = project();
     const gate = join(dir, "gate");
-    const run = start(dir, ["run", "--name", "f", "-n", "1", "go", ...fakeAgent("--wait-for", gate, "--print", "hello from the agent")]);
+    const run = start(dir, [
+      "run",
+      "--name",
+      "f",
+      "-n",
+      "1",
+      "go",
+      ...fakeAgent("--wait-for", gate, "--print", "hello from the agent"),
+    ]);
     await waitForFile(`${gate}.started`);
     const follow = start(dir, ["logs", "-f", "f"]);
     let followed = "";
@@ -221,8 +268,14 @@ describe("run commands", () => {
     assert.equal((await run.done).code, 3);
     const result = await follow.done;
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^run started\n(?:supervision: .*\n)?(?:credentials: .*\n)?(?:stall detection needs git, so it is off here: .*\n)?── iteration 1\/1 ──\n {2}hello from the agent\n\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?\n/m);
-    assert.match(result.stdout, /^MAX_ITERATIONS: reached max_iterations 1\nnext: give it more iterations: ralph continue f -n 2\n$/m);
+    assert.match(
+      result.stdout,
+      /^run started\n(?:supervision: .*\n)?(?:credentials: .*\n)?(?:stall detection needs git, so it is off here: .*\n)?── iteration 1\/1 ──\n {2}hello from the agent\n\[1\/1\] [\d.]+s continue(?: · cpu [^\n]*)?\n/m,
+    );
+    assert.match(
+      result.stdout,
+      /^MAX_ITERATIONS: reached max_iterations 1\nnext: give it more iterations: ralph continue f -n 2\n$/m,
+    );
     assert.doesNotMatch(result.stdout, /Completed iteration/);
     const one = await runRalph(["logs", "f", "--iteration", "1"], dir);
     assert.equal(one.stdout, "── iteration 1/1 ──\n  hello from the agent\n");
@@ -258,7 +311,10 @@ describe("every ending says what to do next; no-op commands say so", () => {
     const eventsBefore = readFileSync(join(runDir(dir, id), "events.jsonl"), "utf8");
     const atCap = await runRalph(["continue"], dir);
     assert.equal(atCap.code, 2);
-    assert.equal(atCap.stderr, `ralph: run ${id} has used 1 of its 1 iterations; nothing to continue. Raise the cap: ralph continue ${id} -n 2\n`);
+    assert.equal(
+      atCap.stderr,
+      `ralph: run ${id} has used 1 of its 1 iterations; nothing to continue. Raise the cap: ralph continue ${id} -n 2\n`,
+    );
     assert.equal(readFileSync(join(runDir(dir, id), "events.jsonl"), "utf8"), eventsBefore, "nothing was started");
 
     const more = await runRalph(["continue", "-n", "2"], dir);
@@ -275,8 +331,14 @@ describe("every ending says what to do next; no-op commands say so", () => {
       await runRalph(["run", "--name", "done-run", "-n", "1", "go", ...fakeAgent()], dir);
       const result = await runRalph([command, "done-run"], dir);
       assert.equal(result.code, 2);
-      assert.equal(result.stderr, `ralph: run done-run has already ended (MAX_ITERATIONS); nothing to ${command}. Go on with it: ralph continue done-run\n`);
-      assert.deepEqual(readdirSync(runDir(dir, "done-run")).filter((name) => /^(STOP|PAUSE)/.test(name)), []);
+      assert.equal(
+        result.stderr,
+        `ralph: run done-run has already ended (MAX_ITERATIONS); nothing to ${command}. Go on with it: ralph continue done-run\n`,
+      );
+      assert.deepEqual(
+        readdirSync(runDir(dir, "done-run")).filter((name) => /^(STOP|PAUSE)/.test(name)),
+        [],
+      );
     });
   }
 });
@@ -285,7 +347,22 @@ describe("pausing, said where it happens", () => {
   test("a paused run says how to resume; resume on a run that is not paused exits 2; status names the next step", async () => {
     const dir = project();
     const gate = join(dir, "gate");
-    const started = startRalph(["run", "--name", "p", "-n", "2", "--completion-promise", "DONE", "--check", "true", "go", ...fakeAgent("--wait-for", gate)], dir);
+    const started = startRalph(
+      [
+        "run",
+        "--name",
+        "p",
+        "-n",
+        "2",
+        "--completion-promise",
+        "DONE",
+        "--check",
+        "true",
+        "go",
+        ...fakeAgent("--wait-for", gate),
+      ],
+      dir,
+    );
     try {
       await waitForFile(`${gate}.started`);
       const notPaused = await runRalph(["resume", "p"], dir);
@@ -301,8 +378,14 @@ describe("pausing, said where it happens", () => {
       assert.equal(result.code, 3, result.stderr);
       assert.match(result.stdout, /^paused: the run waits before its next iteration; go on with ralph resume p$/m);
       // The promise was never claimed, so the configured check did not run: the run says so.
-      assert.match(result.stdout, /^\[1\/2\] [\d.]+s continue(?: · cpu [^\n]*)?\n {2}checks not run: they run once the promise is claimed$/m);
-      assert.match((await runRalph(["status", "p"], dir)).stdout, /^next {7}give it more iterations: ralph continue p -n 4$/m);
+      assert.match(
+        result.stdout,
+        /^\[1\/2\] [\d.]+s continue(?: · cpu [^\n]*)?\n {2}checks not run: they run once the promise is claimed$/m,
+      );
+      assert.match(
+        (await runRalph(["status", "p"], dir)).stdout,
+        /^next {7}give it more iterations: ralph continue p -n 4$/m,
+      );
     } finally {
       started.child.kill("SIGKILL");
     }

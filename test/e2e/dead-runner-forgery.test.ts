@@ -36,27 +36,49 @@ process.kill(status.pid, "SIGKILL");`;
 }
 
 /** The state `ralph status --json` and `ralph list --json` show for run `id` (status's exit reason agreeing with it). */
-async function shownStates(dir: string, id: string): Promise<{ status: string; list: string | undefined; exit_code: number | null }> {
+async function shownStates(
+  dir: string,
+  id: string,
+): Promise<{ status: string; list: string | undefined; exit_code: number | null }> {
   const status = await runRalph(["status", "--json", id], dir);
   assert.equal(status.code, 0, status.stderr);
   const list = await runRalph(["list", "--json"], dir);
   assert.equal(list.code, 0, list.stderr);
   const runs = (JSON.parse(list.stdout) as { runs: Array<{ id: string; state: string }> }).runs;
-  const report = JSON.parse(status.stdout) as { state: string; active: boolean; exit_reason: string | null; exit_code: number | null };
+  const report = JSON.parse(status.stdout) as {
+    state: string;
+    active: boolean;
+    exit_reason: string | null;
+    exit_code: number | null;
+  };
   const ended = !report.active && report.state !== "stale";
-  assert.equal(report.exit_reason, ended ? report.state : null, `status --json: exit_reason beside state ${report.state}`);
+  assert.equal(
+    report.exit_reason,
+    ended ? report.state : null,
+    `status --json: exit_reason beside state ${report.state}`,
+  );
   // The morning's report says the same.
   const morning = await runRalph(["report", id, "--format", "json"], dir);
   assert.equal(morning.code, 0, morning.stderr);
-  assert.deepEqual(pick(JSON.parse(morning.stdout) as { outcome: string | null; exit_code: number | null }), { outcome: report.exit_reason, exit_code: report.exit_code }, "ralph report");
+  assert.deepEqual(
+    pick(JSON.parse(morning.stdout) as { outcome: string | null; exit_code: number | null }),
+    { outcome: report.exit_reason, exit_code: report.exit_code },
+    "ralph report",
+  );
   return { status: report.state, list: runs.find((run) => run.id === id)?.state, exit_code: report.exit_code };
 }
 
-function pick({ outcome, exit_code }: { outcome: string | null; exit_code: number | null }): { outcome: string | null; exit_code: number | null } {
+function pick({ outcome, exit_code }: { outcome: string | null; exit_code: number | null }): {
+  outcome: string | null;
+  exit_code: number | null;
+} {
   return { outcome, exit_code };
 }
 
-async function killedByItsAgent(started: { child: { kill(signal: NodeJS.Signals): boolean }; done: Promise<CliResult> }): Promise<void> {
+async function killedByItsAgent(started: {
+  child: { kill(signal: NodeJS.Signals): boolean };
+  done: Promise<CliResult>;
+}): Promise<void> {
   const timer = setTimeout(() => started.child.kill("SIGKILL"), 30_000);
   const result = await started.done;
   clearTimeout(timer);
@@ -75,7 +97,8 @@ for (const [forge, expected] of CASES) {
     const runDir = join(dir, ".ralph", "runs", "d");
     // Known-false control: the forgery landed, so a state read from these files would be DONE.
     if (forge.includes("status")) assert.equal(readStatus(runDir).exit_reason, "DONE");
-    if (forge.includes("marker")) assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
+    if (forge.includes("marker"))
+      assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
     assert.deepEqual(await shownStates(dir, "d"), { status: expected, list: expected, exit_code: null });
     // What the runner's death left is continuable, as any interrupted run.
     const continued = await runRalph(["continue", "d", "-n", "2"], dir);
@@ -86,11 +109,36 @@ for (const [forge, expected] of CASES) {
 
 test("a --parallel child's agent forging its ending then SIGKILLing the parent: the guardian marks the child INTERRUPTED", async () => {
   const repo = storiesRepo();
-  await killedByItsAgent(startRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--name", "x", "-n", "0", "work", ...forger(["status", "marker"])], repo));
+  await killedByItsAgent(
+    startRalph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "1",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "work",
+        ...forger(["status", "marker"]),
+      ],
+      repo,
+    ),
+  );
   const child = join(repo, ".ralph", "runs", "x-1");
-  assert.equal(readStatus(child).exit_reason, "DONE", "known-false control: the child's status.json holds the forged ending");
+  assert.equal(
+    readStatus(child).exit_reason,
+    "DONE",
+    "known-false control: the child's status.json holds the forged ending",
+  );
   // The guardian (the parent's, outside the agent's tree) gives the child its INTERRUPTED marker after the forged one.
-  await waitFor(() => completionMarker(child).join("\n") !== "completion_reason=DONE\npromise=COMPLETE", "the guardian to mark the child", 10_000).catch(() => undefined);
+  await waitFor(
+    () => completionMarker(child).join("\n") !== "completion_reason=DONE\npromise=COMPLETE",
+    "the guardian to mark the child",
+    10_000,
+  ).catch(() => undefined);
   assert.deepEqual(completionMarker(child), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
   assert.deepEqual(await shownStates(repo, "x-1"), { status: "INTERRUPTED", list: "INTERRUPTED", exit_code: null });
   assert.deepEqual(await shownStates(repo, "x"), { status: "stale", list: "stale", exit_code: null });

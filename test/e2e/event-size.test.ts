@@ -42,14 +42,23 @@ describe("event log size", { concurrency: 2 }, () => {
       const output = sizeOf(runDir, "iter-001.log");
       assert.ok(output >= BYTES, `the agent printed its ${BYTES} bytes (${output} logged)`);
       const events = sizeOf(runDir, "events.jsonl");
-      assert.ok(events <= 2 * output, `events.jsonl ${events} bytes for ${output} bytes of output (${(events / output).toFixed(1)}×)`);
-      assert.ok(readEvents(runDir).some((event) => event.type === "agent_event"), "the output is still shown in events");
+      assert.ok(
+        events <= 2 * output,
+        `events.jsonl ${events} bytes for ${output} bytes of output (${(events / output).toFixed(1)}×)`,
+      );
+      assert.ok(
+        readEvents(runDir).some((event) => event.type === "agent_event"),
+        "the output is still shown in events",
+      );
     });
   }
 
   test("lines are coalesced into events; --live still shows each of them, and ralph logs works", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--live", "--name", "l", "-n", "1", "x", "--", "sh", "-c", "for i in 1 2 3 4 5; do echo line-$i; done"], dir);
+    const result = await runRalph(
+      ["run", "--live", "--name", "l", "-n", "1", "x", "--", "sh", "-c", "for i in 1 2 3 4 5; do echo line-$i; done"],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     const texts = readEvents(join(dir, ".ralph", "runs", "l")).filter((event) => event.type === "agent_event");
     assert.equal(texts.length, 1, "five short lines make one event");

@@ -4,7 +4,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, completionMarker, fakeAgent, fakeClaudeEnv, readStatus, startRalph, tempProjects } from "../helpers/cli.js";
+import {
+  cleanEnv,
+  completionMarker,
+  fakeAgent,
+  fakeClaudeEnv,
+  readStatus,
+  startRalph,
+  tempProjects,
+} from "../helpers/cli.js";
 import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-exit-");
@@ -55,7 +63,11 @@ const CASES: ExitCase[] = [
     setup: (dir) => fakeClaudeEnv(dir),
     args: () => ["-n", "0", "--max-cost", "0.02", "go"],
   },
-  { reason: "RUNTIME_EXCEEDED", code: 3, args: () => ["-n", "0", "--max-runtime", "1", "go", ...fakeAgent("--sleep", "300")] },
+  {
+    reason: "RUNTIME_EXCEEDED",
+    code: 3,
+    args: () => ["-n", "0", "--max-runtime", "1", "go", ...fakeAgent("--sleep", "300")],
+  },
   {
     reason: "STALLED",
     code: 1,

@@ -16,20 +16,34 @@ const [first, other] = states as [string, string];
 
 test("a run started with another XDG_STATE_HOME: list, status and report say why it is foreign and what to do", async () => {
   const dir = project();
-  const started = await runRalph(["run", "--name", "away", "-n", "1", "--completion-promise", "DONE", "go", ...fakeAgent("--promise", "DONE")], dir, cleanEnv({ XDG_STATE_HOME: first }));
+  const started = await runRalph(
+    ["run", "--name", "away", "-n", "1", "--completion-promise", "DONE", "go", ...fakeAgent("--promise", "DONE")],
+    dir,
+    cleanEnv({ XDG_STATE_HOME: first }),
+  );
   assert.equal(started.code, 0, started.stdout + started.stderr);
   const env = cleanEnv({ XDG_STATE_HOME: other });
-  const why = /ralph has no record of starting it: it was started with another HOME or XDG_STATE_HOME \(this ralph keeps its records in \S+ralph-state-b-\S+\/ralph\/runs\)/;
+  const why =
+    /ralph has no record of starting it: it was started with another HOME or XDG_STATE_HOME \(this ralph keeps its records in \S+ralph-state-b-\S+\/ralph\/runs\)/;
 
   const list = await runRalph(["list"], dir, env);
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, /^away\s+foreign\s/m);
-  assert.match(list.stdout, new RegExp(`^foreign: ${why.source}.*; to see and control it, run ralph with the HOME or XDG_STATE_HOME it was started with; if it is not yours, remove \\.ralph/runs/away$`, "m"));
+  assert.match(
+    list.stdout,
+    new RegExp(
+      `^foreign: ${why.source}.*; to see and control it, run ralph with the HOME or XDG_STATE_HOME it was started with; if it is not yours, remove \\.ralph/runs/away$`,
+      "m",
+    ),
+  );
 
   const status = await runRalph(["status", "away"], dir, env);
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, new RegExp(`^state {6}foreign: ${why.source}`, "m"));
-  assert.match(status.stdout, /^next {7}to see and control it, run ralph with the HOME or XDG_STATE_HOME it was started with/m);
+  assert.match(
+    status.stdout,
+    /^next {7}to see and control it, run ralph with the HOME or XDG_STATE_HOME it was started with/m,
+  );
 
   const report = await runRalph(["report", "away"], dir, env);
   assert.equal(report.code, 0, report.stderr);

@@ -29,7 +29,10 @@ test("a forged completion marker leaves list, status, pause, stop, continue and 
   assert.equal(status.active, true);
   assert.equal(status.exit_reason, null);
   const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string }> };
-  assert.deepEqual(list.runs.map((r) => r.state), ["running"]);
+  assert.deepEqual(
+    list.runs.map((r) => r.state),
+    ["running"],
+  );
   const refused = await runRalph(["continue", "f"], dir);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /run f is live/);

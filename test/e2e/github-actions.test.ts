@@ -27,10 +27,14 @@ const ACTIONS = join(ROOT, "deploy", "github-actions");
 const WORKFLOW = join(ACTIONS, "ralph-tasks.yml");
 
 function workflowErrors(name: string, content: string): string[] {
-  return parseWorkflow({ name, content }, new NoOperationTraceWriter()).context.errors.getErrors().map((error) => error.message);
+  return parseWorkflow({ name, content }, new NoOperationTraceWriter())
+    .context.errors.getErrors()
+    .map((error) => error.message);
 }
 function actionErrors(name: string, content: string): string[] {
-  return parseAction({ name, content }, new NoOperationTraceWriter()).context.errors.getErrors().map((error) => error.message);
+  return parseAction({ name, content }, new NoOperationTraceWriter())
+    .context.errors.getErrors()
+    .map((error) => error.message);
 }
 
 interface ActionSpec {
@@ -51,7 +55,16 @@ describe("deploy/github-actions against GitHub's parser and schema", () => {
   test("the workflow parses without errors, and GitHub's parser refuses a broken copy (control)", () => {
     const content = readFileSync(WORKFLOW, "utf8");
     assert.deepEqual(workflowErrors("ralph-tasks.yml", content), []);
-    assert.notDeepEqual(workflowErrors("broken.yml", content.replace("runs-on: ubuntu-latest\n    timeout-minutes: 120", "runs-on: ubuntu-latest\n    timeout-minute: 120")), []);
+    assert.notDeepEqual(
+      workflowErrors(
+        "broken.yml",
+        content.replace(
+          "runs-on: ubuntu-latest\n    timeout-minutes: 120",
+          "runs-on: ubuntu-latest\n    timeout-minute: 120",
+        ),
+      ),
+      [],
+    );
     assert.notDeepEqual(workflowErrors("broken.yml", content.replace("fail-fast: false", "fail-fast: sometimes")), []);
   });
 
@@ -59,12 +72,21 @@ describe("deploy/github-actions against GitHub's parser and schema", () => {
     for (const file of ["action.yml", "plan/action.yml", "push/action.yml"]) {
       const content = readFileSync(join(ACTIONS, file), "utf8");
       assert.deepEqual(actionErrors(file, content), [], file);
-      assert.notDeepEqual(actionErrors(file, content.replace(/^ {6}shell: bash\n/m, "")), [], `${file} without a shell`);
+      assert.notDeepEqual(
+        actionErrors(file, content.replace(/^ {6}shell: bash\n/m, "")),
+        [],
+        `${file} without a shell`,
+      );
     }
   });
 
   test("the workflow fans out the plan's indexes and uses the actions' real inputs and outputs", () => {
-    const workflow = parse(readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, { outputs?: Record<string, string>; strategy?: { matrix: Record<string, string> }; steps: WorkflowStep[] }> };
+    const workflow = parse(readFileSync(WORKFLOW, "utf8")) as {
+      jobs: Record<
+        string,
+        { outputs?: Record<string, string>; strategy?: { matrix: Record<string, string> }; steps: WorkflowStep[] }
+      >;
+    };
     const { plan, loop, push } = workflow.jobs;
     assert.ok(plan && loop && push);
     assert.equal(loop.strategy?.matrix.index, "${{ fromJSON(needs.plan.outputs.indexes) }}");
@@ -74,7 +96,8 @@ describe("deploy/github-actions against GitHub's parser and schema", () => {
         const path = /^OWNER\/ralph\/([^@]+)@/.exec(step.uses ?? "")?.[1] ?? "";
         const spec = parse(readFileSync(join(ROOT, path, "action.yml"), "utf8")) as ActionSpec;
         for (const key of Object.keys(step.with ?? {})) assert.ok(key in spec.inputs, `${step.uses}: input ${key}`);
-        for (const [name, input] of Object.entries(spec.inputs)) if (input.required) assert.ok(name in (step.with ?? {}), `${step.uses}: required ${name}`);
+        for (const [name, input] of Object.entries(spec.inputs))
+          if (input.required) assert.ok(name in (step.with ?? {}), `${step.uses}: required ${name}`);
         const used = JSON.stringify(job.steps).matchAll(new RegExp(`steps\\.${step.id}\\.outputs\\.([a-z_]+)`, "g"));
         for (const [, output] of used) assert.ok(output && output in spec.outputs, `${step.uses}: output ${output}`);
       }
@@ -103,7 +126,9 @@ interface Job {
 }
 
 /** A step of a simulated job: a shipped `run` step, or a stand-in for a `uses` step. */
-type SimStep = { name: string; run: string; env?: Record<string, string> } | { name: string; act: (env: NodeJS.ProcessEnv, outputs: Record<string, string>) => Promise<void> | void };
+type SimStep =
+  | { name: string; run: string; env?: Record<string, string> }
+  | { name: string; act: (env: NodeJS.ProcessEnv, outputs: Record<string, string>) => Promise<void> | void };
 
 /**
  * Runs one job's steps the way a runner does between steps: each `run` step in `bash --noprofile --norc -eo
@@ -117,19 +142,29 @@ async function runJob(steps: SimStep[], cwd: string, env: NodeJS.ProcessEnv): Pr
   const outputs: Record<string, string> = {};
   try {
     for (const [n, step] of steps.entries()) {
-      const [output, envFile, pathFile] = ["output", "env", "path"].map((kind) => join(files, `${kind}-${n}`)) as [string, string, string];
+      const [output, envFile, pathFile] = ["output", "env", "path"].map((kind) => join(files, `${kind}-${n}`)) as [
+        string,
+        string,
+        string,
+      ];
       for (const file of [output, envFile, pathFile]) writeFileSync(file, "");
       const stepEnv = { ...jobEnv, GITHUB_OUTPUT: output, GITHUB_ENV: envFile, GITHUB_PATH: pathFile };
       if ("act" in step) await step.act(stepEnv, outputs);
       else {
         const script = join(files, `step-${n}.sh`);
         writeFileSync(script, step.run);
-        const ran = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd, env: { ...stepEnv, ...step.env }, encoding: "utf8", timeout: 60_000 });
+        const ran = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+          cwd,
+          env: { ...stepEnv, ...step.env },
+          encoding: "utf8",
+          timeout: 60_000,
+        });
         assert.equal(ran.status, 0, `${step.name}: ${ran.stderr}`);
       }
       Object.assign(outputs, parseEnvFile(readFileSync(output, "utf8")));
       Object.assign(jobEnv, parseEnvFile(readFileSync(envFile, "utf8")));
-      for (const line of readFileSync(pathFile, "utf8").split("\n")) if (line.trim() !== "") jobEnv.PATH = `${line.trim()}${delimiter}${jobEnv.PATH ?? ""}`;
+      for (const line of readFileSync(pathFile, "utf8").split("\n"))
+        if (line.trim() !== "") jobEnv.PATH = `${line.trim()}${delimiter}${jobEnv.PATH ?? ""}`;
     }
   } finally {
     rmSync(files, { recursive: true, force: true });
@@ -153,7 +188,8 @@ describe("the push: a job of its own, fed a bundle, that runs nothing the agent 
     dirs.push(dir);
     return dir;
   };
-  const workflow = () => parse(readFileSync(WORKFLOW, "utf8")) as { permissions?: Record<string, string>; jobs: Record<string, Job> };
+  const workflow = () =>
+    parse(readFileSync(WORKFLOW, "utf8")) as { permissions?: Record<string, string>; jobs: Record<string, Job> };
   const TOKEN = "the-job-token-0123456789";
   const TOKEN_HEADER = Buffer.from(`x-access-token:${TOKEN}`).toString("base64");
 
@@ -198,16 +234,27 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
     assert.deepEqual(permissions, { contents: "read" });
     assert.deepEqual(jobs.loop?.permissions, { contents: "read" });
     const writers = Object.entries(jobs).filter(([, job]) => Object.values(job.permissions ?? {}).includes("write"));
-    assert.deepEqual(writers.map(([name]) => name), ["push"]);
+    assert.deepEqual(
+      writers.map(([name]) => name),
+      ["push"],
+    );
     const push = jobs.push;
     assert.ok(push);
     assert.deepEqual(push.needs, ["plan", "loop"]);
     // Its steps: the bundles, node, and ralph's push action (from ralph's repository, not the checkout); no run step.
-    assert.deepEqual(push.steps.map((step) => step.uses?.replace(/@.*$/, "") ?? `run: ${step.run}`), ["actions/download-artifact", "actions/setup-node", "OWNER/ralph/deploy/github-actions/push"]);
+    assert.deepEqual(
+      push.steps.map((step) => step.uses?.replace(/@.*$/, "") ?? `run: ${step.run}`),
+      ["actions/download-artifact", "actions/setup-node", "OWNER/ralph/deploy/github-actions/push"],
+    );
     assert.doesNotMatch(JSON.stringify(push), /needs\.loop|matrix\./);
     assert.equal(push.steps[0]?.with?.pattern, "ralph-branch-*");
-    const action = parse(readFileSync(join(ACTIONS, "push", "action.yml"), "utf8")) as { runs: { steps: WorkflowStep[] } };
-    assert.deepEqual(action.runs.steps.map((step) => step.run), ['node "$GITHUB_ACTION_PATH/../push-branches.mjs"']);
+    const action = parse(readFileSync(join(ACTIONS, "push", "action.yml"), "utf8")) as {
+      runs: { steps: WorkflowStep[] };
+    };
+    assert.deepEqual(
+      action.runs.steps.map((step) => step.run),
+      ['node "$GITHUB_ACTION_PATH/../push-branches.mjs"'],
+    );
     // The loop job pushes nothing itself: its only way out for the branch is the bundle artifact.
     const loop = jobs.loop;
     assert.ok(loop);
@@ -228,11 +275,34 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
       const { checkout, remote, server, repository } = checkoutAndRemote();
       const mark = `${checkout}-mark`;
       const values = { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository };
-      await runJob([agentStep(mark), { name: "Push the task's branch (single job)", run: SINGLE_JOB_PUSH_STEP, env: { BRANCH: "ralph/US-2", TOKEN, ...values } }], checkout, { ...base, ...values });
+      await runJob(
+        [
+          agentStep(mark),
+          {
+            name: "Push the task's branch (single job)",
+            run: SINGLE_JOB_PUSH_STEP,
+            env: { BRANCH: "ralph/US-2", TOKEN, ...values },
+          },
+        ],
+        checkout,
+        { ...base, ...values },
+      );
       const seen = readFileSync(mark, "utf8");
-      assert.match(seen, new RegExp(`TOKEN=${TOKEN}`), "the agent's BASH_ENV file and git ran with the token in their environment");
-      assert.match(seen, new RegExp(`argv:.*extraheader=AUTHORIZATION: basic ${TOKEN_HEADER}`), "the agent's git got the token in its argv");
-      assert.equal(git(remote, "rev-parse", "refs/heads/ralph/US-2"), git(checkout, "rev-parse", "ralph/US-2"), "and pushed as if nothing happened");
+      assert.match(
+        seen,
+        new RegExp(`TOKEN=${TOKEN}`),
+        "the agent's BASH_ENV file and git ran with the token in their environment",
+      );
+      assert.match(
+        seen,
+        new RegExp(`argv:.*extraheader=AUTHORIZATION: basic ${TOKEN_HEADER}`),
+        "the agent's git got the token in its argv",
+      );
+      assert.equal(
+        git(remote, "rev-parse", "refs/heads/ralph/US-2"),
+        git(checkout, "rev-parse", "ralph/US-2"),
+        "and pushed as if nothing happened",
+      );
     }
 
     // The shipped layout: the loop job's steps after the agent, then the push job on a runner of its own.
@@ -248,22 +318,45 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
     const loopSteps: SimStep[] = afterAgent.flatMap((step): SimStep[] => {
       // Its `if` is the task having a branch (true here) or ralph failing (false here).
       if (step.name === "Fail unless the task is done") return [];
-      assert.equal(step.if, "steps.ralph.outputs.branch != '' && steps.ralph.outputs.exit_reason != 'NO_WORK'", step.name);
+      assert.equal(
+        step.if,
+        "steps.ralph.outputs.branch != '' && steps.ralph.outputs.exit_reason != 'NO_WORK'",
+        step.name,
+      );
       if (step.run !== undefined) {
         const run = step.run;
-        return [{ name: step.name ?? "", act: (env, outputs) => {
-          const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([key, value]) => [key, fill(String(value), values(env, outputs))]));
-          const ran = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", fill(run, values(env, outputs))], { cwd: checkout, env: { ...env, ...stepEnv }, encoding: "utf8" });
-          assert.equal(ran.status, 0, `${step.name}: ${ran.stderr}`);
-        } }];
+        return [
+          {
+            name: step.name ?? "",
+            act: (env, outputs) => {
+              const stepEnv = Object.fromEntries(
+                Object.entries(step.env ?? {}).map(([key, value]) => [key, fill(String(value), values(env, outputs))]),
+              );
+              const ran = spawnSync(
+                "bash",
+                ["--noprofile", "--norc", "-eo", "pipefail", "-c", fill(run, values(env, outputs))],
+                { cwd: checkout, env: { ...env, ...stepEnv }, encoding: "utf8" },
+              );
+              assert.equal(ran.status, 0, `${step.name}: ${ran.stderr}`);
+            },
+          },
+        ];
       }
-      assert.ok(step.uses?.startsWith("actions/upload-artifact@"), `a loop step the test does not know: ${JSON.stringify(step)}`);
+      assert.ok(
+        step.uses?.startsWith("actions/upload-artifact@"),
+        `a loop step the test does not know: ${JSON.stringify(step)}`,
+      );
       // upload-artifact: the file, under the artifact's name.
-      return [{ name: "upload-artifact", act: (env, outputs) => {
-        const name = fill(step.with?.name ?? "", values(env, outputs));
-        mkdirSync(join(artifacts, name));
-        copyFileSync(fill(step.with?.path ?? "", values(env, outputs)), join(artifacts, name, "branch.bundle"));
-      } }];
+      return [
+        {
+          name: "upload-artifact",
+          act: (env, outputs) => {
+            const name = fill(step.with?.name ?? "", values(env, outputs));
+            mkdirSync(join(artifacts, name));
+            copyFileSync(fill(step.with?.path ?? "", values(env, outputs)), join(artifacts, name, "branch.bundle"));
+          },
+        },
+      ];
     });
     await runJob([agentStep(mark), ...loopSteps], checkout, base);
     assert.ok(existsSync(join(artifacts, "ralph-branch-1", "branch.bundle")));
@@ -272,10 +365,13 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
     const pushEnv = { ...base, GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository };
     const pushValues = { "runner.temp": runnerTemp, "github.token": TOKEN };
     for (const step of push.steps) {
-      if (step.uses?.startsWith("actions/download-artifact@")) cpSync(artifacts, fill(step.with?.path ?? "", pushValues), { recursive: true });
+      if (step.uses?.startsWith("actions/download-artifact@"))
+        cpSync(artifacts, fill(step.with?.path ?? "", pushValues), { recursive: true });
       else if (step.uses?.startsWith("actions/setup-node@")) continue;
       else if (step.uses?.startsWith("OWNER/ralph/deploy/github-actions/push@")) {
-        const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, fill(String(value), pushValues)]));
+        const inputs = Object.fromEntries(
+          Object.entries(step.with ?? {}).map(([key, value]) => [key, fill(String(value), pushValues)]),
+        );
         const run = await runCompositeAction(join(ACTIONS, "push"), inputs, { workspace: runnerTemp, env: pushEnv });
         assert.equal(run.failed, false, JSON.stringify(run.steps));
         assert.match(run.steps[0]?.stdout ?? "", /^pushed ralph\/US-2 \([0-9a-f]{12}\)$/m);
@@ -289,8 +385,18 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
   });
 
   /** push-branches.mjs as the push action runs it, on the bundles in `bundles`; `path` first on PATH. */
-  function pushScript(bundles: string, server: string, path = ""): { status: number | null; stdout: string; stderr: string } {
-    const env = cleanEnv({ BUNDLES_DIR: bundles, TOKEN, GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: "owner/repo", PATH: `${path}${path ? delimiter : ""}${process.env.PATH ?? ""}` });
+  function pushScript(
+    bundles: string,
+    server: string,
+    path = "",
+  ): { status: number | null; stdout: string; stderr: string } {
+    const env = cleanEnv({
+      BUNDLES_DIR: bundles,
+      TOKEN,
+      GITHUB_SERVER_URL: server,
+      GITHUB_REPOSITORY: "owner/repo",
+      PATH: `${path}${path ? delimiter : ""}${process.env.PATH ?? ""}`,
+    });
     return spawnSync(process.execPath, [join(ACTIONS, "push-branches.mjs")], { env, encoding: "utf8" });
   }
 
@@ -305,17 +411,30 @@ git config remote.origin.pushurl "ext::${evil}/bash-env.sh"
     const wrap = temp("ralph-git-log-");
     const log = join(wrap, "log");
     const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
-    writeFileSync(join(wrap, "git"), `#!/bin/sh
+    writeFileSync(
+      join(wrap, "git"),
+      `#!/bin/sh
 { printf 'argv:'; printf ' %s' "$@"; printf '\n'; env | sed 's/^/env: /'; } >> "${log}"
 exec "${real}" "$@"
-`, { mode: 0o755 });
+`,
+      { mode: 0o755 },
+    );
     const ran = pushScript(bundles, server, wrap);
     assert.equal(ran.status, 0, ran.stdout + ran.stderr);
     assert.equal(git(remote, "rev-parse", "refs/heads/ralph/US-2"), git(checkout, "rev-parse", "ralph/US-2"));
     assert.deepEqual(git(remote, "for-each-ref", "--format=%(refname)").split("\n"), ["refs/heads/ralph/US-2"]);
     const lines = readFileSync(log, "utf8").split("\n");
-    assert.ok(lines.some((line) => line === `env: GIT_CONFIG_VALUE_1=AUTHORIZATION: basic ${TOKEN_HEADER}`), "the push's git gets the header in its environment");
-    assert.equal(lines.filter((line) => line.startsWith("argv:")).some((line) => line.includes(TOKEN) || line.includes(TOKEN_HEADER)), false, "no git command line holds the token");
+    assert.ok(
+      lines.some((line) => line === `env: GIT_CONFIG_VALUE_1=AUTHORIZATION: basic ${TOKEN_HEADER}`),
+      "the push's git gets the header in its environment",
+    );
+    assert.equal(
+      lines
+        .filter((line) => line.startsWith("argv:"))
+        .some((line) => line.includes(TOKEN) || line.includes(TOKEN_HEADER)),
+      false,
+      "no git command line holds the token",
+    );
     // Control: the old push step's command line held it.
     assert.match(SINGLE_JOB_PUSH_STEP, /-c "http\.\$GITHUB_SERVER_URL\/\.extraheader=\$auth" push/);
   });
@@ -341,7 +460,12 @@ exec "${real}" "$@"
     // A bundle of ralph/US-3 whose header names its ref as an option git push would take.
     const option = bundle("c-option", "refs/heads/ralph/US-3");
     const bytes = readFileSync(option);
-    writeFileSync(option, Buffer.concat([Buffer.from(bytes.toString("latin1").replace("refs/heads/ralph/US-3", `--receive-pack=${program}`), "latin1")]));
+    writeFileSync(
+      option,
+      Buffer.concat([
+        Buffer.from(bytes.toString("latin1").replace("refs/heads/ralph/US-3", `--receive-pack=${program}`), "latin1"),
+      ]),
+    );
     assert.match(git(checkout, "bundle", "list-heads", option), new RegExp(`--receive-pack=${program}`));
     bundle("d-thin", "refs/heads/ralph/US-3", `^${main}`);
     writeFileSync(join(bundles, "e-not-a-bundle"), "# v2 git bundle\n");
@@ -350,7 +474,17 @@ exec "${real}" "$@"
     const ran = pushScript(bundles, server);
     assert.equal(ran.status, 2, ran.stdout + ran.stderr);
     const errors = ran.stdout.split("\n").filter((line) => line.startsWith("::error::"));
-    assert.deepEqual(errors.map((line) => /^::error::bundle ([^:]+):/.exec(line)?.[1]), ["a-two-refs/branch.bundle", "b-main/branch.bundle", "c-option/branch.bundle", "d-thin/branch.bundle", "e-not-a-bundle", "g-second-claim/branch.bundle"]);
+    assert.deepEqual(
+      errors.map((line) => /^::error::bundle ([^:]+):/.exec(line)?.[1]),
+      [
+        "a-two-refs/branch.bundle",
+        "b-main/branch.bundle",
+        "c-option/branch.bundle",
+        "d-thin/branch.bundle",
+        "e-not-a-bundle",
+        "g-second-claim/branch.bundle",
+      ],
+    );
     assert.match(errors[0] ?? "", /expected exactly one ref, found 2/);
     assert.match(errors[1] ?? "", /expected one ref refs\/heads\/ralph\/<id>/);
     assert.match(errors[2] ?? "", /expected one ref refs\/heads\/ralph\/<id>, found "--receive-pack=/);
@@ -360,7 +494,11 @@ exec "${real}" "$@"
     assert.equal(existsSync(mark), false, "the option-named ref ran nothing");
     assert.deepEqual(git(remote, "for-each-ref", "--format=%(refname)").split("\n"), ["refs/heads/ralph/US-2"]);
     // Control: git push takes that header's ref for an option when a script puts it on the command line.
-    const naive = spawnSync("git", ["push", `${server}/owner/repo.git`, `--receive-pack=${program}`, "refs/heads/ralph/US-3:refs/heads/ralph/US-3"], { cwd: checkout, encoding: "utf8" });
+    const naive = spawnSync(
+      "git",
+      ["push", `${server}/owner/repo.git`, `--receive-pack=${program}`, "refs/heads/ralph/US-3:refs/heads/ralph/US-3"],
+      { cwd: checkout, encoding: "utf8" },
+    );
     assert.notEqual(naive.status, 0);
     assert.equal(existsSync(mark), true, "git push ran the program the ref named");
   });
@@ -388,7 +526,13 @@ describe("the composite actions' steps run here", () => {
   const bin = mkdtempSync(join(tmpdir(), "ralph-bin-"));
   dirs.push(bin);
   writeFileSync(join(bin, "ralph"), `#!/bin/sh\nexec '${process.execPath}' '${RALPH}' "$@"\n`, { mode: 0o755 });
-  const env = () => cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0" });
+  const env = () =>
+    cleanEnv({
+      PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
+      GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "",
+      GIT_CONFIG_NOSYSTEM: "1",
+      RALPH_DEMO_DELAY_MS: "0",
+    });
   // Installing needs the network; ralph is on PATH here instead, as install-ralph.sh leaves it.
   const skip = ["Install ralph"];
   const project = (): string => {
@@ -406,35 +550,75 @@ describe("the composite actions' steps run here", () => {
   };
 
   test("plan: ralph's npm tarball ships the task-list parser task-indexes.mjs loads from the installed package", () => {
-    const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8" });
+    const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     assert.equal(packed.status, 0, packed.stderr);
     const [{ files }] = JSON.parse(packed.stdout) as [{ files: Array<{ path: string }> }];
-    assert.ok(files.some((file) => file.path === "dist/src/judge/tasks.js"), "dist/src/judge/tasks.js in the tarball");
+    assert.ok(
+      files.some((file) => file.path === "dist/src/judge/tasks.js"),
+      "dist/src/judge/tasks.js in the tarball",
+    );
     assert.match(readFileSync(join(ACTIONS, "task-indexes.mjs"), "utf8"), /"dist", "src", "judge", "tasks\.js"/);
   });
 
   test("plan: the pending tasks' positions, read with ralph's own parser", async () => {
     const repo = project();
-    const run = await runCompositeAction(join(ACTIONS, "plan"), { tasks: "prd.json" }, { workspace: repo, env: { ...env(), RALPH_PACKAGE_DIR: ROOT }, skip });
+    const run = await runCompositeAction(
+      join(ACTIONS, "plan"),
+      { tasks: "prd.json" },
+      { workspace: repo, env: { ...env(), RALPH_PACKAGE_DIR: ROOT }, skip },
+    );
     assert.equal(run.failed, false, JSON.stringify(run.steps));
     assert.deepEqual(run.outputs, { indexes: "[1,2]", count: "3" });
   });
 
   test("a loop that ends DONE: outputs, the run directory to upload, and the report in the step summary", async () => {
     const repo = project();
-    const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" }, { workspace: repo, env: env(), skip });
+    const run = await runCompositeAction(
+      ACTIONS,
+      { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" },
+      { workspace: repo, env: env(), skip },
+    );
     assert.equal(run.failed, false, JSON.stringify(run.steps));
     const runDir = join(repo, ".ralph", "runs", "US-3");
     const { spend, ...outputs } = run.outputs;
-    assert.deepEqual(outputs, { exit_reason: "DONE", exit_code: "0", branch: "ralph/US-3", cost_usd: "0.0123", run_id: "US-3", run_dir: runDir });
+    assert.deepEqual(outputs, {
+      exit_reason: "DONE",
+      exit_code: "0",
+      branch: "ralph/US-3",
+      cost_usd: "0.0123",
+      run_id: "US-3",
+      run_dir: runDir,
+    });
     // The family's spend in the JSON every part of a fan-out reports, so that the parts can be added up.
-    assert.deepEqual(JSON.parse(spend ?? ""), { run: "US-3", cost_usd: 0.0123, cost_source: "reported", calls: 1, tokens: { input: 1200, output: 340, cache_read: 0, cache_write: 0, total: 1540 } });
+    assert.deepEqual(JSON.parse(spend ?? ""), {
+      run: "US-3",
+      cost_usd: 0.0123,
+      cost_source: "reported",
+      calls: 1,
+      tokens: { input: 1200, output: 340, cache_read: 0, cache_write: 0, total: 1540 },
+    });
     assert.ok(existsSync(join(runDir, "events.jsonl")));
     const upload = run.steps.find((step) => step.name === "Upload the run directory");
-    assert.deepEqual(upload?.with, { name: "ralph-run-US-3", path: runDir, "include-hidden-files": "true", "if-no-files-found": "error", "retention-days": "14" });
-    assert.equal(git(repo, "log", "-1", "--format=%an <%ae>", "ralph/US-3"), "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>");
+    assert.deepEqual(upload?.with, {
+      name: "ralph-run-US-3",
+      path: runDir,
+      "include-hidden-files": "true",
+      "if-no-files-found": "error",
+      "retention-days": "14",
+    });
+    assert.equal(
+      git(repo, "log", "-1", "--format=%an <%ae>", "ralph/US-3"),
+      "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>",
+    );
     // The summary is `ralph report`'s, once (ralph report also writes $GITHUB_STEP_SUMMARY itself when set).
-    const report = spawnSync(process.execPath, [RALPH, "report", "US-3", "--format", "md"], { cwd: repo, env: { ...env(), GITHUB_STEP_SUMMARY: "" }, encoding: "utf8" });
+    const report = spawnSync(process.execPath, [RALPH, "report", "US-3", "--format", "md"], {
+      cwd: repo,
+      env: { ...env(), GITHUB_STEP_SUMMARY: "" },
+      encoding: "utf8",
+    });
     assert.equal(report.status, 0, report.stderr);
     assert.match(report.stdout, /US-3/);
     assert.equal(run.summary.trim(), report.stdout.trim());
@@ -445,11 +629,19 @@ describe("the composite actions' steps run here", () => {
     // An older ralph: `report` is an unknown command, everything else is this ralph.
     const older = mkdtempSync(join(tmpdir(), "ralph-older-"));
     dirs.push(older);
-    writeFileSync(join(older, "ralph"), `#!/bin/sh
+    writeFileSync(
+      join(older, "ralph"),
+      `#!/bin/sh
 [ "$1" = report ] && { echo "ralph: unknown command 'report'" >&2; exit 2; }
 exec '${process.execPath}' '${RALPH}' "$@"
-`, { mode: 0o755 });
-    const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" }, { workspace: repo, env: { ...env(), PATH: `${older}${delimiter}${env().PATH ?? ""}` }, skip });
+`,
+      { mode: 0o755 },
+    );
+    const run = await runCompositeAction(
+      ACTIONS,
+      { tasks: "prd.json", "task-index": "2", agent: "demo", "agent-package": "" },
+      { workspace: repo, env: { ...env(), PATH: `${older}${delimiter}${env().PATH ?? ""}` }, skip },
+    );
     assert.equal(run.failed, false, JSON.stringify(run.steps));
     assert.match(run.summary, /^## ralph run US-3: DONE\n/);
     assert.match(run.summary, /^\| outcome \| DONE \(exit 0\) \|$/m);
@@ -461,21 +653,47 @@ exec '${process.execPath}' '${RALPH}' "$@"
 
   test("a limit with fail-on-error false: MAX_ITERATIONS and exit code 3 as outputs, the step passes; args go one per line", async () => {
     const repo = project();
-    const inputs = { tasks: "prd.json", "task-index": "1", agent: "demo", "agent-package": "", "max-iterations": "1", args: "--check\nfalse", "fail-on-error": "false" };
+    const inputs = {
+      tasks: "prd.json",
+      "task-index": "1",
+      agent: "demo",
+      "agent-package": "",
+      "max-iterations": "1",
+      args: "--check\nfalse",
+      "fail-on-error": "false",
+    };
     const run = await runCompositeAction(ACTIONS, inputs, { workspace: repo, env: env(), skip });
     assert.equal(run.failed, false, JSON.stringify(run.steps));
-    assert.deepEqual([run.outputs.exit_reason, run.outputs.exit_code, run.outputs.branch], ["MAX_ITERATIONS", "3", "ralph/US-2"]);
+    assert.deepEqual(
+      [run.outputs.exit_reason, run.outputs.exit_code, run.outputs.branch],
+      ["MAX_ITERATIONS", "3", "ralph/US-2"],
+    );
     assert.equal(run.steps.at(-1)?.exitCode, 0);
   });
 
   test("a usage error: exit code 2, no run to upload, the error in the summary, and the action fails", async () => {
     const repo = project();
-    const run = await runCompositeAction(ACTIONS, { tasks: "prd.json", "task-index": "7", agent: "demo", "agent-package": "" }, { workspace: repo, env: env(), skip });
+    const run = await runCompositeAction(
+      ACTIONS,
+      { tasks: "prd.json", "task-index": "7", agent: "demo", "agent-package": "" },
+      { workspace: repo, env: env(), skip },
+    );
     assert.equal(run.failed, true);
-    assert.deepEqual(run.outputs, { exit_reason: "", exit_code: "2", branch: "", cost_usd: "", spend: "", run_id: "", run_dir: "" });
+    assert.deepEqual(run.outputs, {
+      exit_reason: "",
+      exit_code: "2",
+      branch: "",
+      cost_usd: "",
+      spend: "",
+      run_id: "",
+      run_dir: "",
+    });
     assert.equal(run.steps.find((step) => step.name === "Upload the run directory")?.with, undefined);
     assert.equal(run.steps.at(-1)?.exitCode, 2);
-    assert.match(run.summary, /^## ralph did not start\n\n```\nralph: --task-index 7: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json\n```\n$/);
+    assert.match(
+      run.summary,
+      /^## ralph did not start\n\n```\nralph: --task-index 7: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json\n```\n$/,
+    );
     assert.equal(existsSync(join(repo, ".ralph")), false);
   });
 });

@@ -19,12 +19,22 @@ const WRITES = agent('echo "$RALPH_ITERATION" > "step-$RALPH_ITERATION.txt"; ech
 describe("no progress: STALLED after 3 iterations by default", () => {
   test("an agent that changes nothing ends STALLED at iteration 3, saying why, with a guard_fired event", async () => {
     const dir = tempRepo();
-    const result = await runRalph(["run", "--name", "g", "-n", "6", "work", ...agent("echo looked around")], dir, env());
+    const result = await runRalph(
+      ["run", "--name", "g", "-n", "6", "work", ...agent("echo looked around")],
+      dir,
+      env(),
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.equal(readStatus(runDir(dir)).exit_reason, "STALLED");
     assert.equal(iterations(dir), 3);
-    assert.match(log(dir), /guard stalled: 3 consecutive iterations without a change to the git tree, HEAD or task list; the run ends STALLED \(--stall-limit 3; 0 turns this guard off\)/);
-    assert.deepEqual(guards(dir).map((e) => e.guard), ["stalled"]);
+    assert.match(
+      log(dir),
+      /guard stalled: 3 consecutive iterations without a change to the git tree, HEAD or task list; the run ends STALLED \(--stall-limit 3; 0 turns this guard off\)/,
+    );
+    assert.deepEqual(
+      guards(dir).map((e) => e.guard),
+      ["stalled"],
+    );
   });
 
   test("at the default cap (3) and stall limit (3) the cap ends the run: MAX_ITERATIONS, exit 3, saying no progress was seen", async () => {
@@ -32,7 +42,10 @@ describe("no progress: STALLED after 3 iterations by default", () => {
     const result = await runRalph(["run", "--name", "g", "hello", ...agent("echo looked around")], dir, env());
     assert.equal(result.code, 3, result.stderr);
     assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
-    assert.match(result.stdout, /^MAX_ITERATIONS: reached max_iterations 3; no progress was seen in the last 3 iterations \(no change to the git tree, HEAD or task list\)$/m);
+    assert.match(
+      result.stdout,
+      /^MAX_ITERATIONS: reached max_iterations 3; no progress was seen in the last 3 iterations \(no change to the git tree, HEAD or task list\)$/m,
+    );
     assert.equal(guards(dir).length, 0);
     assert.doesNotMatch(log(dir), /guard stalled/);
   });
@@ -43,7 +56,11 @@ describe("no progress: STALLED after 3 iterations by default", () => {
     assert.equal(moving.code, 3, moving.stderr);
     assert.equal(readStatus(runDir(dir)).exit_reason, "MAX_ITERATIONS");
     const off = tempRepo();
-    const idle = await runRalph(["run", "--name", "g", "-n", "4", "--stall-limit", "0", "work", ...agent("echo looked around")], off, env());
+    const idle = await runRalph(
+      ["run", "--name", "g", "-n", "4", "--stall-limit", "0", "work", ...agent("echo looked around")],
+      off,
+      env(),
+    );
     assert.equal(idle.code, 3, idle.stderr);
     assert.equal(guards(off).length, 0);
   });
@@ -53,34 +70,95 @@ describe("the same failure 3 times in a row: FAILED naming it", () => {
   test("a check failing with the same output three times ends FAILED at iteration 3, naming the check and its output", async () => {
     const dir = tempRepo();
     const check = "echo 'expected 2, got 3'; exit 1";
-    const result = await runRalph(["run", "--name", "g", "-n", "6", "--completion-promise", "DONE", "--check", check, "work", ...agent('echo "$RALPH_ITERATION" > "step-$RALPH_ITERATION.txt"; echo "<promise>DONE</promise>"')], dir, env());
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "g",
+        "-n",
+        "6",
+        "--completion-promise",
+        "DONE",
+        "--check",
+        check,
+        "work",
+        ...agent('echo "$RALPH_ITERATION" > "step-$RALPH_ITERATION.txt"; echo "<promise>DONE</promise>"'),
+      ],
+      dir,
+      env(),
+    );
     assert.equal(result.code, 1, result.stderr);
     const status = readStatus(runDir(dir));
     assert.equal(status.exit_reason, "FAILED");
     assert.equal(iterations(dir), 3);
-    assert.match(String(readEvents(runDir(dir)).find((e) => e.type === "run_ended")?.detail), /^the same failure 3 times in a row: check `echo 'expected 2, got 3'; exit 1` exit 1 \(expected 2, got 3\)$/);
-    assert.deepEqual(guards(dir).map((e) => e.guard), ["same_failure"]);
+    assert.match(
+      String(readEvents(runDir(dir)).find((e) => e.type === "run_ended")?.detail),
+      /^the same failure 3 times in a row: check `echo 'expected 2, got 3'; exit 1` exit 1 \(expected 2, got 3\)$/,
+    );
+    assert.deepEqual(
+      guards(dir).map((e) => e.guard),
+      ["same_failure"],
+    );
   });
 
   test("control: a check whose output changes each iteration is not the same failure; --same-failure-limit 0 turns it off", async () => {
     const dir = tempRepo();
-    const check = "echo \"$(ls step-*.txt | wc -l) steps, want 9\"; exit 1";
+    const check = 'echo "$(ls step-*.txt | wc -l) steps, want 9"; exit 1';
     const promise = agent('echo "$RALPH_ITERATION" > "step-$RALPH_ITERATION.txt"; echo "<promise>DONE</promise>"');
-    const changing = await runRalph(["run", "--name", "g", "-n", "4", "--completion-promise", "DONE", "--check", check, "work", ...promise], dir, env());
+    const changing = await runRalph(
+      ["run", "--name", "g", "-n", "4", "--completion-promise", "DONE", "--check", check, "work", ...promise],
+      dir,
+      env(),
+    );
     assert.equal(changing.code, 3, changing.stderr);
     assert.equal(guards(dir).length, 0);
     const off = tempRepo();
-    const same = await runRalph(["run", "--name", "g", "-n", "4", "--same-failure-limit", "0", "--completion-promise", "DONE", "--check", "exit 1", "work", ...promise], off, env());
+    const same = await runRalph(
+      [
+        "run",
+        "--name",
+        "g",
+        "-n",
+        "4",
+        "--same-failure-limit",
+        "0",
+        "--completion-promise",
+        "DONE",
+        "--check",
+        "exit 1",
+        "work",
+        ...promise,
+      ],
+      off,
+      env(),
+    );
     assert.equal(same.code, 3, same.stderr);
     assert.equal(guards(off).length, 0);
   });
 
   test("the same agent error three times ends FAILED naming it, before a higher --max-failures", async () => {
     const dir = tempRepo();
-    const result = await runRalph(["run", "--name", "g", "-n", "6", "--max-failures", "5", "work", ...agent("echo 'cannot reach the model' >&2; exit 1")], dir, env());
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "g",
+        "-n",
+        "6",
+        "--max-failures",
+        "5",
+        "work",
+        ...agent("echo 'cannot reach the model' >&2; exit 1"),
+      ],
+      dir,
+      env(),
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.equal(iterations(dir), 3);
     assert.match(String(readStatus(runDir(dir)).exit_reason), /^FAILED$/);
-    assert.match(log(dir), /guard same_failure: the same failure 3 times in a row: the agent failed: exit 1 without a result/);
+    assert.match(
+      log(dir),
+      /guard same_failure: the same failure 3 times in a row: the agent failed: exit 1 without a result/,
+    );
   });
 });

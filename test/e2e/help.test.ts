@@ -10,7 +10,11 @@ const project = tempProjects("ralph-help-");
 test("a reader closing the pipe early (ralph run --help | head -1) never crashes ralph, six times out of six", async () => {
   const dir = project();
   for (let i = 0; i < 6; i++) {
-    const child = spawn(process.execPath, [RALPH, "run", "--help"], { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [RALPH, "run", "--help"], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let first = "";
     // The reader takes the first chunk and closes its end, as head -1 does.
     child.stdout.once("data", (chunk: Buffer) => {
@@ -36,7 +40,10 @@ test("unknown commands and options suggest the closest one", async () => {
   const cases: Array<[string[], string]> = [
     [["stauts"], "ralph: unknown command 'stauts' (did you mean status?); see ralph --help\n"],
     [["list", "--actve"], "ralph: unknown option '--actve' (did you mean --active?)\n"],
-    [["run", "--max-iteration", "2", "go"], "ralph: unknown option '--max-iteration' (did you mean --max-iterations?)\n"],
+    [
+      ["run", "--max-iteration", "2", "go"],
+      "ralph: unknown option '--max-iteration' (did you mean --max-iterations?)\n",
+    ],
   ];
   for (const [args, stderr] of cases) {
     const result = await runRalph(args, dir);
@@ -46,7 +53,10 @@ test("unknown commands and options suggest the closest one", async () => {
 
 test("--agent cluade gets a did-you-mean; a word far from every agent gets none", async () => {
   const dir = project();
-  assertOneLineUsageError(await runRalph(["run", "--agent", "cluade", "go"], dir), /got "cluade" \(did you mean claude\?\)\n?$/);
+  assertOneLineUsageError(
+    await runRalph(["run", "--agent", "cluade", "go"], dir),
+    /got "cluade" \(did you mean claude\?\)\n?$/,
+  );
   const far = await runRalph(["run", "--agent", "xyz", "go"], dir);
   assertOneLineUsageError(far, /--agent: expected one of claude/);
   assert.doesNotMatch(far.stderr, /did you mean/);

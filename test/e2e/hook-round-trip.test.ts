@@ -19,8 +19,19 @@ function terminalEnv(): NodeJS.ProcessEnv {
 
 /** `ralph hook handle` given one Stop hook input, as Claude Code gives it. */
 async function stop(dir: string, message: string): Promise<CliResult> {
-  const input = JSON.stringify({ session_id: "session-round-1", transcript_path: "/nonexistent", cwd: dir, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: message });
-  const child = spawn(process.execPath, [RALPH, "hook", "handle"], { cwd: dir, env: terminalEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const input = JSON.stringify({
+    session_id: "session-round-1",
+    transcript_path: "/nonexistent",
+    cwd: dir,
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    last_assistant_message: message,
+  });
+  const child = spawn(process.execPath, [RALPH, "hook", "handle"], {
+    cwd: dir,
+    env: terminalEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   child.stdin.end(input);
   return resultOf(child);
 }
@@ -37,7 +48,10 @@ test("hook start from a terminal prints the exact first message to give claude, 
   const dir = project();
   const started = await runRalph(["hook", "start", "fix the tests; don't touch $HOME"], dir, terminalEnv());
   assert.equal(started.code, 0, started.stderr);
-  assert.match(started.stdout, /^next: start Claude Code here with the task as its first message:\n {2}claude 'fix the tests; don'\\''t touch \$HOME'$/m);
+  assert.match(
+    started.stdout,
+    /^next: start Claude Code here with the task as its first message:\n {2}claude 'fix the tests; don'\\''t touch \$HOME'$/m,
+  );
 });
 
 test("ralph hook uninstall cancels the loop, takes the Stop hook out and removes only the command files ralph wrote", async () => {
@@ -63,7 +77,10 @@ test("ralph hook uninstall cancels the loop, takes the Stop hook out and removes
   // Uninstalled, a stop is let through: nothing blocks.
   assert.equal((await stop(dir, "done")).stdout, "");
   // Twice: nothing left to do, and it says so.
-  assert.match((await runRalph(["hook", "uninstall"], dir, terminalEnv())).stdout, /^ralph: no Stop hook of ralph's in this project: nothing to uninstall\n$/);
+  assert.match(
+    (await runRalph(["hook", "uninstall"], dir, terminalEnv())).stdout,
+    /^ralph: no Stop hook of ralph's in this project: nothing to uninstall\n$/,
+  );
 });
 
 test("a hook run's report shows measured durations or –, never 0.0s, and says no cost was reported, never $0.0000", async () => {
@@ -84,7 +101,10 @@ test("a hook run's report shows measured durations or –, never 0.0s, and says 
 test("ralph hook --help names the file install really writes, .claude/settings.local.json", async () => {
   const help = await runRalph(["hook", "--help"], project());
   assert.equal(help.code, 0, help.stderr);
-  assert.match(help.stdout.replace(/\s+/g, " "), /install \[options\] add the Stop hook to \.claude\/settings\.local\.json/);
+  assert.match(
+    help.stdout.replace(/\s+/g, " "),
+    /install \[options\] add the Stop hook to \.claude\/settings\.local\.json/,
+  );
   assert.doesNotMatch(help.stdout, /settings\.json/);
 });
 
@@ -94,7 +114,10 @@ test("ralph hook start from a terminal says what to do next and keeps .ralph/ ou
   delete env.CLAUDE_CODE_SESSION_ID;
   const started = await runRalph(["hook", "start", "fix", "the", "tests"], dir, env);
   assert.equal(started.code, 0, started.stderr);
-  assert.match(started.stdout, /^next: start Claude Code here with the task as its first message:\n {2}claude 'fix the tests'$/m);
+  assert.match(
+    started.stdout,
+    /^next: start Claude Code here with the task as its first message:\n {2}claude 'fix the tests'$/m,
+  );
   assert.ok(readFileSync(join(dir, ".gitignore"), "utf8").split("\n").includes(".ralph/"));
   // From inside a session (/ralph-loop) the session is already there: no such advice for the model.
   const inside = project();
@@ -110,7 +133,11 @@ test("hook install --commands names ralph from PATH when that is this ralph; els
   symlinkSync(RALPH, join(bin, "ralph"));
   // npm marks a package's bin executable when it installs it; the build output may not be.
   chmodSync(RALPH, statSync(RALPH).mode | 0o111);
-  const onPath = await runRalph(["hook", "install", "--commands"], dir, cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` }));
+  const onPath = await runRalph(
+    ["hook", "install", "--commands"],
+    dir,
+    cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` }),
+  );
   assert.equal(onPath.code, 0, onPath.stderr);
   assert.match(onPath.stdout, /run `ralph` from PATH: they can be committed/);
   const loop = readFileSync(join(dir, ".claude", "commands", "ralph-loop.md"), "utf8");
@@ -121,8 +148,12 @@ test("hook install --commands names ralph from PATH when that is this ralph; els
   const other = project();
   const off = await runRalph(["hook", "install", "--commands"], other, cleanEnv({ PATH: "/usr/bin:/bin" }));
   assert.equal(off.code, 0, off.stderr);
-  assert.match(off.stdout, /ralph is not on PATH here, so the commands name this machine's node and ralph; they stay out of git/);
+  assert.match(
+    off.stdout,
+    /ralph is not on PATH here, so the commands name this machine's node and ralph; they stay out of git/,
+  );
   assert.ok(readFileSync(join(other, ".claude", "commands", "ralph-loop.md"), "utf8").includes(RALPH));
   const ignored = readFileSync(join(other, ".gitignore"), "utf8").split("\n");
-  for (const name of ["ralph-loop.md", "cancel-ralph.md", "ralph-help.md"]) assert.ok(ignored.includes(`.claude/commands/${name}`), ignored.join(","));
+  for (const name of ["ralph-loop.md", "cancel-ralph.md", "ralph-help.md"])
+    assert.ok(ignored.includes(`.claude/commands/${name}`), ignored.join(","));
 });

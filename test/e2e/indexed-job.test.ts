@@ -22,8 +22,12 @@ const cleanup = cleanupAfterTests();
 
 const JOB_AGENT = fileURLToPath(new URL("../fixtures/job-agent.js", import.meta.url));
 const POD_START = join(KUBERNETES_DIR, "pod-start.sh");
-const UNSHARE = (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "unshare")).find((path) => existsSync(path));
-const canUnshare = UNSHARE !== undefined && spawnSync(UNSHARE, ["--pid", "--fork", "--kill-child", "--mount-proc", "true"]).status === 0;
+const UNSHARE = (process.env.PATH ?? "")
+  .split(delimiter)
+  .map((dir) => join(dir, "unshare"))
+  .find((path) => existsSync(path));
+const canUnshare =
+  UNSHARE !== undefined && spawnSync(UNSHARE, ["--pid", "--fork", "--kill-child", "--mount-proc", "true"]).status === 0;
 const hasPerl = spawnSync("perl", ["-e", "1"]).status === 0;
 const skip = !canUnshare ? "needs unshare --pid (root)" : !hasPerl ? "needs perl" : false;
 
@@ -62,7 +66,10 @@ function ralphOnPath(): string {
 
 /** The namespace's PID 1 as the host sees it: unshare's only child. */
 function initPid(unsharePid: number): number {
-  const children = readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+  const children = readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   return Number(children[0] ?? 0);
 }
 
@@ -117,7 +124,17 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     const tag = cleanup.tag();
     writeFileSync(join(files, "hang-armed"), "");
     const args = ["--tasks", "prd.json", "--prompt-file", "PROMPT.md", "-n", "4", "--grace", `${GRACE_MS / 1000}s`];
-    const agent = ["--", "env", `${tag.key}=${tag.value}`, process.execPath, JOB_AGENT, "--dir", files, "--slow", "US-2"];
+    const agent = [
+      "--",
+      "env",
+      `${tag.key}=${tag.value}`,
+      process.execPath,
+      JOB_AGENT,
+      "--dir",
+      files,
+      "--slow",
+      "US-2",
+    ];
 
     const startPod = (index: number, attempt: number): Pod => {
       const workspace = tempDir(`ralph-pod-${index}-${attempt}-`);
@@ -132,7 +149,11 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
         GIT_COMMITTER_NAME: "ralph",
         GIT_COMMITTER_EMAIL: "ralph@example.test",
       });
-      const started = cleanup.process(UNSHARE as string, ["--pid", "--fork", "--kill-child", "--mount-proc", "sh", POD_START, ...args, ...agent], { cwd: workspace, env });
+      const started = cleanup.process(
+        UNSHARE as string,
+        ["--pid", "--fork", "--kill-child", "--mount-proc", "sh", POD_START, ...args, ...agent],
+        { cwd: workspace, env },
+      );
       return { index, attempt, workspace, started };
     };
 
@@ -141,7 +162,12 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     let terminated: { pod: Pod; sentAt: number; ralphWasInit: boolean } | null = null;
     const kubelet = async (pod: Pod): Promise<void> => {
       await waitForJson(join(files, "hang.json"), 30_000, pod.started);
-      await waitFor(() => spawnSync("git", ["--git-dir", remote, "rev-parse", "-q", "--verify", "refs/heads/ralph/US-2"]).status === 0, "ralph/US-2 on the remote", 10_000);
+      await waitFor(
+        () =>
+          spawnSync("git", ["--git-dir", remote, "rev-parse", "-q", "--verify", "refs/heads/ralph/US-2"]).status === 0,
+        "ralph/US-2 on the remote",
+        10_000,
+      );
       const init = initPid(pod.started.child.pid as number);
       const ralphWasInit = isNamespaceInit(init) && readFileSync(`/proc/${init}/cmdline`, "utf8").includes(RALPH);
       terminated = { pod, sentAt: performance.now(), ralphWasInit };
@@ -159,12 +185,18 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
         const next = queue.shift() as { index: number; attempt: number };
         const pod = startPod(next.index, next.attempt);
         if (pod.index === 1 && pod.attempt === 0) kubeletDone.push(kubelet(pod));
-        active.set(pod, within(pod.started.done, 60_000, `pod ${pod.index}/${pod.attempt}`).then(() => pod));
+        active.set(
+          pod,
+          within(pod.started.done, 60_000, `pod ${pod.index}/${pod.attempt}`).then(() => pod),
+        );
       }
       const pod = await Promise.race(active.values());
       active.delete(pod);
       const result = await pod.started.done;
-      const action = result.code === 0 ? "Succeeded" : podFailureAction(job, { container: container.name, exitCode: result.code ?? -1 });
+      const action =
+        result.code === 0
+          ? "Succeeded"
+          : podFailureAction(job, { container: container.name, exitCode: result.code ?? -1 });
       ended.push({ index: pod.index, attempt: pod.attempt, code: result.code, action, stderr: result.stderr });
       if (action === "Count" || action === "Ignore") {
         const count = (failures.get(pod.index) ?? 0) + (action === "Count" ? 1 : 0);
@@ -175,7 +207,11 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     await Promise.all(kubeletDone);
 
     const summary = ended.map(({ index, attempt, code, action }) => `${index}/${attempt}: ${code} ${action}`).sort();
-    assert.deepEqual(summary, ["0/0: 0 Succeeded", "1/0: 143 Count", "1/1: 0 Succeeded", "2/0: 0 Succeeded", "3/0: 0 Succeeded"], ended.map((pod) => pod.stderr).join("\n"));
+    assert.deepEqual(
+      summary,
+      ["0/0: 0 Succeeded", "1/0: 143 Count", "1/1: 0 Succeeded", "2/0: 0 Succeeded", "3/0: 0 Succeeded"],
+      ended.map((pod) => pod.stderr).join("\n"),
+    );
 
     // The terminated pod: ralph was PID 1, honoured the grace (the agent ignores SIGTERM), and exited in time.
     assert.ok(terminated, "the kubelet step ran");
@@ -183,12 +219,21 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     assert.equal(ralphWasInit, true, "ralph is PID 1 of the pod's namespace");
     const tookMs = (await first.started.done).exitedAt - sentAt;
     t.diagnostic(`pods: ${summary.join(", ")}; SIGTERM to exit ${Math.round(tookMs)} ms with --grace ${GRACE_MS} ms`);
-    assert.ok(tookMs >= GRACE_MS - 100 && tookMs < GRACE_MS + 3000, `SIGTERM to exit: ${Math.round(tookMs)} ms (grace ${GRACE_MS} ms)`);
+    assert.ok(
+      tookMs >= GRACE_MS - 100 && tookMs < GRACE_MS + 3000,
+      `SIGTERM to exit: ${Math.round(tookMs)} ms (grace ${GRACE_MS} ms)`,
+    );
     const graceSeconds = Number.parseInt(argValue(container.args ?? [], "--grace") ?? "", 10);
     const overheadS = (tookMs - GRACE_MS) / 1000;
-    assert.ok((job.spec.template.spec.terminationGracePeriodSeconds ?? 30) > graceSeconds + overheadS + 5, "job.yaml leaves ralph its --grace and the time to record and push");
+    assert.ok(
+      (job.spec.template.spec.terminationGracePeriodSeconds ?? 30) > graceSeconds + overheadS + 5,
+      "job.yaml leaves ralph its --grace and the time to record and push",
+    );
     const firstRun = join(first.workspace, "repo", ".ralph", "runs", "US-2");
-    assert.deepEqual([readStatus(firstRun).exit_reason, readStatus(firstRun).exit_code, readStatus(firstRun).iteration], ["INTERRUPTED", 143, 2]);
+    assert.deepEqual(
+      [readStatus(firstRun).exit_reason, readStatus(firstRun).exit_code, readStatus(firstRun).iteration],
+      ["INTERRUPTED", 143, 2],
+    );
     assert.deepEqual(completionMarker(firstRun), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
     // ralph ended the agent's tree itself, SIGKILL after the grace, before the namespace went away.
     const interrupted = readEvents(firstRun).find((event) => event.type === "iteration_ended" && event.iteration === 2);
@@ -199,23 +244,41 @@ describe("a simulated Indexed Job of ralph pods", { skip }, () => {
     const branches = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/ralph/").split("\n").sort();
     assert.deepEqual(branches, ["ralph/US-1", "ralph/US-2", "ralph/US-3"]);
     for (const id of ["US-1", "US-2", "US-3"]) {
-      const prd = JSON.parse(git(remote, "show", `ralph/${id}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> };
-      assert.deepEqual(prd.userStories.filter((story) => story.passes).map((story) => story.id).sort(), [id, "US-4"].sort(), `only ${id} is done on ralph/${id}`);
+      const prd = JSON.parse(git(remote, "show", `ralph/${id}:prd.json`)) as {
+        userStories: Array<{ id: string; passes: boolean }>;
+      };
+      assert.deepEqual(
+        prd.userStories
+          .filter((story) => story.passes)
+          .map((story) => story.id)
+          .sort(),
+        [id, "US-4"].sort(),
+        `only ${id} is done on ralph/${id}`,
+      );
     }
     // The replacement went on from the interrupted pod's branch: its first iteration's commit is still there.
-    assert.deepEqual(git(remote, "log", "--format=%s", "main..ralph/US-2").split("\n"), ["ralph(US-2): iteration 1: US-2: two (two iterations; its first pod is ended mid-iteration)", "ralph(US-2): iteration 1: US-2: two (two iterations; its first pod is ended mid-iteration)"]);
+    assert.deepEqual(git(remote, "log", "--format=%s", "main..ralph/US-2").split("\n"), [
+      "ralph(US-2): iteration 1: US-2: two (two iterations; its first pod is ended mid-iteration)",
+      "ralph(US-2): iteration 1: US-2: two (two iterations; its first pod is ended mid-iteration)",
+    ]);
     assert.equal(git(remote, "show", "ralph/US-2:work/US-2.part1"), "started in iteration 1");
     assert.equal(git(remote, "show", "ralph/US-2:work/US-2.done"), "finished in iteration 1");
 
     // Events reached the webhook: every pod's ending, with its reason and exit code.
-    const endings = hook.events.filter((event) => event.type === "run_ended").map((event) => `${String(event.run)} ${String(event.reason)} ${String(event.exit_code)}`).sort();
+    const endings = hook.events
+      .filter((event) => event.type === "run_ended")
+      .map((event) => `${String(event.run)} ${String(event.reason)} ${String(event.exit_code)}`)
+      .sort();
     assert.deepEqual(endings, ["US-1 DONE 0", "US-2 DONE 0", "US-2 INTERRUPTED 143", "US-3 DONE 0", "US-4 NO_WORK 0"]);
 
     // An index beyond the list (completions larger than the task count) is a usage error the policy fails for good.
     const beyond = startPod(STORIES.length, 0);
     const result = await within(beyond.started.done, 30_000, "the pod beyond the list");
     assert.equal(result.code, 2, result.stderr);
-    assert.match(result.stderr, /^ralph: --task-index 4: expected 0 to 3, the positions of the 4 task\(s\) in prd\.json\n$/);
+    assert.match(
+      result.stderr,
+      /^ralph: --task-index 4: expected 0 to 3, the positions of the 4 task\(s\) in prd\.json\n$/,
+    );
     assert.equal(podFailureAction(job, { container: container.name, exitCode: 2 }), "FailIndex");
     assert.equal(existsSync(join(beyond.workspace, "repo", ".ralph")), false);
   });

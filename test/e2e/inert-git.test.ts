@@ -12,7 +12,8 @@ import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 
 after(isolateGitConfig());
 
-const env = (extra: Record<string, string> = {}) => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
 
 // Daemons a hook started (when one ran): killed after the tests, whatever they asserted.
 const daemons: number[] = [];
@@ -61,7 +62,9 @@ describe("ralph's git is inert", () => {
     const repo = tempRepo();
     const marks = marksDir(repo);
     // The agent plants the hooks in the repository's shared hooks directory, then leaves work to commit.
-    const plant = HOOKS.map((hook) => `cp "${marks}/planted" "$(git rev-parse --git-common-dir)/hooks/${hook}"`).join("; ");
+    const plant = HOOKS.map((hook) => `cp "${marks}/planted" "$(git rev-parse --git-common-dir)/hooks/${hook}"`).join(
+      "; ",
+    );
     plantedProgram(join(marks, "planted"), marks, "hook");
     const agent = ["--", "sh", "-c", `${plant}; echo work > made.txt`];
     const result = await runRalph(["run", "--worktree", "--name", "h", "-n", "1", "work", ...agent], repo, env());
@@ -96,7 +99,11 @@ describe("ralph's git is inert", () => {
     git(repo, "config", "filter.one.smudge", join(marks, "smudge"));
     git(repo, "config", "filter.one.clean", join(marks, "smudge"));
     git(repo, "config", "filter.two.process", join(marks, "process"));
-    const result = await runRalph(["run", "--worktree", "--name", "w", "-n", "1", "work", "--", "sh", "-c", "echo work > made.txt"], repo, env());
+    const result = await runRalph(
+      ["run", "--worktree", "--name", "w", "-n", "1", "work", "--", "sh", "-c", "echo work > made.txt"],
+      repo,
+      env(),
+    );
     assert.equal(result.code, 3, result.stderr);
     const worktree = join(repo, ".ralph", "worktrees", "w");
     assert.equal(readFileSync(join(worktree, "a.txt"), "utf8"), "alpha\n");
@@ -104,7 +111,11 @@ describe("ralph's git is inert", () => {
     assert.deepEqual(ran(marks), []);
     assert.deepEqual(daemonPids(marks), []);
     // Control: a plain `git worktree add` runs all three.
-    spawnSync("git", ["worktree", "add", "-q", "-b", "control", join(marks, "control")], { cwd: repo, stdio: "ignore", timeout: 20_000 });
+    spawnSync("git", ["worktree", "add", "-q", "-b", "control", join(marks, "control")], {
+      cwd: repo,
+      stdio: "ignore",
+      timeout: 20_000,
+    });
     assert.deepEqual([...new Set(ran(marks))], ["post-checkout", "process", "smudge"]);
   });
 
@@ -112,7 +123,10 @@ describe("ralph's git is inert", () => {
     const repo = tempRepo();
     const marks = marksDir(repo);
     const hang = join(marks, "fsmonitor");
-    writeFileSync(hang, `#!/bin/sh\necho fsmonitor >> "${marks}/ran"\necho $$ > "${marks}/fsmonitor.tmp"\nmv "${marks}/fsmonitor.tmp" "${marks}/fsmonitor.pid"\nexec sleep 60\n`);
+    writeFileSync(
+      hang,
+      `#!/bin/sh\necho fsmonitor >> "${marks}/ran"\necho $$ > "${marks}/fsmonitor.tmp"\nmv "${marks}/fsmonitor.tmp" "${marks}/fsmonitor.pid"\nexec sleep 60\n`,
+    );
     chmodSync(hang, 0o755);
     const agent = ["--", "sh", "-c", `git config core.fsmonitor "${hang}"; echo "$RALPH_ITERATION" > made.txt`];
     const result = await runRalph(["run", "--stall-limit", "3", "-n", "2", "work", ...agent], repo, env(), 30_000);
@@ -120,7 +134,12 @@ describe("ralph's git is inert", () => {
     // The program never ran (it would have marked it), so nothing of ralph waited on it.
     assert.deepEqual(ran(marks), []);
     // Control: a plain git status runs the program and waits on it.
-    const control = spawnSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore", timeout: 1500, killSignal: "SIGKILL" });
+    const control = spawnSync("git", ["status", "--porcelain"], {
+      cwd: repo,
+      stdio: "ignore",
+      timeout: 1500,
+      killSignal: "SIGKILL",
+    });
     assert.equal(control.error && (control.error as NodeJS.ErrnoException).code, "ETIMEDOUT");
     assert.deepEqual(ran(marks), ["fsmonitor"]);
     await waitForFile(join(marks, "fsmonitor.pid"), 5000);
@@ -148,12 +167,48 @@ function hangingGit(dir: string, subcommand: string): { bin: string; pids: strin
 
 describe("a git command that hangs is ended with its group", () => {
   const cases = [
-    { subcommand: "status", how: "SIGTERM", where: "the stall check", flags: ["--stall-limit", "3"], armedAtStart: false },
-    { subcommand: "status", how: "stop --now", where: "the stall check", flags: ["--stall-limit", "3"], armedAtStart: false },
-    { subcommand: "status", how: "SIGTERM", where: "the stall check's first look", flags: ["--stall-limit", "3"], armedAtStart: true },
-    { subcommand: "status", how: "stop --now", where: "the stall check's first look", flags: ["--stall-limit", "3"], armedAtStart: true },
-    { subcommand: "commit", how: "SIGTERM", where: "the iteration's commit", flags: ["--worktree", "--name", "c"], armedAtStart: false },
-    { subcommand: "commit", how: "stop --now", where: "the iteration's commit", flags: ["--worktree", "--name", "c"], armedAtStart: false },
+    {
+      subcommand: "status",
+      how: "SIGTERM",
+      where: "the stall check",
+      flags: ["--stall-limit", "3"],
+      armedAtStart: false,
+    },
+    {
+      subcommand: "status",
+      how: "stop --now",
+      where: "the stall check",
+      flags: ["--stall-limit", "3"],
+      armedAtStart: false,
+    },
+    {
+      subcommand: "status",
+      how: "SIGTERM",
+      where: "the stall check's first look",
+      flags: ["--stall-limit", "3"],
+      armedAtStart: true,
+    },
+    {
+      subcommand: "status",
+      how: "stop --now",
+      where: "the stall check's first look",
+      flags: ["--stall-limit", "3"],
+      armedAtStart: true,
+    },
+    {
+      subcommand: "commit",
+      how: "SIGTERM",
+      where: "the iteration's commit",
+      flags: ["--worktree", "--name", "c"],
+      armedAtStart: false,
+    },
+    {
+      subcommand: "commit",
+      how: "stop --now",
+      where: "the iteration's commit",
+      flags: ["--worktree", "--name", "c"],
+      armedAtStart: false,
+    },
   ] as const;
   for (const { subcommand, how, where, flags, armedAtStart } of cases) {
     test(`${how} during a hanging git ${subcommand} (${where}) ends the run, the git and its child ended with their group`, async () => {
@@ -162,7 +217,11 @@ describe("a git command that hangs is ended with its group", () => {
       const { bin, pids, armed, exited } = hangingGit(marks, subcommand);
       const runEnv = env({ PATH: `${bin}:${process.env.PATH ?? ""}` });
       if (armedAtStart) writeFileSync(armed, "");
-      const run = startRalph(["run", ...flags, "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`], repo, runEnv);
+      const run = startRalph(
+        ["run", ...flags, "-n", "3", "work", "--", "sh", "-c", `echo $RALPH_ITERATION > made.txt; touch "${armed}"`],
+        repo,
+        runEnv,
+      );
       // The agent arms the fake git (unless it was armed before the run): the git command after iteration 1 hangs.
       await waitForFile(pids, 20_000);
       const hung = readFileSync(pids, "utf8").trim().split(" ").map(Number);

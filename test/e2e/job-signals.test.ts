@@ -7,7 +7,16 @@ import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { spawn, type IPty } from "@lydell/node-pty";
 import { RALPH, cleanEnv, completionMarker, readEvents, readStatus } from "../helpers/cli.js";
-import { agentCommand, identify, procRunning, stateOf, survivors, waitForJson, type Proc, type Ready } from "../fixtures/e2e-harness.js";
+import {
+  agentCommand,
+  identify,
+  procRunning,
+  stateOf,
+  survivors,
+  waitForJson,
+  type Proc,
+  type Ready,
+} from "../fixtures/e2e-harness.js";
 import { waitFor, within } from "../helpers/wait.js";
 import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 
@@ -70,7 +79,11 @@ function quoted(words: string[]): string {
 async function stopBoth(shell: { pty: IPty }, runner: Proc, tree: Proc[]): Promise<void> {
   shell.pty.write(CTRL_Z);
   await waitFor(() => stateOf(runner) === "T", "ralph to stop", 10_000);
-  await waitFor(() => tree.every((proc) => stateOf(proc) === "T"), `every agent process to stop (${tree.map(stateOf).join("")})`, 10_000);
+  await waitFor(
+    () => tree.every((proc) => stateOf(proc) === "T"),
+    `every agent process to stop (${tree.map(stateOf).join("")})`,
+    10_000,
+  );
 }
 
 describe("job control and other signals", () => {
@@ -80,17 +93,38 @@ describe("job control and other signals", () => {
   test("Ctrl-Z in an interactive shell stops the agent tree with ralph; fg continues both, each time", async () => {
     const { dir, files, runDir, tag } = cleanup.scenario();
     const shell = interactiveShell(dir);
-    shell.type(quoted([process.execPath, RALPH, "run", "--name", "x", "-n", "1", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")]));
+    shell.type(
+      quoted([
+        process.execPath,
+        RALPH,
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "1",
+        "--grace",
+        "1s",
+        "go",
+        ...agentCommand(tag, files, "--tree", "mixed"),
+      ]),
+    );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000);
     const runner = cleanup.runner(runDir);
     const tree = ready.procs;
     assert.ok(tree.length >= 3, "a tree of several processes (some in their own sessions)");
-    assert.ok(tree.every((proc) => stateOf(proc) !== "T"), "known-false control: nothing is stopped before Ctrl-Z");
+    assert.ok(
+      tree.every((proc) => stateOf(proc) !== "T"),
+      "known-false control: nothing is stopped before Ctrl-Z",
+    );
     for (const round of [1, 2]) {
       await stopBoth(shell, runner, tree);
       // `fg` sends SIGCONT to ralph's process group; the agent's groups hear of it only from ralph.
       shell.type("fg");
-      await waitFor(() => stateOf(runner) !== "T" && tree.every((proc) => !["T", ""].includes(stateOf(proc))), `ralph and its agent tree to go on (round ${round})`, 10_000);
+      await waitFor(
+        () => stateOf(runner) !== "T" && tree.every((proc) => !["T", ""].includes(stateOf(proc))),
+        `ralph and its agent tree to go on (round ${round})`,
+        10_000,
+      );
     }
     // Ctrl-C reaches ralph alone (the agent has process groups of its own), and ralph ends the whole tree.
     shell.pty.write(CTRL_C);
@@ -105,7 +139,23 @@ describe("job control and other signals", () => {
   test("Ctrl-Z past the iteration's --timeout: nothing runs meanwhile, and fg ends the timed-out iteration at once", async () => {
     const { dir, files, runDir, tag } = cleanup.scenario();
     const shell = interactiveShell(dir);
-    shell.type(quoted([process.execPath, RALPH, "run", "--name", "x", "-n", "1", "--timeout", "6s", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")]));
+    shell.type(
+      quoted([
+        process.execPath,
+        RALPH,
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "1",
+        "--timeout",
+        "6s",
+        "--grace",
+        "1s",
+        "go",
+        ...agentCommand(tag, files, "--tree", "mixed"),
+      ]),
+    );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000);
     const startedAt = performance.now();
     const runner = cleanup.runner(runDir);
@@ -114,8 +164,15 @@ describe("job control and other signals", () => {
     // Stopped past the iteration's 6 s timeout: nothing can enforce it meanwhile, and nothing runs.
     await waitFor(() => performance.now() - startedAt > 6500, "the timeout to pass while stopped", 15_000);
     assert.equal(stateOf(runner), "T");
-    assert.ok(tree.every((proc) => stateOf(proc) === "T"), "the tree stayed stopped");
-    assert.equal(readEvents(runDir).find((event) => event.type === "iteration_ended"), undefined, "the iteration did not end before the stop");
+    assert.ok(
+      tree.every((proc) => stateOf(proc) === "T"),
+      "the tree stayed stopped",
+    );
+    assert.equal(
+      readEvents(runDir).find((event) => event.type === "iteration_ended"),
+      undefined,
+      "the iteration did not end before the stop",
+    );
 
     shell.type("fg");
     // Continued past its timeout, the iteration is ended at once: the whole tree goes.
@@ -130,7 +187,10 @@ describe("job control and other signals", () => {
 
   test("SIGQUIT ends the run INTERRUPTED: marker, status, event, exit 131", async () => {
     const { dir, files, runDir, tag } = cleanup.scenario();
-    const started = cleanup.ralph(["run", "--name", "x", "-n", "0", "--grace", "2s", "go", ...agentCommand(tag, files, "--tree", "mixed")], dir);
+    const started = cleanup.ralph(
+      ["run", "--name", "x", "-n", "0", "--grace", "2s", "go", ...agentCommand(tag, files, "--tree", "mixed")],
+      dir,
+    );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, started);
     started.child.kill("SIGQUIT");
     const exit = await within(started.done, 15_000, "ralph to exit after SIGQUIT");
@@ -145,18 +205,31 @@ describe("job control and other signals", () => {
 
   test("SIGUSR1 opens no inspector port in ralph (a plain node process does: known-false control)", async () => {
     // Before Node's start-up installs its handler, SIGUSR1 kills: signal the control once it is running.
-    const control = spawnChild(process.execPath, ["-e", "console.log('ready'); setInterval(() => {}, 1000)"], { stdio: ["ignore", "pipe", "ignore"] });
+    const control = spawnChild(process.execPath, ["-e", "console.log('ready'); setInterval(() => {}, 1000)"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     cleanup.pid(identify(control.pid as number));
     await within(new Promise((resolve) => control.stdout.once("data", resolve)), 10_000, "the control to start");
     const signalledAt = performance.now();
     control.kill("SIGUSR1");
-    await waitFor(() => listensOnInspectorPort(control.pid as number), "a plain node process to open its inspector on SIGUSR1", 10_000);
+    await waitFor(
+      () => listensOnInspectorPort(control.pid as number),
+      "a plain node process to open its inspector on SIGUSR1",
+      10_000,
+    );
     const opened = performance.now() - signalledAt;
     control.kill("SIGKILL");
-    await waitFor(() => !listensOnInspectorPort(control.pid as number) && inspectorListeners().size === 0, "the control's port to close", 5_000);
+    await waitFor(
+      () => !listensOnInspectorPort(control.pid as number) && inspectorListeners().size === 0,
+      "the control's port to close",
+      5_000,
+    );
 
     const { dir, files, runDir, tag } = cleanup.scenario();
-    const started = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")], dir);
+    const started = cleanup.ralph(
+      ["run", "--name", "x", "-n", "1", "--grace", "1s", "go", ...agentCommand(tag, files, "--tree", "mixed")],
+      dir,
+    );
     await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, started);
     const runner = cleanup.runner(runDir);
     process.kill(runner.pid, "SIGUSR1");

@@ -21,7 +21,14 @@ const cleanup = cleanupAfterTests();
 const ATTACK = fileURLToPath(new URL("../fixtures/launcher-attack.js", import.meta.url));
 const perl = findOnPath("perl");
 const prctl = PRCTL_SYSCALL[process.arch];
-const skip = process.platform !== "linux" ? "Linux only" : perl === null ? "no perl" : prctl === undefined ? `no prctl number for ${process.arch}` : false;
+const skip =
+  process.platform !== "linux"
+    ? "Linux only"
+    : perl === null
+      ? "no perl"
+      : prctl === undefined
+        ? `no prctl number for ${process.arch}`
+        : false;
 const env = (): NodeJS.ProcessEnv => cleanEnv({ RALPH_SUPERVISION: "subreaper" });
 
 type Attempt = { pid: number; fd: number; opened: boolean; code?: string };
@@ -30,7 +37,10 @@ type Attempt = { pid: number; fd: number; opened: boolean; code?: string };
 function parentOf(pid: number): { ppid: number; comm: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return { ppid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]), comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) };
+    return {
+      ppid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]),
+      comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+    };
   } catch {
     return null;
   }
@@ -70,11 +80,17 @@ case "$1" in
 esac`;
 
 /** Runs ralph for as many iterations as `plan` has words, the agent doing each; returns the launchers it noted. */
-async function runAgainst(plan: string[]): Promise<{ launchers: Proc[]; marker: string; files: string; code: number | null; stdout: string }> {
+async function runAgainst(
+  plan: string[],
+): Promise<{ launchers: Proc[]; marker: string; files: string; code: number | null; stdout: string }> {
   const { dir, files } = cleanup.project();
   const notes = join(files, "launchers");
   const agent = ["sh", "-c", LAUNCHER_AGENT, notes, plan.join(",")];
-  const ralph = cleanup.ralph(["run", "--name", "x", "-n", String(plan.length), "--grace", "300ms", "--agent", "command", "go", "--", ...agent], dir, env());
+  const ralph = cleanup.ralph(
+    ["run", "--name", "x", "-n", String(plan.length), "--grace", "300ms", "--agent", "command", "go", "--", ...agent],
+    dir,
+    env(),
+  );
   const result = await within(ralph.done, 20_000, "ralph's exit");
   const lines = readFileSync(notes, "utf8").trim().split("\n");
   const launchers = lines.map((line) => {
@@ -83,8 +99,18 @@ async function runAgainst(plan: string[]): Promise<{ launchers: Proc[]; marker: 
     cleanup.pid(proc);
     return proc;
   });
-  assert.deepEqual(lines.map((line) => line.split(" ")[0]), plan.map((_, index) => String(index + 1)), result.stdout + result.stderr);
-  return { launchers, marker: readFileSync(`${notes}.marker`, "utf8").trim(), files: notes, code: result.code, stdout: result.stdout + result.stderr };
+  assert.deepEqual(
+    lines.map((line) => line.split(" ")[0]),
+    plan.map((_, index) => String(index + 1)),
+    result.stdout + result.stderr,
+  );
+  return {
+    launchers,
+    marker: readFileSync(`${notes}.marker`, "utf8").trim(),
+    files: notes,
+    code: result.code,
+    stdout: result.stdout + result.stderr,
+  };
 }
 
 describe("the subreaper launcher against a hostile agent", { concurrency: 2, skip }, () => {
@@ -92,15 +118,40 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const { dir, files } = cleanup.project();
     const result = join(files, "attempts.json");
     const escapeeFile = join(files, "escapee.pid");
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", process.execPath, ATTACK, result, escapeeFile], dir, env());
+    const ralph = cleanup.ralph(
+      [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "1",
+        "--agent",
+        "command",
+        "go",
+        "--",
+        process.execPath,
+        ATTACK,
+        result,
+        escapeeFile,
+      ],
+      dir,
+      env(),
+    );
     const exit = await within(ralph.done, 20_000, "ralph's exit");
     assert.equal(exit.code, 3, exit.stdout + exit.stderr);
     const attempts = JSON.parse(readFileSync(result, "utf8")) as Attempt[];
-    assert.equal(new Set(attempts.map((attempt) => attempt.pid)).size, 1, `the agent found its one launcher: ${JSON.stringify(attempts)}`);
-    assert.deepEqual(attempts.map(({ fd, opened, code }) => ({ fd, opened, code })), [
-      { fd: 0, opened: false, code: "ENXIO" },
-      { fd: 1, opened: false, code: "ENXIO" },
-    ]);
+    assert.equal(
+      new Set(attempts.map((attempt) => attempt.pid)).size,
+      1,
+      `the agent found its one launcher: ${JSON.stringify(attempts)}`,
+    );
+    assert.deepEqual(
+      attempts.map(({ fd, opened, code }) => ({ fd, opened, code })),
+      [
+        { fd: 0, opened: false, code: "ENXIO" },
+        { fd: 1, opened: false, code: "ENXIO" },
+      ],
+    );
     assert.equal(existsSync(escapeeFile), false, "no escapee was forked");
   });
 
@@ -109,12 +160,20 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const entry = `RALPH_SUPERVISOR=control:${randomBytes(6).toString("hex")}`;
     const markerEnv = { ...cleanEnv(), RALPH_SUPERVISOR: entry.slice("RALPH_SUPERVISOR=".length) };
     // The launcher's stdin a pipe from `sleep` instead of Node's socket; its group is ended at cleanup.
-    cleanup.process("sh", ["-c", 'sleep 20 | exec "$0" -e "$1" "$2"', perl as string, LAUNCHER_SCRIPT, String(prctl)], { cwd: dir, env: markerEnv, detached: true });
+    cleanup.process("sh", ["-c", 'sleep 20 | exec "$0" -e "$1" "$2"', perl as string, LAUNCHER_SCRIPT, String(prctl)], {
+      cwd: dir,
+      env: markerEnv,
+      detached: true,
+    });
     await waitFor(() => carriers("perl", entry).length === 1, "the control's launcher", 10_000);
     const [launcher] = carriers("perl", entry) as [number];
     const result = join(files, "attempts.json");
     const escapeeFile = join(files, "escapee.pid");
-    const attack = spawnSync(process.execPath, [ATTACK, result, escapeeFile], { env: markerEnv, encoding: "utf8", timeout: 20_000 });
+    const attack = spawnSync(process.execPath, [ATTACK, result, escapeeFile], {
+      env: markerEnv,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.equal(attack.status, 0, attack.stderr);
     const attempts = JSON.parse(readFileSync(result, "utf8")) as Attempt[];
     assert.deepEqual(attempts[0], { pid: launcher, fd: 0, opened: true });
@@ -122,7 +181,11 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const proc = escapee(escapeeFile);
     assert.ok(procRunning(proc), "the escapee runs after its attacker has left");
     const subreaper = parentOf(proc.pid)?.ppid ?? 0;
-    assert.deepEqual(parentOf(subreaper), { ppid: launcher, comm: "ralph-subreaper" }, "its subreaper is the launcher's child, not the attacker's");
+    assert.deepEqual(
+      parentOf(subreaper),
+      { ppid: launcher, comm: "ralph-subreaper" },
+      "its subreaper is the launcher's child, not the attacker's",
+    );
   });
 
   test("an agent that SIGKILLs the launcher (then sleeps, or exits 0) fails or ends its iteration; the next has a new launcher; nothing is left", async () => {
@@ -133,7 +196,11 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     assert.notEqual(second.pid, first.pid, "iteration 2 had a new launcher");
     assert.notEqual(third.pid, second.pid, "iteration 3 had a new launcher");
     // The runner SIGKILLs its last launcher as it leaves, without waiting for it to have run its exit.
-    await waitFor(() => !procRunning(first) && !procRunning(second) && !procRunning(third), "every launcher to be gone", 5000);
+    await waitFor(
+      () => !procRunning(first) && !procRunning(second) && !procRunning(third),
+      "every launcher to be gone",
+      5000,
+    );
     assert.equal(procRunning(escapee(`${files}.escapee`)), false, "the escapee of iteration 1 was ended");
     assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
   });
@@ -154,7 +221,11 @@ describe("the subreaper launcher against a hostile agent", { concurrency: 2, ski
     const [stopped, second, third] = launchers as [Proc, Proc, Proc];
     assert.notEqual(second.pid, stopped.pid, "iteration 2 had a new launcher");
     assert.equal(third.pid, second.pid, "which served iteration 3 too");
-    await waitFor(() => !procRunning(stopped) && !procRunning(second), "the stopped launcher and the run's last one to be gone", 5000);
+    await waitFor(
+      () => !procRunning(stopped) && !procRunning(second),
+      "the stopped launcher and the run's last one to be gone",
+      5000,
+    );
     assert.deepEqual(survivors({ key: "RALPH_SUPERVISOR", value: marker }), []);
   });
 });

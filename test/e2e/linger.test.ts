@@ -15,7 +15,11 @@ describe("lingering agents", () => {
     const dir = project();
     const child = join(dir, "child.pid");
     const env = fakeClaudeEnv(dir, "--spawn-grandchild", child, "--promise", "DONE", "--linger");
-    const result = await runRalph(["run", "--name", "c", "-n", "3", "--linger", "1s", "--timeout", "15s", "--completion-promise", "DONE", "go"], dir, env);
+    const result = await runRalph(
+      ["run", "--name", "c", "-n", "3", "--linger", "1s", "--timeout", "15s", "--completion-promise", "DONE", "go"],
+      dir,
+      env,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir)), ["completion_reason=DONE", "promise=COMPLETE"]);
     const events = readEvents(runDir(dir));
@@ -28,7 +32,10 @@ describe("lingering agents", () => {
     assert.equal(ended?.ended_by, "lingered");
     assert.equal(ended?.result, "done");
     assert.equal(ended?.promise, "found");
-    assert.match(readFileSync(join(runDir(dir), "run.log"), "utf8"), /still running 1s after its final result; ending it/);
+    assert.match(
+      readFileSync(join(runDir(dir), "run.log"), "utf8"),
+      /still running 1s after its final result; ending it/,
+    );
     const pid = Number(readFileSync(child, "utf8"));
     await waitFor(() => !isRunning(pid), `the agent's child ${pid} to be gone`, 5000);
   });
@@ -36,7 +43,11 @@ describe("lingering agents", () => {
   test("control: an agent that has printed no result is not ended by --linger (only by its timeout)", async () => {
     const dir = project();
     const env = fakeClaudeEnv(dir, "--hang");
-    const result = await runRalph(["run", "--name", "c", "-n", "1", "--linger", "1s", "--timeout", "4s", "go"], dir, env);
+    const result = await runRalph(
+      ["run", "--name", "c", "-n", "1", "--linger", "1s", "--timeout", "4s", "go"],
+      dir,
+      env,
+    );
     assert.equal(result.code, 3, result.stderr);
     const events = readEvents(runDir(dir));
     assert.equal(events.filter((e) => e.type === "agent_lingered").length, 0);

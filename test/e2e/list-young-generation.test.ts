@@ -35,5 +35,24 @@ test(`ralph list --json over ${RUNS} runs lets the young generation grow past it
   const listed = await youngAtExit(["list", "--json"], dir);
   assert.ok(listed > 4 * 1024 * 1024, `young generation at ${listed} bytes after listing ${RUNS} runs`);
   // Known-false control: `ralph run` keeps it at its first size (1 MB semi-spaces, 2 MB in all).
-  assert.ok((await youngAtExit(["run", "--name", "u", "-n", "1", "--completion-promise", "X", "go", "--", "sh", "-c", "cat >/dev/null; echo '<promise>X</promise>'"], dir)) <= 2 * 1024 * 1024);
+  assert.ok(
+    (await youngAtExit(
+      [
+        "run",
+        "--name",
+        "u",
+        "-n",
+        "1",
+        "--completion-promise",
+        "X",
+        "go",
+        "--",
+        "sh",
+        "-c",
+        "cat >/dev/null; echo '<promise>X</promise>'",
+      ],
+      dir,
+    )) <=
+      2 * 1024 * 1024,
+  );
 });

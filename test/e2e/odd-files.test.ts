@@ -4,7 +4,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, completionMarker, finishWithin, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  agentAfter,
+  completionMarker,
+  finishWithin,
+  readStatus,
+  runRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-odd-");
@@ -20,7 +28,10 @@ test("a FIFO in place of STOP is a stop request and never blocks the runner", as
   const result = await finishWithin(run, 20_000);
   assert.equal(result.signal, null, "the runner did not hang on the FIFO");
   assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "f")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
+  assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "f")), [
+    "completion_reason=STOPPED",
+    "promise=COMPLETE",
+  ]);
 });
 
 test("a FIFO put in place of state.md by the agent is refused, reported and replaced; the run goes on", async () => {
@@ -60,7 +71,10 @@ test("planted iter-NNN.log and progress.txt links are refused by name, their tar
     const victim = join(dir, "victim");
     writeFileSync(victim, "precious\n");
     const plant = `rm -f "$RALPH_RUN_DIR/${name}"; ln -s "${victim}" "$RALPH_RUN_DIR/${name}"`;
-    const result = await finishWithin(start(dir, ["run", "--name", "p", "-n", "3", "go", ...agentAfter(plant)]), 20_000);
+    const result = await finishWithin(
+      start(dir, ["run", "--name", "p", "-n", "3", "go", ...agentAfter(plant)]),
+      20_000,
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.equal(readFileSync(victim, "utf8"), "precious\n", `${name}: the link's target was not written`);
     const runDir = join(dir, ".ralph", "runs", "p");

@@ -54,22 +54,56 @@ function runInside(procs: string, memoryMax: string): Record<string, unknown> | 
   const hog = `perl -e '$x = "a" x (600 * 1024 * 1024); sleep 30'; exit 1`;
   // The shell joins the limited cgroup, then becomes ralph: ralph, its guardian and the agent all live under the limit.
   const script = `echo $$ > "$1"; shift; exec "$@"`;
-  const argv = ["-c", script, "sh", procs, process.execPath, RALPH, "run", "-n", "1", "--memory-max", memoryMax, "--grace", "200ms", "go", "--", "bash", "-c", hog];
-  const ran = spawnSync("sh", argv, { cwd: dir, env: cleanEnv({ RALPH_SUPERVISION: "cgroup" }), encoding: "utf8", timeout: 60_000 });
+  const argv = [
+    "-c",
+    script,
+    "sh",
+    procs,
+    process.execPath,
+    RALPH,
+    "run",
+    "-n",
+    "1",
+    "--memory-max",
+    memoryMax,
+    "--grace",
+    "200ms",
+    "go",
+    "--",
+    "bash",
+    "-c",
+    hog,
+  ];
+  const ran = spawnSync("sh", argv, {
+    cwd: dir,
+    env: cleanEnv({ RALPH_SUPERVISION: "cgroup" }),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   assert.equal(ran.status, 3, ran.stderr + ran.stdout);
   const runs = join(dir, ".ralph", "runs");
   return readEvents(join(runs, readdirSync(runs)[0] ?? "")).find((event) => event.type === "iteration_ended");
 }
 
-test("a process killed under an outer memory limit is reported as such, not as --memory-max; ralph's own cap still is", { skip: typeof outer === "string" ? outer : false }, () => {
-  if (typeof outer === "string") return;
-  const outerKill = runInside(outer.procs, "2G");
-  assert.ok(((outerKill?.resources as { oom_kills: number } | undefined)?.oom_kills ?? 0) >= 1, JSON.stringify(outerKill));
-  assert.notEqual(outerKill?.ended_by, "memory_cap");
-  assert.match(String(outerKill?.error), /out of memory: the kernel killed a process under a memory limit outside ralph/);
-  assert.doesNotMatch(String(outerKill?.error), /memory cap reached/);
-  // Known-false control: the same agent under ralph's own, smaller cap is blamed on --memory-max.
-  const ownKill = runInside(outer.procs, "64M");
-  assert.equal(ownKill?.ended_by, "memory_cap");
-  assert.match(String(ownKill?.error), /memory cap reached \(--memory-max\)/);
-});
+test(
+  "a process killed under an outer memory limit is reported as such, not as --memory-max; ralph's own cap still is",
+  { skip: typeof outer === "string" ? outer : false },
+  () => {
+    if (typeof outer === "string") return;
+    const outerKill = runInside(outer.procs, "2G");
+    assert.ok(
+      ((outerKill?.resources as { oom_kills: number } | undefined)?.oom_kills ?? 0) >= 1,
+      JSON.stringify(outerKill),
+    );
+    assert.notEqual(outerKill?.ended_by, "memory_cap");
+    assert.match(
+      String(outerKill?.error),
+      /out of memory: the kernel killed a process under a memory limit outside ralph/,
+    );
+    assert.doesNotMatch(String(outerKill?.error), /memory cap reached/);
+    // Known-false control: the same agent under ralph's own, smaller cap is blamed on --memory-max.
+    const ownKill = runInside(outer.procs, "64M");
+    assert.equal(ownKill?.ended_by, "memory_cap");
+    assert.match(String(ownKill?.error), /memory cap reached \(--memory-max\)/);
+  },
+);

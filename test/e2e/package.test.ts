@@ -55,6 +55,7 @@ describe("the package", () => {
   test("npm test installs every test-only CLI under test/clis before running the tests", () => {
     assert.match(pkg.scripts.test ?? "", /^node scripts\/install-test-deps\.mjs && /);
     const installer = readFileSync(join(root, "scripts", "install-test-deps.mjs"), "utf8");
-    for (const dir of readdirSync(join(root, "test", "clis"))) assert.match(installer, new RegExp(`test/clis/${dir}\\b`));
+    for (const dir of readdirSync(join(root, "test", "clis")))
+      assert.match(installer, new RegExp(`test/clis/${dir}\\b`));
   });
 });

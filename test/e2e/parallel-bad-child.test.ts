@@ -15,7 +15,8 @@ import { cleanupAfterTests } from "../fixtures/e2e-cleanup.js";
 after(isolateGitConfig());
 const cleanup = cleanupAfterTests();
 
-const env = (extra: NodeJS.ProcessEnv = {}) => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
+const env = (extra: NodeJS.ProcessEnv = {}) =>
+  cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
 const runDir = (repo: string, id: string) => join(repo, ".ralph", "runs", id);
 
 /**
@@ -40,15 +41,43 @@ esac`;
 /** Whether cgroup supervision with a memory controller works here, from `ralph doctor --json`. */
 function memoryCapMissing(): string | null {
   if (process.platform !== "linux") return "Linux only";
-  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv({ RALPH_SUPERVISION: "cgroup" }), encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], {
+    env: cleanEnv({ RALPH_SUPERVISION: "cgroup" }),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (result.status !== 0) return "cgroup supervision unavailable here";
-  const source = (JSON.parse(result.stdout) as { supervision: { controllers: Record<string, string> } }).supervision.controllers.memory ?? "unavailable";
+  const source =
+    (JSON.parse(result.stdout) as { supervision: { controllers: Record<string, string> } }).supervision.controllers
+      .memory ?? "unavailable";
   return source.startsWith("unavailable") ? `the memory controller is ${source}` : null;
 }
 
 /** Runs parent `b` over the three stories, all three children at once, and waits for it to end. */
 async function fanOut(repo: string, agent: string[], extra: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const parent = cleanup.ralph(["run", "--tasks", "prd.json", "--parallel", "3", "-n", "1", "--max-failures", "1", "--grace", "200ms", "--name", "b", ...extra, "work", "--", ...agent], repo, env(extraEnv));
+  const parent = cleanup.ralph(
+    [
+      "run",
+      "--tasks",
+      "prd.json",
+      "--parallel",
+      "3",
+      "-n",
+      "1",
+      "--max-failures",
+      "1",
+      "--grace",
+      "200ms",
+      "--name",
+      "b",
+      ...extra,
+      "work",
+      "--",
+      ...agent,
+    ],
+    repo,
+    env(extraEnv),
+  );
   return within(parent.done, 60_000, "the parent to end");
 }
 
@@ -61,10 +90,15 @@ function siblingsDone(repo: string, good: string[], bad: number): void {
     const id = child?.child as string;
     // One iteration, one agent: it was running all along, and saw the bad children end before it finished.
     assert.equal(readStatus(runDir(repo, id)).iteration, 1);
-    const output = readEvents(runDir(repo, id)).filter((event) => event.type === "agent_event").map((event) => JSON.stringify(event)).join("\n");
+    const output = readEvents(runDir(repo, id))
+      .filter((event) => event.type === "agent_event")
+      .map((event) => JSON.stringify(event))
+      .join("\n");
     assert.match(output, new RegExp(`saw ${bad} children end before finishing ${task}`));
   }
-  const prd = JSON.parse(git(repo, "show", "ralph/b:prd.json")) as { userStories: Array<{ id: string; passes: boolean }> };
+  const prd = JSON.parse(git(repo, "show", "ralph/b:prd.json")) as {
+    userStories: Array<{ id: string; passes: boolean }>;
+  };
   for (const story of prd.userStories) assert.equal(story.passes, good.includes(story.id), story.id);
 }
 
@@ -77,41 +111,81 @@ describe("--parallel: a child's agent ending badly leaves its siblings alone", {
     const crashed = ended.find((event) => event.task === "US-1");
     assert.equal(crashed?.reason, "FAILED", JSON.stringify(crashed));
     // Control: the harness really crashed that child's agent.
-    const iteration = readEvents(runDir(repo, crashed?.child as string)).find((event) => event.type === "iteration_ended");
+    const iteration = readEvents(runDir(repo, crashed?.child as string)).find(
+      (event) => event.type === "iteration_ended",
+    );
     assert.equal(iteration?.exit_signal, "SIGSEGV", JSON.stringify(iteration));
     assert.match(String(crashed?.detail), /SIGSEGV/);
-    assert.match(readStatus(runDir(repo, "b")).last_action as string, new RegExp(`^1 task\\(s\\) left pending: child ${String(crashed?.child)} ended FAILED: .*SIGSEGV`));
+    assert.match(
+      readStatus(runDir(repo, "b")).last_action as string,
+      new RegExp(`^1 task\\(s\\) left pending: child ${String(crashed?.child)} ended FAILED: .*SIGSEGV`),
+    );
     siblingsDone(repo, ["US-2", "US-3"], 1);
   });
 
-  test("a child's agent tree OOM-killed by its --memory-max: that child FAILED naming memory, its siblings end DONE", { skip: memoryCapMissing() ?? false }, async () => {
-    const repo = storiesRepo();
-    const hog = `perl -e '$x = "a" x (200 * 1024 * 1024); sleep 30'; sleep 30`;
-    const result = await fanOut(repo, agentScript(repo, { us2: hog, count: 2 }), ["--memory-max", "32M"], { RALPH_SUPERVISION: "cgroup" });
-    assert.equal(result.code, 1, result.stdout + result.stderr);
-    const ended = readEvents(runDir(repo, "b")).filter((event) => event.type === "child_ended");
-    const oomed = ended.find((event) => event.task === "US-2");
-    assert.equal(oomed?.reason, "FAILED");
-    assert.match(String(oomed?.detail), /memory/);
-    // Control: the harness really had that child's tree OOM-killed by its cgroup's cap.
-    const iteration = readEvents(runDir(repo, oomed?.child as string)).find((event) => event.type === "iteration_ended");
-    assert.equal(iteration?.ended_by, "memory_cap", JSON.stringify(iteration));
-    assert.ok((iteration?.resources as { oom_kills: number }).oom_kills >= 1);
-    assert.equal(ended.find((event) => event.task === "US-1")?.reason, "FAILED");
-    assert.match(readStatus(runDir(repo, "b")).last_action as string, /^2 task\(s\) left pending: /);
-    siblingsDone(repo, ["US-3"], 2);
-    assert.doesNotMatch(readFileSync(join(repo, "prd.json"), "utf8"), /"passes": true/);
-  });
+  test(
+    "a child's agent tree OOM-killed by its --memory-max: that child FAILED naming memory, its siblings end DONE",
+    { skip: memoryCapMissing() ?? false },
+    async () => {
+      const repo = storiesRepo();
+      const hog = `perl -e '$x = "a" x (200 * 1024 * 1024); sleep 30'; sleep 30`;
+      const result = await fanOut(repo, agentScript(repo, { us2: hog, count: 2 }), ["--memory-max", "32M"], {
+        RALPH_SUPERVISION: "cgroup",
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      const ended = readEvents(runDir(repo, "b")).filter((event) => event.type === "child_ended");
+      const oomed = ended.find((event) => event.task === "US-2");
+      assert.equal(oomed?.reason, "FAILED");
+      assert.match(String(oomed?.detail), /memory/);
+      // Control: the harness really had that child's tree OOM-killed by its cgroup's cap.
+      const iteration = readEvents(runDir(repo, oomed?.child as string)).find(
+        (event) => event.type === "iteration_ended",
+      );
+      assert.equal(iteration?.ended_by, "memory_cap", JSON.stringify(iteration));
+      assert.ok((iteration?.resources as { oom_kills: number }).oom_kills >= 1);
+      assert.equal(ended.find((event) => event.task === "US-1")?.reason, "FAILED");
+      assert.match(readStatus(runDir(repo, "b")).last_action as string, /^2 task\(s\) left pending: /);
+      siblingsDone(repo, ["US-3"], 2);
+      assert.doesNotMatch(readFileSync(join(repo, "prd.json"), "utf8"), /"passes": true/);
+    },
+  );
 
   test("ralph stop --now CHILD ends that child's agent alone (STOPPED); its siblings in the same process run on to DONE", async () => {
     const repo = storiesRepo();
     const ready = join(repo, "..", `${repo.split("/").pop()}-ready`);
-    const parent = cleanup.ralph(["run", "--tasks", "prd.json", "--parallel", "3", "-n", "1", "--max-failures", "1", "--grace", "200ms", "--name", "b", "work", "--", ...agentScript(repo, { us1: `touch ${JSON.stringify(ready)}; sleep 30`, count: 1 })], repo, env());
+    const parent = cleanup.ralph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "3",
+        "-n",
+        "1",
+        "--max-failures",
+        "1",
+        "--grace",
+        "200ms",
+        "--name",
+        "b",
+        "work",
+        "--",
+        ...agentScript(repo, { us1: `touch ${JSON.stringify(ready)}; sleep 30`, count: 1 }),
+      ],
+      repo,
+      env(),
+    );
     await waitFor(() => existsSync(ready), "the US-1 agent to start", 20_000);
     // The other children may still be starting: ask again (bounded) until status lists all three running.
-    const states = async () => (JSON.parse((await runRalph(["status", "--json", "b"], repo, env())).stdout) as { children: Array<{ state: string }> }).children.map((child) => child.state);
+    const states = async () =>
+      (
+        JSON.parse((await runRalph(["status", "--json", "b"], repo, env())).stdout) as {
+          children: Array<{ state: string }>;
+        }
+      ).children.map((child) => child.state);
     let shown = await states();
-    for (const started = Date.now(); shown.join() !== "running,running,running" && Date.now() - started < 20_000; ) shown = await states();
+    for (const started = Date.now(); shown.join() !== "running,running,running" && Date.now() - started < 20_000;)
+      shown = await states();
     assert.deepEqual(shown, ["running", "running", "running"]);
     const stopped = await runRalph(["stop", "--now", "b-1"], repo, env());
     assert.equal(stopped.code, 0, stopped.stderr);

@@ -11,11 +11,13 @@ import { checkoutSnapshot, git, isolateGitConfig, storiesRepo } from "../helpers
 
 after(isolateGitConfig());
 
-const env = (extra: Record<string, string> = {}) => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", ...extra });
 const runDir = (repo: string, id: string) => join(repo, ".ralph", "runs", id);
 
 // One prd.json story per line: the parent must keep this layout when it marks them.
-const ONE_LINE_PRD = '{"userStories": [\n  {"id": "US-1", "title": "one", "passes": false, "priority": 1},\n  {"id": "US-2", "title": "two", "passes": false, "priority": 2},\n  {"id": "US-3", "title": "three", "passes": false, "priority": 3}\n]}\n';
+const ONE_LINE_PRD =
+  '{"userStories": [\n  {"id": "US-1", "title": "one", "passes": false, "priority": 1},\n  {"id": "US-2", "title": "two", "passes": false, "priority": 2},\n  {"id": "US-3", "title": "three", "passes": false, "priority": 3}\n]}\n';
 
 /**
  * The scripted agent. A story prompt: US-1 and US-2 both rewrite line 1 of shared.txt, US-3 writes three.txt,
@@ -72,12 +74,21 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
 function mergeRepo(): { repo: string; agent: string; log: string; before: ReturnType<typeof snapshot> } {
   const repo = storiesRepo({ "prd.json": ONE_LINE_PRD, "shared.txt": "line 1\nline 2\n" });
   writeFileSync(join(repo, "notes.txt"), "the person's own uncommitted note\n");
-  return { repo, agent: mergeAgent(repo), log: join(repo, "..", `${repo.split("/").pop()}-resolves.log`), before: snapshot(repo) };
+  return {
+    repo,
+    agent: mergeAgent(repo),
+    log: join(repo, "..", `${repo.split("/").pop()}-resolves.log`),
+    before: snapshot(repo),
+  };
 }
 
 /** The person's side: HEAD, branch, index bytes, `git status`, and the bytes of prd.json and notes.txt. */
 function snapshot(repo: string) {
-  return { ...checkoutSnapshot(repo), prd: readFileSync(join(repo, "prd.json"), "utf8"), notes: readFileSync(join(repo, "notes.txt"), "utf8") };
+  return {
+    ...checkoutSnapshot(repo),
+    prd: readFileSync(join(repo, "prd.json"), "utf8"),
+    notes: readFileSync(join(repo, "notes.txt"), "utf8"),
+  };
 }
 
 /** The integration worktree has nothing half done: no merge in progress, no conflict marker, `git status` clean. */
@@ -86,11 +97,17 @@ function cleanIntegration(repo: string, run: string): void {
   assert.equal(git(worktree, "status", "--porcelain", "--untracked-files=all"), "");
   assert.throws(() => git(worktree, "rev-parse", "-q", "--verify", "MERGE_HEAD"), "no merge in progress");
   // git grep exits 1 when nothing matches.
-  assert.throws(() => git(repo, "grep", "-l", "-e", "^<<<<<<<", `ralph/${run}`), (error: { status?: number }) => error.status === 1, "no conflict marker on the branch");
+  assert.throws(
+    () => git(repo, "grep", "-l", "-e", "^<<<<<<<", `ralph/${run}`),
+    (error: { status?: number }) => error.status === 1,
+    "no conflict marker on the branch",
+  );
 }
 
 function flags(repo: string, ref: string): Record<string, boolean> {
-  const prd = JSON.parse(git(repo, "show", `${ref}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> };
+  const prd = JSON.parse(git(repo, "show", `${ref}:prd.json`)) as {
+    userStories: Array<{ id: string; passes: boolean }>;
+  };
   return Object.fromEntries(prd.userStories.map((story) => [story.id, story.passes]));
 }
 
@@ -105,13 +122,38 @@ describe("ralph run --parallel: the merge queue", () => {
     writeFileSync(join(repo, "prd.json"), ONE_LINE_PRD);
     assert.deepEqual(snapshot(repo), before);
 
-    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--check", NO_MARKERS, "--name", "m", "work", "--", process.execPath, agent], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log }));
+    const result = await runRalph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "2",
+        "--check",
+        NO_MARKERS,
+        "--name",
+        "m",
+        "work",
+        "--",
+        process.execPath,
+        agent,
+      ],
+      repo,
+      env({ RESOLVE: "fix", RESOLVES_LOG: log }),
+    );
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(readStatus(runDir(repo, "m")).exit_reason, "DONE");
-    assert.deepEqual(snapshot(repo), before, "the person's checkout, index, branch, prd.json and note are as they were");
+    assert.deepEqual(
+      snapshot(repo),
+      before,
+      "the person's checkout, index, branch, prd.json and note are as they were",
+    );
     // All three stories' work and marks on the integration branch, the task file's one-line layout kept.
     assert.deepEqual(flags(repo, "ralph/m"), { "US-1": true, "US-2": true, "US-3": true });
-    assert.equal(git(repo, "show", "ralph/m:prd.json") + "\n", ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'));
+    assert.equal(
+      git(repo, "show", "ralph/m:prd.json") + "\n",
+      ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'),
+    );
     assert.equal(git(repo, "show", "ralph/m:shared.txt"), "line 1 by one and two\nline 2");
     assert.equal(git(repo, "show", "ralph/m:three.txt"), "three");
     for (const child of ["m-1", "m-2", "m-3"]) git(repo, "merge-base", "--is-ancestor", `ralph/${child}`, "ralph/m");
@@ -134,9 +176,23 @@ describe("ralph run --parallel: the merge queue", () => {
     // The report: JSON for machines, Markdown on stdout and in $GITHUB_STEP_SUMMARY.
     const json = await runRalph(["report", "m", "--format", "json"], repo, env());
     assert.equal(json.code, 0, json.stderr);
-    const report = JSON.parse(json.stdout) as { outcome: string; branch: string; base_branch: string; diffstat: { files_changed: number }; children: Array<{ run: string; merge: string | null; resolves: number }> };
-    assert.deepEqual([report.outcome, report.branch, report.base_branch, report.diffstat.files_changed], ["DONE", "ralph/m", "main", 3]);
-    assert.deepEqual(report.children.map((child) => [child.run, child.merge]).sort(), [["m-1", "merged"], ["m-2", "merged"], ["m-3", "merged"], ["m-resolve-1", null]]);
+    const report = JSON.parse(json.stdout) as {
+      outcome: string;
+      branch: string;
+      base_branch: string;
+      diffstat: { files_changed: number };
+      children: Array<{ run: string; merge: string | null; resolves: number }>;
+    };
+    assert.deepEqual(
+      [report.outcome, report.branch, report.base_branch, report.diffstat.files_changed],
+      ["DONE", "ralph/m", "main", 3],
+    );
+    assert.deepEqual(report.children.map((child) => [child.run, child.merge]).sort(), [
+      ["m-1", "merged"],
+      ["m-2", "merged"],
+      ["m-3", "merged"],
+      ["m-resolve-1", null],
+    ]);
     const summary = join(repo, "..", `${repo.split("/").pop()}-summary.md`);
     writeFileSync(summary, "earlier step\n");
     const md = await runRalph(["report", "m"], repo, env({ GITHUB_STEP_SUMMARY: summary }));
@@ -152,13 +208,34 @@ describe("ralph run --parallel: the merge queue", () => {
     const landed = await runRalph(["land", "m"], repo, env());
     assert.equal(landed.code, 0, landed.stderr);
     assert.equal(git(repo, "rev-parse", "HEAD^2"), git(repo, "rev-parse", "ralph/m"));
-    assert.equal(readFileSync(join(repo, "prd.json"), "utf8"), ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'));
+    assert.equal(
+      readFileSync(join(repo, "prd.json"), "utf8"),
+      ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'),
+    );
     assert.equal(readFileSync(join(repo, "notes.txt"), "utf8"), before.notes);
   });
 
   test("a resolve that cannot succeed: the merge is undone (clean ralph/u, no markers), the task reopened with the reason, FAILED", async () => {
     const { repo, agent, log, before } = mergeRepo();
-    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--max-resolve", "1", "--name", "u", "work", "--", process.execPath, agent], repo, env({ RESOLVE: "fail", RESOLVES_LOG: log }));
+    const result = await runRalph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "2",
+        "--max-resolve",
+        "1",
+        "--name",
+        "u",
+        "work",
+        "--",
+        process.execPath,
+        agent,
+      ],
+      repo,
+      env({ RESOLVE: "fail", RESOLVES_LOG: log }),
+    );
     assert.equal(result.code, 1, result.stderr + result.stdout);
     const abandoned = readEvents(runDir(repo, "u")).filter((event) => event.type === "merge_abandoned");
     assert.equal(abandoned.length, 1);
@@ -166,7 +243,10 @@ describe("ralph run --parallel: the merge queue", () => {
     assert.match(abandoned[0]?.reason as string, /^conflicts in shared\.txt, still after 1 resolve iteration\(s\)$/);
     assert.equal(abandoned[0]?.resolves, 1);
     assert.match(result.stdout, new RegExp(`task ${task} reopened: conflicts in shared\\.txt`));
-    assert.match(readStatus(runDir(repo, "u")).last_action as string, new RegExp(`^1 task\\(s\\) left pending: merge of ralph/u-\\d abandoned: conflicts in shared\\.txt`));
+    assert.match(
+      readStatus(runDir(repo, "u")).last_action as string,
+      new RegExp(`^1 task\\(s\\) left pending: merge of ralph/u-\\d abandoned: conflicts in shared\\.txt`),
+    );
     const other = task === "US-1" ? "US-2" : "US-1";
     assert.deepEqual(flags(repo, "ralph/u"), { [task]: false, [other]: true, "US-3": true } as Record<string, boolean>);
     cleanIntegration(repo, "u");
@@ -177,17 +257,50 @@ describe("ralph run --parallel: the merge queue", () => {
     const { repo, agent, log, before } = mergeRepo();
     // One.txt and two.txt together fail until two.txt says "fixed", on the integration branch only: a child may
     // start from a tree that already holds an earlier child's merge, and a child whose check fails never ends DONE.
-    const check = "if [ \"$(git rev-parse --abbrev-ref HEAD)\" = ralph/c ] && [ -e one.txt ] && [ -e two.txt ] && ! grep -q fixed two.txt; then echo 'one and two clash'; exit 1; fi";
-    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--max-runtime", "1h", "--check", check, "--name", "c", "work", "--", process.execPath, agent], repo, env({ STORY_FILES: "own", RESOLVE: "fix-check", RESOLVES_LOG: log }));
+    const check =
+      "if [ \"$(git rev-parse --abbrev-ref HEAD)\" = ralph/c ] && [ -e one.txt ] && [ -e two.txt ] && ! grep -q fixed two.txt; then echo 'one and two clash'; exit 1; fi";
+    const result = await runRalph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "1",
+        "--max-runtime",
+        "1h",
+        "--check",
+        check,
+        "--name",
+        "c",
+        "work",
+        "--",
+        process.execPath,
+        agent,
+      ],
+      repo,
+      env({ STORY_FILES: "own", RESOLVE: "fix-check", RESOLVES_LOG: log }),
+    );
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const resolves = readEvents(runDir(repo, "c")).filter((event) => event.type === "resolve_started");
-    assert.deepEqual(resolves.map((event) => [event.task, event.checks_failed, event.conflicts]), [["US-2", true, []]], result.stdout);
+    assert.deepEqual(
+      resolves.map((event) => [event.task, event.checks_failed, event.conflicts]),
+      [["US-2", true, []]],
+      result.stdout,
+    );
     // The resolve run is bounded, as each child is, by what was left of the parent's hour when it started.
     for (const run of ["c-2", "c-resolve-1"]) {
-      const limit = (JSON.parse(readFileSync(join(runDir(repo, run), "settings.json"), "utf8")) as { maxRuntimeMs: number | null }).maxRuntimeMs;
-      assert.ok(limit !== null && limit < 3_600_000 && limit > 3_000_000 && limit % 1000 === 0, `${run}: maxRuntimeMs ${limit}`);
+      const limit = (
+        JSON.parse(readFileSync(join(runDir(repo, run), "settings.json"), "utf8")) as { maxRuntimeMs: number | null }
+      ).maxRuntimeMs;
+      assert.ok(
+        limit !== null && limit < 3_600_000 && limit > 3_000_000 && limit % 1000 === 0,
+        `${run}: maxRuntimeMs ${limit}`,
+      );
     }
-    assert.match(JSON.parse(readFileSync(log, "utf8").split("\n")[0] ?? "") as string, /## Check output\n\n.*\n\n```\n.*exit 1\none and two clash\n```/);
+    assert.match(
+      JSON.parse(readFileSync(log, "utf8").split("\n")[0] ?? "") as string,
+      /## Check output\n\n.*\n\n```\n.*exit 1\none and two clash\n```/,
+    );
     assert.equal(git(repo, "show", "ralph/c:two.txt"), "two, fixed");
     assert.deepEqual(flags(repo, "ralph/c"), { "US-1": true, "US-2": true, "US-3": true });
     cleanIntegration(repo, "c");
@@ -197,7 +310,21 @@ describe("ralph run --parallel: the merge queue", () => {
   test("SIGKILL of the parent during a resolve, then ralph continue: the half merge is undone, made again and resolved", async () => {
     const { repo, agent, log, before } = mergeRepo();
     const hold = join(repo, "..", `${repo.split("/").pop()}-hold`);
-    const args = ["run", "--tasks", "prd.json", "--parallel", "2", "--grace", "1s", "--name", "k", "work", "--", process.execPath, agent];
+    const args = [
+      "run",
+      "--tasks",
+      "prd.json",
+      "--parallel",
+      "2",
+      "--grace",
+      "1s",
+      "--name",
+      "k",
+      "work",
+      "--",
+      process.execPath,
+      agent,
+    ];
     const parent = startRalph(args, repo, env({ RESOLVE: "fix", RESOLVES_LOG: log, HOLD: hold }));
     try {
       await waitForFile(`${hold}.started`, 30_000);
@@ -219,7 +346,11 @@ describe("ralph run --parallel: the merge queue", () => {
     assert.deepEqual(flags(repo, "ralph/k"), { "US-1": true, "US-2": true, "US-3": true });
     assert.equal(git(repo, "show", "ralph/k:shared.txt"), "line 1 by one and two\nline 2");
     assert.equal(readEvents(runDir(repo, "k")).filter((event) => event.type === "child_merged").length, 3);
-    assert.equal(git(repo, "show", "ralph/k:prd.json") + "\n", ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'), "the parent's own task list, not the moved branch's");
+    assert.equal(
+      git(repo, "show", "ralph/k:prd.json") + "\n",
+      ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'),
+      "the parent's own task list, not the moved branch's",
+    );
     cleanIntegration(repo, "k");
     assert.deepEqual(snapshot(repo), before);
   });
@@ -227,7 +358,25 @@ describe("ralph run --parallel: the merge queue", () => {
   test("SIGTERM to the parent during a resolve: the merge is undone before it exits (INTERRUPTED), continue makes it", async () => {
     const { repo, agent, log, before } = mergeRepo();
     const hold = join(repo, "..", `${repo.split("/").pop()}-hold`);
-    const parent = startRalph(["run", "--tasks", "prd.json", "--parallel", "2", "--grace", "1s", "--name", "t", "work", "--", process.execPath, agent], repo, env({ RESOLVE: "fix", RESOLVES_LOG: log, HOLD: hold }));
+    const parent = startRalph(
+      [
+        "run",
+        "--tasks",
+        "prd.json",
+        "--parallel",
+        "2",
+        "--grace",
+        "1s",
+        "--name",
+        "t",
+        "work",
+        "--",
+        process.execPath,
+        agent,
+      ],
+      repo,
+      env({ RESOLVE: "fix", RESOLVES_LOG: log, HOLD: hold }),
+    );
     let result;
     try {
       await waitForFile(`${hold}.started`, 30_000);
@@ -252,15 +401,35 @@ describe("ralph run --parallel: the merge queue", () => {
 
   test("a child's agent that marks every task done (the person's prd.json, the parent's worktree and branch) changes nothing the parent decides", async () => {
     const { repo, agent, log } = mergeRepo();
-    const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--name", "a", "work", "--", process.execPath, agent], repo, env({ STORY_FILES: "own", ATTACK: "a", RESOLVES_LOG: log }));
+    const result = await runRalph(
+      ["run", "--tasks", "prd.json", "--parallel", "1", "--name", "a", "work", "--", process.execPath, agent],
+      repo,
+      env({ STORY_FILES: "own", ATTACK: "a", RESOLVES_LOG: log }),
+    );
     assert.equal(result.code, 0, result.stderr + result.stdout);
     // Control: the attack ran and reached what it aimed at (the person's own prd.json now says all done)...
     assert.ok(existsSync(`${log}.attacked`));
-    assert.match(readFileSync(join(repo, "prd.json"), "utf8"), /^\{"userStories":\[\{"id":"US-1","title":"one","passes":true/);
+    assert.match(
+      readFileSync(join(repo, "prd.json"), "utf8"),
+      /^\{"userStories":\[\{"id":"US-1","title":"one","passes":true/,
+    );
     // ...yet the parent started a child for each task, and its branch holds its own marks in its own layout.
-    assert.deepEqual(readEvents(runDir(repo, "a")).filter((event) => event.type === "child_started").map((event) => event.task), ["US-1", "US-2", "US-3"]);
-    assert.deepEqual(readEvents(runDir(repo, "a")).filter((event) => event.type === "child_merged").map((event) => event.task), ["US-1", "US-2", "US-3"]);
-    assert.equal(git(repo, "show", "ralph/a:prd.json") + "\n", ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'));
+    assert.deepEqual(
+      readEvents(runDir(repo, "a"))
+        .filter((event) => event.type === "child_started")
+        .map((event) => event.task),
+      ["US-1", "US-2", "US-3"],
+    );
+    assert.deepEqual(
+      readEvents(runDir(repo, "a"))
+        .filter((event) => event.type === "child_merged")
+        .map((event) => event.task),
+      ["US-1", "US-2", "US-3"],
+    );
+    assert.equal(
+      git(repo, "show", "ralph/a:prd.json") + "\n",
+      ONE_LINE_PRD.replace(/"passes": false/g, '"passes": true'),
+    );
     for (const file of ["one.txt", "two.txt", "three.txt"]) assert.ok(git(repo, "show", `ralph/a:${file}`));
     cleanIntegration(repo, "a");
   });

@@ -14,7 +14,11 @@ const env = () => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ??
 
 /** Why a sandbox cannot be built here (from `ralph doctor --json`), or null. */
 function sandboxMissing(): string | null {
-  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], {
+    env: cleanEnv(),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   const sandbox = (JSON.parse(result.stdout) as { sandbox?: { ok: boolean; why?: string } }).sandbox;
   return sandbox?.ok ? null : `no sandbox here: ${sandbox?.why ?? "doctor says nothing"}`;
 }
@@ -33,7 +37,22 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
 /** The pids the children's agents saw themselves as, from their iteration logs. */
 async function agentPids(sandboxed: boolean): Promise<number[]> {
   const repo = storiesRepo({ "agent.cjs": AGENT });
-  const args = ["run", "--tasks", "prd.json", "--parallel", "2", "--name", "p", "--agent", "command", ...(sandboxed ? ["--sandbox"] : []), "work", "--", process.execPath, "agent.cjs"];
+  const args = [
+    "run",
+    "--tasks",
+    "prd.json",
+    "--parallel",
+    "2",
+    "--name",
+    "p",
+    "--agent",
+    "command",
+    ...(sandboxed ? ["--sandbox"] : []),
+    "work",
+    "--",
+    process.execPath,
+    "agent.cjs",
+  ];
   const result = await runRalph(args, repo, env());
   assert.equal(result.code, 0, result.stderr + result.stdout);
   return ["p-1", "p-2", "p-3"].map((child) => {
@@ -42,12 +61,22 @@ async function agentPids(sandboxed: boolean): Promise<number[]> {
   });
 }
 
-describe("--parallel --sandbox", { skip: process.platform !== "linux" ? "Linux only" : (sandboxMissing() ?? false) }, () => {
-  test("each in-process child's agent runs in a sandbox (a PID namespace of its own); without --sandbox it does not", async () => {
-    const sandboxed = await agentPids(true);
-    assert.ok(sandboxed.every((pid) => pid > 0 && pid < 100), `sandboxed agents see small pids: ${sandboxed.join(", ")}`);
-    // Known-false control: unsandboxed, the agents see the machine's own pids.
-    const plain = await agentPids(false);
-    assert.ok(plain.every((pid) => pid >= 100), `unsandboxed agents see the machine's pids: ${plain.join(", ")}`);
-  });
-});
+describe(
+  "--parallel --sandbox",
+  { skip: process.platform !== "linux" ? "Linux only" : (sandboxMissing() ?? false) },
+  () => {
+    test("each in-process child's agent runs in a sandbox (a PID namespace of its own); without --sandbox it does not", async () => {
+      const sandboxed = await agentPids(true);
+      assert.ok(
+        sandboxed.every((pid) => pid > 0 && pid < 100),
+        `sandboxed agents see small pids: ${sandboxed.join(", ")}`,
+      );
+      // Known-false control: unsandboxed, the agents see the machine's own pids.
+      const plain = await agentPids(false);
+      assert.ok(
+        plain.every((pid) => pid >= 100),
+        `unsandboxed agents see the machine's pids: ${plain.join(", ")}`,
+      );
+    });
+  },
+);

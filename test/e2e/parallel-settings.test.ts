@@ -31,8 +31,16 @@ process.stdin.on("data", (d) => (prompt += d)).on("end", () => {
   fs.writeFileSync("prd.json", JSON.stringify(prd, null, 2) + "\\n");
 });`,
   );
-  const result = await runRalph(["run", "--tasks", "prd.json", "--parallel", "1", "--name", "p", "work", "--", process.execPath, agent], repo, env());
-  assert.match(readFileSync(join(repo, ".ralph", "runs", "p", "settings.json"), "utf8"), /planted/, "the child's agent did rewrite it");
+  const result = await runRalph(
+    ["run", "--tasks", "prd.json", "--parallel", "1", "--name", "p", "work", "--", process.execPath, agent],
+    repo,
+    env(),
+  );
+  assert.match(
+    readFileSync(join(repo, ".ralph", "runs", "p", "settings.json"), "utf8"),
+    /planted/,
+    "the child's agent did rewrite it",
+  );
   assert.equal(existsSync(planted), false, "the planted agent command never ran");
   assert.match(result.stdout + result.stderr, /settings\.json is not what ralph wrote/);
 });

@@ -21,13 +21,17 @@ function which(name: string): string | null {
 }
 
 const UNSHARE = which("unshare");
-const canUnshare = UNSHARE !== null && spawnSync(UNSHARE, ["--pid", "--fork", "--kill-child", "--mount-proc", "true"]).status === 0;
+const canUnshare =
+  UNSHARE !== null && spawnSync(UNSHARE, ["--pid", "--fork", "--kill-child", "--mount-proc", "true"]).status === 0;
 const hasPerl = which("perl") !== null;
 const skip = !canUnshare ? "needs unshare --pid (root)" : !hasPerl ? "needs perl" : false;
 
 /** Runs `argv` as PID 1 of a new PID namespace; killing unshare (at cleanup) kills the whole namespace. */
 function asPid1(argv: string[], cwd: string, env?: NodeJS.ProcessEnv) {
-  return cleanup.process(UNSHARE as string, ["--pid", "--fork", "--kill-child", "--mount-proc", ...argv], { cwd, ...(env ? { env } : {}) });
+  return cleanup.process(UNSHARE as string, ["--pid", "--fork", "--kill-child", "--mount-proc", ...argv], {
+    cwd,
+    ...(env ? { env } : {}),
+  });
 }
 
 /** The host pid of the namespace's PID 1: unshare's only child. */
@@ -48,7 +52,9 @@ function childrenOf(pid: number): number[] {
   }
   for (const task of tasks) {
     try {
-      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number));
+      children.push(
+        ...readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
+      );
     } catch {
       // the thread ended
     }
@@ -124,7 +130,27 @@ describe("PID 1 of a container", { skip }, () => {
       const tag = cleanup.tag();
       // Iteration 1 leaves an orphan that exits, and a server in its own session that ralph ends
       // after the agent exits; iteration 2 checks that the killed server was reaped, then hangs in a tree.
-      const args = ["run", "--name", "x", "-n", "0", "--grace", "2s", "go", ...agentCommand(tag, files, "--probe-reaped", "--orphan", "--leave-server", "--tree", "daemon", "--tree-from", "2")];
+      const args = [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "--grace",
+        "2s",
+        "go",
+        ...agentCommand(
+          tag,
+          files,
+          "--probe-reaped",
+          "--orphan",
+          "--leave-server",
+          "--tree",
+          "daemon",
+          "--tree-from",
+          "2",
+        ),
+      ];
       const unshare = asPid1([process.execPath, RALPH, ...args], dir);
       const init = await initPid(unshare.child.pid as number);
       const zombies = watchZombies(init);
@@ -143,7 +169,9 @@ describe("PID 1 of a container", { skip }, () => {
         assert.doesNotMatch(result.stderr, /without a reaper/);
       } finally {
         const seen = zombies.stop();
-        t.diagnostic(`longest-lived zombie in the namespace: ${Math.round(seen.longestMs)} ms over ${seen.samples} samples`);
+        t.diagnostic(
+          `longest-lived zombie in the namespace: ${Math.round(seen.longestMs)} ms over ${seen.samples} samples`,
+        );
         assert.ok(seen.longestMs < 500, `a zombie lasted ${Math.round(seen.longestMs)} ms`);
       }
       const status = readStatus(runDir);
@@ -161,7 +189,17 @@ describe("PID 1 of a container", { skip }, () => {
     const env = cleanEnv({ PATH: files });
     // Without perl there is no subreaper: the default mode (a cgroup, else parentage) is what this is about.
     delete env.RALPH_SUPERVISION;
-    const args = ["run", "--name", "x", "-n", "0", "--grace", "2s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
+    const args = [
+      "run",
+      "--name",
+      "x",
+      "-n",
+      "0",
+      "--grace",
+      "2s",
+      "go",
+      ...agentCommand(tag, files, "--tree", "wrapper"),
+    ];
     const unshare = asPid1([process.execPath, RALPH, ...args], dir, env);
     const init = await initPid(unshare.child.pid as number);
     await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, unshare);

@@ -27,7 +27,11 @@ function forgetPins(repo: string): void {
 /** A run `r` of one iteration whose agent rewrote the person's reviewer to approve, then `continue r -n 2`. */
 async function reviewerRewrittenThenContinued(forget: boolean) {
   const repo = scriptReviewerRepo();
-  const first = await runRalph(["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...REVIEWER_REWRITING_AGENT], repo, gitEnv());
+  const first = await runRalph(
+    ["run", "--name", "r", "-n", "1", "--completion-promise", "DONE", "work", ...REVIEWER_REWRITING_AGENT],
+    repo,
+    gitEnv(),
+  );
   assert.equal(first.code, 3, first.stdout + first.stderr);
   if (forget) forgetPins(repo);
   const continued = await runRalph(["continue", "r", "-n", "2"], repo, gitEnv());
@@ -38,12 +42,21 @@ test("continued, the reviewer script the agent rewrote is still not run: no verd
   const { repo, continued, verdicts } = await reviewerRewrittenThenContinued(false);
   assert.equal(continued.code, 3, continued.stdout + continued.stderr);
   assert.equal(readStatus(runDir(repo)).exit_reason, "MAX_ITERATIONS");
-  assert.deepEqual(verdicts.map((event) => event.verdict), ["none", "none"]);
-  assert.match(String(verdicts[1]?.reason), /^not run: the reviewer's script .*\/review\.sh changed since the run started; ralph runs only the script as it was then$/);
+  assert.deepEqual(
+    verdicts.map((event) => event.verdict),
+    ["none", "none"],
+  );
+  assert.match(
+    String(verdicts[1]?.reason),
+    /^not run: the reviewer's script .*\/review\.sh changed since the run started; ralph runs only the script as it was then$/,
+  );
   // Control: with a record that kept no pins, continue pins the rewrite, which approves: DONE.
   const control = await reviewerRewrittenThenContinued(true);
   assert.equal(control.continued.code, 0, control.continued.stdout + control.continued.stderr);
-  assert.deepEqual(control.verdicts.map((event) => event.verdict), ["none", "approve"]);
+  assert.deepEqual(
+    control.verdicts.map((event) => event.verdict),
+    ["none", "approve"],
+  );
 });
 
 /** A run `r` of one iteration with `--notify ./notify.sh`, whose agent rewrote notify.sh to write `mark`; then `continue r`. */
@@ -52,8 +65,17 @@ async function notifierRewrittenThenContinued(forget: boolean, mark: string) {
   writeFileSync(join(repo, "notify.sh"), "#!/bin/sh\ncat > /dev/null\n", { mode: 0o755 });
   git(repo, "add", "-A");
   git(repo, "commit", "-q", "-m", "the person's notifier");
-  const agent = ["--", "sh", "-c", `cat > /dev/null; printf '#!/bin/sh\\necho ran >> "${mark}"\\n' > notify.sh; echo working`];
-  const first = await runRalph(["run", "--name", "r", "-n", "1", "--notify", "./notify.sh", "work", ...agent], repo, gitEnv());
+  const agent = [
+    "--",
+    "sh",
+    "-c",
+    `cat > /dev/null; printf '#!/bin/sh\\necho ran >> "${mark}"\\n' > notify.sh; echo working`,
+  ];
+  const first = await runRalph(
+    ["run", "--name", "r", "-n", "1", "--notify", "./notify.sh", "work", ...agent],
+    repo,
+    gitEnv(),
+  );
   assert.equal(first.code, 3, first.stdout + first.stderr);
   assert.equal(existsSync(mark), false, "within the run, the rewritten notifier was not run");
   if (forget) forgetPins(repo);
@@ -68,7 +90,10 @@ test("continued, the notification script the agent rewrote is still not run (pin
   assert.equal(existsSync(mark), false, "the rewritten notifier did not run at continue");
   const failed = readEvents(runDir(repo)).filter((event) => event.type === "notification_failed");
   assert.equal(failed.length, 2);
-  assert.match(String(failed[1]?.error), /^not run: .*\/notify\.sh changed since the run started; ralph runs only the script as it was then$/);
+  assert.match(
+    String(failed[1]?.error),
+    /^not run: .*\/notify\.sh changed since the run started; ralph runs only the script as it was then$/,
+  );
   // Control: with a record that kept no pins, continue pins the rewrite and runs it, outside the work tree.
   const control = join(outsideDir, "repinned");
   await notifierRewrittenThenContinued(true, control);
@@ -83,8 +108,14 @@ async function taskBranchWithAgentReviewer(personReviewer: string) {
   const repo = tempRepo();
   const approves = "cat > /dev/null\necho '<verdict>approve</verdict>'\n";
   writeFileSync(join(repo, "review.sh"), personReviewer);
-  writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: the person's reviewer\n    command: ["sh", "review.sh"]\n`);
-  writeFileSync(join(repo, "prd.json"), '{"userStories": [{"id": "US-1", "title": "one", "passes": false, "priority": 1}]}\n');
+  writeFileSync(
+    join(repo, "ralph.yaml"),
+    `completion_criteria:\n  - type: review\n    agent: command\n    check: the person's reviewer\n    command: ["sh", "review.sh"]\n`,
+  );
+  writeFileSync(
+    join(repo, "prd.json"),
+    '{"userStories": [{"id": "US-1", "title": "one", "passes": false, "priority": 1}]}\n',
+  );
   git(repo, "add", "-A");
   git(repo, "commit", "-q", "-m", "the person's reviewer and task list");
   git(repo, "branch", "ralph/US-1");
@@ -92,19 +123,52 @@ async function taskBranchWithAgentReviewer(personReviewer: string) {
   writeFileSync(join(repo, "review.sh"), approves);
   git(repo, "commit", "-q", "--allow-empty", "-am", "an earlier agent's work on US-1");
   git(repo, "checkout", "-q", "main");
-  const agent = ["--", "sh", "-c", `cat > /dev/null; sed -i 's/"passes": false/"passes": true/' prd.json; echo done >> work.txt; echo '<promise>DONE</promise>'`];
-  const result = await runRalph(["run", "--worktree", "--tasks", "prd.json", "--task-index", "0", "-n", "1", "--completion-promise", "DONE", "work", ...agent], repo, gitEnv());
+  const agent = [
+    "--",
+    "sh",
+    "-c",
+    `cat > /dev/null; sed -i 's/"passes": false/"passes": true/' prd.json; echo done >> work.txt; echo '<promise>DONE</promise>'`,
+  ];
+  const result = await runRalph(
+    [
+      "run",
+      "--worktree",
+      "--tasks",
+      "prd.json",
+      "--task-index",
+      "0",
+      "-n",
+      "1",
+      "--completion-promise",
+      "DONE",
+      "work",
+      ...agent,
+    ],
+    repo,
+    gitEnv(),
+  );
   const dir = join(repo, ".ralph", "runs", "US-1");
   return { result, verdicts: readEvents(dir).filter((event) => event.type === "review_verdict"), approves };
 }
 
 test("--task-index going on from a task branch pins the person's reviewer, not the one an earlier agent committed there", async () => {
-  const { result, verdicts, approves } = await taskBranchWithAgentReviewer("cat > /dev/null\necho 'FINDING: not yet.'\necho '<verdict>changes</verdict>'\n");
+  const { result, verdicts, approves } = await taskBranchWithAgentReviewer(
+    "cat > /dev/null\necho 'FINDING: not yet.'\necho '<verdict>changes</verdict>'\n",
+  );
   assert.equal(result.code, 3, result.stdout + result.stderr);
-  assert.deepEqual(verdicts.map((event) => event.verdict), ["none"]);
-  assert.match(String(verdicts[0]?.reason), /^not run: the reviewer's script .*\/review\.sh changed since the run started; ralph runs only the script as it was then$/);
+  assert.deepEqual(
+    verdicts.map((event) => event.verdict),
+    ["none"],
+  );
+  assert.match(
+    String(verdicts[0]?.reason),
+    /^not run: the reviewer's script .*\/review\.sh changed since the run started; ralph runs only the script as it was then$/,
+  );
   // Control: when the person's reviewer is the one on the branch, it is run there, and approves.
   const control = await taskBranchWithAgentReviewer(approves);
   assert.equal(control.result.code, 0, control.result.stdout + control.result.stderr);
-  assert.deepEqual(control.verdicts.map((event) => event.verdict), ["approve"]);
+  assert.deepEqual(
+    control.verdicts.map((event) => event.verdict),
+    ["approve"],
+  );
 });

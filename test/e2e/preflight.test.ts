@@ -19,7 +19,12 @@ describe("preflight", () => {
     const result = await runRalph(["run", "--name", "p", "work"], dir, cleanEnv({ RALPH_CLAUDE_BIN: missing }));
     assert.equal(result.code, 2, result.stderr);
     oneLine(result.stderr);
-    assert.match(result.stderr, new RegExp(`preflight: the claude agent's program ${missing} was not found; install it \\(npm install -g @anthropic-ai/claude-code, or name it with RALPH_CLAUDE_BIN\\); or try ralph with --agent demo`));
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `preflight: the claude agent's program ${missing} was not found; install it \\(npm install -g @anthropic-ai/claude-code, or name it with RALPH_CLAUDE_BIN\\); or try ralph with --agent demo`,
+      ),
+    );
     noRalphDir(dir);
   });
 
@@ -28,10 +33,16 @@ describe("preflight", () => {
     const agent = await runRalph(["run", "--name", "p", "work", "--", "./no-such-agent"], dir);
     assert.equal(agent.code, 2, agent.stderr);
     assert.match(agent.stderr, /the command agent's program \.\/no-such-agent was not found/);
-    const check = await runRalph(["run", "--name", "p", "--check", "no-such-test-runner --all", "work", "--", process.execPath, FAKE_AGENT], dir);
+    const check = await runRalph(
+      ["run", "--name", "p", "--check", "no-such-test-runner --all", "work", "--", process.execPath, FAKE_AGENT],
+      dir,
+    );
     assert.equal(check.code, 2, check.stderr);
     oneLine(check.stderr);
-    assert.match(check.stderr, /preflight: check "no-such-test-runner --all" runs no-such-test-runner, which is not on PATH/);
+    assert.match(
+      check.stderr,
+      /preflight: check "no-such-test-runner --all" runs no-such-test-runner, which is not on PATH/,
+    );
     noRalphDir(dir);
   });
 
@@ -47,7 +58,26 @@ describe("preflight", () => {
     let code = 0;
     let stderr = "";
     try {
-      execFileSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, RALPH, "run", "--name", "p", "work", "--", "sh", "-c", "true"], { cwd: dir, env: cleanEnv({ HOME: dir }), stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(
+        "setpriv",
+        [
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          "--",
+          process.execPath,
+          RALPH,
+          "run",
+          "--name",
+          "p",
+          "work",
+          "--",
+          "sh",
+          "-c",
+          "true",
+        ],
+        { cwd: dir, env: cleanEnv({ HOME: dir }), stdio: ["ignore", "pipe", "pipe"] },
+      );
     } catch (error) {
       code = (error as { status: number }).status;
       stderr = String((error as { stderr: Buffer }).stderr);
@@ -74,7 +104,25 @@ describe("preflight", () => {
 
   test("control: everything found (agent on PATH, a check's program on PATH, a shell builtin first) passes the preflight", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--name", "p", "-n", "1", "--check", "sh -c 'exit 0'", "--check", "test -d .", "work", "--", "sh", "-c", "cat >/dev/null; echo ok"], dir);
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "p",
+        "-n",
+        "1",
+        "--check",
+        "sh -c 'exit 0'",
+        "--check",
+        "test -d .",
+        "work",
+        "--",
+        "sh",
+        "-c",
+        "cat >/dev/null; echo ok",
+      ],
+      dir,
+    );
     assert.equal(result.code, 0, result.stderr);
   });
 });
@@ -84,17 +132,29 @@ test("a missing agent CLI: how to install it and --agent demo, no ralph logs --i
   const env = cleanEnv({ PATH: "/usr/bin:/bin" });
   delete env.RALPH_CODEX_BIN;
   // The preflight refuses a missing agent before anything is made (its own test); this is the run past it.
-  const result = await runRalph(["run", "-n", "1", "--name", "m", "--agent", "codex", "--preflight", "off", "go"], dir, env);
+  const result = await runRalph(
+    ["run", "-n", "1", "--name", "m", "--agent", "codex", "--preflight", "off", "go"],
+    dir,
+    env,
+  );
   assert.equal(result.code, 1, result.stderr);
-  assert.match(result.stdout, /^next: codex is not installed here: install it with npm install -g @openai\/codex .*ralph run --agent demo/m);
+  assert.match(
+    result.stdout,
+    /^next: codex is not installed here: install it with npm install -g @openai\/codex .*ralph run --agent demo/m,
+  );
   assert.doesNotMatch(result.stdout, /--iteration/);
   const status = await runRalph(["status", "m"], dir, env);
   assert.match(status.stdout, /^next {7}codex is not installed here/m);
   writeFileSync(join(dir, "ralph.yaml"), "max_iterations: 2\nagent: codex\n");
   const doctor = await runRalph(["doctor"], dir, env);
   assert.equal(doctor.code, 1, doctor.stdout);
-  assert.match(doctor.stdout, /^PROBLEM {6}.*ralph\.yaml \(line 2\) asks for agent codex, which is not installed here: install it with npm install -g @openai\/codex/m);
-  const json = JSON.parse((await runRalph(["doctor", "--json"], dir, env)).stdout) as { configured_agent: { agent: string; found: boolean } };
+  assert.match(
+    doctor.stdout,
+    /^PROBLEM {6}.*ralph\.yaml \(line 2\) asks for agent codex, which is not installed here: install it with npm install -g @openai\/codex/m,
+  );
+  const json = JSON.parse((await runRalph(["doctor", "--json"], dir, env)).stdout) as {
+    configured_agent: { agent: string; found: boolean };
+  };
   assert.deepEqual([json.configured_agent.agent, json.configured_agent.found], ["codex", false]);
   // Known-false control: an agent that is there (the demo needs nothing) passes.
   writeFileSync(join(dir, "ralph.yaml"), "agent: demo\n");

@@ -26,20 +26,30 @@ describe("project discovery", () => {
     mkdirSync(join(repo, "src"), { recursive: true });
     git(repo, "init", "-q");
     // From the repository root and from a directory inside it.
-    for (const [name, cwd] of [["root", repo], ["inside", join(repo, "src")]] as const) {
+    for (const [name, cwd] of [
+      ["root", repo],
+      ["inside", join(repo, "src")],
+    ] as const) {
       const result = await runRalph(["run", "--name", name, "-n", "1", "go", ...where], cwd, env());
       assert.equal(result.code, 3, result.stderr);
     }
     assert.equal(readFileSync(join(repo, "where.txt"), "utf8").trim(), repo);
     assert.deepEqual(runs(repo), ["inside", "root"]);
     assert.deepEqual(runs(home), ["home"]);
-    const listed = JSON.parse((await runRalph(["list", "--json"], join(repo, "src"), env())).stdout) as { runs: Array<{ id: string }> };
+    const listed = JSON.parse((await runRalph(["list", "--json"], join(repo, "src"), env())).stdout) as {
+      runs: Array<{ id: string }>;
+    };
     assert.deepEqual(listed.runs.map((run) => run.id).sort(), ["inside", "root"]);
     // Control: a plain directory under the parent (no repository of its own) still belongs to the parent.
     const plain = join(home, "notes");
     mkdirSync(plain);
-    const control = JSON.parse((await runRalph(["list", "--json"], plain, env())).stdout) as { runs: Array<{ id: string }> };
-    assert.deepEqual(control.runs.map((run) => run.id), ["home"]);
+    const control = JSON.parse((await runRalph(["list", "--json"], plain, env())).stdout) as {
+      runs: Array<{ id: string }>;
+    };
+    assert.deepEqual(
+      control.runs.map((run) => run.id),
+      ["home"],
+    );
   });
 
   test("inside one of ralph's own worktrees, commands find the project that made it", async () => {
@@ -52,8 +62,13 @@ describe("project discovery", () => {
     assert.equal(result.code, 3, result.stderr);
     const worktree = join(repo, ".ralph", "worktrees", "w");
     assert.equal(readFileSync(join(worktree, "where.txt"), "utf8").trim(), worktree);
-    const listed = JSON.parse((await runRalph(["list", "--json"], worktree, env())).stdout) as { runs: Array<{ id: string }> };
-    assert.deepEqual(listed.runs.map((run) => run.id), ["w"]);
+    const listed = JSON.parse((await runRalph(["list", "--json"], worktree, env())).stdout) as {
+      runs: Array<{ id: string }>;
+    };
+    assert.deepEqual(
+      listed.runs.map((run) => run.id),
+      ["w"],
+    );
   });
 });
 
@@ -64,7 +79,10 @@ describe("finding the project from a subdirectory", () => {
     const deep = join(dir, "src", "deeper");
     mkdirSync(deep, { recursive: true });
     const listed = JSON.parse((await runRalph(["list", "--json"], deep)).stdout) as { runs: Array<{ id: string }> };
-    assert.deepEqual(listed.runs.map((run) => run.id), ["r"]);
+    assert.deepEqual(
+      listed.runs.map((run) => run.id),
+      ["r"],
+    );
     assert.equal((await runRalph(["status"], deep)).code, 0);
   });
 

@@ -15,7 +15,10 @@ test("a non-UTF-8 --prompt-file reaches the agent unchanged, in every iteration 
   const dir = project();
   writeFileSync(join(dir, "prompt.bin"), NOT_UTF8);
   const recordFile = join(dir, "received.bin");
-  const first = await runRalph(["run", "--name", "b", "-n", "2", "-p", "prompt.bin", ...fakeAgent("--record", recordFile)], dir);
+  const first = await runRalph(
+    ["run", "--name", "b", "-n", "2", "-p", "prompt.bin", ...fakeAgent("--record", recordFile)],
+    dir,
+  );
   assert.equal(first.code, 3, first.stderr);
   const continued = await runRalph(["continue", "b", "-n", "3"], dir);
   assert.equal(continued.code, 3, continued.stderr);
@@ -31,9 +34,22 @@ test("{{task}} is filled in (the whole task) around non-UTF-8 bytes without touc
   writeFileSync(join(dir, "TASKS.md"), "- [ ] Tâche\n");
   writeFileSync(join(dir, "prompt.bin"), Buffer.concat([NOT_UTF8, Buffer.from("do {{task}}!"), NOT_UTF8]));
   const recordFile = join(dir, "received.bin");
-  const result = await runRalph(["run", "-n", "1", "--tasks", "TASKS.md", "-p", "prompt.bin", ...fakeAgent("--record", recordFile)], dir);
+  const result = await runRalph(
+    ["run", "-n", "1", "--tasks", "TASKS.md", "-p", "prompt.bin", ...fakeAgent("--record", recordFile)],
+    dir,
+  );
   assert.equal(result.code, 3, result.stderr);
-  assert.deepEqual(readFileSync(recordFile), Buffer.concat([NOT_UTF8, Buffer.from('do line 1: Tâche\n\nThe task list is TASKS.md. When this task is done, tick its box on line 1 there ("- [ ]" becomes "- [x]"), and change nothing else in that file.!'), NOT_UTF8, Buffer.from([0])]));
+  assert.deepEqual(
+    readFileSync(recordFile),
+    Buffer.concat([
+      NOT_UTF8,
+      Buffer.from(
+        'do line 1: Tâche\n\nThe task list is TASKS.md. When this task is done, tick its box on line 1 there ("- [ ]" becomes "- [x]"), and change nothing else in that file.!',
+      ),
+      NOT_UTF8,
+      Buffer.from([0]),
+    ]),
+  );
 });
 
 test("a FIFO, /dev/zero or an oversized file as prompt file is a usage error at once, with nothing created", async () => {
@@ -42,7 +58,10 @@ test("a FIFO, /dev/zero or an oversized file as prompt file is a usage error at 
   writeFileSync(join(dir, "huge.md"), Buffer.alloc(9 * 1024 * 1024, 0x61));
   const cases: Array<[string, RegExp]> = [
     // The path as resolved from where it was typed.
-    ["fifo", /^ralph: --prompt-file \/\S+\/fifo: is a FIFO, not a regular file; expected a regular file of at most 8 MB\n$/],
+    [
+      "fifo",
+      /^ralph: --prompt-file \/\S+\/fifo: is a FIFO, not a regular file; expected a regular file of at most 8 MB\n$/,
+    ],
     ["/dev/zero", /^ralph: --prompt-file \/dev\/zero: is a device, not a regular file; expected a regular file/],
     ["huge.md", /^ralph: --prompt-file \/\S+\/huge\.md: is 9437184 bytes, more than the 8388608 allowed/],
   ];

@@ -36,7 +36,18 @@ describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
   for (const live of [false, true]) {
     test(`stops the loop, ends the agent tree and the calling script${live ? " (--live)" : ""}`, async () => {
       const { dir, files, runDir, tag } = cleanup.scenario();
-      const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...(live ? ["--live"] : []), "go", ...agentCommand(tag, files, "--tree", "mixed")];
+      const args = [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "--grace",
+        "3s",
+        ...(live ? ["--live"] : []),
+        "go",
+        ...agentCommand(tag, files, "--tree", "mixed"),
+      ];
       const terminal = inTerminal(dir, args);
       const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
       const runner = cleanup.runner(runDir);
@@ -61,7 +72,17 @@ describe("Ctrl-C on a terminal", { concurrency: 2 }, () => {
 
   test("a second Ctrl-C more than 0.5 s later skips a long grace and ends everything at once", async (t) => {
     const { dir, files, runDir, tag } = cleanup.scenario();
-    const terminal = inTerminal(dir, ["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")]);
+    const terminal = inTerminal(dir, [
+      "run",
+      "--name",
+      "x",
+      "-n",
+      "0",
+      "--grace",
+      "30s",
+      "go",
+      ...agentCommand(tag, files, "--tree", "ignorer"),
+    ]);
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, terminal);
     const runner = cleanup.runner(runDir);
     const first = performance.now();

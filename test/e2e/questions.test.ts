@@ -5,7 +5,18 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { cleanEnv, completionMarker, fakeAgent, finishWithin, processAlive, readEvents, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  cleanEnv,
+  completionMarker,
+  fakeAgent,
+  finishWithin,
+  processAlive,
+  readEvents,
+  readStatus,
+  runRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-ask-");
@@ -15,19 +26,45 @@ const logOf = (dir: string, id: string) => readFileSync(join(runDir(dir, id), "r
 const typesOf = (dir: string, id: string) => readEvents(runDir(dir, id)).map((event) => event.type);
 /** The prompts the fake agent recorded, one per iteration. */
 const prompts = (file: string) => readFileSync(file, "utf8").split("\0").slice(0, -1);
-const schema = (name: string) => JSON.parse(readFileSync(new URL(`../../../schemas/${name}.schema.json`, import.meta.url), "utf8")) as object;
+const schema = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../../schemas/${name}.schema.json`, import.meta.url), "utf8")) as object;
 
 /** A run whose agent asks "Which database?" in iteration 1 and claims FIN from iteration 2. */
 function askingRun(dir: string, id: string, ...extra: string[]) {
   const record = join(dir, `${id}.prompts`);
-  const started = start(dir, ["run", "--name", id, "-n", "5", "--completion-promise", "FIN", ...extra, "build it", ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
+  const started = start(dir, [
+    "run",
+    "--name",
+    id,
+    "-n",
+    "5",
+    "--completion-promise",
+    "FIN",
+    ...extra,
+    "build it",
+    ...fakeAgent(
+      "--record",
+      record,
+      "--ask",
+      "Which database?",
+      "--ask-in",
+      "1",
+      "--promise",
+      "FIN",
+      "--promise-from",
+      "2",
+    ),
+  ]);
   return { ...started, record };
 }
 
 /** Until the run waits for an answer: status.json says so and the needs_human event is out (written just after). */
 const waitForQuestion = (dir: string, id: string) =>
   waitFor(
-    () => existsSync(join(runDir(dir, id), "status.json")) && readStatus(runDir(dir, id)).state === "needs_human" && typesOf(dir, id).includes("needs_human"),
+    () =>
+      existsSync(join(runDir(dir, id), "status.json")) &&
+      readStatus(runDir(dir, id)).state === "needs_human" &&
+      typesOf(dir, id).includes("needs_human"),
     `run ${id} to wait for an answer`,
   );
 
@@ -37,9 +74,19 @@ describe("questions", () => {
     const run = askingRun(dir, "q");
     await waitForQuestion(dir, "q");
     assert.equal(readStatus(runDir(dir, "q")).question, "Which database?");
-    assert.deepEqual(readEvents(runDir(dir, "q")).filter((e) => e.type === "needs_human").map((e) => [e.iteration, e.question]), [[1, "Which database?"]]);
-    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean; question: string | null }> };
-    assert.deepEqual(list.runs.map((r) => [r.id, r.state, r.active, r.question]), [["q", "needs_human", true, "Which database?"]]);
+    assert.deepEqual(
+      readEvents(runDir(dir, "q"))
+        .filter((e) => e.type === "needs_human")
+        .map((e) => [e.iteration, e.question]),
+      [[1, "Which database?"]],
+    );
+    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ id: string; state: string; active: boolean; question: string | null }>;
+    };
+    assert.deepEqual(
+      list.runs.map((r) => [r.id, r.state, r.active, r.question]),
+      [["q", "needs_human", true, "Which database?"]],
+    );
     const ajv = new Ajv2020({ strict: false });
     assert.ok(ajv.validate(schema("list"), list), ajv.errorsText());
     const status = await runRalph(["status", "q"], dir);
@@ -57,12 +104,21 @@ describe("questions", () => {
     const result = await finishWithin(run, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "q")), ["completion_reason=DONE", "promise=COMPLETE"]);
-    assert.match(result.stdout, /^the agent asks: Which database\?\nwaiting for your answer: ralph answer q "YOUR ANSWER" \(or --file F\)$/m);
+    assert.match(
+      result.stdout,
+      /^the agent asks: Which database\?\nwaiting for your answer: ralph answer q "YOUR ANSWER" \(or --file F\)$/m,
+    );
     const [first, second] = prompts(run.record);
     assert.equal(first, "build it");
-    assert.equal(second, "build it\n\n## Your question and the answer\n\nYou asked: Which database?\n\nAnswer: Postgres 16, with the schema in db/\n");
+    assert.equal(
+      second,
+      "build it\n\n## Your question and the answer\n\nYou asked: Which database?\n\nAnswer: Postgres 16, with the schema in db/\n",
+    );
     const answeredEvent = readEvents(runDir(dir, "q")).find((e) => e.type === "answered");
-    assert.deepEqual([answeredEvent?.question, answeredEvent?.answer], ["Which database?", "Postgres 16, with the schema in db/"]);
+    assert.deepEqual(
+      [answeredEvent?.question, answeredEvent?.answer],
+      ["Which database?", "Postgres 16, with the schema in db/"],
+    );
     assert.equal(existsSync(join(runDir(dir, "q"), "ANSWER")), false);
     assert.equal(readStatus(runDir(dir, "q")).question, null);
   });
@@ -83,7 +139,10 @@ describe("questions", () => {
     assert.equal((await finishWithin(live, 20_000)).code, 3);
     const ended = await runRalph(["answer", "yes"], dir);
     assert.equal(ended.code, 2);
-    assert.match(ended.stderr, /^ralph: run busy is not waiting for an answer \(MAX_ITERATIONS\); nothing to answer\n$/);
+    assert.match(
+      ended.stderr,
+      /^ralph: run busy is not waiting for an answer \(MAX_ITERATIONS\); nothing to answer\n$/,
+    );
     for (const [args, message] of [
       [["answer", "busy", "  "], /^ralph: the answer is empty\n$/],
       [["answer", "busy", "--file", join(dir, "missing.txt")], /^ralph: --file .*missing\.txt: cannot be read/],
@@ -106,8 +165,13 @@ describe("questions", () => {
     const result = await finishWithin(run, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "s")), ["completion_reason=STOPPED", "promise=COMPLETE"]);
-    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string; question: string | null }> };
-    assert.deepEqual(list.runs.map((r) => [r.state, r.question]), [["STOPPED", "Which database?"]]);
+    const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ state: string; question: string | null }>;
+    };
+    assert.deepEqual(
+      list.runs.map((r) => [r.state, r.question]),
+      [["STOPPED", "Which database?"]],
+    );
     const file = join(dir, "answer.txt");
     writeFileSync(file, "SQLite\n");
     const answered = await runRalph(["answer", "s", "--file", file], dir);
@@ -158,46 +222,95 @@ describe("questions", () => {
     run.child.kill("SIGKILL");
     await finishWithin(run, 20_000);
     await waitFor(() => !processAlive(pid), "the runner to be gone");
-    const stale = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ state: string; question: string | null }> };
-    assert.deepEqual(stale.runs.map((r) => [r.state, r.question]), [["stale", "Which database?"]]);
+    const stale = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ state: string; question: string | null }>;
+    };
+    assert.deepEqual(
+      stale.runs.map((r) => [r.state, r.question]),
+      [["stale", "Which database?"]],
+    );
     const again = start(dir, ["continue", "k"]);
-    await waitFor(() => readStatus(runDir(dir, "k")).pid === again.child.pid && readStatus(runDir(dir, "k")).state === "needs_human", "the continued run to wait again");
+    await waitFor(
+      () =>
+        readStatus(runDir(dir, "k")).pid === again.child.pid && readStatus(runDir(dir, "k")).state === "needs_human",
+      "the continued run to wait again",
+    );
     assert.equal(readStatus(runDir(dir, "k")).question, "Which database?");
-    assert.deepEqual(readEvents(runDir(dir, "k")).filter((e) => e.type === "needs_human").map((e) => e.question), ["Which database?", "Which database?"]);
+    assert.deepEqual(
+      readEvents(runDir(dir, "k"))
+        .filter((e) => e.type === "needs_human")
+        .map((e) => e.question),
+      ["Which database?", "Which database?"],
+    );
     assert.equal(typesOf(dir, "k").filter((type) => type === "iteration_started").length, 1);
     assert.equal((await runRalph(["answer", "k", "MySQL"], dir)).code, 0);
     const result = await finishWithin(again, 20_000);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(completionMarker(runDir(dir, "k")), ["completion_reason=DONE", "promise=COMPLETE"]);
-    assert.deepEqual(prompts(run.record).map((prompt) => prompt.includes("Answer: MySQL")), [false, true]);
+    assert.deepEqual(
+      prompts(run.record).map((prompt) => prompt.includes("Answer: MySQL")),
+      [false, true],
+    );
   });
 
   test("an answer taken at the iteration cap is kept: the run ends MAX_ITERATIONS and continue -n gives it to the next iteration", async () => {
     const dir = project();
     const record = join(dir, "prompts");
-    const run = start(dir, ["run", "--name", "cap", "-n", "1", "go", ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1")]);
+    const run = start(dir, [
+      "run",
+      "--name",
+      "cap",
+      "-n",
+      "1",
+      "go",
+      ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1"),
+    ]);
     await waitForQuestion(dir, "cap");
     assert.equal((await runRalph(["answer", "cap", "Redis"], dir)).code, 0);
     const ended = await finishWithin(run, 20_000);
     assert.equal(ended.code, 3, ended.stderr);
-    assert.deepEqual([readStatus(runDir(dir, "cap")).question, readStatus(runDir(dir, "cap")).answer], ["Which database?", "Redis"]);
-    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ question: string | null }> };
-    assert.deepEqual(listed.runs.map((r) => r.question), [null], "an answered question is not open");
+    assert.deepEqual(
+      [readStatus(runDir(dir, "cap")).question, readStatus(runDir(dir, "cap")).answer],
+      ["Which database?", "Redis"],
+    );
+    const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+      runs: Array<{ question: string | null }>;
+    };
+    assert.deepEqual(
+      listed.runs.map((r) => r.question),
+      [null],
+      "an answered question is not open",
+    );
     const continued = await runRalph(["continue", "cap", "-n", "2"], dir);
     assert.equal(continued.code, 3, continued.stderr);
-    assert.deepEqual(prompts(record).map((prompt) => prompt.endsWith("You asked: Which database?\n\nAnswer: Redis\n")), [false, true]);
+    assert.deepEqual(
+      prompts(record).map((prompt) => prompt.endsWith("You asked: Which database?\n\nAnswer: Redis\n")),
+      [false, true],
+    );
     assert.deepEqual([readStatus(runDir(dir, "cap")).question, readStatus(runDir(dir, "cap")).answer], [null, null]);
   });
 
   test("--on-ask continue (or RALPH_ON_ASK=continue) only logs the question and goes on", async () => {
     const dir = project();
-    const flag = await runRalph(["run", "--name", "c", "-n", "2", "--on-ask", "continue", "go", ...fakeAgent("--ask", "Which database?")], dir);
+    const flag = await runRalph(
+      ["run", "--name", "c", "-n", "2", "--on-ask", "continue", "go", ...fakeAgent("--ask", "Which database?")],
+      dir,
+    );
     assert.equal(flag.code, 3, flag.stderr);
-    const env = await runRalph(["run", "--name", "e", "-n", "2", "go", ...fakeAgent("--ask", "Which database?")], dir, cleanEnv({ RALPH_ON_ASK: "continue" }));
+    const env = await runRalph(
+      ["run", "--name", "e", "-n", "2", "go", ...fakeAgent("--ask", "Which database?")],
+      dir,
+      cleanEnv({ RALPH_ON_ASK: "continue" }),
+    );
     assert.equal(env.code, 3, env.stderr);
     for (const id of ["c", "e"]) {
       assert.ok(!typesOf(dir, id).includes("needs_human"), id);
-      assert.equal(logOf(dir, id).match(/the agent asked: "Which database\?" \(--on-ask continue: going on without an answer\)/g)?.length, 2, id);
+      assert.equal(
+        logOf(dir, id).match(/the agent asked: "Which database\?" \(--on-ask continue: going on without an answer\)/g)
+          ?.length,
+        2,
+        id,
+      );
     }
     const bad = await runRalph(["run", "--on-ask", "maybe", "go", ...fakeAgent()], dir);
     assert.equal(bad.code, 2);
@@ -214,10 +327,25 @@ describe("questions", () => {
       ["not-last", ["--print", "<ask>Which database?</ask>", "--print", "Going on with Postgres."], "goes on after"],
     ];
     for (const [id, args, why] of cases) {
-      const result = await runRalph(["run", "--name", id, "-n", "1", "Reply exactly: Here is my question <ask>Which database?</ask>", ...fakeAgent(...args)], dir);
+      const result = await runRalph(
+        [
+          "run",
+          "--name",
+          id,
+          "-n",
+          "1",
+          "Reply exactly: Here is my question <ask>Which database?</ask>",
+          ...fakeAgent(...args),
+        ],
+        dir,
+      );
       assert.equal(result.code, 3, `${id}: ${result.stderr}`);
       assert.ok(!typesOf(dir, id).includes("needs_human"), id);
-      assert.match(logOf(dir, id), new RegExp(`an <ask> in the final message was not taken as a question: .*${why}`), id);
+      assert.match(
+        logOf(dir, id),
+        new RegExp(`an <ask> in the final message was not taken as a question: .*${why}`),
+        id,
+      );
     }
   });
 });

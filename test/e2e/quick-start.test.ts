@@ -28,13 +28,25 @@ let calls = 0;
 /** Runs `node entry args` in `cwd` with `stdin` piped in; records the ralph modules it loaded. */
 async function call(entry: string, args: string[], cwd: string, stdin: string): Promise<Seen> {
   const log = join(dirname(cwd), `${basename(cwd)}-modules-${++calls}`);
-  const child = spawn(process.execPath, ["--import", MODULE_LOG, entry, ...args], { cwd, env: { ...ENV, MODULE_LOG: log }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", MODULE_LOG, entry, ...args], {
+    cwd,
+    env: { ...ENV, MODULE_LOG: log },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   child.stdin.end(stdin);
   const { code, stdout, stderr } = await finishWithin({ child, done: resultOf(child) }, 30_000);
   let modules: string[] = [];
   try {
     // Each file once, where it was first loaded (a CommonJS file an ES module loader loads is seen twice).
-    modules = [...new Set(readFileSync(log, "utf8").trim().split("\n").filter((url) => url.includes("/dist/src/")).map((url) => basename(url)))];
+    modules = [
+      ...new Set(
+        readFileSync(log, "utf8")
+          .trim()
+          .split("\n")
+          .filter((url) => url.includes("/dist/src/"))
+          .map((url) => basename(url)),
+      ),
+    ];
   } catch {
     // Nothing loaded through the hook.
   }
@@ -48,7 +60,12 @@ function steady(text: string): string {
 }
 
 /** `ralph ARGS` through the quick path and through the full CLI: same exit code, stdout and stderr. */
-async function sameAnswer(args: string[], cwd: string, stdin: (cwd: string) => string = () => "", quickCwd = cwd): Promise<Seen> {
+async function sameAnswer(
+  args: string[],
+  cwd: string,
+  stdin: (cwd: string) => string = () => "",
+  quickCwd = cwd,
+): Promise<Seen> {
   const quick = await call(RALPH, args, quickCwd, stdin(quickCwd));
   const full = await call(FULL, args, cwd, stdin(cwd));
   assert.ok(full.modules.includes("full.js"), `the full CLI ran for ${args.join(" ")}`);
@@ -82,7 +99,11 @@ function builtinsLoaded(entry: string, args: string[], cwd: string, stdin = ""):
   const preload = join(dirname(cwd), `${basename(cwd)}-builtin-log.cjs`);
   const log = join(dirname(cwd), `${basename(cwd)}-builtins-${++calls}`);
   writeFileSync(preload, BUILTIN_LOG);
-  const child = spawn(process.execPath, ["--require", preload, entry, ...args], { cwd, env: { ...ENV, BUILTIN_LOG: log }, stdio: ["pipe", "ignore", "inherit"] });
+  const child = spawn(process.execPath, ["--require", preload, entry, ...args], {
+    cwd,
+    env: { ...ENV, BUILTIN_LOG: log },
+    stdio: ["pipe", "ignore", "inherit"],
+  });
   child.stdin.end(stdin);
   const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   return new Promise((resolve, reject) =>
@@ -127,19 +148,33 @@ describe("quick start paths answer as the full CLI does", () => {
     const latest = await sameAnswer(["status"], dir);
     tookQuickPath(latest, "quick-status.cjs");
     assert.match(latest.stdout, /^run {8}second /);
-    for (const args of [["status", "--json"], ["status", "first"], ["status", "first", "--json"], ["status", "--json", "second"], ["status", "nosuch"], ["status", "nosuch", "--json"]]) {
+    for (const args of [
+      ["status", "--json"],
+      ["status", "first"],
+      ["status", "first", "--json"],
+      ["status", "--json", "second"],
+      ["status", "nosuch"],
+      ["status", "nosuch", "--json"],
+    ]) {
       tookQuickPath(await sameAnswer(args, dir), "quick-status.cjs");
     }
     // A run directory whose status.json is not JSON, and one that is a file.
     mkdirSync(join(dir, ".ralph", "runs", "broken"));
     writeFileSync(join(dir, ".ralph", "runs", "broken", "status.json"), "{ not json");
     writeFileSync(join(dir, ".ralph", "runs", "plain"), "x");
-    for (const args of [["status", "broken"], ["status", "broken", "--json"], ["status", "plain"], ["status"]]) await sameAnswer(args, dir);
+    for (const args of [["status", "broken"], ["status", "broken", "--json"], ["status", "plain"], ["status"]])
+      await sameAnswer(args, dir);
   });
 
   test("ralph list: no runs, ended runs and a foreign one, --json and --active in any order; other shapes go to the full CLI", async () => {
     const dir = project();
-    const shapes = [["list"], ["list", "--json"], ["list", "--active"], ["list", "--active", "--json"], ["list", "--json", "--active"]];
+    const shapes = [
+      ["list"],
+      ["list", "--json"],
+      ["list", "--active"],
+      ["list", "--active", "--json"],
+      ["list", "--json", "--active"],
+    ];
     for (const args of shapes) tookQuickPath(await sameAnswer(args, dir), "quick-status.cjs");
     assert.equal((await runRalph(["run", "-n", "1", "--name", "first", "x", "--", "true"], dir, ENV)).code, 3);
     assert.equal((await runRalph(["run", "-n", "1", "--name", "second", "x", "--", "false"], dir, ENV)).code, 3);
@@ -151,7 +186,12 @@ describe("quick start paths answer as the full CLI does", () => {
       tookQuickPath(seen, "quick-status.cjs");
       if (!args.includes("--active")) assert.match(seen.stdout, /planted/);
     }
-    for (const args of [["list", "--json", "--json"], ["list", "x"], ["list", "--nosuch"], ["list", "--help"]]) {
+    for (const args of [
+      ["list", "--json", "--json"],
+      ["list", "x"],
+      ["list", "--nosuch"],
+      ["list", "--help"],
+    ]) {
       const through = await call(RALPH, args, dir, "");
       assert.deepEqual(through.modules, ["main.cjs", "full.cjs"], `ralph ${args.join(" ")}`);
     }
@@ -179,16 +219,29 @@ describe("quick start paths answer as the full CLI does", () => {
     const heavy = ["NativeModule crypto", "NativeModule stream", "NativeModule fs/promises"];
     for (const args of [["status"], ["status", "--json"], ["status", "done"]]) {
       const quick = await builtinsLoaded(RALPH, args, dir);
-      assert.deepEqual(heavy.filter((name) => quick.includes(name)), [], `ralph ${args.join(" ")}`);
+      assert.deepEqual(
+        heavy.filter((name) => quick.includes(name)),
+        [],
+        `ralph ${args.join(" ")}`,
+      );
     }
     // Control: the probe sees these modules where they are loaded.
     const full = await builtinsLoaded(FULL, ["status"], dir);
-    assert.deepEqual(heavy.filter((name) => full.includes(name)), ["NativeModule stream", "NativeModule fs/promises"]);
+    assert.deepEqual(
+      heavy.filter((name) => full.includes(name)),
+      ["NativeModule stream", "NativeModule fs/promises"],
+    );
   });
 
   test("--version and hook handle with no loop load nothing of Node's beyond an empty CommonJS file but the signal binding (and vm for the hook's code cache); the full CLI loads its module loader and streams", async () => {
     const dir = project();
-    const input = JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd: dir, hook_event_name: "Stop", stop_hook_active: false });
+    const input = JSON.stringify({
+      session_id: "s1",
+      transcript_path: "/nonexistent",
+      cwd: dir,
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+    });
     const empty = join(dir, "empty.cjs");
     writeFileSync(empty, "");
     const bare = new Set(await builtinsLoaded(empty, [], dir));
@@ -199,16 +252,37 @@ describe("quick start paths answer as the full CLI does", () => {
     for (const [args, stdin, more] of cases) {
       const quick = await builtinsLoaded(RALPH, [...args], dir, stdin);
       // The SIGUSR1 listener that keeps the inspector shut, and what loads a file through its code cache.
-      assert.deepEqual(quick.filter((name) => !bare.has(name)), ["Internal Binding signal_wrap", ...more], `ralph ${args.join(" ")}`);
+      assert.deepEqual(
+        quick.filter((name) => !bare.has(name)),
+        ["Internal Binding signal_wrap", ...more],
+        `ralph ${args.join(" ")}`,
+      );
       // Control: the probe sees what the full CLI loads.
       const full = await builtinsLoaded(FULL, [...args], dir, stdin);
-      const heavy = ["NativeModule internal/modules/esm/loader", "NativeModule stream", "NativeModule net", "NativeModule os"];
-      assert.deepEqual(heavy.filter((name) => full.includes(name) && !bare.has(name)), heavy, `full CLI: ralph ${args.join(" ")}`);
+      const heavy = [
+        "NativeModule internal/modules/esm/loader",
+        "NativeModule stream",
+        "NativeModule net",
+        "NativeModule os",
+      ];
+      assert.deepEqual(
+        heavy.filter((name) => full.includes(name) && !bare.has(name)),
+        heavy,
+        `full CLI: ralph ${args.join(" ")}`,
+      );
     }
   });
 
   test("hook handle deciding a stop of an active loop loads none of Node's crypto; a loop with a --check does, to run it", async () => {
-    const input = (cwd: string) => JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
+    const input = (cwd: string) =>
+      JSON.stringify({
+        session_id: "s1",
+        transcript_path: "/nonexistent",
+        cwd,
+        hook_event_name: "Stop",
+        stop_hook_active: false,
+        last_assistant_message: "working",
+      });
     const stopLoads = async (start: string[]): Promise<string[]> => {
       const dir = project();
       assert.equal((await runRalph(["hook", "start", "Do", "it", "-n", "3", ...start], dir, ENV)).code, 0);
@@ -225,7 +299,11 @@ describe("quick start paths answer as the full CLI does", () => {
       const through = await call(RALPH, args, dir, "");
       assert.deepEqual(through.modules, ["main.cjs", "full.cjs"], `ralph ${args.join(" ")}`);
       const full = await call(FULL, args, dir, "");
-      assert.deepEqual({ code: through.code, stdout: through.stdout, stderr: through.stderr }, { code: full.code, stdout: full.stdout, stderr: full.stderr }, `ralph ${args.join(" ")}`);
+      assert.deepEqual(
+        { code: through.code, stdout: through.stdout, stderr: through.stderr },
+        { code: full.code, stdout: full.stdout, stderr: full.stderr },
+        `ralph ${args.join(" ")}`,
+      );
     }
     const run = await call(RALPH, ["run", "-n", "1", "--name", "one", "x", "--", "true"], dir, "");
     assert.equal(run.code, 3, run.stderr);
@@ -245,7 +323,15 @@ describe("quick start paths answer as the full CLI does", () => {
 
   test("ralph hook handle: no loop file, input that is not JSON, and an active loop deciding a stop", async () => {
     const dir = project();
-    const input = (cwd: string) => JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
+    const input = (cwd: string) =>
+      JSON.stringify({
+        session_id: "s1",
+        transcript_path: "/nonexistent",
+        cwd,
+        hook_event_name: "Stop",
+        stop_hook_active: false,
+        last_assistant_message: "working",
+      });
     const idle = await sameAnswer(["hook", "handle"], dir, input);
     tookQuickPath(idle, "quick-hook.cjs");
     assert.deepEqual([idle.code, idle.stdout], [0, ""]);

@@ -17,8 +17,14 @@ test("a read-only project is a usage error, not an internal error", async (t) =>
     // Known-false control: the project really is read-only.
     assert.throws(() => writeFileSync(join(dir, "probe"), ""), /EROFS/);
     // The preflight says so before anything is tried; without it, creating the run directory does.
-    assertOneLineUsageError(await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir), /^ralph: preflight: the work directory .* is not writable/);
-    assertOneLineUsageError(await runRalph(["run", "-n", "1", "--preflight", "off", "go", ...fakeAgent()], dir), /^ralph: cannot create .*\.ralph\/runs \(EROFS\): the project must be writable/);
+    assertOneLineUsageError(
+      await runRalph(["run", "-n", "1", "go", ...fakeAgent()], dir),
+      /^ralph: preflight: the work directory .* is not writable/,
+    );
+    assertOneLineUsageError(
+      await runRalph(["run", "-n", "1", "--preflight", "off", "go", ...fakeAgent()], dir),
+      /^ralph: cannot create .*\.ralph\/runs \(EROFS\): the project must be writable/,
+    );
   } finally {
     execFileSync("umount", [dir]);
   }
@@ -31,7 +37,10 @@ test("a read-only project: ralph init and ralph hook start give one line and exi
   try {
     // Known-false control: the project really is read-only.
     assert.throws(() => writeFileSync(join(dir, "probe"), ""), /EROFS/);
-    assertOneLineUsageError(await runRalph(["init"], dir), /^ralph: cannot write PROMPT\.md \(EROFS: the file system is read-only\): ralph needs a writable project directory$/m);
+    assertOneLineUsageError(
+      await runRalph(["init"], dir),
+      /^ralph: cannot write PROMPT\.md \(EROFS: the file system is read-only\): ralph needs a writable project directory$/m,
+    );
     assertOneLineUsageError(await runRalph(["hook", "start", "go"], dir), /^ralph: cannot write \.claude \(EROFS/);
   } finally {
     execFileSync("umount", [dir]);
@@ -40,12 +49,19 @@ test("a read-only project: ralph init and ralph hook start give one line and exi
   const owned = project();
   mkdirSync(join(owned, "p"));
   chmodSync(owned, 0o755);
-  const asNobody = (...args: string[]) => spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, RALPH, ...args], { cwd: join(owned, "p"), encoding: "utf8" });
+  const asNobody = (...args: string[]) =>
+    spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, RALPH, ...args], {
+      cwd: join(owned, "p"),
+      encoding: "utf8",
+    });
   const probe = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"]);
   if (probe.status !== 0) return t.skip("setpriv cannot switch users here");
   for (const args of [["init"], ["hook", "start", "go"]]) {
     const result = asNobody(...args);
-    assertOneLineUsageError({ code: result.status, stderr: result.stderr }, /^ralph: cannot write .* \(EACCES: permission denied\)/);
+    assertOneLineUsageError(
+      { code: result.status, stderr: result.stderr },
+      /^ralph: cannot write .* \(EACCES: permission denied\)/,
+    );
   }
   assert.deepEqual(readdirSync(join(owned, "p")), [], "nothing half written");
   assert.equal(existsSync(join(owned, "p", ".claude")), false);

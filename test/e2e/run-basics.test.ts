@@ -37,7 +37,10 @@ describe("ralph run", () => {
 
   test("-n 0 runs past 3 iterations until the promise", async () => {
     const dir = project();
-    const result = await runRalph(["run", "-n", "0", "--completion-promise", "DONE", "go", ...agent("--promise", "DONE", "--promise-from", "5")], dir);
+    const result = await runRalph(
+      ["run", "-n", "0", "--completion-promise", "DONE", "go", ...agent("--promise", "DONE", "--promise-from", "5")],
+      dir,
+    );
     assert.equal(result.code, 0, result.stderr);
     const runDir = onlyRunDir(dir);
     assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
@@ -56,11 +59,19 @@ describe("ralph run", () => {
     // and (from iteration 2 in the second run) in the final result.
     const fakeClaude = fakeClaudeEnv;
     const dir = project();
-    const early = await runRalph(["run", "-n", "2", "--completion-promise", "DONE", "go"], dir, fakeClaude(dir, "--print", "<promise>DONE</promise>"));
+    const early = await runRalph(
+      ["run", "-n", "2", "--completion-promise", "DONE", "go"],
+      dir,
+      fakeClaude(dir, "--print", "<promise>DONE</promise>"),
+    );
     assert.equal(early.code, 3, early.stderr);
     assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
     const dir2 = project();
-    const fin = await runRalph(["run", "--completion-promise", "DONE", "go"], dir2, fakeClaude(dir2, "--promise", "DONE", "--promise-from", "2"));
+    const fin = await runRalph(
+      ["run", "--completion-promise", "DONE", "go"],
+      dir2,
+      fakeClaude(dir2, "--promise", "DONE", "--promise-from", "2"),
+    );
     assert.equal(fin.code, 0, fin.stderr);
     const runDir = onlyRunDir(dir2);
     assert.deepEqual(completionMarker(runDir), ["completion_reason=DONE", "promise=COMPLETE"]);
@@ -70,7 +81,10 @@ describe("ralph run", () => {
 
   test("a promise that appears only in the prompt the agent echoes back does not end the run", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--completion-promise", "DONE", "Say <promise>DONE</promise> when finished", ...agent("--echo-prompt")], dir);
+    const result = await runRalph(
+      ["run", "--completion-promise", "DONE", "Say <promise>DONE</promise> when finished", ...agent("--echo-prompt")],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.deepEqual(completionMarker(onlyRunDir(dir)), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
   });
@@ -123,7 +137,10 @@ describe("ralph run", () => {
     const dir = project();
     writeFileSync(join(dir, "PROMPT.md"), "\n  \n");
     writeFileSync(join(dir, "blank.md"), "");
-    for (const [args, named] of [[[], /^ralph: \/\S+\/PROMPT\.md is empty: expected the task/], [["-p", "blank.md"], /^ralph: --prompt-file \/\S+\/blank\.md is empty/]] as const) {
+    for (const [args, named] of [
+      [[], /^ralph: \/\S+\/PROMPT\.md is empty: expected the task/],
+      [["-p", "blank.md"], /^ralph: --prompt-file \/\S+\/blank\.md is empty/],
+    ] as const) {
       const result = await runRalph(["run", ...args, ...agent()], dir);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, named);
@@ -138,9 +155,17 @@ describe("ralph run", () => {
     const fromYaml = await runRalph(["run", "--name", "a", "go", ...agent()], dir);
     assert.equal(fromYaml.code, 3, fromYaml.stdout + fromYaml.stderr);
     assert.equal(readStatus(join(dir, ".ralph", "runs", "a")).iteration, 5);
-    const fromEnv = await runRalph(["run", "--name", "b", "go", ...agent()], dir, cleanEnv({ RALPH_MAX_ITERATIONS: "2" }));
+    const fromEnv = await runRalph(
+      ["run", "--name", "b", "go", ...agent()],
+      dir,
+      cleanEnv({ RALPH_MAX_ITERATIONS: "2" }),
+    );
     assert.equal(readStatus(join(dir, ".ralph", "runs", "b")).iteration, 2, fromEnv.stderr);
-    const fromFlag = await runRalph(["run", "--name", "c", "-n", "1", "go", ...agent()], dir, cleanEnv({ RALPH_MAX_ITERATIONS: "2" }));
+    const fromFlag = await runRalph(
+      ["run", "--name", "c", "-n", "1", "go", ...agent()],
+      dir,
+      cleanEnv({ RALPH_MAX_ITERATIONS: "2" }),
+    );
     assert.equal(readStatus(join(dir, ".ralph", "runs", "c")).iteration, 1, fromFlag.stderr);
   });
 
@@ -171,19 +196,33 @@ describe("ralph run", () => {
 
   test("--live renders the agent's messages and tool calls readably, not as raw JSON", async () => {
     const dir = project();
-    writeFileSync(join(dir, "prd.json"), JSON.stringify({ userStories: [{ id: "US-1", title: "Greet", priority: 1, passes: false }] }));
-    const result = await runRalph(["run", "--live", "--agent", "demo", "--tasks", "prd.json", "--completion-promise", "DONE", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    writeFileSync(
+      join(dir, "prd.json"),
+      JSON.stringify({ userStories: [{ id: "US-1", title: "Greet", priority: 1, passes: false }] }),
+    );
+    const result = await runRalph(
+      ["run", "--live", "--agent", "demo", "--tasks", "prd.json", "--completion-promise", "DONE", "go"],
+      dir,
+      cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }),
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^ {2}Working on US-1: Greet$/m);
     assert.match(result.stdout, /→ Think \{"about":"Greet"\}/);
     assert.doesNotMatch(result.stdout, /"type":/);
-    const quiet = await runRalph(["run", "--name", "q", "--agent", "demo", "go"], dir, cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }));
+    const quiet = await runRalph(
+      ["run", "--name", "q", "--agent", "demo", "go"],
+      dir,
+      cleanEnv({ RALPH_DEMO_DELAY_MS: "0" }),
+    );
     assert.doesNotMatch(quiet.stdout, /Working on/, "without --live the agent's messages are not shown");
   });
 
   test("--dry-run starts nothing, not even the check commands, and never claims DONE", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--dry-run", "--dry-run-delay", "0", "-n", "2", "--check", "touch checked", "go", ...agent()], dir);
+    const result = await runRalph(
+      ["run", "--dry-run", "--dry-run-delay", "0", "-n", "2", "--check", "touch checked", "go", ...agent()],
+      dir,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /dry run: would run \[".*fake-agent\.js"\] with the prompt on stdin/);
     assert.equal(existsSync(join(dir, "checked")), false);
@@ -192,21 +231,30 @@ describe("ralph run", () => {
 
   test("a reader that closes stdout early does not take the run with it", async () => {
     const dir = project();
-    const { child, done } = startRalph(["run", "--json", "--name", "p", "-n", "3", "go", ...agent("--print", "hello", "--sleep", "100")], dir);
+    const { child, done } = startRalph(
+      ["run", "--json", "--name", "p", "-n", "3", "go", ...agent("--print", "hello", "--sleep", "100")],
+      dir,
+    );
     // Like `ralph run … | head -1`: read the first line, then close the pipe.
     await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
     child.stdout?.destroy();
     const result = await done;
     assert.equal(result.code, 3, result.stderr);
     assert.doesNotMatch(result.stderr, /EPIPE|\n\s+at /);
-    assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "p")), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
+    assert.deepEqual(completionMarker(join(dir, ".ralph", "runs", "p")), [
+      "completion_reason=MAX_ITERATIONS",
+      "promise=COMPLETE",
+    ]);
   });
 
   test("--json prints only events on stdout, ending with run_ended", async () => {
     const dir = project();
     const result = await runRalph(["run", "--json", "-n", "1", "go", ...agent("--print", "hello")], dir);
     assert.equal(result.code, 3, result.stderr);
-    const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = result.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.equal(events[0]?.type, "run_started");
     assert.equal(events.at(-1)?.type, "run_ended");
     assert.equal(events.at(-1)?.reason, "MAX_ITERATIONS");
@@ -216,13 +264,22 @@ describe("ralph run", () => {
 
 test("--agent-args and agent_args reach the agent as argv, split with quotes and nothing expanded", async () => {
   const dir = project();
-  const flag = await runRalph(["run", "--name", "a", "-n", "1", "--agent-args", `--x 'a b' $HOME * "c\\"d"`, "go", ...PRINT_ARGV], dir);
+  const flag = await runRalph(
+    ["run", "--name", "a", "-n", "1", "--agent-args", `--x 'a b' $HOME * "c\\"d"`, "go", ...PRINT_ARGV],
+    dir,
+  );
   assert.equal(flag.code, 3, flag.stderr);
-  assert.equal(readFileSync(join(runDir(dir, "a"), "iter-001.log"), "utf8"), `${JSON.stringify(["--x", "a b", "$HOME", "*", 'c"d'])}\n`);
+  assert.equal(
+    readFileSync(join(runDir(dir, "a"), "iter-001.log"), "utf8"),
+    `${JSON.stringify(["--x", "a b", "$HOME", "*", 'c"d'])}\n`,
+  );
   writeFileSync(join(dir, "ralph.yaml"), "agent_args:\n  - --y\n  - two words\n");
   const yaml = await runRalph(["run", "--name", "b", "-n", "1", "go", ...PRINT_ARGV], dir);
   assert.equal(yaml.code, 3, yaml.stderr);
-  assert.equal(readFileSync(join(runDir(dir, "b"), "iter-001.log"), "utf8"), `${JSON.stringify(["--y", "two words"])}\n`);
+  assert.equal(
+    readFileSync(join(runDir(dir, "b"), "iter-001.log"), "utf8"),
+    `${JSON.stringify(["--y", "two words"])}\n`,
+  );
   const bad = await runRalph(["run", "-n", "1", "--agent-args", "'unbalanced", "go", ...PRINT_ARGV], dir);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^ralph: --agent-args: expected arguments with balanced quotes/);
@@ -230,9 +287,30 @@ test("--agent-args and agent_args reach the agent as argv, split with quotes and
 
 test("ralph's own options after -- get a warning; the agent still receives them", async () => {
   const dir = project();
-  const result = await runRalph(["run", "-n", "1", "go", "--", "sh", "-c", "echo ok", "sh", "--completion-promise", "DONE", "--max-cost=2", "--model", "x"], dir);
+  const result = await runRalph(
+    [
+      "run",
+      "-n",
+      "1",
+      "go",
+      "--",
+      "sh",
+      "-c",
+      "echo ok",
+      "sh",
+      "--completion-promise",
+      "DONE",
+      "--max-cost=2",
+      "--model",
+      "x",
+    ],
+    dir,
+  );
   assert.equal(result.code, 3, result.stderr);
-  assert.match(result.stderr, /^ralph: warning: --completion-promise, --max-cost after -- go to the agent command, not to ralph; put ralph's options before --$/m);
+  assert.match(
+    result.stderr,
+    /^ralph: warning: --completion-promise, --max-cost after -- go to the agent command, not to ralph; put ralph's options before --$/m,
+  );
   assert.doesNotMatch(result.stderr, /--model/, "an option agents have too is not flagged");
   // Known-false control: nothing misplaced, no warning.
   const clean = await runRalph(["run", "-n", "1", "--completion-promise", "DONE", "go", ...fakeAgent()], dir);

@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, cleanEnv, completionMarker, finishWithin, readStatus, runRalph, startRalph, tempProjects } from "../helpers/cli.js";
+import {
+  agentAfter,
+  cleanEnv,
+  completionMarker,
+  finishWithin,
+  readStatus,
+  runRalph,
+  startRalph,
+  tempProjects,
+} from "../helpers/cli.js";
 import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-records-");
@@ -15,18 +24,41 @@ const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
 const node = `"${process.execPath}"`;
 
 /** A node one-liner for the agent's shell: `code` gets `fs` and the run directory as `dir`. */
-const inNode = (code: string) => `${node} -e 'const fs = require("fs"); const dir = process.env.RALPH_RUN_DIR; ${code}'`;
+const inNode = (code: string) =>
+  `${node} -e 'const fs = require("fs"); const dir = process.env.RALPH_RUN_DIR; ${code}'`;
 
 test("an agent's edit of settings.json (caps off, a notify command added) is refused by ralph continue; untouched, it continues", async () => {
   const dir = project();
   const planted = join(dir, "planted-ran");
-  const edit = inNode(`const f = dir + "/settings.json"; const s = JSON.parse(fs.readFileSync(f)); s.maxCostUsd = null; s.maxIterations = 0; s.notifyTargets = [{ kind: "command", argv: ["touch", "${planted}"], events: ["run_started"] }]; fs.writeFileSync(f, JSON.stringify(s, null, 2) + "\\n");`);
-  const first = await runRalph(["run", "--name", "e", "-n", "1", "--max-cost", "5", "go", ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && ${edit}; true`)], dir);
+  const edit = inNode(
+    `const f = dir + "/settings.json"; const s = JSON.parse(fs.readFileSync(f)); s.maxCostUsd = null; s.maxIterations = 0; s.notifyTargets = [{ kind: "command", argv: ["touch", "${planted}"], events: ["run_started"] }]; fs.writeFileSync(f, JSON.stringify(s, null, 2) + "\\n");`,
+  );
+  const first = await runRalph(
+    [
+      "run",
+      "--name",
+      "e",
+      "-n",
+      "1",
+      "--max-cost",
+      "5",
+      "go",
+      ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && ${edit}; true`),
+    ],
+    dir,
+  );
   assert.equal(first.code, 3, first.stderr);
-  assert.match(readFileSync(join(runDir(dir, "e"), "settings.json"), "utf8"), /planted-ran/, "the agent's edit is there");
+  assert.match(
+    readFileSync(join(runDir(dir, "e"), "settings.json"), "utf8"),
+    /planted-ran/,
+    "the agent's edit is there",
+  );
   const continued = await runRalph(["continue", "e", "-n", "3"], dir);
   assert.equal(continued.code, 2);
-  assert.match(continued.stderr, /^ralph: run e: settings\.json is not what ralph wrote \(its digest differs from the record in .+\); refusing to continue with it\. Start a new run with the settings you want\n$/);
+  assert.match(
+    continued.stderr,
+    /^ralph: run e: settings\.json is not what ralph wrote \(its digest differs from the record in .+\); refusing to continue with it\. Start a new run with the settings you want\n$/,
+  );
   assert.equal(existsSync(planted), false, "the planted notify command never ran");
   assert.equal(readStatus(runDir(dir, "e")).iteration, 1);
   // Known-false control: the same run, untouched, continues (so the refusal is the digest's doing).
@@ -47,9 +79,20 @@ test("a run directory the agent planted (future started_at, its own agent) is li
   );
   const first = await runRalph(["run", "--name", "real", "-n", "1", "go", ...agentAfter(plant)], dir);
   assert.equal(first.code, 3, first.stderr);
-  assert.ok(existsSync(join(runDir(dir, "zz-forged"), "status.json")), `the planted run is there: ${readFileSync(join(runDir(dir, "real"), "iter-001.log"), "utf8")}`);
-  const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string }> };
-  assert.deepEqual(list.runs.map((run) => [run.id, run.state]), [["real", "MAX_ITERATIONS"], ["zz-forged", "foreign"]]);
+  assert.ok(
+    existsSync(join(runDir(dir, "zz-forged"), "status.json")),
+    `the planted run is there: ${readFileSync(join(runDir(dir, "real"), "iter-001.log"), "utf8")}`,
+  );
+  const list = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+    runs: Array<{ id: string; state: string }>;
+  };
+  assert.deepEqual(
+    list.runs.map((run) => [run.id, run.state]),
+    [
+      ["real", "MAX_ITERATIONS"],
+      ["zz-forged", "foreign"],
+    ],
+  );
   const status = await runRalph(["status"], dir);
   assert.match(status.stdout, /^run {8}real \(/m);
   const bare = await runRalph(["continue", "-n", "2"], dir);
@@ -57,7 +100,10 @@ test("a run directory the agent planted (future started_at, its own agent) is li
   assert.equal(readStatus(runDir(dir, "real")).iteration, 2, "the bare continue went on with the real run");
   const named = await runRalph(["continue", "zz-forged"], dir);
   assert.equal(named.code, 2);
-  assert.match(named.stderr, /^ralph: run zz-forged is foreign: ralph has no record of creating .+; it is not continued\n$/);
+  assert.match(
+    named.stderr,
+    /^ralph: run zz-forged is foreign: ralph has no record of creating .+; it is not continued\n$/,
+  );
   assert.equal(existsSync(forgedRan), false, "the planted agent command never ran");
 });
 
@@ -72,13 +118,23 @@ test("an agent that deletes the project lock, the run lock and status.json: a se
   // Known-false control: both locks really were gone, so they alone could not refuse anything. (status.json
   // is written again at the runner's next update; list-runs.test.ts covers a run with none at all.)
   assert.equal(readFileSync(`${gate}.erased`, "utf8"), "gone\ngone\n");
-  const ids = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string; state: string; active: boolean }> };
+  const ids = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as {
+    runs: Array<{ id: string; state: string; active: boolean }>;
+  };
   assert.equal(ids.runs.length, 1);
   const id = ids.runs[0]?.id ?? "";
-  assert.deepEqual(ids.runs.map((run) => [run.state, run.active]), [["running", true]]);
+  assert.deepEqual(
+    ids.runs.map((run) => [run.state, run.active]),
+    [["running", true]],
+  );
   const second = await runRalph(["run", "-n", "1", "go", ...agentAfter("true")], dir);
   assert.equal(second.code, 2);
-  assert.match(second.stderr, new RegExp(`^ralph: another run is active in this project \\(${id}, pid \\d+\\); stop it, or give --name to run several\\n$`));
+  assert.match(
+    second.stderr,
+    new RegExp(
+      `^ralph: another run is active in this project \\(${id}, pid \\d+\\); stop it, or give --name to run several\\n$`,
+    ),
+  );
   writeFileSync(gate, "");
   const result = await finishWithin(started, 20_000);
   assert.equal(result.code, 3, result.stderr);
@@ -89,10 +145,16 @@ test("an agent that replaces events.jsonl with a link ends the run FAILED, namin
   const target = join(dir, "elsewhere.jsonl");
   writeFileSync(target, "");
   const swap = `[ "$RALPH_ITERATION" = 1 ] && rm "$RALPH_RUN_DIR/events.jsonl" && ln -s "${target}" "$RALPH_RUN_DIR/events.jsonl"; true`;
-  const result = await finishWithin(startRalph(["run", "--name", "l", "-n", "3", "go", ...agentAfter(swap)], dir, cleanEnv()), 30_000);
+  const result = await finishWithin(
+    startRalph(["run", "--name", "l", "-n", "3", "go", ...agentAfter(swap)], dir, cleanEnv()),
+    30_000,
+  );
   assert.equal(result.code, 1, result.stderr);
   assert.deepEqual(completionMarker(runDir(dir, "l")), ["completion_reason=FAILED", "promise=COMPLETE"]);
   assert.equal(readStatus(runDir(dir, "l")).iteration, 1);
-  assert.match(readFileSync(join(runDir(dir, "l"), "run.log"), "utf8"), /events\.jsonl: replaced by a symbolic link while the run was recording to it/);
+  assert.match(
+    readFileSync(join(runDir(dir, "l"), "run.log"), "utf8"),
+    /events\.jsonl: replaced by a symbolic link while the run was recording to it/,
+  );
   assert.equal(readFileSync(target, "utf8"), "", "nothing went through the link");
 });

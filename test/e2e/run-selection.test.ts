@@ -24,14 +24,20 @@ test("the latest run is the most recently started, not the alphabetically last; 
   const status = JSON.parse((await runRalph(["status", "--json"], dir)).stdout) as { id: string };
   assert.equal(status.id, newer);
   const listed = JSON.parse((await runRalph(["list", "--json"], dir)).stdout) as { runs: Array<{ id: string }> };
-  assert.deepEqual(listed.runs.map((run) => run.id), ["zzz-first", newer]);
+  assert.deepEqual(
+    listed.runs.map((run) => run.id),
+    ["zzz-first", newer],
+  );
 });
 
 test("a dangling run link is a usage error, not an internal error", async () => {
   const dir = project();
   mkdirSync(join(dir, ".ralph", "runs"), { recursive: true });
   symlinkSync(join(dir, "nowhere"), join(dir, ".ralph", "runs", "x"));
-  assertOneLineUsageError(await runRalph(["run", "--name", "x", "-n", "1", "go", ...fakeAgent()], dir), /\.ralph\/runs\/x is a symbolic link/);
+  assertOneLineUsageError(
+    await runRalph(["run", "--name", "x", "-n", "1", "go", ...fakeAgent()], dir),
+    /\.ralph\/runs\/x is a symbolic link/,
+  );
   assertOneLineUsageError(await runRalph(["status", "x"], dir), /\.ralph\/runs\/x is a symbolic link/);
   assertOneLineUsageError(await runRalph(["continue", "x"], dir), /\.ralph\/runs\/x is a symbolic link/);
   const list = await runRalph(["list"], dir);
@@ -46,6 +52,9 @@ test("run ids starting with '-' are refused: --name -x and --name -V", async () 
     assertOneLineUsageError(result, new RegExp(`^ralph: --name: expected a run id .*, got "${name}"`));
     assert.equal(result.stdout, "", `--name ${name} printed nothing (no version, no help)`);
   }
-  assertOneLineUsageError(await runRalph(["run", "--name=-x", "-n", "1", "--dry-run", "go"], dir), /^ralph: --name: expected a run id/);
+  assertOneLineUsageError(
+    await runRalph(["run", "--name=-x", "-n", "1", "--dry-run", "go"], dir),
+    /^ralph: --name: expected a run id/,
+  );
   assert.equal(existsSync(join(dir, ".ralph")), false);
 });

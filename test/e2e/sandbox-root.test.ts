@@ -17,7 +17,11 @@ const NOBODY = 65534;
 
 /** Why a sandbox cannot be built here, or null. */
 function sandboxMissing(): string | null {
-  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], {
+    env: cleanEnv(),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   const sandbox = (JSON.parse(result.stdout) as { sandbox?: { ok: boolean; why?: string } }).sandbox;
   return sandbox?.ok ? null : `no sandbox here: ${sandbox?.why ?? "doctor says nothing"}`;
 }
@@ -41,11 +45,34 @@ async function probe(sandboxed: boolean, asNobody: boolean): Promise<Map<string,
   const { dir: home } = cleanup.project("ralph-sandbox-root-home-");
   if (asNobody) for (const path of [dir, join(dir, "agent"), home]) chownSync(path, NOBODY, NOBODY);
   mkdirSync(join(home, ".ssh"));
-  const args = ["run", "--name", "x", "-n", "1", "--agent", "command", "go", "--", "/bin/sh", "-c", PROBE, "probe", sandboxed ? "in" : "out"];
+  const args = [
+    "run",
+    "--name",
+    "x",
+    "-n",
+    "1",
+    "--agent",
+    "command",
+    "go",
+    "--",
+    "/bin/sh",
+    "-c",
+    PROBE,
+    "probe",
+    sandboxed ? "in" : "out",
+  ];
   // The control leaves the sandbox by the environment, which says so whatever the default is.
-  const env = cleanEnv({ HOME: home, RALPH_SANDBOX: sandboxed ? "on" : "off", ...(asNobody ? { RALPH_SUPERVISION: "subreaper", XDG_STATE_HOME: join(home, "state") } : {}) });
+  const env = cleanEnv({
+    HOME: home,
+    RALPH_SANDBOX: sandboxed ? "on" : "off",
+    ...(asNobody ? { RALPH_SUPERVISION: "subreaper", XDG_STATE_HOME: join(home, "state") } : {}),
+  });
   const ralph = asNobody
-    ? cleanup.process("setpriv", ["--reuid", String(NOBODY), "--regid", String(NOBODY), "--clear-groups", process.execPath, RALPH, ...args], { cwd: dir, env })
+    ? cleanup.process(
+        "setpriv",
+        ["--reuid", String(NOBODY), "--regid", String(NOBODY), "--clear-groups", process.execPath, RALPH, ...args],
+        { cwd: dir, env },
+      )
     : cleanup.ralph(args, dir, env);
   const result = await within(ralph.done, 60_000, "ralph's exit");
   assert.equal(result.code, 3, result.stdout + result.stderr);
@@ -61,19 +88,35 @@ function assertWalled(found: Map<string, string>): void {
   assert.equal(found.get("signal_ralph"), "refused");
 }
 
-describe("--sandbox leaves the agent no capability", { concurrency: 2, skip: process.platform !== "linux" ? "Linux only" : (sandboxMissing() ?? false) }, () => {
-  test("started as root: no capability inside; mount, umount and a cgroup move fail", { skip: root ? false : "needs root" }, async () => {
-    assertWalled(await probe(true, false));
-  });
+describe(
+  "--sandbox leaves the agent no capability",
+  { concurrency: 2, skip: process.platform !== "linux" ? "Linux only" : (sandboxMissing() ?? false) },
+  () => {
+    test(
+      "started as root: no capability inside; mount, umount and a cgroup move fail",
+      { skip: root ? false : "needs root" },
+      async () => {
+        assertWalled(await probe(true, false));
+      },
+    );
 
-  test("started as an unprivileged user (setpriv): the same", { skip: root ? false : "needs root to become another user" }, async () => {
-    assertWalled(await probe(true, true));
-  });
+    test(
+      "started as an unprivileged user (setpriv): the same",
+      { skip: root ? false : "needs root to become another user" },
+      async () => {
+        assertWalled(await probe(true, true));
+      },
+    );
 
-  test("control: unsandboxed as root, the same agent holds root's capabilities and mounts", { skip: root ? false : "needs root" }, async () => {
-    const found = await probe(false, false);
-    assert.notEqual(found.get("CapEff"), "0000000000000000");
-    assert.equal(found.get("mount"), "ok");
-    assert.equal(found.get("signal_ralph"), "ok");
-  });
-});
+    test(
+      "control: unsandboxed as root, the same agent holds root's capabilities and mounts",
+      { skip: root ? false : "needs root" },
+      async () => {
+        const found = await probe(false, false);
+        assert.notEqual(found.get("CapEff"), "0000000000000000");
+        assert.equal(found.get("mount"), "ok");
+        assert.equal(found.get("signal_ralph"), "ok");
+      },
+    );
+  },
+);

@@ -16,24 +16,49 @@ after(isolateGitConfig());
 
 function sandboxMissing(): string | null {
   if (process.platform !== "linux") return "Linux only";
-  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], { env: cleanEnv(), encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [RALPH, "doctor", "--json"], {
+    env: cleanEnv(),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   const sandbox = (JSON.parse(result.stdout) as { sandbox?: { ok: boolean; why?: string } }).sandbox;
   return sandbox?.ok ? null : `no sandbox here: ${sandbox?.why ?? "?"}`;
 }
 
 // Writes in its work directory, tries the person's checkout and the repository's config, asks git for status.
 const AGENT = [
-  'echo made > made.txt',
+  "echo made > made.txt",
   'echo planted > "$1/planted.txt" 2>/dev/null && echo checkout=written || echo checkout=refused',
   'echo "[core]" >> "$1/.git/config" 2>/dev/null && echo config=written || echo config=refused',
-  'git status --short > status.txt 2>&1',
+  "git status --short > status.txt 2>&1",
 ].join("; ");
 
 describe("--sandbox --worktree", { skip: sandboxMissing() ?? false }, () => {
   test("the agent writes its worktree only; git reads the repository; ralph commits the iteration", async () => {
     const repo = tempRepo();
     const config = readFileSync(join(repo, ".git", "config"), "utf8");
-    const ralph = cleanup.ralph(["run", "--sandbox", "--worktree", "--name", "w", "-n", "1", "--agent", "command", "go", "--", "bash", "-c", AGENT, "agent", repo], repo, cleanEnv());
+    const ralph = cleanup.ralph(
+      [
+        "run",
+        "--sandbox",
+        "--worktree",
+        "--name",
+        "w",
+        "-n",
+        "1",
+        "--agent",
+        "command",
+        "go",
+        "--",
+        "bash",
+        "-c",
+        AGENT,
+        "agent",
+        repo,
+      ],
+      repo,
+      cleanEnv(),
+    );
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stdout + result.stderr);
     const log = readFileSync(join(repo, ".ralph", "runs", "w", "iter-001.log"), "utf8");

@@ -45,7 +45,7 @@ const SCRIPT = [
   'echo "$SAMPLE_SHAPES"',
   'echo "stderr: $ANTHROPIC_API_KEY $DEPLOY_SERVICE_TOKEN" >&2',
   `printf '%s' "$PART_A"; sleep 0.3; printf '%s split ' "$PART_B"; printf '%s' "$PART_C"; sleep 0.3; printf '%s split\\n' "$PART_D"`,
-  'exit 1',
+  "exit 1",
 ].join("; ");
 
 /** Every file of the run directory, in its subdirectories too, by its path there. */
@@ -71,18 +71,27 @@ describe("secrets printed by an agent", () => {
       const dir = project();
       // The task text reaches status.json and progress.txt.
       writeFileSync(join(dir, "tasks.md"), `- [ ] deploy with ${SHAPES[0] as string}\n`);
-      const result = await runRalph(["run", mode, "--name", "s", "-n", "1", "--tasks", "tasks.md", "x", "--", "sh", "-c", SCRIPT], dir, env());
+      const result = await runRalph(
+        ["run", mode, "--name", "s", "-n", "1", "--tasks", "tasks.md", "x", "--", "sh", "-c", SCRIPT],
+        dir,
+        env(),
+      );
       assert.equal(result.code, 3, result.stderr);
       assertClean("stdout", result.stdout);
       assertClean("stderr", result.stderr);
       const files = filesOf(join(dir, ".ralph", "runs", "s"));
-      for (const name of ["events.jsonl", "iter-001.log", "run.log", "progress.txt", "status.json"]) assert.ok(files.has(name), name);
+      for (const name of ["events.jsonl", "iter-001.log", "run.log", "progress.txt", "status.json"])
+        assert.ok(files.has(name), name);
       for (const [name, text] of files) assertClean(name, text);
       const log = files.get("iter-001.log") ?? "";
       assert.match(log, /key: \[REDACTED\] token: \[REDACTED\] short: q7zq7z/);
       assert.match(log, /stderr: \[REDACTED\] \[REDACTED\]/);
       assert.match(log, /\[REDACTED\] split \[REDACTED\] split/);
-      assert.match(files.get("events.jsonl") ?? "", /short: q7zq7z/, "known-false control: the agent's output is recorded");
+      assert.match(
+        files.get("events.jsonl") ?? "",
+        /short: q7zq7z/,
+        "known-false control: the agent's output is recorded",
+      );
       assert.match(files.get("status.json") ?? "", /deploy with \[REDACTED\]/);
       assert.match(result.stdout, mode === "--json" ? /\[REDACTED\] split/ : /key: \[REDACTED\]/);
     });

@@ -5,7 +5,23 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { agentAfter, assertOneLineUsageError, cleanEnv, completionMarker, fakeAgent, finishWithin, onlyRunDir, RALPH, readEvents, readStatus, resultOf, runRalph, startRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  agentAfter,
+  assertOneLineUsageError,
+  cleanEnv,
+  completionMarker,
+  fakeAgent,
+  finishWithin,
+  onlyRunDir,
+  RALPH,
+  readEvents,
+  readStatus,
+  resultOf,
+  runRalph,
+  startRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-set-");
@@ -53,11 +69,24 @@ test("ralph set works mid-iteration; from inside the agent it is refused, whatev
   const gate = join(dir, "gate");
   // The agent tries ralph set itself, with the run's variables stripped from its environment.
   const selfSet = `env -u RALPH_RUN_DIR -u RALPH_SUPERVISOR "${process.execPath}" "${RALPH}" set s check=true max_iterations=0 > "${dir}/self-set.out" 2>&1; echo $? >> "${dir}/self-set.out"`;
-  const { done } = start(dir, ["run", "--name", "s", "-n", "3", "--check", "false", "go", ...agentAfter(selfSet, "--wait-for", gate)]);
+  const { done } = start(dir, [
+    "run",
+    "--name",
+    "s",
+    "-n",
+    "3",
+    "--check",
+    "false",
+    "go",
+    ...agentAfter(selfSet, "--wait-for", gate),
+  ]);
   await waitForFile(`${gate}.started`);
   const runDir = join(dir, ".ralph", "runs", "s");
   // Refused by ralph set itself (its parent, the agent's shell, carries the run's marker), before any request is written.
-  assert.match(readFileSync(join(dir, "self-set.out"), "utf8"), /ralph set is for people: it does not run inside the agent of a ralph run \(.+\)\n2\n$/);
+  assert.match(
+    readFileSync(join(dir, "self-set.out"), "utf8"),
+    /ralph set is for people: it does not run inside the agent of a ralph run \(.+\)\n2\n$/,
+  );
   const inAgentEnv = await runRalph(["set", "s", "check=true"], dir, cleanEnv({ RALPH_RUN_DIR: runDir }));
   assert.equal(inAgentEnv.code, 2);
   assert.match(inAgentEnv.stderr, /ralph set is for people/);
@@ -67,7 +96,11 @@ test("ralph set works mid-iteration; from inside the agent it is refused, whatev
   // Through a link to main.js, as an install made before the CLI's entry was main.cjs left it: still ralph.
   const link = join(dirname(dir), `${basename(dir)}-ralph`);
   symlinkSync(join(dirname(RALPH), "main.js"), link);
-  const viaLink = spawn(process.execPath, [link, "set", "s", "max_iterations=4"], { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const viaLink = spawn(process.execPath, [link, "set", "s", "max_iterations=4"], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const old = await finishWithin({ child: viaLink, done: resultOf(viaLink) }, 60_000);
   assert.equal(old.code, 0, old.stderr);
   assert.match(old.stdout, /run s: applied max_iterations=4/);

@@ -46,50 +46,79 @@ function assertInterrupted(runDir: string, exitCode: number): Record<string, unk
   return status;
 }
 
-describe("a signal ends the run: INTERRUPTED recorded, agent tree gone, ralph dies of the signal", { concurrency: 3 }, () => {
-  for (const mode of MODES) {
-    for (const [signal, exitCode] of SIGNALS) {
-      test(`${signal} in ${mode.name} mode`, async () => {
-        const { dir, files, runDir, tag } = cleanup.scenario();
-        const dryRun = mode.name === "--dry-run";
-        // Iteration 1 finishes normally; iteration 2 runs a process tree and hangs.
-        const args = ["run", "--name", "x", "-n", "0", "--grace", "3s", ...mode.args, "go", ...agentCommand(tag, files, "--tree", "wrapper", "--tree-from", "2")];
-        const ralph = cleanup.ralph(args, dir);
-        let ready: Ready | null = null;
-        if (dryRun) await waitFor(() => iterationsStarted(runDir) >= 2, "iteration 2 of the dry run", 20_000);
-        else ready = await waitForJson<Ready>(join(files, "ready-2.json"), 20_000, ralph);
-        if (ready) assert.equal(survivors(tag).length, ready.procs.length, "the agent tree runs before the signal");
+describe(
+  "a signal ends the run: INTERRUPTED recorded, agent tree gone, ralph dies of the signal",
+  { concurrency: 3 },
+  () => {
+    for (const mode of MODES) {
+      for (const [signal, exitCode] of SIGNALS) {
+        test(`${signal} in ${mode.name} mode`, async () => {
+          const { dir, files, runDir, tag } = cleanup.scenario();
+          const dryRun = mode.name === "--dry-run";
+          // Iteration 1 finishes normally; iteration 2 runs a process tree and hangs.
+          const args = [
+            "run",
+            "--name",
+            "x",
+            "-n",
+            "0",
+            "--grace",
+            "3s",
+            ...mode.args,
+            "go",
+            ...agentCommand(tag, files, "--tree", "wrapper", "--tree-from", "2"),
+          ];
+          const ralph = cleanup.ralph(args, dir);
+          let ready: Ready | null = null;
+          if (dryRun) await waitFor(() => iterationsStarted(runDir) >= 2, "iteration 2 of the dry run", 20_000);
+          else ready = await waitForJson<Ready>(join(files, "ready-2.json"), 20_000, ralph);
+          if (ready) assert.equal(survivors(tag).length, ready.procs.length, "the agent tree runs before the signal");
 
-        ralph.child.kill(signal);
-        const result = await within(ralph.done, 15_000, "ralph's exit");
-        assert.deepEqual([result.code, result.signal], [null, signal], result.stderr);
-        // The tree was ended before ralph died, not by anyone afterwards.
-        assert.deepEqual(survivors(tag), []);
+          ralph.child.kill(signal);
+          const result = await within(ralph.done, 15_000, "ralph's exit");
+          assert.deepEqual([result.code, result.signal], [null, signal], result.stderr);
+          // The tree was ended before ralph died, not by anyone afterwards.
+          assert.deepEqual(survivors(tag), []);
 
-        const status = assertInterrupted(runDir, exitCode);
-        // The counters of the finished and of the interrupted iteration are kept.
-        assert.equal(status.calls, status.iteration);
-        const blocks = progressBlocks(runDir);
-        if (dryRun) {
-          assert.ok(Number(status.iteration) >= 2, `iteration ${String(status.iteration)}`);
-          assert.match(readFileSync(join(runDir, "run.log"), "utf8"), /dry run: would run/);
-        } else {
-          assert.equal(status.iteration, 2);
-          assert.equal(blocks[0]?.result, "continue");
-          assert.equal(blocks[1]?.ended_by, "interrupted");
-        }
-        assert.equal(blocks.length, Number(status.iteration));
-      });
+          const status = assertInterrupted(runDir, exitCode);
+          // The counters of the finished and of the interrupted iteration are kept.
+          assert.equal(status.calls, status.iteration);
+          const blocks = progressBlocks(runDir);
+          if (dryRun) {
+            assert.ok(Number(status.iteration) >= 2, `iteration ${String(status.iteration)}`);
+            assert.match(readFileSync(join(runDir, "run.log"), "utf8"), /dry run: would run/);
+          } else {
+            assert.equal(status.iteration, 2);
+            assert.equal(blocks[0]?.result, "continue");
+            assert.equal(blocks[1]?.ended_by, "interrupted");
+          }
+          assert.equal(blocks.length, Number(status.iteration));
+        });
+      }
     }
-  }
-});
+  },
+);
 
 describe("a calling shell sees the signal", { concurrency: 2 }, () => {
   for (const [signal, exitCode] of SIGNALS) {
     test(`bash -c 'ralph …; echo "status $?"' prints status ${exitCode} after ${signal}`, async () => {
       const { dir, files, runDir, tag } = cleanup.scenario();
-      const ralphArgs = ["run", "--name", "x", "-n", "0", "--grace", "3s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
-      const bash = cleanup.process("bash", ["-c", '"$0" "$@"; echo "status $?"', process.execPath, RALPH, ...ralphArgs], { cwd: dir, detached: true });
+      const ralphArgs = [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "--grace",
+        "3s",
+        "go",
+        ...agentCommand(tag, files, "--tree", "wrapper"),
+      ];
+      const bash = cleanup.process(
+        "bash",
+        ["-c", '"$0" "$@"; echo "status $?"', process.execPath, RALPH, ...ralphArgs],
+        { cwd: dir, detached: true },
+      );
       await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, bash);
       const runner = cleanup.runner(runDir);
       process.kill(runner.pid, signal);
@@ -102,9 +131,22 @@ describe("a calling shell sees the signal", { concurrency: 2 }, () => {
 
   test("SIGINT to the whole foreground job (as Ctrl-C sends it) stops the calling script: no AFTER", async () => {
     const { dir, files, runDir, tag } = cleanup.scenario();
-    const ralphArgs = ["run", "--name", "x", "-n", "0", "--grace", "3s", "go", ...agentCommand(tag, files, "--tree", "wrapper")];
+    const ralphArgs = [
+      "run",
+      "--name",
+      "x",
+      "-n",
+      "0",
+      "--grace",
+      "3s",
+      "go",
+      ...agentCommand(tag, files, "--tree", "wrapper"),
+    ];
     // Its own process group, like a terminal's foreground job: bash and ralph both get the SIGINT.
-    const bash = cleanup.process("bash", ["-c", '"$0" "$@"; echo AFTER', process.execPath, RALPH, ...ralphArgs], { cwd: dir, detached: true });
+    const bash = cleanup.process("bash", ["-c", '"$0" "$@"; echo AFTER', process.execPath, RALPH, ...ralphArgs], {
+      cwd: dir,
+      detached: true,
+    });
     await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, bash);
     cleanup.runner(runDir);
     process.kill(-(bash.child.pid as number), "SIGINT");
@@ -121,7 +163,10 @@ describe("repeated signals", () => {
   test("a repeat within 0.5 s is one signal; a later one skips a long grace and ends everything at once", async (t) => {
     const { dir, files, runDir, tag } = cleanup.scenario();
     // The tree holds a TERM-ignorer: with a 30 s grace only a second signal can end it early.
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")], dir);
+    const ralph = cleanup.ralph(
+      ["run", "--name", "x", "-n", "0", "--grace", "30s", "go", ...agentCommand(tag, files, "--tree", "ignorer")],
+      dir,
+    );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
     const first = performance.now();
     ralph.child.kill("SIGTERM");
@@ -152,7 +197,10 @@ describe("stop latency", () => {
     const exits: number[] = [];
     for (let run = 0; run < 3; run++) {
       const { dir, files, runDir, tag } = cleanup.scenario();
-      const ralph = cleanup.ralph(["run", "--name", "x", "-n", "1", "--grace", "5s", "go", ...agentCommand(tag, files, "--tree", "big")], dir);
+      const ralph = cleanup.ralph(
+        ["run", "--name", "x", "-n", "1", "--grace", "5s", "go", ...agentCommand(tag, files, "--tree", "big")],
+        dir,
+      );
       const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 60_000, ralph);
       assert.ok(ready.procs.length >= 203, `${ready.procs.length} processes`);
       const sent = performance.now();
@@ -165,6 +213,8 @@ describe("stop latency", () => {
       exits.push(result.exitedAt - sent);
     }
     const sorted = [...exits].sort((a, b) => a - b);
-    t.diagnostic(`203-process tree: signal → ralph exited, tree gone: ${exits.map(Math.round).join(", ")} ms (median ${Math.round(sorted[1] ?? 0)} ms)`);
+    t.diagnostic(
+      `203-process tree: signal → ralph exited, tree gone: ${exits.map(Math.round).join(", ")} ms (median ${Math.round(sorted[1] ?? 0)} ms)`,
+    );
   });
 });

@@ -3,7 +3,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentAfter, finishWithin, completionMarker, readEvents, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  agentAfter,
+  finishWithin,
+  completionMarker,
+  readEvents,
+  readStatus,
+  runRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitFor, waitForFile } from "../helpers/wait.js";
 
 const project = tempProjects("ralph-guard-");
@@ -13,7 +22,10 @@ const LOOSEN = `sed -i -e 's/check: "false"/check: "true"/' -e 's/max_iterations
 
 test("an agent turning its check to true and its cap to 0 mid-iteration gets neither; it is reported", async () => {
   const dir = project();
-  const result = await runRalph(["run", "--name", "g", "-n", "2", "--check", "false", "go", ...agentAfter(LOOSEN)], dir);
+  const result = await runRalph(
+    ["run", "--name", "g", "-n", "2", "--check", "false", "go", ...agentAfter(LOOSEN)],
+    dir,
+  );
   assert.equal(result.code, 3, result.stderr);
   const runDir = join(dir, ".ralph", "runs", "g");
   assert.deepEqual(completionMarker(runDir), ["completion_reason=MAX_ITERATIONS", "promise=COMPLETE"]);
@@ -28,7 +40,10 @@ test("an agent turning its check to true and its cap to 0 mid-iteration gets nei
   const rejected = readEvents(runDir).filter((e) => e.type === "state_change_rejected");
   assert.equal(rejected.length, 2);
   assert.deepEqual(rejected[0]?.ignored, ["max_iterations 2 -> 0", "completion_criteria"]);
-  assert.match(readFileSync(join(runDir, "run.log"), "utf8"), /state\.md was changed while iteration 1 ran; not applied: max_iterations 2 -> 0, completion_criteria/);
+  assert.match(
+    readFileSync(join(runDir, "run.log"), "utf8"),
+    /state\.md was changed while iteration 1 ran; not applied: max_iterations 2 -> 0, completion_criteria/,
+  );
 });
 
 test("an agent's tightening mid-iteration (a lower cap) still applies", async () => {
@@ -44,7 +59,17 @@ test("an agent's tightening mid-iteration (a lower cap) still applies", async ()
 test("a person's edit of state.md between iterations (while paused) applies in full", async () => {
   const dir = project();
   const gate = join(dir, "gate");
-  const { done } = start(dir, ["run", "--name", "p", "-n", "3", "--check", "false", "go", ...agentAfter("true", "--wait-for", gate)]);
+  const { done } = start(dir, [
+    "run",
+    "--name",
+    "p",
+    "-n",
+    "3",
+    "--check",
+    "false",
+    "go",
+    ...agentAfter("true", "--wait-for", gate),
+  ]);
   await waitForFile(`${gate}.started`);
   const runDir = join(dir, ".ralph", "runs", "p");
   writeFileSync(join(runDir, "PAUSE"), "");
@@ -68,7 +93,18 @@ test("a request the agent forges in another process's name (pid 1, its real star
     `mv "$RALPH_RUN_DIR/requests/forged.tmp" "$RALPH_RUN_DIR/requests/set-1-abcdef.request.json"`,
     `while [ -e "$RALPH_RUN_DIR/requests/set-1-abcdef.request.json" ]; do sleep 0.05; done`,
   ].join("; ");
-  const result = await finishWithin(start(dir, ["run", "--name", "f", "-n", "2", "go", ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && { ${forge}; }; true`)]), 30_000);
+  const result = await finishWithin(
+    start(dir, [
+      "run",
+      "--name",
+      "f",
+      "-n",
+      "2",
+      "go",
+      ...agentAfter(`[ "$RALPH_ITERATION" = 1 ] && { ${forge}; }; true`),
+    ]),
+    30_000,
+  );
   assert.equal(result.code, 3, result.stderr);
   const runDir = join(dir, ".ralph", "runs", "f");
   assert.equal(readStatus(runDir).iteration, 2, "the forged max_iterations=5 was not applied");

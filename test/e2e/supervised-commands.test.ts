@@ -51,7 +51,11 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       chmodSync(join(dir, "test.sh"), 0o755);
       // The agent replaces the person's test script with one that leaves a daemon behind and passes.
       const agent = ["--", "sh", "-c", "cp planted.sh test.sh; chmod +x test.sh"];
-      const result = await runRalph(["run", "--name", "c", "-n", "2", "--check", "./test.sh", "work", ...agent], dir, cleanEnv({ RALPH_SUPERVISION: mode }));
+      const result = await runRalph(
+        ["run", "--name", "c", "-n", "2", "--check", "./test.sh", "work", ...agent],
+        dir,
+        cleanEnv({ RALPH_SUPERVISION: mode }),
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(readEvents(onlyRunDir(dir)).at(-1)?.reason, "DONE");
       assert.equal(processAlive(daemonPid(pidFile)), false, "the check's daemon outlived ralph");
@@ -69,7 +73,11 @@ for (const mode of ["cgroup", "subreaper"] as const) {
       const pidFile = join(dir, "notify-daemon.pid");
       writeFileSync(join(dir, "notify.sh"), daemonScript(pidFile));
       chmodSync(join(dir, "notify.sh"), 0o755);
-      const result = await runRalph(["run", "--name", "n", "-n", "1", "--notify", "./notify.sh", "work", "--", "true"], dir, cleanEnv({ RALPH_SUPERVISION: mode }));
+      const result = await runRalph(
+        ["run", "--name", "n", "-n", "1", "--notify", "./notify.sh", "work", "--", "true"],
+        dir,
+        cleanEnv({ RALPH_SUPERVISION: mode }),
+      );
       assert.equal(result.code, 3, result.stderr);
       assert.equal(readEvents(onlyRunDir(dir)).filter((event) => event.type === "notification_failed").length, 0);
       assert.equal(processAlive(daemonPid(pidFile)), false, "the notify command's daemon outlived ralph");
@@ -87,15 +95,34 @@ for (const mode of ["cgroup", "subreaper"] as const) {
 describe("cgroup mode", () => {
   test("a check and a notification command each run in a cgroup of their own, not the agent's or the runner's", async () => {
     const dir = project();
-    const unified = (file: string) => readFileSync(join(dir, file), "utf8").split("\n").find((line) => line.startsWith("0::")) ?? "";
+    const unified = (file: string) =>
+      readFileSync(join(dir, file), "utf8")
+        .split("\n")
+        .find((line) => line.startsWith("0::")) ?? "";
     const result = await runRalph(
-      ["run", "--name", "g", "-n", "1", "--check", "cat /proc/self/cgroup > check.cg", "--notify", "cat /proc/self/cgroup > notify.cg", "work", "--", "sh", "-c", "cat /proc/self/cgroup > agent.cg"],
+      [
+        "run",
+        "--name",
+        "g",
+        "-n",
+        "1",
+        "--check",
+        "cat /proc/self/cgroup > check.cg",
+        "--notify",
+        "cat /proc/self/cgroup > notify.cg",
+        "work",
+        "--",
+        "sh",
+        "-c",
+        "cat /proc/self/cgroup > agent.cg",
+      ],
       dir,
       cleanEnv({ RALPH_SUPERVISION: "cgroup" }),
     );
     assert.equal(result.code, 0, result.stderr);
     const [agent, check, notify] = ["agent.cg", "check.cg", "notify.cg"].map(unified);
-    for (const line of [agent, check, notify]) assert.match(line ?? "", /\/ralph-[^/]+\/ralph-[^/]+$/, "in a cgroup under the runner's");
+    for (const line of [agent, check, notify])
+      assert.match(line ?? "", /\/ralph-[^/]+\/ralph-[^/]+$/, "in a cgroup under the runner's");
     assert.equal(new Set([agent, check, notify]).size, 3, `${agent} ${check} ${notify}`);
   });
 });
@@ -103,28 +130,65 @@ describe("cgroup mode", () => {
 describe("a notification command is a shell command line", () => {
   test("`cat >> events.jsonl` for two events appends two valid JSON lines", async () => {
     const dir = project();
-    writeFileSync(join(dir, "ralph.yaml"), `notify:\n  - command: "cat >> notified.jsonl"\n    events: [run_started, run_ended]\n`);
+    writeFileSync(
+      join(dir, "ralph.yaml"),
+      `notify:\n  - command: "cat >> notified.jsonl"\n    events: [run_started, run_ended]\n`,
+    );
     const result = await runRalph(["run", "--name", "j", "-n", "1", "work", "--", "true"], dir);
     assert.equal(result.code, 3, result.stderr);
     const lines = readFileSync(join(dir, "notified.jsonl"), "utf8").split("\n");
     assert.equal(lines.pop(), "", "the file ends with a newline");
-    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { type: string }).type).sort(), ["run_ended", "run_started"]);
+    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { type: string }).type).sort(), [
+      "run_ended",
+      "run_started",
+    ]);
   });
 
   test("a pipe: `jq -r .type >> types.txt`", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--name", "q", "-n", "1", "--notify", "jq -r '.type + \" \" + .reason' >> types.txt", "work", "--", "true"], dir);
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "q",
+        "-n",
+        "1",
+        "--notify",
+        "jq -r '.type + \" \" + .reason' >> types.txt",
+        "work",
+        "--",
+        "true",
+      ],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.equal(readFileSync(join(dir, "types.txt"), "utf8"), "run_ended MAX_ITERATIONS\n");
   });
 
   test("a failing command's first stderr lines are in notification_failed and run.log", async () => {
     const dir = project();
-    const result = await runRalph(["run", "--name", "f", "-n", "1", "--notify", "echo 'pager: no route to host' >&2; echo second >&2; exit 4", "work", "--", "true"], dir);
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "f",
+        "-n",
+        "1",
+        "--notify",
+        "echo 'pager: no route to host' >&2; echo second >&2; exit 4",
+        "work",
+        "--",
+        "true",
+      ],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     const failed = readEvents(onlyRunDir(dir)).find((event) => event.type === "notification_failed");
     assert.equal(failed?.error, "exited with code 4: pager: no route to host | second");
-    assert.match(readFileSync(join(onlyRunDir(dir), "run.log"), "utf8"), /notification failed: .*exited with code 4: pager: no route to host/);
+    assert.match(
+      readFileSync(join(onlyRunDir(dir), "run.log"), "utf8"),
+      /notification failed: .*exited with code 4: pager: no route to host/,
+    );
     assert.equal(existsSync(join(dir, "types.txt")), false);
   });
 });

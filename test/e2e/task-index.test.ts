@@ -12,9 +12,19 @@ import { git, isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 after(isolateGitConfig());
 const REVIEWER = fileURLToPath(new URL("../fixtures/review-agent.js", import.meta.url));
 
-const env = (extra: Record<string, string> = {}) => cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_DEMO_DELAY_MS: "0", ...extra });
-const run = (repo: string, args: string[], extra?: Record<string, string>) => runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "-n", "3", ...args, "work"], repo, env(extra));
-const passes = (repo: string, ref: string) => (JSON.parse(git(repo, "show", `${ref}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> }).userStories.map((s) => [s.id, s.passes]);
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({
+    GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "",
+    GIT_CONFIG_NOSYSTEM: "1",
+    RALPH_DEMO_DELAY_MS: "0",
+    ...extra,
+  });
+const run = (repo: string, args: string[], extra?: Record<string, string>) =>
+  runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "-n", "3", ...args, "work"], repo, env(extra));
+const passes = (repo: string, ref: string) =>
+  (
+    JSON.parse(git(repo, "show", `${ref}:prd.json`)) as { userStories: Array<{ id: string; passes: boolean }> }
+  ).userStories.map((s) => [s.id, s.passes]);
 
 describe("ralph run --task-index", () => {
   test("index 2 works on US-3 although US-1 and US-2 are pending, on branch ralph/US-3, and ends DONE", async () => {
@@ -22,9 +32,21 @@ describe("ralph run --task-index", () => {
     const result = await run(repo, ["--task-index", "2", "--worktree"]);
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const runDir = join(repo, ".ralph", "runs", "US-3");
-    assert.deepEqual([readStatus(runDir).exit_reason, readStatus(runDir).iteration, readStatus(runDir).branch], ["DONE", 1, "ralph/US-3"]);
-    assert.deepEqual(readEvents(runDir).filter((e) => e.type === "iteration_started").map((e) => e.task), ["US-3: three"]);
-    assert.deepEqual(passes(repo, "ralph/US-3"), [["US-1", false], ["US-2", false], ["US-3", true]]);
+    assert.deepEqual(
+      [readStatus(runDir).exit_reason, readStatus(runDir).iteration, readStatus(runDir).branch],
+      ["DONE", 1, "ralph/US-3"],
+    );
+    assert.deepEqual(
+      readEvents(runDir)
+        .filter((e) => e.type === "iteration_started")
+        .map((e) => e.task),
+      ["US-3: three"],
+    );
+    assert.deepEqual(passes(repo, "ralph/US-3"), [
+      ["US-1", false],
+      ["US-2", false],
+      ["US-3", true],
+    ]);
   });
 
   test("a task already done ends NO_WORK at once: exit 0, no iteration, no agent", async () => {
@@ -37,7 +59,10 @@ describe("ralph run --task-index", () => {
     assert.match(result.stdout, /NO_WORK: task US-2: two was already done in prd\.json/);
     const runDir = join(repo, ".ralph", "runs", "US-2");
     assert.deepEqual([readStatus(runDir).exit_reason, readStatus(runDir).iteration], ["NO_WORK", 0]);
-    assert.equal(readEvents(runDir).some((e) => e.type === "iteration_started"), false);
+    assert.equal(
+      readEvents(runDir).some((e) => e.type === "iteration_started"),
+      false,
+    );
     assert.equal(existsSync(join(repo, "demo-output")), false);
   });
 
@@ -51,7 +76,11 @@ describe("ralph run --task-index", () => {
   test("usage errors name the input, exit 2 and create nothing", async () => {
     const repo = storiesRepo();
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
-      [["--task-index", "3"], {}, /^ralph: --task-index 3: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json\n$/],
+      [
+        ["--task-index", "3"],
+        {},
+        /^ralph: --task-index 3: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json\n$/,
+      ],
       [["--task-index", "-1"], {}, /--task-index/],
       [["--task-index", "two"], {}, /^ralph: --task-index: expected a task's 0-based position .*got "two"\n$/],
       [["--task-index", "job"], {}, /^ralph: --task-index job: expected JOB_COMPLETION_INDEX to be set/],
@@ -72,7 +101,10 @@ describe("ralph run --task-index", () => {
     const repo = storiesRepo();
     const state = mkdtempSync(join(tmpdir(), "ralph-review-state-"));
     const command = [process.execPath, REVIEWER, "--answers", "approve", "--state", state];
-    writeFileSync(join(repo, "ralph.yaml"), `completion_criteria:\n  - type: review\n    agent: command\n    check: fixture reviewer\n    command: ${JSON.stringify(command)}\n`);
+    writeFileSync(
+      join(repo, "ralph.yaml"),
+      `completion_criteria:\n  - type: review\n    agent: command\n    check: fixture reviewer\n    command: ${JSON.stringify(command)}\n`,
+    );
     git(repo, "add", "ralph.yaml");
     git(repo, "commit", "-q", "-m", "review criterion");
     // The earlier pod's work on ralph/US-1, pushed before its task was done: never reviewed.

@@ -29,7 +29,22 @@ describe("the whole task reaches the agent", () => {
     };
     writeFileSync(join(dir, "prd.json"), JSON.stringify(prd, null, 2));
     const prompt = join(dir, "prompt.txt");
-    const result = await runRalph(["run", "--name", "t", "-n", "1", "--tasks", "prd.json", "--check", "true", "Work on the site.", ...recorder(prompt)], dir);
+    const result = await runRalph(
+      [
+        "run",
+        "--name",
+        "t",
+        "-n",
+        "1",
+        "--tasks",
+        "prd.json",
+        "--check",
+        "true",
+        "Work on the site.",
+        ...recorder(prompt),
+      ],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.equal(
       readFileSync(prompt, "utf8"),
@@ -59,9 +74,15 @@ describe("the whole task reaches the agent", () => {
 
   test("a checklist item: its indented lines come with it, the next item's do not", async () => {
     const dir = project();
-    writeFileSync(join(dir, "TASKS.md"), "# Tasks\n\n- [x] Set up CI\n- [ ] Add a README\n  Explain the build.\n\n    npm run build\n  Link CONTRIBUTING.md.\n- [ ] Add a licence\n  MIT.\n");
+    writeFileSync(
+      join(dir, "TASKS.md"),
+      "# Tasks\n\n- [x] Set up CI\n- [ ] Add a README\n  Explain the build.\n\n    npm run build\n  Link CONTRIBUTING.md.\n- [ ] Add a licence\n  MIT.\n",
+    );
     const prompt = join(dir, "prompt.txt");
-    const result = await runRalph(["run", "--name", "t", "-n", "1", "--tasks", "TASKS.md", "Work.", ...recorder(prompt)], dir);
+    const result = await runRalph(
+      ["run", "--name", "t", "-n", "1", "--tasks", "TASKS.md", "Work.", ...recorder(prompt)],
+      dir,
+    );
     assert.equal(result.code, 3, result.stderr);
     assert.equal(
       readFileSync(prompt, "utf8"),

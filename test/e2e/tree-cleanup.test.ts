@@ -29,7 +29,10 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     const tag = cleanup.tag();
     // Each iteration first records which processes of earlier iterations still run, then leaves a
     // detached HTTP server in its own session behind and exits 0.
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "2", "go", ...agentCommand(tag, files, "--probe", "--leave-server")], dir);
+    const ralph = cleanup.ralph(
+      ["run", "--name", "x", "-n", "2", "go", ...agentCommand(tag, files, "--probe", "--leave-server")],
+      dir,
+    );
     const server = await waitForJson<{ procs: Proc[] }>(join(files, "server-1.json"), 20_000, ralph);
     for (const proc of server.procs) cleanup.pid(proc);
     const result = await within(ralph.done, 30_000, "ralph's exit");
@@ -47,7 +50,19 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     const { dir, files, runDir } = cleanup.project();
     const tag = cleanup.tag();
     const ralph = cleanup.ralph(
-      ["run", "--name", "x", "-n", "2", "--timeout", "3s", "--grace", "300ms", "go", ...agentCommand(tag, files, "--probe", "--tree", "wrapper")],
+      [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "2",
+        "--timeout",
+        "3s",
+        "--grace",
+        "300ms",
+        "go",
+        ...agentCommand(tag, files, "--probe", "--tree", "wrapper"),
+      ],
       dir,
     );
     const first = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
@@ -57,7 +72,11 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     const result = await within(ralph.done, 30_000, "ralph's exit");
     assert.equal(result.code, 3, result.stderr);
     const probe = await waitForJson<Probe>(join(files, "probe-2.json"), 1000);
-    assert.deepEqual(probe, { checked: 4, running: [] }, "iteration 2 started while iteration 1's tree was still running");
+    assert.deepEqual(
+      probe,
+      { checked: 4, running: [] },
+      "iteration 2 started while iteration 1's tree was still running",
+    );
     const blocks = progressBlocks(runDir);
     assert.deepEqual(
       blocks.map((block) => [block.iteration, block.result, block.ended_by]),
@@ -74,7 +93,21 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     const { dir, files, runDir } = cleanup.project();
     const tag = cleanup.tag();
     const ralph = cleanup.ralph(
-      ["run", "--name", "x", "-n", "0", "--timeout", "3s", "--grace", "300ms", "--max-failures", "1", "go", ...agentCommand(tag, files, "--tree", "ignorer")],
+      [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "--timeout",
+        "3s",
+        "--grace",
+        "300ms",
+        "--max-failures",
+        "1",
+        "go",
+        ...agentCommand(tag, files, "--tree", "ignorer"),
+      ],
       dir,
     );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
@@ -97,7 +130,21 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     // Iteration 1 prints a line every 250 ms for 4 s, then exits 0; iteration 2 prints once and goes silent.
     // The idle window leaves room for a slow start (the timer starts at the spawn) and is half iteration 1's length.
     const ralph = cleanup.ralph(
-      ["run", "--name", "x", "-n", "2", "--idle-timeout", "2s", "--timeout", "60s", "--grace", "300ms", "go", ...agentCommand(tag, files, "--tick", "250", "16", "--tree", "wrapper", "--tree-from", "2")],
+      [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "2",
+        "--idle-timeout",
+        "2s",
+        "--timeout",
+        "60s",
+        "--grace",
+        "300ms",
+        "go",
+        ...agentCommand(tag, files, "--tick", "250", "16", "--tree", "wrapper", "--tree-from", "2"),
+      ],
       dir,
     );
     const ready = await waitForJson<Ready>(join(files, "ready-2.json"), 30_000, ralph);
@@ -122,7 +169,20 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     const tag = cleanup.tag();
     const graceMs = 500;
     // mixed: a wrapper, a setpgid'd child, timeout, a setsid'd child, a TERM-ignorer and a double-forked daemon.
-    const ralph = cleanup.ralph(["run", "--name", "x", "-n", "0", "--grace", `${graceMs}ms`, "go", ...agentCommand(tag, files, "--tree", "mixed")], dir);
+    const ralph = cleanup.ralph(
+      [
+        "run",
+        "--name",
+        "x",
+        "-n",
+        "0",
+        "--grace",
+        `${graceMs}ms`,
+        "go",
+        ...agentCommand(tag, files, "--tree", "mixed"),
+      ],
+      dir,
+    );
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
     assert.ok(survivors(tag).length >= 13, `${survivors(tag).length} processes`);
     ralph.child.kill("SIGKILL");
@@ -133,7 +193,9 @@ describe("ending agent trees", { concurrency: 3 }, () => {
     await waitFor(() => survivors(tag).length === 0, "the agent tree to end", 10_000);
     const elapsed = performance.now() - result.exitedAt;
     assert.ok(elapsed < graceMs + 1000 + 1500, `gone ${Math.round(elapsed)} ms after the runner's death`);
-    t.diagnostic(`runner SIGKILLed: ${ready.procs.length}-process tree gone ${Math.round(elapsed)} ms after its death was seen (grace ${graceMs} ms)`);
+    t.diagnostic(
+      `runner SIGKILLed: ${ready.procs.length}-process tree gone ${Math.round(elapsed)} ms after its death was seen (grace ${graceMs} ms)`,
+    );
     assert.deepEqual(ready.procs.filter(procRunning), []);
   });
 });

@@ -23,7 +23,14 @@ const goldenFile = (name: string) => fileURLToPath(new URL(`../../../test/golden
 function masked(screen: string, dir: string): string {
   return screen
     .split("\n")
-    .map((line) => line.replaceAll(basename(dir), "PROJECT").replace(/ · cpu [\d.]+s · mem [\d.]+ MiB · \d+ procs/, "").replace(/\d+(\.\d+)?/g, "9").replace(/ {2,}/g, "  ").trimEnd())
+    .map((line) =>
+      line
+        .replaceAll(basename(dir), "PROJECT")
+        .replace(/ · cpu [\d.]+s · mem [\d.]+ MiB · \d+ procs/, "")
+        .replace(/\d+(\.\d+)?/g, "9")
+        .replace(/ {2,}/g, "  ")
+        .trimEnd(),
+    )
     .join("\n")
     .trimEnd();
 }
@@ -41,9 +48,33 @@ describe("ralph tui golden screens", () => {
   let dir = "";
   test("two ended runs", async () => {
     dir = project();
-    const first = await runRalph(["run", "--name", "alpha", "-n", "2", "build the parser", ...fakeAgent("--print", "reading src/parse.ts", "--print", "the tests pass")], dir);
+    const first = await runRalph(
+      [
+        "run",
+        "--name",
+        "alpha",
+        "-n",
+        "2",
+        "build the parser",
+        ...fakeAgent("--print", "reading src/parse.ts", "--print", "the tests pass"),
+      ],
+      dir,
+    );
     assert.equal(first.code, 3, first.stderr);
-    const second = await runRalph(["run", "--name", "beta", "-n", "3", "--completion-promise", "FIN", "write the docs", ...fakeAgent("--print", "docs written", "--promise", "FIN")], dir);
+    const second = await runRalph(
+      [
+        "run",
+        "--name",
+        "beta",
+        "-n",
+        "3",
+        "--completion-promise",
+        "FIN",
+        "write the docs",
+        ...fakeAgent("--print", "docs written", "--promise", "FIN"),
+      ],
+      dir,
+    );
     assert.equal(second.code, 0, second.stderr);
   });
   for (const [columns, rows] of [
@@ -55,12 +86,18 @@ describe("ralph tui golden screens", () => {
       const now = new Date(lastStart + 5000).toISOString();
       const t = startTui(dir, [], columns, rows, cleanEnv({ NO_COLOR: "1", RALPH_TUI_NOW: now }));
       tuis.push(t);
-      const runs = await t.waitFor((screen) => whole(screen) && /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen), "both runs");
+      const runs = await t.waitFor(
+        (screen) => whole(screen) && /› beta\s+DONE/.test(screen) && /alpha\s+MAX_ITERATIONS/.test(screen),
+        "both runs",
+      );
       compare(`tui-runs-${columns}x${rows}.txt`, masked(runs, dir));
       t.type("\r");
       // The frame drawn on enter comes before the run's files are read (its pane says "reading…"); the one
       // to compare is the frame after, which shows the iterations and output together.
-      const run = await t.waitFor((screen) => whole(screen) && /── agent output ── lines \d+-\d+ of \d+/.test(screen), "the run view with the run's files read");
+      const run = await t.waitFor(
+        (screen) => whole(screen) && /── agent output ── lines \d+-\d+ of \d+/.test(screen),
+        "the run view with the run's files read",
+      );
       compare(`tui-run-${columns}x${rows}.txt`, masked(run, dir));
       t.type("q");
       await t.exited;

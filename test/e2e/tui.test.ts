@@ -6,7 +6,17 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { agentAfter, cleanEnv, fakeAgent, processAlive, RALPH, readStatus, runRalph, tempProjects, trackedStarts } from "../helpers/cli.js";
+import {
+  agentAfter,
+  cleanEnv,
+  fakeAgent,
+  processAlive,
+  RALPH,
+  readStatus,
+  runRalph,
+  tempProjects,
+  trackedStarts,
+} from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 import { isolateGitConfig, storiesRepo } from "../helpers/git-repo.js";
 import { startInTerminal, startTui, type TuiTerminal } from "../helpers/tui-terminal.js";
@@ -25,9 +35,11 @@ after(() => {
 const ENTER_ALT = "\x1b[?1049h";
 const LEAVE_ALT = "\x1b[?1049l";
 const runDir = (dir: string, id: string) => join(dir, ".ralph", "runs", id);
-const state = (dir: string, id: string) => (existsSync(join(runDir(dir, id), "status.json")) ? String(readStatus(runDir(dir, id)).state) : "");
+const state = (dir: string, id: string) =>
+  existsSync(join(runDir(dir, id), "status.json")) ? String(readStatus(runDir(dir, id)).state) : "";
 /** The control files a person's request leaves in a run directory. */
-const controlFiles = (dir: string, id: string) => ["STOP", "PAUSE", "ANSWER"].filter((name) => existsSync(join(runDir(dir, id), name)));
+const controlFiles = (dir: string, id: string) =>
+  ["STOP", "PAUSE", "ANSWER"].filter((name) => existsSync(join(runDir(dir, id), name)));
 const runnerPid = (dir: string, id: string) => Number(readStatus(runDir(dir, id)).pid);
 
 function tui(dir: string, columns = 120, rows = 32): TuiTerminal {
@@ -74,11 +86,17 @@ describe("ralph tui", () => {
     await t.waitFor((screen) => screen.includes("r: run live is not paused; nothing to resume"), "the refusal");
     assert.equal(existsSync(join(runDir(dir, "live"), "PAUSE")), false);
     t.type("p");
-    await t.waitFor((screen) => screen.includes("pause requested: run live waits before its next iteration"), "the pause message");
+    await t.waitFor(
+      (screen) => screen.includes("pause requested: run live waits before its next iteration"),
+      "the pause message",
+    );
     assert.equal(existsSync(join(runDir(dir, "live"), "PAUSE")), true);
     await t.waitFor((screen) => /› live\s+paused/.test(screen), "the run shown paused");
     t.type("p");
-    await t.waitFor((screen) => screen.includes("p: run live is already paused (or pausing)"), "pause refused on a paused run");
+    await t.waitFor(
+      (screen) => screen.includes("p: run live is already paused (or pausing)"),
+      "pause refused on a paused run",
+    );
     t.type("r");
     await t.waitFor((screen) => /› live\s+running/.test(screen), "the run running again");
     assert.equal(existsSync(join(runDir(dir, "live"), "PAUSE")), false);
@@ -95,7 +113,10 @@ describe("ralph tui", () => {
     again.type("s");
     await again.waitFor((screen) => /› live\s+STOPPED/.test(screen), "the run shown STOPPED");
     again.type("s");
-    await again.waitFor((screen) => screen.includes("s: run live has already ended (STOPPED); nothing to stop"), "stop refused on an ended run");
+    await again.waitFor(
+      (screen) => screen.includes("s: run live has already ended (STOPPED); nothing to stop"),
+      "stop refused on an ended run",
+    );
     again.type("q");
     await again.exited;
   });
@@ -106,7 +127,10 @@ describe("ralph tui", () => {
     const t = tui(dir);
     await t.waitFor((screen) => /› now\s+running/.test(screen), "the run");
     t.type("S");
-    await t.waitFor((screen) => screen.includes("stop run now NOW, ending its agent mid-iteration? y/n"), "the confirmation");
+    await t.waitFor(
+      (screen) => screen.includes("stop run now NOW, ending its agent mid-iteration? y/n"),
+      "the confirmation",
+    );
     t.type("n");
     await t.waitFor((screen) => screen.includes("stop now: cancelled"), "the cancel");
     assert.equal(existsSync(join(runDir(dir, "now"), "STOP")), false);
@@ -121,9 +145,33 @@ describe("ralph tui", () => {
   test("an answer typed in the TUI reaches the agent's next prompt", async () => {
     const dir = project();
     const record = join(dir, "prompts");
-    start(dir, ["run", "--name", "q", "-n", "5", "--completion-promise", "FIN", "build it", ...fakeAgent("--record", record, "--ask", "Which database?", "--ask-in", "1", "--promise", "FIN", "--promise-from", "2")]);
+    start(dir, [
+      "run",
+      "--name",
+      "q",
+      "-n",
+      "5",
+      "--completion-promise",
+      "FIN",
+      "build it",
+      ...fakeAgent(
+        "--record",
+        record,
+        "--ask",
+        "Which database?",
+        "--ask-in",
+        "1",
+        "--promise",
+        "FIN",
+        "--promise-from",
+        "2",
+      ),
+    ]);
     const t = tui(dir);
-    const asking = await t.waitFor((screen) => screen.includes("? q asks: Which database?") && /› q\s+needs_human/.test(screen), "the open question");
+    const asking = await t.waitFor(
+      (screen) => screen.includes("? q asks: Which database?") && /› q\s+needs_human/.test(screen),
+      "the open question",
+    );
     // The run's row is marked in the ? column (after ITER, SPEND, TOKENS and AGE).
     assert.match(asking, /› q\s+needs_human\s+1\/5\s+no cost\s+0\s+\S+\s+\? /);
     t.type("a");
@@ -175,11 +223,17 @@ describe("ralph tui", () => {
 
   test("the agent's escape sequences arrive escaped, in the run view's output", async () => {
     const dir = project();
-    await runRalph(["run", "--name", "esc", "-n", "1", "go", ...fakeAgent("--print", "before\x1b[2J\x1b]52;c;aGVsbG8=\x07after")], dir);
+    await runRalph(
+      ["run", "--name", "esc", "-n", "1", "go", ...fakeAgent("--print", "before\x1b[2J\x1b]52;c;aGVsbG8=\x07after")],
+      dir,
+    );
     const t = tui(dir);
     await t.waitFor((screen) => /› esc\s+MAX_ITERATIONS/.test(screen), "the run");
     t.type("\r");
-    const screen = await t.waitFor((text) => text.includes("before\\x1b[2J\\x1b]52;c;aGVsbG8=\\x07after"), "the output with its controls written out");
+    const screen = await t.waitFor(
+      (text) => text.includes("before\\x1b[2J\\x1b]52;c;aGVsbG8=\\x07after"),
+      "the output with its controls written out",
+    );
     assert.ok(screen.includes("── agent output"));
     assert.ok(!t.raw().includes("\x1b]52;"), "no clipboard write reached the terminal");
     assert.ok(!t.raw().includes("before\x1b[2J"), "no screen clear from the agent reached the terminal");
@@ -202,7 +256,11 @@ describe("ralph tui", () => {
     t.type("c");
     await t.waitFor((screen) => screen.includes("new iteration cap"), "the continue box");
     t.type("2\r");
-    await t.waitFor((screen) => /› again\s+MAX_ITERATIONS\s+2\/2/.test(screen), "the run continued to its new cap", 40_000);
+    await t.waitFor(
+      (screen) => /› again\s+MAX_ITERATIONS\s+2\/2/.test(screen),
+      "the run continued to its new cap",
+      40_000,
+    );
     t.type("q");
     await t.exited;
   });
@@ -212,14 +270,27 @@ describe("ralph tui", () => {
     await runRalph(["run", "--name", "ended", "-n", "1", "go", ...fakeAgent("--print", "all said")], dir);
     await liveRun(dir, "going");
     const t = tui(dir);
-    const listedRuns = (screen: string) => screen.split("\n").flatMap((line) => /^[› ] (ended|going)\s/.exec(line)?.[1] ?? []);
-    await t.waitFor((screen) => listedRuns(screen).join() === "going,ended" && screen.includes("filter all (f) · sort age (t)"), "both runs, newest first");
+    const listedRuns = (screen: string) =>
+      screen.split("\n").flatMap((line) => /^[› ] (ended|going)\s/.exec(line)?.[1] ?? []);
+    await t.waitFor(
+      (screen) => listedRuns(screen).join() === "going,ended" && screen.includes("filter all (f) · sort age (t)"),
+      "both runs, newest first",
+    );
     t.type("f");
-    await t.waitFor((screen) => screen.includes("filter active") && listedRuns(screen).join() === "going", "only the live run");
+    await t.waitFor(
+      (screen) => screen.includes("filter active") && listedRuns(screen).join() === "going",
+      "only the live run",
+    );
     t.type("f");
-    await t.waitFor((screen) => screen.includes("filter asking") && screen.includes("no asking runs (f: change the filter)"), "no run asking");
+    await t.waitFor(
+      (screen) => screen.includes("filter asking") && screen.includes("no asking runs (f: change the filter)"),
+      "no run asking",
+    );
     t.type("f");
-    await t.waitFor((screen) => screen.includes("filter ended") && listedRuns(screen).join() === "ended", "only the ended run");
+    await t.waitFor(
+      (screen) => screen.includes("filter ended") && listedRuns(screen).join() === "ended",
+      "only the ended run",
+    );
     t.type("f");
     await t.waitFor((screen) => screen.includes("filter all") && listedRuns(screen).length === 2, "all runs again");
     t.type("t");
@@ -236,17 +307,28 @@ describe("ralph tui", () => {
     assert.match(help, /c {2}continue\s+disabled: run going is live \(pid \d+\); stop it first with ralph stop going/);
     assert.match(help, /a {2}answer\s+disabled: run going is not waiting for an answer \(running\); nothing to answer/);
     t.type("x");
-    await t.waitFor((screen) => !screen.includes("On run going:") && /› going\s/.test(screen), "the help closed by any key");
+    await t.waitFor(
+      (screen) => !screen.includes("On run going:") && /› going\s/.test(screen),
+      "the help closed by any key",
+    );
     t.type("j");
     await t.waitFor((screen) => /› ended\s/.test(screen), "the ended run selected");
     t.type("\r");
-    await t.waitFor((screen) => /── agent output ── lines \d+-\d+ of \d+/.test(screen) && screen.includes("all said"), "its output");
+    await t.waitFor(
+      (screen) => /── agent output ── lines \d+-\d+ of \d+/.test(screen) && screen.includes("all said"),
+      "its output",
+    );
     t.type("l");
     const log = await t.waitFor((screen) => /── run log ── lines \d+-\d+ of \d+/.test(screen), "its run log");
-    const runLog = readFileSync(join(runDir(dir, "ended"), "run.log"), "utf8").trim().split("\n");
+    const runLog = readFileSync(join(runDir(dir, "ended"), "run.log"), "utf8")
+      .trim()
+      .split("\n");
     assert.ok(log.includes((runLog.at(-1) ?? "").slice(0, 60)), "the log's last line shows");
     t.type("o");
-    const report = await t.waitFor((screen) => screen.includes("── report ──") && screen.includes("# ralph run ended: MAX_ITERATIONS"), "its report");
+    const report = await t.waitFor(
+      (screen) => screen.includes("── report ──") && screen.includes("# ralph run ended: MAX_ITERATIONS"),
+      "its report",
+    );
     assert.ok(!report.includes("reading the report"));
     t.type("\x1b");
     await t.waitFor((screen) => screen.includes("── agent output"), "back from the report to the output");
@@ -262,14 +344,25 @@ describe("ralph tui", () => {
     const dir = project();
     // About 1600 output events of 4000 characters each over three iterations: more than one window.
     const script = "head -c 2100000 /dev/zero | tr '\\0' x | fold -w 4000; echo";
-    const long = await runRalph(["run", "--name", "long", "-n", "3", "go", ...agentAfter(script, "--print", "iteration over")], dir, undefined, 120_000);
+    const long = await runRalph(
+      ["run", "--name", "long", "-n", "3", "go", ...agentAfter(script, "--print", "iteration over")],
+      dir,
+      undefined,
+      120_000,
+    );
     assert.equal(long.code, 3, long.stderr);
     const t = tui(dir);
     await t.waitFor((screen) => /› long\s+MAX_ITERATIONS/.test(screen), "the run");
     t.type("\r");
-    await t.waitFor((screen) => /── agent output ── lines \d+-\d+ of \d+\+ · following/.test(screen), "the run's end, with more before it (+)");
+    await t.waitFor(
+      (screen) => /── agent output ── lines \d+-\d+ of \d+\+ · following/.test(screen),
+      "the run's end, with more before it (+)",
+    );
     t.type("g");
-    await t.waitFor((screen) => /── agent output ── lines \d+-\d+ of \d+ ──/.test(screen), "the rest read back: nothing more before it");
+    await t.waitFor(
+      (screen) => /── agent output ── lines \d+-\d+ of \d+ ──/.test(screen),
+      "the rest read back: nothing more before it",
+    );
     t.type("g");
     const top = await t.waitFor((screen) => /── agent output ── lines 1-\d+ of \d+ ──/.test(screen), "the first line");
     assert.ok(top.includes("── iteration 1/3 ──"));
@@ -280,13 +373,24 @@ describe("ralph tui", () => {
   test("a --parallel parent folds its children under it", async () => {
     const repo = storiesRepo();
     const env = cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1" });
-    const result = await runRalph(["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "par", "work"], repo, env, 120_000);
+    const result = await runRalph(
+      ["run", "--agent", "demo", "--tasks", "prd.json", "--parallel", "2", "--name", "par", "work"],
+      repo,
+      env,
+      120_000,
+    );
     assert.equal(result.code, 0, result.stderr);
     const t = tui(repo);
-    const screen = await t.waitFor((text) => /› ▾ par\s/.test(text) && (text.match(/ └ par-/g) ?? []).length === 3, "the parent and its three children under it");
+    const screen = await t.waitFor(
+      (text) => /› ▾ par\s/.test(text) && (text.match(/ └ par-/g) ?? []).length === 3,
+      "the parent and its three children under it",
+    );
     const lines = screen.split("\n");
     const parentAt = lines.findIndex((line) => /▾ par\s/.test(line));
-    assert.ok(lines.slice(parentAt + 1, parentAt + 4).every((line) => line.includes("└ par-")), "the children right under their parent");
+    assert.ok(
+      lines.slice(parentAt + 1, parentAt + 4).every((line) => line.includes("└ par-")),
+      "the children right under their parent",
+    );
     t.type(" ");
     await t.waitFor((text) => /› ▸ par \(\+3\)/.test(text) && !text.includes("└ par-"), "the children folded away");
     t.type(" ");
@@ -303,11 +407,23 @@ describe("ralph tui: terminal manners", () => {
     const t = startTui(dir, [], 160, 48, cleanEnv({ NO_COLOR: "1" }));
     tuis.push(t);
     const lastRow = (screen: string) => screen.split("\n").at(-1) ?? "";
-    await t.waitFor((screen) => /› small\s+MAX_ITERATIONS/.test(screen) && lastRow(screen).includes("? help q quit"), "the runs at 160×48");
+    await t.waitFor(
+      (screen) => /› small\s+MAX_ITERATIONS/.test(screen) && lastRow(screen).includes("? help q quit"),
+      "the runs at 160×48",
+    );
     t.resize(80, 24);
-    await t.waitFor((screen) => screen.split("\n").length === 24 && /› small\s+MAX_ITERATIONS/.test(screen) && lastRow(screen).startsWith("(p pause)"), "the runs at 80×24");
+    await t.waitFor(
+      (screen) =>
+        screen.split("\n").length === 24 &&
+        /› small\s+MAX_ITERATIONS/.test(screen) &&
+        lastRow(screen).startsWith("(p pause)"),
+      "the runs at 80×24",
+    );
     t.resize(100, 30);
-    await t.waitFor((screen) => screen.split("\n").length === 30 && lastRow(screen).startsWith("(p pause)"), "the key bar on the last row at 100×30");
+    await t.waitFor(
+      (screen) => screen.split("\n").length === 30 && lastRow(screen).startsWith("(p pause)"),
+      "the key bar on the last row at 100×30",
+    );
     t.type("q");
     await t.exited;
     // Only the reset on leaving: no colour, bold or inverse anywhere.
@@ -329,7 +445,10 @@ describe("ralph tui: terminal manners", () => {
       const script = '"$0" "$1" tui; echo "tui exited $?"; stty -a; echo "shell back"; read line';
       const t = startInTerminal("sh", ["-c", script, process.execPath, RALPH], dir, 100, 30);
       tuis.push(t);
-      await t.waitFor((screen) => screen.includes("no runs yet") && (screen.split("\n").at(-1) ?? "").includes("enter open"), "the TUI");
+      await t.waitFor(
+        (screen) => screen.includes("no runs yet") && (screen.split("\n").at(-1) ?? "").includes("enter open"),
+        "the TUI",
+      );
       assert.equal(t.emulator.buffer.active.type, "alternate");
       const [tuiPid] = childrenOf(t.pty.pid);
       assert.ok(tuiPid, "the TUI runs under the shell");
@@ -356,7 +475,10 @@ describe("ralph tui: terminal manners", () => {
     await runRalph(["run", "--name", "blogrun", "-n", "1", "go", ...fakeAgent("--print", "hi")], blog);
     const t = startTui(shop, ["--project", shop, "--project", blog]);
     tuis.push(t);
-    const screen = await t.waitFor((text) => /shoprun\s+MAX_ITERATIONS/.test(text) && /blogrun\s+MAX_ITERATIONS/.test(text), "both projects' runs");
+    const screen = await t.waitFor(
+      (text) => /shoprun\s+MAX_ITERATIONS/.test(text) && /blogrun\s+MAX_ITERATIONS/.test(text),
+      "both projects' runs",
+    );
     assert.ok(screen.includes(`${basename(shop)}, ${basename(blog)} · 2 runs`), "both projects named");
     t.type("q");
     await t.exited;
@@ -370,6 +492,12 @@ describe("ralph tui: terminal manners", () => {
   test("a terminal is required: without one, one line and exit 2", async () => {
     const dir = project();
     const piped = await runRalph(["tui"], dir);
-    assert.deepEqual([piped.code, piped.stderr], [2, "ralph: tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)\n"]);
+    assert.deepEqual(
+      [piped.code, piped.stderr],
+      [
+        2,
+        "ralph: tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)\n",
+      ],
+    );
   });
 });

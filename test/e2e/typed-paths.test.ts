@@ -30,7 +30,22 @@ test("from a subdirectory, -p, --check and --notify are read where they were typ
   const { root, sub } = repoWithSub();
   // Only sub/ has here.txt: the check passes only when it runs in sub/.
   writeFileSync(join(sub, "here.txt"), "");
-  const result = await runRalph(["run", "-n", "1", "-p", "SUBPROMPT.md", "--check", "test -f here.txt", "--notify", "cat >> notified.jsonl", ...keepPrompt], sub, env());
+  const result = await runRalph(
+    [
+      "run",
+      "-n",
+      "1",
+      "-p",
+      "SUBPROMPT.md",
+      "--check",
+      "test -f here.txt",
+      "--notify",
+      "cat >> notified.jsonl",
+      ...keepPrompt,
+    ],
+    sub,
+    env(),
+  );
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(join(root, "got-prompt.txt"), "utf8"), "the subdirectory's prompt\n");
   assert.match(readFileSync(join(sub, "notified.jsonl"), "utf8"), /"type":"run_ended"/);

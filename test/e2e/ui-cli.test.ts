@@ -9,7 +9,10 @@ const project = tempProjects("ralph-ui-cli-");
 test("ralph ui refuses a bad port or a missing project directory with exit 2 and one line", async () => {
   const dir = project();
   const cases: Array<[string[], RegExp]> = [
-    [["ui", "--port", "70000"], /^ralph: --port: expected a port number \(0 to 65535, 0 = any free port\), got "70000"\n$/],
+    [
+      ["ui", "--port", "70000"],
+      /^ralph: --port: expected a port number \(0 to 65535, 0 = any free port\), got "70000"\n$/,
+    ],
     [["ui", "--port", "http"], /^ralph: --port: expected a port number/],
     [["ui", "--project", join(dir, "missing")], /^ralph: --project .*missing: expected a project directory\n$/],
   ];

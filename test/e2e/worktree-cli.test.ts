@@ -18,14 +18,42 @@ function writeRun(repo: string, id: string, live: boolean, parent?: string): voi
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const now = new Date().toISOString();
   const status = {
-    schema_version: 1, run_id: id, mode: "run", pid: process.pid, pid_start: readProcess(process.pid)?.startTime ?? null, hostname: hostname(),
-    cwd: repo, agent: "demo", state: live ? "running" : "ended", iteration: 1, max_iterations: 3, calls: 1, cost_usd: 0, tokens: { input: 0, output: 0 },
-    session_id: null, current_task: null, started_at: now, updated_at: now, ended_at: live ? null : now, exit_reason: live ? null : "DONE", exit_code: live ? null : 0, last_action: "",
+    schema_version: 1,
+    run_id: id,
+    mode: "run",
+    pid: process.pid,
+    pid_start: readProcess(process.pid)?.startTime ?? null,
+    hostname: hostname(),
+    cwd: repo,
+    agent: "demo",
+    state: live ? "running" : "ended",
+    iteration: 1,
+    max_iterations: 3,
+    calls: 1,
+    cost_usd: 0,
+    tokens: { input: 0, output: 0 },
+    session_id: null,
+    current_task: null,
+    started_at: now,
+    updated_at: now,
+    ended_at: live ? null : now,
+    exit_reason: live ? null : "DONE",
+    exit_code: live ? null : 0,
+    last_action: "",
     ...(parent ? { parent } : {}),
   };
   writeFileSync(join(dir, "status.json"), JSON.stringify(status), { mode: 0o600 });
-  writeFileSync(join(dir, "progress.txt"), live ? "iteration=1\n" : "iteration=1\ncompletion_reason=DONE\npromise=COMPLETE\n", { mode: 0o600 });
-  recordRunCreated(dir, id, null, live ? { pid: process.pid, pid_start: status.pid_start, hostname: hostname(), project_lock: false } : null);
+  writeFileSync(
+    join(dir, "progress.txt"),
+    live ? "iteration=1\n" : "iteration=1\ncompletion_reason=DONE\npromise=COMPLETE\n",
+    { mode: 0o600 },
+  );
+  recordRunCreated(
+    dir,
+    id,
+    null,
+    live ? { pid: process.pid, pid_start: status.pid_start, hostname: hostname(), project_lock: false } : null,
+  );
 }
 
 async function runWithWorktree(repo: string, id: string, live: boolean, parent?: string): Promise<string> {
@@ -74,7 +102,10 @@ describe("ralph clean", () => {
     const repo = tempRepo();
     const unknown = await runRalph(["clean", "nope"], repo, env());
     assert.equal(unknown.code, 2);
-    assert.equal(unknown.stderr, "ralph: RUN nope: no such run in .ralph/runs and no worktree of that name (see ralph list, ralph doctor)\n");
+    assert.equal(
+      unknown.stderr,
+      "ralph: RUN nope: no such run in .ralph/runs and no worktree of that name (see ralph list, ralph doctor)\n",
+    );
     const bad = await runRalph(["clean", "../x"], repo, env());
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^ralph: RUN \.\.\/x: expected a run id/);
@@ -104,18 +135,29 @@ describe("ralph clean of many runs", () => {
     const family = await runRalph(["clean", "p"], repo, env());
     assert.equal(family.code, 0, family.stderr);
     assert.deepEqual([parent, ...children].map(existsSync), [false, false, false]);
-    assert.deepEqual(family.stdout.match(/^run (\S+): removed/gm), ["run p: removed", "run p-1: removed", "run p-2: removed"]);
+    assert.deepEqual(family.stdout.match(/^run (\S+): removed/gm), [
+      "run p: removed",
+      "run p-1: removed",
+      "run p-2: removed",
+    ]);
     assert.equal(existsSync(other), true, "another parent's child is not cleaned");
     for (const branch of ["ralph/p", "ralph/p-1", "ralph/p-2"]) git(repo, "rev-parse", "--verify", branch);
 
     const all = await runRalph(["clean", "--ended"], repo, env());
     assert.equal(all.code, 0, all.stderr);
-    assert.deepEqual([existsSync(other), existsSync(ended), existsSync(live)], [false, false, true], "--ended keeps the live run");
+    assert.deepEqual(
+      [existsSync(other), existsSync(ended), existsSync(live)],
+      [false, false, true],
+      "--ended keeps the live run",
+    );
     const none = await runRalph(["clean", "--ended"], repo, env());
     assert.deepEqual([none.code, none.stdout], [0, "no ended run has a worktree to remove\n"]);
 
     const nothing = await runRalph(["clean"], repo, env());
-    assert.deepEqual([nothing.code, nothing.stderr], [2, "ralph: clean: name the runs whose worktrees to remove (RUN...), or give --ended\n"]);
+    assert.deepEqual(
+      [nothing.code, nothing.stderr],
+      [2, "ralph: clean: name the runs whose worktrees to remove (RUN...), or give --ended\n"],
+    );
     // One unknown run among several: nothing is cleaned.
     const c = await runWithWorktree(repo, "c", false);
     const unknown = await runRalph(["clean", "c", "nope"], repo, env());
@@ -131,11 +173,17 @@ describe("ralph doctor", () => {
     const orphan = (await createWorktree(repo, "orphan")) as { path: string };
     const text = await runRalph(["doctor"], repo, env());
     assert.match(text.stdout, /^worktrees {4}1 orphaned under \.ralph\/worktrees/m);
-    assert.match(text.stdout, /^ {2}orphan {2}its run directory is gone \(branch ralph\/orphan\); ralph clean orphan removes it/m);
+    assert.match(
+      text.stdout,
+      /^ {2}orphan {2}its run directory is gone \(branch ralph\/orphan\); ralph clean orphan removes it/m,
+    );
     assert.doesNotMatch(text.stdout, /has-run/);
     const json = await runRalph(["doctor", "--json"], repo, env());
     const report = JSON.parse(json.stdout) as { orphaned_worktrees: Array<{ id: string; problem: string }> };
-    assert.deepEqual(report.orphaned_worktrees.map((o) => [o.id, o.problem]), [["orphan", "run-gone"]]);
+    assert.deepEqual(
+      report.orphaned_worktrees.map((o) => [o.id, o.problem]),
+      [["orphan", "run-gone"]],
+    );
     assert.equal(existsSync(orphan.path), true, "doctor deleted nothing");
     const cleaned = await runRalph(["clean", "orphan"], repo, env());
     assert.equal(cleaned.code, 0, cleaned.stderr);
@@ -146,7 +194,23 @@ describe("ralph doctor", () => {
 
 test("ralph clean without --force refuses a worktree holding files under a .ralph/ directory; --force removes it", async () => {
   const repo = tempRepo();
-  const ran = await runRalph(["run", "-n", "1", "--name", "w", "--worktree", "go", "--", "sh", "-c", "mkdir -p docs/.ralph && echo mine > docs/.ralph/notes.md"], repo, env());
+  const ran = await runRalph(
+    [
+      "run",
+      "-n",
+      "1",
+      "--name",
+      "w",
+      "--worktree",
+      "go",
+      "--",
+      "sh",
+      "-c",
+      "mkdir -p docs/.ralph && echo mine > docs/.ralph/notes.md",
+    ],
+    repo,
+    env(),
+  );
   assert.equal(ran.code, 3, ran.stderr);
   const refused = await runRalph(["clean", "w"], repo, env());
   assert.equal(refused.code, 2, refused.stdout);

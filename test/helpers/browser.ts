@@ -44,18 +44,34 @@ export async function startUi(cleanup: Cleanup, projects: string[], cwd: string)
   };
   const url = await waitFor(printed, () => `ralph ui to print its URL; its output:\n${started.output()}`, 20_000);
   const parsed = new URL(url);
-  return { started, url, origin: parsed.origin, token: parsed.searchParams.get("token") ?? "", port: Number(parsed.port) };
+  return {
+    started,
+    url,
+    origin: parsed.origin,
+    token: parsed.searchParams.get("token") ?? "",
+    port: Number(parsed.port),
+  };
 }
 
 /** Saves a screenshot of `page` as test-artifacts/NAME.png (the whole page unless `fullPage: false`). */
-export async function screenshot(page: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string, { fullPage = true } = {}): Promise<void> {
+export async function screenshot(
+  page: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> },
+  name: string,
+  { fullPage = true } = {},
+): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
 }
 
 /** The text of every element matching `selector` whose content is cut (wider than its box). */
 export function cutCells(page: Page, selector: string): Promise<string[]> {
-  return page.locator(selector).evaluateAll((cells) => cells.filter((cell) => cell.scrollWidth > cell.clientWidth + 1).map((cell) => `${cell.className}: ${cell.textContent ?? ""} (${cell.scrollWidth} px in ${cell.clientWidth})`));
+  return page
+    .locator(selector)
+    .evaluateAll((cells) =>
+      cells
+        .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+        .map((cell) => `${cell.className}: ${cell.textContent ?? ""} (${cell.scrollWidth} px in ${cell.clientWidth})`),
+    );
 }
 
 /** The class of every element matching `selector` that ends right of `width` px or is not displayed. */

@@ -19,10 +19,17 @@ const FLAGS = [
 ];
 
 /** A fresh headless chromium profile; closing it removes the profile. */
-export async function openBrowser(extraFlags: string[] = []): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+export async function openBrowser(
+  extraFlags: string[] = [],
+): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), "ralph-chromium-"));
   // launchPersistentContext is how playwright takes a --user-data-dir of our own.
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...extraFlags], viewport: { width: 1280, height: 800 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...FLAGS, ...extraFlags],
+    viewport: { width: 1280, height: 800 },
+  });
   return {
     context,
     close: async () => {
@@ -31,4 +38,3 @@ export async function openBrowser(extraFlags: string[] = []): Promise<{ context:
     },
   };
 }
-

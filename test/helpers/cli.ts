@@ -29,7 +29,8 @@ export function tempProject(prefix = "ralph-e2e-"): { dir: string; cleanup: () =
 /** Environment for ralph under test: no RALPH_* settings leak in from the caller, except the forced supervision mode. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith("RALPH_") || key === "RALPH_SUPERVISION") env[key] = value;
   // `ralph run` is sandboxed by default; tests not about the sandbox run without it (the default itself is
   // covered by e2e/sandbox-default). RALPH_SANDBOX: "" leaves the choice to ralph.yaml and the default.
   const merged: NodeJS.ProcessEnv = { ...env, RALPH_SANDBOX: "off", ...extra };
@@ -43,17 +44,26 @@ export function resultOf(child: ChildProcess): Promise<CliResult> {
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
 }
 
 /** Starts ralph with `args` in `cwd`; the caller must await `done`. */
-export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<CliResult> } {
+export function startRalph(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [RALPH, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   return { child, done: resultOf(child) };
 }
 
 /** Awaits a started process, SIGKILLing it after `timeoutMs` (the caller then sees the signal). */
-export async function finishWithin(started: { child: ChildProcess; done: Promise<CliResult> }, timeoutMs: number): Promise<CliResult> {
+export async function finishWithin(
+  started: { child: ChildProcess; done: Promise<CliResult> },
+  timeoutMs: number,
+): Promise<CliResult> {
   const timer = setTimeout(() => started.child.kill("SIGKILL"), timeoutMs);
   try {
     return await started.done;
@@ -160,6 +170,15 @@ export function agentAfter(script: string, ...args: string[]): string[] {
 /** Environment whose `claude` is the spend fixture (test/fixtures/spend-agent.ts), set up by `extra` (SPEND_*). */
 export function spendAgentEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const bin = join(dir, "spend-claude");
-  writeFileSync(bin, `#!/bin/sh\nexec '${process.execPath}' '${fileURLToPath(new URL("../fixtures/spend-agent.js", import.meta.url))}' "$@"\n`, { mode: 0o755 });
-  return cleanEnv({ GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "", GIT_CONFIG_NOSYSTEM: "1", RALPH_CLAUDE_BIN: bin, ...extra });
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nexec '${process.execPath}' '${fileURLToPath(new URL("../fixtures/spend-agent.js", import.meta.url))}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return cleanEnv({
+    GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL ?? "",
+    GIT_CONFIG_NOSYSTEM: "1",
+    RALPH_CLAUDE_BIN: bin,
+    ...extra,
+  });
 }

@@ -31,14 +31,24 @@ interface ActionFile {
 export interface ActionRun {
   outputs: Record<string, string>;
   summary: string;
-  steps: Array<{ name: string; ran: boolean; exitCode: number | null; stdout: string; stderr: string; with?: Record<string, string> }>;
+  steps: Array<{
+    name: string;
+    ran: boolean;
+    exitCode: number | null;
+    stdout: string;
+    stderr: string;
+    with?: Record<string, string>;
+  }>;
   failed: boolean;
 }
 
 function dictionary(values: Record<string, unknown>): data.Dictionary {
   const dict = new data.Dictionary();
   for (const [key, value] of Object.entries(values)) {
-    dict.add(key, typeof value === "string" ? new data.StringData(value) : dictionary(value as Record<string, unknown>));
+    dict.add(
+      key,
+      typeof value === "string" ? new data.StringData(value) : dictionary(value as Record<string, unknown>),
+    );
   }
   return dict;
 }
@@ -71,16 +81,29 @@ export function parseEnvFile(text: string): Record<string, string> {
   return values;
 }
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd, env, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      "bash",
+      ["--noprofile", "--norc", "-eo", "pipefail", script],
+      { cwd, env, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Runs the composite action in `actionDir` with `inputs`, in `workspace`, with `env` as the runner's environment. */
-export async function runCompositeAction(actionDir: string, inputs: Record<string, string>, options: { workspace: string; env: NodeJS.ProcessEnv; skip?: readonly string[] }): Promise<ActionRun> {
+export async function runCompositeAction(
+  actionDir: string,
+  inputs: Record<string, string>,
+  options: { workspace: string; env: NodeJS.ProcessEnv; skip?: readonly string[] },
+): Promise<ActionRun> {
   const action = parse(readFileSync(join(actionDir, "action.yml"), "utf8")) as ActionFile;
   if (action.runs.using !== "composite") throw new Error("not a composite action");
   const given: Record<string, string> = {};
@@ -100,7 +123,9 @@ export async function runCompositeAction(actionDir: string, inputs: Record<strin
       continue;
     }
     if (step.uses !== undefined) {
-      const withValues = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, substitute(String(value), contexts())]));
+      const withValues = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([key, value]) => [key, substitute(String(value), contexts())]),
+      );
       run.steps.push({ name, ran: false, exitCode: null, stdout: "", stderr: "", with: withValues });
       continue;
     }
@@ -111,7 +136,13 @@ export async function runCompositeAction(actionDir: string, inputs: Record<strin
     const summary = join(temp, `summary-${n}`);
     writeFileSync(output, "");
     writeFileSync(summary, "");
-    const env: NodeJS.ProcessEnv = { ...options.env, GITHUB_ACTION_PATH: actionDir, GITHUB_WORKSPACE: options.workspace, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: summary };
+    const env: NodeJS.ProcessEnv = {
+      ...options.env,
+      GITHUB_ACTION_PATH: actionDir,
+      GITHUB_WORKSPACE: options.workspace,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: summary,
+    };
     for (const [key, value] of Object.entries(step.env ?? {})) env[key] = substitute(String(value), contexts());
     const cwd = resolve(options.workspace, substitute(step["working-directory"] ?? ".", contexts()));
     const result = await bash(script, cwd, env);
@@ -120,6 +151,7 @@ export async function runCompositeAction(actionDir: string, inputs: Record<strin
     run.summary += readFileSync(summary, "utf8");
     if (result.code !== 0) run.failed = true;
   }
-  for (const [name, spec] of Object.entries(action.outputs ?? {})) run.outputs[name] = substitute(spec.value, contexts());
+  for (const [name, spec] of Object.entries(action.outputs ?? {}))
+    run.outputs[name] = substitute(spec.value, contexts());
   return run;
 }

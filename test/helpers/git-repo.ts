@@ -55,18 +55,30 @@ export function tempRepo({ commit = true, ignoreRalph = true, author = true } = 
 /** The person's side of a repository: HEAD, branch, status and the index file's bytes, read without writing anything. */
 export function checkoutSnapshot(dir: string): { head: string; branch: string; status: string; index: string } {
   // The index hash first: `git status` may refresh the index, so it runs with optional locks off.
-  const index = createHash("sha256").update(readFileSync(join(dir, ".git", "index"))).digest("hex");
+  const index = createHash("sha256")
+    .update(readFileSync(join(dir, ".git", "index")))
+    .digest("hex");
   let branch: string;
   try {
     branch = git(dir, "symbolic-ref", "-q", "HEAD");
   } catch {
     branch = "(detached)";
   }
-  return { index, head: git(dir, "rev-parse", "HEAD"), branch, status: gitRaw(dir, "--no-optional-locks", "status", "--porcelain=v1", "--untracked-files=all") };
+  return {
+    index,
+    head: git(dir, "rev-parse", "HEAD"),
+    branch,
+    status: gitRaw(dir, "--no-optional-locks", "status", "--porcelain=v1", "--untracked-files=all"),
+  };
 }
 
 /** Three pending prd.json stories, US-1 to US-3 titled one, two, three. */
-export const STORIES = ["one", "two", "three"].map((title, index) => ({ id: `US-${index + 1}`, title, passes: false, priority: index + 1 }));
+export const STORIES = ["one", "two", "three"].map((title, index) => ({
+  id: `US-${index + 1}`,
+  title,
+  passes: false,
+  priority: index + 1,
+}));
 
 /** A repository (see tempRepo) whose HEAD also holds a prd.json of STORIES and `files` (path → text). */
 export function storiesRepo(files: Record<string, string> = {}): string {

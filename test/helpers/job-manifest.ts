@@ -23,7 +23,11 @@ export interface JobManifest {
       spec: {
         restartPolicy?: string;
         terminationGracePeriodSeconds?: number;
-        containers: Array<{ name: string; args?: string[]; env?: Array<{ name: string; value?: string; valueFrom?: unknown }> }>;
+        containers: Array<{
+          name: string;
+          args?: string[];
+          env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+        }>;
       };
     };
   };
@@ -63,7 +67,12 @@ export function podFailureAction(job: JobManifest, pod: FailedPod): PodFailureRu
       if (containerName !== undefined && containerName !== pod.container) continue;
       if (values.includes(pod.exitCode) === (operator === "In")) return rule.action;
     }
-    if (rule.onPodConditions?.some((condition) => (pod.conditions ?? []).includes(condition.type) && (condition.status ?? "True") === "True")) return rule.action;
+    if (
+      rule.onPodConditions?.some(
+        (condition) => (pod.conditions ?? []).includes(condition.type) && (condition.status ?? "True") === "True",
+      )
+    )
+      return rule.action;
   }
   return "Count";
 }

@@ -26,14 +26,33 @@ export interface TuiTerminal {
 }
 
 /** Starts `ralph tui ARGS` in `cwd` on a `columns`×`rows` pseudo-terminal; the caller ends it. */
-export function startTui(cwd: string, args: string[] = [], columns = 120, rows = 32, env: NodeJS.ProcessEnv = cleanEnv()): TuiTerminal {
+export function startTui(
+  cwd: string,
+  args: string[] = [],
+  columns = 120,
+  rows = 32,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): TuiTerminal {
   return startInTerminal(process.execPath, [RALPH, "tui", ...args], cwd, columns, rows, env);
 }
 
 /** Starts `file ARGS` (argv, no shell string) in `cwd` on a `columns`×`rows` pseudo-terminal; the caller ends it. */
-export function startInTerminal(file: string, args: string[], cwd: string, columns = 120, rows = 32, env: NodeJS.ProcessEnv = cleanEnv()): TuiTerminal {
+export function startInTerminal(
+  file: string,
+  args: string[],
+  cwd: string,
+  columns = 120,
+  rows = 32,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): TuiTerminal {
   const term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0 });
-  const pty = spawn(file, args, { cwd, env: { TERM: "xterm-256color", ...env } as Record<string, string>, cols: columns, rows, name: "xterm-256color" });
+  const pty = spawn(file, args, {
+    cwd,
+    env: { TERM: "xterm-256color", ...env } as Record<string, string>,
+    cols: columns,
+    rows,
+    name: "xterm-256color",
+  });
   let raw = "";
   /** What the emulator has carried out so far (raw may run ahead of it). */
   let shown = "";
@@ -55,7 +74,8 @@ export function startInTerminal(file: string, args: string[], cwd: string, colum
   const screen = () => {
     const buffer = term.buffer.active;
     const lines: string[] = [];
-    for (let row = 0; row < term.rows; row++) lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? "");
+    for (let row = 0; row < term.rows; row++)
+      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? "");
     return lines;
   };
   return {
@@ -75,10 +95,15 @@ export function startInTerminal(file: string, args: string[], cwd: string, colum
         if (!running) throw new Error(`the TUI exited while waiting for ${what}; screen:\n${text}`);
         return null;
       };
-      return waitFor(check, () => `${what}; screen:\n${screen().join("\n")}`, timeoutMs, (wake) => {
-        waiters.add(wake);
-        return () => waiters.delete(wake);
-      });
+      return waitFor(
+        check,
+        () => `${what}; screen:\n${screen().join("\n")}`,
+        timeoutMs,
+        (wake) => {
+          waiters.add(wake);
+          return () => waiters.delete(wake);
+        },
+      );
     },
     resize: (c, r) => {
       pty.resize(c, r);

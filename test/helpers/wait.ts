@@ -19,7 +19,12 @@ const BACKSTOP_MS = 250;
  * every wake of `source`, and every 10 ms (every 250 ms while `source` watches). Rejects with what the probe
  * throws, or after `timeoutMs` with an error naming `what` (a function is read only then, to show late state).
  */
-export function waitFor<T>(probe: () => T | NotYet, what: string | (() => string), timeoutMs = 20_000, source?: WakeSource): Promise<T> {
+export function waitFor<T>(
+  probe: () => T | NotYet,
+  what: string | (() => string),
+  timeoutMs = 20_000,
+  source?: WakeSource,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let done = false;
     let poll: NodeJS.Timeout | undefined;
@@ -42,7 +47,10 @@ export function waitFor<T>(probe: () => T | NotYet, what: string | (() => string
     };
     const bound = setTimeout(() => {
       check();
-      if (!done) finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`)));
+      if (!done)
+        finish(() =>
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`)),
+        );
     }, timeoutMs);
     stop = source?.(check) ?? null;
     const tick = (): void => {
@@ -77,26 +85,32 @@ export function waitForLine(stream: NodeJS.ReadableStream, prefix: string, timeo
   let ended = false;
   const line = (): string | null => {
     // Only complete lines: the last piece may be cut mid-line.
-    for (const whole of buffer.split("\n").slice(0, -1)) if (whole.startsWith(prefix)) return whole.slice(prefix.length);
+    for (const whole of buffer.split("\n").slice(0, -1))
+      if (whole.startsWith(prefix)) return whole.slice(prefix.length);
     if (ended) throw new Error(`output ended before "${prefix}": ${buffer}`);
     return null;
   };
-  return waitFor(line, () => `a "${prefix}" line; output so far: ${buffer}`, timeoutMs, (wake) => {
-    const onData = (chunk: Buffer): void => {
-      buffer += chunk.toString("utf8");
-      wake();
-    };
-    const onEnd = (): void => {
-      ended = true;
-      wake();
-    };
-    stream.on("data", onData);
-    stream.once("end", onEnd);
-    return () => {
-      stream.off("data", onData);
-      stream.off("end", onEnd);
-    };
-  });
+  return waitFor(
+    line,
+    () => `a "${prefix}" line; output so far: ${buffer}`,
+    timeoutMs,
+    (wake) => {
+      const onData = (chunk: Buffer): void => {
+        buffer += chunk.toString("utf8");
+        wake();
+      };
+      const onEnd = (): void => {
+        ended = true;
+        wake();
+      };
+      stream.on("data", onData);
+      stream.once("end", onEnd);
+      return () => {
+        stream.off("data", onData);
+        stream.off("end", onEnd);
+      };
+    },
+  );
 }
 
 /** The promise's value (or its rejection), or a rejection naming `what` once `timeoutMs` have passed. */

@@ -23,7 +23,9 @@ import {
 } from "../fixtures/fake-anthropic.js";
 
 const RUN_TIMEOUT_MS = 30_000;
-const cases = cliCases("ralph-claude-cli-", startFakeAnthropic, (fake, dirs) => fakeClaudeEnvironment(fake.url, dirs, { maxRetries: 0 }));
+const cases = cliCases("ralph-claude-cli-", startFakeAnthropic, (fake, dirs) =>
+  fakeClaudeEnvironment(fake.url, dirs, { maxRetries: 0 }),
+);
 const savedBin = process.env[CLAUDE_BIN_VARIABLE];
 
 before(() => {
@@ -50,7 +52,16 @@ async function newCase(script: FakeTurn[] | ((cwd: string) => FakeTurn[])): Prom
     cwd: c.cwd,
     run({ maxRetries = 0, ...options } = {}) {
       const env = fakeClaudeEnvironment(c.fake.url, c.dirs, { maxRetries });
-      return runAgentCli({ adapter: claudeAdapter, bin: PINNED_CLAUDE_BIN, cwd: c.cwd, env, scratchDir: c.base, timeoutMs: RUN_TIMEOUT_MS, children: cases.children, ...options });
+      return runAgentCli({
+        adapter: claudeAdapter,
+        bin: PINNED_CLAUDE_BIN,
+        cwd: c.cwd,
+        env,
+        scratchDir: c.base,
+        timeoutMs: RUN_TIMEOUT_MS,
+        children: cases.children,
+        ...options,
+      });
     },
   };
 }
@@ -105,7 +116,11 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
     assert.equal(run.outcome.finalMessage, null);
     assert.equal(run.outcome.error?.kind, "rate_limit");
     assert.match(run.outcome.limit?.message ?? "", /429/);
-    assert.ok(run.events.some((event) => event.kind === "retry" && /API retry 1\/1 .*429/.test(event.text ?? "") && event.fatal === undefined));
+    assert.ok(
+      run.events.some(
+        (event) => event.kind === "retry" && /API retry 1\/1 .*429/.test(event.text ?? "") && event.fatal === undefined,
+      ),
+    );
     assert.equal(c.fake.mainRequests().length, 2);
     assert.ok(run.durationMs < 15_000, `took ${run.durationMs} ms`);
   });
@@ -145,21 +160,27 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
     const c = await newCase([hangTurn()]);
     const run = await c.run({
       started: (child) => {
-        void c.fake.waitForRequest((request) => request.kind === "main", RUN_TIMEOUT_MS).then(() => child.kill("SIGINT"));
+        void c.fake
+          .waitForRequest((request) => request.kind === "main", RUN_TIMEOUT_MS)
+          .then(() => child.kill("SIGINT"));
       },
     });
 
     // Measured: usually no result line at all, sometimes an error_during_execution one.
     assert.equal(run.code, 0);
     assert.equal(run.outcome.finalMessage, null);
-    if (run.outcome.sawResult) assert.deepEqual(run.outcome.error, { kind: "other", message: "interrupted (aborted_streaming)" });
+    if (run.outcome.sawResult)
+      assert.deepEqual(run.outcome.error, { kind: "other", message: "interrupted (aborted_streaming)" });
     else assert.equal(run.outcome.error, undefined);
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     const toolSurvives = signal === "SIGTERM";
     test(`${signal} during a Bash tool: the tool's own session ${toolSurvives ? "survives" : "is ended"}`, async () => {
-      const c = await newCase((cwd) => [bashTurn(`echo $$ > ${join(cwd, "tool.pid")}; exec sleep 300`), textTurn("done")]);
+      const c = await newCase((cwd) => [
+        bashTurn(`echo $$ > ${join(cwd, "tool.pid")}; exec sleep 300`),
+        textTurn("done"),
+      ]);
       let toolPid = 0;
       let toolSession = 0;
       const run = await c.run({
@@ -189,34 +210,67 @@ describe("Claude Code 2.1.197 against the fake API", { timeout: 120_000 }, () =>
 
 describe("the fake Anthropic server itself", () => {
   const post = (fake: FakeAnthropic, body: unknown) =>
-    fetch(`${fake.url}/v1/messages?beta=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${fake.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const tools = [{ name: "Write", input_schema: { type: "object" } }];
 
   test("side calls (no tools) never consume the script; main calls do, in order", async () => {
     const fake = await startFakeAnthropic([textTurn("first"), textTurn("second")]);
     cases.track(fake);
     const schema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
-    const side = await post(fake, { model: "m", tools: [], messages: [{ role: "user", content: "title?" }], output_config: { format: { type: "json_schema", schema } } });
+    const side = await post(fake, {
+      model: "m",
+      tools: [],
+      messages: [{ role: "user", content: "title?" }],
+      output_config: { format: { type: "json_schema", schema } },
+    });
     const sideBody = (await side.json()) as { content: Array<{ text: string }> };
     assert.deepEqual(JSON.parse(sideBody.content[0]?.text ?? ""), { title: "Fake title" });
     assert.equal(fake.remaining(), 2);
-    const main = await post(fake, { model: "m", tools, stream: true, messages: [{ role: "user", content: "go" }, { role: "system", content: "reminder" }] });
+    const main = await post(fake, {
+      model: "m",
+      tools,
+      stream: true,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "system", content: "reminder" },
+      ],
+    });
     const sse = await main.text();
     assert.equal(main.headers.get("content-type"), "text/event-stream");
     assert.deepEqual(
       [...sse.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]),
-      ["message_start", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop"],
+      [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+      ],
     );
     assert.match(sse, /"stop_reason":"end_turn"/);
     assert.equal(fake.remaining(), 1);
-    assert.deepEqual(fake.mainRequests().map((request) => [request.turn, request.lastMessageText]), [[0, "go"]]);
+    assert.deepEqual(
+      fake.mainRequests().map((request) => [request.turn, request.lastMessageText]),
+      [[0, "go"]],
+    );
   });
 
   test("tool_use streams its input as input_json_delta; errors carry status, headers and body", async () => {
-    const fake = await startFakeAnthropic([bashTurn("ls"), rateLimitTurn({ retryAfterSeconds: 7, shouldRetry: false })]);
+    const fake = await startFakeAnthropic([
+      bashTurn("ls"),
+      rateLimitTurn({ retryAfterSeconds: 7, shouldRetry: false }),
+    ]);
     cases.track(fake);
     const sse = await (await post(fake, { model: "m", tools, stream: true, messages: [] })).text();
-    const json = [...sse.matchAll(/"partial_json":("(?:[^"\\]|\\.)*")/g)].map((match) => JSON.parse(match[1] as string) as string).join("");
+    const json = [...sse.matchAll(/"partial_json":("(?:[^"\\]|\\.)*")/g)]
+      .map((match) => JSON.parse(match[1] as string) as string)
+      .join("");
     assert.deepEqual(JSON.parse(json), { command: "ls", description: "Run a command" });
     assert.match(sse, /"stop_reason":"tool_use"/);
     const limited = await post(fake, { model: "m", tools, stream: true, messages: [] });

@@ -13,10 +13,25 @@ import { errorTurn, hangTurn, startFakeOpenAI, textTurn, toolTurn } from "../fix
 import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 25_000;
-const { children, strays, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-codex-cli-", startFakeOpenAI, codexEnvironment);
+const { children, strays, newCase, waitForTool, assertSigtermEndsIteration } = cliCases(
+  "ralph-codex-cli-",
+  startFakeOpenAI,
+  codexEnvironment,
+);
 
-function runCodex(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
-  return runAgentCli({ adapter: codexAdapter, bin: PINNED_CODEX_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, children, ...(started ? { started } : {}) });
+function runCodex(
+  c: { cwd: string; base: string; env: NodeJS.ProcessEnv },
+  started?: (child: ChildProcess) => void,
+): Promise<CliRun> {
+  return runAgentCli({
+    adapter: codexAdapter,
+    bin: PINNED_CODEX_BIN,
+    cwd: c.cwd,
+    env: c.env,
+    scratchDir: c.base,
+    children,
+    ...(started ? { started } : {}),
+  });
 }
 
 function describeProcess(pid: number): string {
@@ -28,11 +43,19 @@ const BACKGROUND_SLEEP = "sleep 300 & echo $! > sleep.pid; wait";
 
 describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, () => {
   test("ralph run --agent codex: the shell tool writes a file, the promise ends the run DONE, tokens recorded", async () => {
-    const c = await newCase([toolTurn("exec_command", { cmd: "printf 'hello from codex\\n' > hello.txt" }), textTurn("Wrote hello.txt. <promise>DONE</promise>")]);
+    const c = await newCase([
+      toolTurn("exec_command", { cmd: "printf 'hello from codex\\n' > hello.txt" }),
+      textTurn("Wrote hello.txt. <promise>DONE</promise>"),
+    ]);
     // Larger than one argv word may be (128 KiB on Linux): only stdin can carry it.
     const prompt = `Write hello.txt.\n${"Context line for the task.\n".repeat(8000)}END-OF-PROMPT`;
     writeFileSync(join(c.cwd, "PROMPT.md"), prompt);
-    const result = await runRalph(["run", "--agent", "codex", "--completion-promise", "DONE", "--prompt-file", "PROMPT.md"], c.cwd, c.env, WAIT_MS);
+    const result = await runRalph(
+      ["run", "--agent", "codex", "--completion-promise", "DONE", "--prompt-file", "PROMPT.md"],
+      c.cwd,
+      c.env,
+      WAIT_MS,
+    );
 
     assert.equal(result.code, 0, result.stderr);
     const runDir = onlyRunDir(c.cwd);
@@ -56,9 +79,19 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("exec_command", { cmd: BACKGROUND_SLEEP }), hangTurn()]);
     // Everything ralph started for the iteration; its guardian is ralph's own watchdog and leaves after it.
-    await assertSigtermEndsIteration(c, ["run", "--agent", "codex", "work"], "sleep.pid", WAIT_MS, ({ toolPid, child }) => {
-      assert.notEqual(sessionOf(toolPid), sessionOf(child.pid as number), "Codex started its tool shell in a session of its own");
-    });
+    await assertSigtermEndsIteration(
+      c,
+      ["run", "--agent", "codex", "work"],
+      "sleep.pid",
+      WAIT_MS,
+      ({ toolPid, child }) => {
+        assert.notEqual(
+          sessionOf(toolPid),
+          sessionOf(child.pid as number),
+          "Codex started its tool shell in a session of its own",
+        );
+      },
+    );
   });
 
   test("known-false control: SIGTERM to the codex process alone leaves the tool's sleep running", async () => {
@@ -72,7 +105,10 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
     });
 
     assert.ok(sleepPid > 0, "the tool started");
-    assert.ok(run.signal === "SIGTERM" || run.code === 143, `codex ended by SIGTERM (code ${String(run.code)}, signal ${String(run.signal)})`);
+    assert.ok(
+      run.signal === "SIGTERM" || run.code === 143,
+      `codex ended by SIGTERM (code ${String(run.code)}, signal ${String(run.signal)})`,
+    );
     assert.equal(run.outcome.sawResult, false);
     assert.equal(run.outcome.finalMessage, null);
     assert.equal(processAlive(sleepPid), true, "the sleep outlived codex");
@@ -102,7 +138,14 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
 
   test("usage limit: a rate_limit outcome with the reset time Codex prints in local time", async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 3 * 24 * 3600;
-    const body = { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt } };
+    const body = {
+      error: {
+        type: "usage_limit_reached",
+        message: "The usage limit has been reached",
+        plan_type: "plus",
+        resets_at: resetsAt,
+      },
+    };
     const c = await newCase([errorTurn(429, body)]);
     const run = await runCodex(c);
 
@@ -116,7 +159,11 @@ describe("Codex 0.171.0 against the fake Responses API", { timeout: 120_000 }, (
   });
 
   test("401: an auth outcome; 500: an api outcome; neither is a limit", async () => {
-    const auth = await newCase([errorTurn(401, { error: { message: "Incorrect API key provided: test.", type: "invalid_request_error", code: "invalid_api_key" } })]);
+    const auth = await newCase([
+      errorTurn(401, {
+        error: { message: "Incorrect API key provided: test.", type: "invalid_request_error", code: "invalid_api_key" },
+      }),
+    ]);
     const server = await newCase([errorTurn(500, { error: { message: "boom", type: "server_error" } })]);
     const [authRun, serverRun] = await Promise.all([runCodex(auth), runCodex(server)]);
 

@@ -13,10 +13,25 @@ import { childrenOf, commandOf, runAgentCli, type CliRun } from "../fixtures/run
 import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 30_000;
-const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-gemini-cli-", startFakeGemini, geminiEnvironment);
+const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases(
+  "ralph-gemini-cli-",
+  startFakeGemini,
+  geminiEnvironment,
+);
 
-function runGemini(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
-  const options = { adapter: geminiAdapter, bin: PINNED_GEMINI_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: GEMINI_TEST_MODEL, children };
+function runGemini(
+  c: { cwd: string; base: string; env: NodeJS.ProcessEnv },
+  started?: (child: ChildProcess) => void,
+): Promise<CliRun> {
+  const options = {
+    adapter: geminiAdapter,
+    bin: PINNED_GEMINI_BIN,
+    cwd: c.cwd,
+    env: c.env,
+    scratchDir: c.base,
+    model: GEMINI_TEST_MODEL,
+    children,
+  };
   return runAgentCli({ ...options, timeoutMs: WAIT_MS, ...(started ? { started } : {}) });
 }
 
@@ -33,7 +48,17 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
     // Larger than one argv word may be (128 KiB on Linux): only stdin can carry it.
     const prompt = `Write hello.txt.\n${"Context line for the task.\n".repeat(8000)}END-OF-PROMPT`;
     writeFileSync(join(c.cwd, "PROMPT.md"), prompt);
-    const args = ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "--completion-promise", "DONE", "--prompt-file", "PROMPT.md"];
+    const args = [
+      "run",
+      "--agent",
+      "gemini",
+      "--model",
+      GEMINI_TEST_MODEL,
+      "--completion-promise",
+      "DONE",
+      "--prompt-file",
+      "PROMPT.md",
+    ];
     const result = await runRalph(args, c.cwd, c.env, WAIT_MS);
 
     assert.equal(result.code, 0, result.stderr);
@@ -59,7 +84,12 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
 
   test("SIGTERM to ralph during a shell tool: ralph dies of SIGTERM and nothing of the iteration survives", async () => {
     const c = await newCase([toolTurn("run_shell_command", { command: BACKGROUND_SLEEP }), hangTurn()]);
-    await assertSigtermEndsIteration(c, ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"], "sleep.pid", WAIT_MS);
+    await assertSigtermEndsIteration(
+      c,
+      ["run", "--agent", "gemini", "--model", GEMINI_TEST_MODEL, "work"],
+      "sleep.pid",
+      WAIT_MS,
+    );
   });
 
   test("known-false control: SIGINT to Gemini CLI ends it with exit 0 and no result, and its tool's sleep survives", async () => {
@@ -88,7 +118,12 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
         code: 429,
         message: "You exceeded your current quota, please check your plan and billing details.",
         status: "RESOURCE_EXHAUSTED",
-        details: [{ "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier" }] }],
+        details: [
+          {
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            violations: [{ quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier" }],
+          },
+        ],
       },
     };
     const delayed = {
@@ -104,12 +139,20 @@ describe("Gemini CLI 0.61.0 against the fake Gemini API", { timeout: 150_000 }, 
         code: 400,
         message: "API key not valid. Please pass a valid API key.",
         status: "INVALID_ARGUMENT",
-        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }],
+        details: [
+          { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" },
+        ],
       },
     };
-    const cases = await Promise.all([quota, delayed].map((body) => newCase([errorTurn(429, body)])).concat(newCase([errorTurn(400, badKey)])));
+    const cases = await Promise.all(
+      [quota, delayed].map((body) => newCase([errorTurn(429, body)])).concat(newCase([errorTurn(400, badKey)])),
+    );
     const before = Date.now();
-    const [dailyRun, hourlyRun, keyRun] = (await Promise.all(cases.map((c) => runGemini(c)))) as [CliRun, CliRun, CliRun];
+    const [dailyRun, hourlyRun, keyRun] = (await Promise.all(cases.map((c) => runGemini(c)))) as [
+      CliRun,
+      CliRun,
+      CliRun,
+    ];
 
     for (const run of [dailyRun, hourlyRun, keyRun]) {
       assert.notEqual(run.code, 0);

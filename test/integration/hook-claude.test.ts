@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { quoteShellWord } from "../../src/util/shell-words.js";
 import { fakeClaudeEnvironment, PINNED_CLAUDE_BIN } from "../fixtures/fake-anthropic-env.js";
-import { bashTurn, startFakeAnthropic, textTurn, type FakeAnthropic, type FakeTurn } from "../fixtures/fake-anthropic.js";
+import {
+  bashTurn,
+  startFakeAnthropic,
+  textTurn,
+  type FakeAnthropic,
+  type FakeTurn,
+} from "../fixtures/fake-anthropic.js";
 import { cleanEnv, runRalph } from "../helpers/cli.js";
 
 const RUN_TIMEOUT_MS = 45_000;
@@ -22,7 +28,8 @@ const RALPH_ENV = Object.fromEntries(Object.entries(cleanEnv()).filter(([name]) 
 let caseCount = 0;
 
 after(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, "SIGKILL");
   await Promise.all(servers.map((server) => server.close()));
   rmSync(root, { recursive: true, force: true });
 });
@@ -53,7 +60,10 @@ async function newCase(script: FakeTurn[]): Promise<Case> {
   for (const dir of [dirs.home, dirs.tmp, join(project, ".claude")]) mkdirSync(dir, { recursive: true });
   const inputs = join(base, "hook-inputs.jsonl");
   const logger = `cat >> ${quoteShellWord(inputs)}; echo >> ${quoteShellWord(inputs)}`;
-  writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ model: "claude-fake", hooks: { Stop: [{ hooks: [{ type: "command", command: logger }] }] } }));
+  writeFileSync(
+    join(project, ".claude", "settings.json"),
+    JSON.stringify({ model: "claude-fake", hooks: { Stop: [{ hooks: [{ type: "command", command: logger }] }] } }),
+  );
   const fake = await startFakeAnthropic(script, { whenEmpty: textTurn("Still working on it.") });
   servers.push(fake);
   return {
@@ -61,7 +71,10 @@ async function newCase(script: FakeTurn[]): Promise<Case> {
     project,
     hookInputs: () =>
       existsSync(inputs)
-        ? readFileSync(inputs, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>)
+        ? readFileSync(inputs, "utf8")
+            .split("\n")
+            .filter((line) => line.trim() !== "")
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
         : [],
     claude(args, env = {}) {
       const child = spawn(PINNED_CLAUDE_BIN, ["-p", "--output-format", "stream-json", "--verbose", ...args], {
@@ -78,7 +91,10 @@ async function newCase(script: FakeTurn[]): Promise<Case> {
       return new Promise((resolve) =>
         child.on("close", (code) => {
           clearTimeout(timer);
-          const result = stdout.split("\n").filter((line) => line.startsWith('{"type":"result"')).at(-1);
+          const result = stdout
+            .split("\n")
+            .filter((line) => line.startsWith('{"type":"result"'))
+            .at(-1);
           const sessionId = result ? ((JSON.parse(result) as { session_id?: string }).session_id ?? null) : null;
           resolve({ code, stdout, stderr, sessionId });
         }),
@@ -110,7 +126,8 @@ function progressOf(c: Case): { iterations: number[]; results: string[]; marker:
 async function listed(c: Case): Promise<{ state: string; iteration: number; mode: string | null }> {
   const list = await c.ralph(["list", "--json"]);
   assert.equal(list.code, 0, list.stderr);
-  const runs = (JSON.parse(list.stdout) as { runs: Array<{ state: string; iteration: number; mode: string | null }> }).runs;
+  const runs = (JSON.parse(list.stdout) as { runs: Array<{ state: string; iteration: number; mode: string | null }> })
+    .runs;
   assert.equal(runs.length, 1);
   return runs[0] as { state: string; iteration: number; mode: string | null };
 }
@@ -119,8 +136,20 @@ const PROMPT = "Make the tests pass. Output <promise>ALL TESTS PASS</promise> wh
 
 describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { timeout: 120_000 }, () => {
   test("loops until the promise: exactly 3 iterations, DONE, listed by ralph list", async (t: TestContext) => {
-    const c = await newCase([textTurn("Working on it."), textTurn("Almost there."), textTurn("All green now.\n<promise>ALL TESTS PASS</promise>")]);
-    const started = await c.ralph(["hook", "start", PROMPT, "--completion-promise", "ALL TESTS PASS", "--max-iterations", "10"]);
+    const c = await newCase([
+      textTurn("Working on it."),
+      textTurn("Almost there."),
+      textTurn("All green now.\n<promise>ALL TESTS PASS</promise>"),
+    ]);
+    const started = await c.ralph([
+      "hook",
+      "start",
+      PROMPT,
+      "--completion-promise",
+      "ALL TESTS PASS",
+      "--max-iterations",
+      "10",
+    ]);
     assert.equal(started.code, 0, started.stderr);
     const run = await c.claude(["--dangerously-skip-permissions", PROMPT]);
     assert.equal(run.code, 0, run.stderr);
@@ -135,7 +164,9 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
     const summary = await listed(c);
     assert.deepEqual([summary.state, summary.iteration, summary.mode], ["DONE", 3, "hook"]);
     // Tokens come from the session transcript: 3 calls of the fake's default usage (100 in, 20 out).
-    const status = JSON.parse(readFileSync(join(c.project, ".ralph", "runs", String(c.state().fields.run_id), "status.json"), "utf8")) as { tokens: unknown };
+    const status = JSON.parse(
+      readFileSync(join(c.project, ".ralph", "runs", String(c.state().fields.run_id), "status.json"), "utf8"),
+    ) as { tokens: unknown };
     assert.deepEqual(status.tokens, { input: 300, output: 60, cacheRead: 0, cacheWrite: 0 });
     const state = c.state();
     assert.equal(state.fields.active, false);
@@ -146,8 +177,14 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
     const inputs = c.hookInputs();
     t.diagnostic(`Stop hook input: ${JSON.stringify(inputs[0])}`);
     assert.equal(inputs.length, 3);
-    assert.deepEqual(inputs.map((input) => input.stop_hook_active), [false, true, true]);
-    assert.deepEqual(inputs.map((input) => input.last_assistant_message), ["Working on it.", "Almost there.", "All green now.\n<promise>ALL TESTS PASS</promise>"]);
+    assert.deepEqual(
+      inputs.map((input) => input.stop_hook_active),
+      [false, true, true],
+    );
+    assert.deepEqual(
+      inputs.map((input) => input.last_assistant_message),
+      ["Working on it.", "Almost there.", "All green now.\n<promise>ALL TESTS PASS</promise>"],
+    );
     for (const input of inputs) {
       assert.equal(input.hook_event_name, "Stop");
       assert.equal(input.session_id, run.sessionId);
@@ -162,10 +199,17 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
       bashTurn("sed -i 's/^active: true$/active: false/' .claude/ralph-loop.local.md"),
       textTurn("Second pass done."),
     ]);
-    assert.equal((await c.ralph(["hook", "start", PROMPT, "--completion-promise", "ALL TESTS PASS", "-n", "10"])).code, 0);
+    assert.equal(
+      (await c.ralph(["hook", "start", PROMPT, "--completion-promise", "ALL TESTS PASS", "-n", "10"])).code,
+      0,
+    );
     const run = await c.claude(["--dangerously-skip-permissions", PROMPT]);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(c.fake.mainRequests().length, 3, "iteration 1, then the tool call and the text of iteration 2; nothing after");
+    assert.equal(
+      c.fake.mainRequests().length,
+      3,
+      "iteration 1, then the tool call and the text of iteration 2; nothing after",
+    );
     assert.equal(c.hookInputs().length, 2);
     const progress = progressOf(c);
     assert.deepEqual(progress.iterations, [1]);
@@ -181,8 +225,15 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
     assert.equal(first.code, 0, first.stderr);
     assert.equal(c.fake.mainRequests().length, 9, "8 honoured blocks: 9 model turns in one turn");
     assert.equal(c.hookInputs().length, 9);
-    assert.deepEqual(c.hookInputs().map((input) => input.stop_hook_active), [false, true, true, true, true, true, true, true, true]);
-    assert.doesNotMatch(first.stdout, /consecutive times/, "ralph let the 9th stop through instead of having Claude Code override it");
+    assert.deepEqual(
+      c.hookInputs().map((input) => input.stop_hook_active),
+      [false, true, true, true, true, true, true, true, true],
+    );
+    assert.doesNotMatch(
+      first.stdout,
+      /consecutive times/,
+      "ralph let the 9th stop through instead of having Claude Code override it",
+    );
     assert.equal(c.state().fields.iteration, 10);
     assert.equal(c.state().fields.active, true);
     assert.equal((await listed(c)).state, "running");
@@ -203,14 +254,19 @@ describe("in-session loop with Claude Code 2.1.197 (claude -p, fake API)", { tim
     const installed = await c.ralph(["hook", "install", "--commands"]);
     assert.equal(installed.code, 0, installed.stderr);
     // No --dangerously-skip-permissions: the command's allowed-tools pattern must allow the ```! block.
-    const run = await c.claude([`/ralph-loop Fix the login at https://x.test/?a=1&b=2 for $USER and *.md --completion-promise "ALL DONE" -n 4`]);
+    const run = await c.claude([
+      `/ralph-loop Fix the login at https://x.test/?a=1&b=2 for $USER and *.md --completion-promise "ALL DONE" -n 4`,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const state = c.state();
     assert.equal(state.body, "Fix the login at https://x.test/?a=1&b=2 for $USER and *.md\n");
     assert.equal(state.fields.completion_promise, "ALL DONE");
     assert.equal(state.fields.max_iterations, 4);
     assert.equal(state.fields.session_id, run.sessionId);
-    assert.match(c.fake.mainRequests()[0]?.lastMessageText ?? "", /in-session loop started[\s\S]*Work on the task above now/);
+    assert.match(
+      c.fake.mainRequests()[0]?.lastMessageText ?? "",
+      /in-session loop started[\s\S]*Work on the task above now/,
+    );
     assert.equal(c.fake.mainRequests().length, 2);
     assert.deepEqual(progressOf(c).marker, ["completion_reason=DONE", "promise=COMPLETE"]);
   });

@@ -14,10 +14,25 @@ import { cliCases } from "../fixtures/cli-cases.js";
 
 const WAIT_MS = 45_000;
 const MODEL = `fake/${FAKE_MODEL}`;
-const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases("ralph-opencode-cli-", startFakeOpenAI, opencodeEnvironment);
+const { children, newCase, waitForTool, assertSigtermEndsIteration } = cliCases(
+  "ralph-opencode-cli-",
+  startFakeOpenAI,
+  opencodeEnvironment,
+);
 
-function runOpencode(c: { cwd: string; base: string; env: NodeJS.ProcessEnv }, started?: (child: ChildProcess) => void): Promise<CliRun> {
-  const options = { adapter: opencodeAdapter, bin: PINNED_OPENCODE_BIN, cwd: c.cwd, env: c.env, scratchDir: c.base, model: MODEL, children };
+function runOpencode(
+  c: { cwd: string; base: string; env: NodeJS.ProcessEnv },
+  started?: (child: ChildProcess) => void,
+): Promise<CliRun> {
+  const options = {
+    adapter: opencodeAdapter,
+    bin: PINNED_OPENCODE_BIN,
+    cwd: c.cwd,
+    env: c.env,
+    scratchDir: c.base,
+    model: MODEL,
+    children,
+  };
   return runAgentCli({ ...options, timeoutMs: WAIT_MS, ...(started ? { started } : {}) });
 }
 
@@ -34,7 +49,17 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
     // Larger than one argv word may be (128 KiB on Linux): only stdin can carry it.
     const prompt = `Write hello.txt.\n${"Context line for the task.\n".repeat(8000)}END-OF-PROMPT`;
     writeFileSync(join(c.cwd, "PROMPT.md"), prompt);
-    const args = ["run", "--agent", "opencode", "--model", MODEL, "--completion-promise", "DONE", "--prompt-file", "PROMPT.md"];
+    const args = [
+      "run",
+      "--agent",
+      "opencode",
+      "--model",
+      MODEL,
+      "--completion-promise",
+      "DONE",
+      "--prompt-file",
+      "PROMPT.md",
+    ];
     const result = await runRalph(args, c.cwd, c.env, WAIT_MS);
 
     assert.equal(result.code, 0, result.stderr);
@@ -45,8 +70,12 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
     const status = readStatus(runDir);
     // Three steps of 90 uncached input, 10 cached and 20 output tokens, priced per million tokens.
     assert.deepEqual(status.tokens, { input: 270, output: 60, cacheRead: 30, cacheWrite: 0 });
-    const expectedCost = (3 * (90 * OPENCODE_PRICE.input + 20 * OPENCODE_PRICE.output + 10 * OPENCODE_PRICE.cache_read)) / 1e6;
-    assert.ok(Math.abs(Number(status.cost_usd) - expectedCost) < 1e-9, `cost ${String(status.cost_usd)}, expected ${expectedCost}`);
+    const expectedCost =
+      (3 * (90 * OPENCODE_PRICE.input + 20 * OPENCODE_PRICE.output + 10 * OPENCODE_PRICE.cache_read)) / 1e6;
+    assert.ok(
+      Math.abs(Number(status.cost_usd) - expectedCost) < 1e-9,
+      `cost ${String(status.cost_usd)}, expected ${expectedCost}`,
+    );
     assert.match(String(status.session_id), /^ses_\w+$/);
     const tools = readEvents(runDir).filter((event) => event.type === "agent_event" && event.kind === "tool_use");
     assert.deepEqual(
@@ -85,7 +114,11 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
   });
 
   test("401: an auth outcome, not a limit", async () => {
-    const c = await newCase([errorTurn(401, { error: { message: "Incorrect API key provided: test.", type: "invalid_request_error", code: "invalid_api_key" } })]);
+    const c = await newCase([
+      errorTurn(401, {
+        error: { message: "Incorrect API key provided: test.", type: "invalid_request_error", code: "invalid_api_key" },
+      }),
+    ]);
     const run = await runOpencode(c);
 
     assert.equal(run.code, 1);
@@ -96,6 +129,9 @@ describe("OpenCode 1.18.33 against the fake Chat Completions API", { timeout: 15
     assert.equal(run.outcome.limit, undefined);
     assert.match(run.outcome.sessionId ?? "", /^ses_\w+$/);
     // Nothing went further than 127.0.0.1: OpenCode's registry lookup came to the fake.
-    assert.ok(c.fake.requests.every((request) => request.kind !== "other"), JSON.stringify(c.fake.requests.map((r) => r.path)));
+    assert.ok(
+      c.fake.requests.every((request) => request.kind !== "other"),
+      JSON.stringify(c.fake.requests.map((r) => r.path)),
+    );
   });
 });

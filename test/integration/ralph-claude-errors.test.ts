@@ -36,24 +36,38 @@ describe("non-retryable agent errors end the run at once", { timeout: 150_000 },
     assert.ok(took < 30_000, `took ${took} ms`);
   });
 
-  test("Claude Code as root without IS_SANDBOX refuses --dangerously-skip-permissions: FAILED after one iteration, with the way out", { skip: process.getuid?.() !== 0 ? "needs root" : false }, async () => {
-    const c = await lab.newCase(() => [textTurn("All done.")]);
-    delete c.env.IS_SANDBOX;
-    const result = await lab.runRalph(c, ["-n", "3", "--max-failures", "3", "fix it"], 60_000);
-    assert.equal(result.code, 1, result.stdout + result.stderr);
-    const status = readStatus(c.runDir);
-    assert.equal(status.exit_reason, "FAILED");
-    assert.equal(status.iteration, 1, "no second try of a refusal");
-    assert.match(result.stdout, /FAILED: the agent rejected its configuration: --dangerously-skip-permissions cannot be used with root\/sudo privileges.*IS_SANDBOX=1/);
-    assert.equal(c.fake.mainRequests().length, 0);
-  });
+  test(
+    "Claude Code as root without IS_SANDBOX refuses --dangerously-skip-permissions: FAILED after one iteration, with the way out",
+    { skip: process.getuid?.() !== 0 ? "needs root" : false },
+    async () => {
+      const c = await lab.newCase(() => [textTurn("All done.")]);
+      delete c.env.IS_SANDBOX;
+      const result = await lab.runRalph(c, ["-n", "3", "--max-failures", "3", "fix it"], 60_000);
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      const status = readStatus(c.runDir);
+      assert.equal(status.exit_reason, "FAILED");
+      assert.equal(status.iteration, 1, "no second try of a refusal");
+      assert.match(
+        result.stdout,
+        /FAILED: the agent rejected its configuration: --dangerously-skip-permissions cannot be used with root\/sudo privileges.*IS_SANDBOX=1/,
+      );
+      assert.equal(c.fake.mainRequests().length, 0);
+    },
+  );
 
   test("an argument Claude Code refuses (--agent-args --permission-mode nope): FAILED after one iteration, naming it", async () => {
     const c = await lab.newCase(() => [textTurn("All done.")]);
-    const result = await lab.runRalph(c, ["-n", "3", "--max-failures", "3", "--agent-args", "--permission-mode nope", "fix it"], 60_000);
+    const result = await lab.runRalph(
+      c,
+      ["-n", "3", "--max-failures", "3", "--agent-args", "--permission-mode nope", "fix it"],
+      60_000,
+    );
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.equal(readStatus(c.runDir).iteration, 1, "no second try of a refusal");
-    assert.match(result.stdout, /FAILED: the agent rejected its configuration: error: option '--permission-mode <mode>' argument 'nope' is invalid/);
+    assert.match(
+      result.stdout,
+      /FAILED: the agent rejected its configuration: error: option '--permission-mode <mode>' argument 'nope' is invalid/,
+    );
   });
 
   test("control: an overloaded API (529) is retryable, so the run goes on to the next iteration", async () => {

@@ -39,7 +39,10 @@ function toolSleeps(runId: string): number[] {
 
 describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 150_000 }, () => {
   test("Write tool, then the promise: DONE, the file, cost, tokens and session recorded", async () => {
-    const c = await lab.newCase((dir) => [writeTurn(join(dir, "hello.txt"), "hello from claude\n"), textTurn("Wrote it. <promise>DONE</promise>")]);
+    const c = await lab.newCase((dir) => [
+      writeTurn(join(dir, "hello.txt"), "hello from claude\n"),
+      textTurn("Wrote it. <promise>DONE</promise>"),
+    ]);
     const result = await lab.runRalph(c, ["--completion-promise", "DONE", PROMPT]);
 
     assert.equal(result.code, 0, result.stderr);
@@ -80,19 +83,31 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
   test("429 with a reset in its message: waiting, then the same iteration succeeds", async () => {
     // The server's error message is what reaches Claude Code's result line ("API Error: Request rejected (429) · <message>");
     // its retry-after and anthropic-ratelimit-*-reset headers do not.
-    const limited = rateLimitTurn({ retryAfterSeconds: 3, shouldRetry: false, message: "Rate limit reached; resets in 3 seconds" });
-    const c = await lab.newCase((dir) => [limited, writeTurn(join(dir, "hello.txt"), "after the limit\n"), textTurn("<promise>DONE</promise>")]);
+    const limited = rateLimitTurn({
+      retryAfterSeconds: 3,
+      shouldRetry: false,
+      message: "Rate limit reached; resets in 3 seconds",
+    });
+    const c = await lab.newCase((dir) => [
+      limited,
+      writeTurn(join(dir, "hello.txt"), "after the limit\n"),
+      textTurn("<promise>DONE</promise>"),
+    ]);
     const { child, done } = lab.startRalph(c, ["--completion-promise", "DONE", PROMPT]);
     const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-    const waiting = await waitFor(() => {
-      try {
-        const status = readStatus(c.runDir);
-        return status.state === "waiting" ? status : null;
-      } catch {
-        return null; // not written yet
-      }
-    }, "status state waiting", 30_000);
+    const waiting = await waitFor(
+      () => {
+        try {
+          const status = readStatus(c.runDir);
+          return status.state === "waiting" ? status : null;
+        } catch {
+          return null; // not written yet
+        }
+      },
+      "status state waiting",
+      30_000,
+    );
     // Seen while waiting: only the limited call has been made so far.
     assert.equal(c.fake.mainRequests().length, 1);
     // The reset came from the message: not the 60 s ralph falls back to when it finds none.
@@ -115,9 +130,15 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     // The reset was read from the message (about 3 s after the limited call), and ralph waited for it.
     const resumeAt = Date.parse(String(limit?.resume_at));
     const limitedAt = Date.parse(String(limitedEnd?.ts));
-    assert.ok(resumeAt - limitedAt > 2000 && resumeAt - limitedAt < 4000, `resume ${resumeAt - limitedAt} ms after the limit`);
+    assert.ok(
+      resumeAt - limitedAt > 2000 && resumeAt - limitedAt < 4000,
+      `resume ${resumeAt - limitedAt} ms after the limit`,
+    );
     const starts = eventsOf(c, "iteration_started");
-    assert.deepEqual(starts.map((event) => event.iteration), [1, 1]);
+    assert.deepEqual(
+      starts.map((event) => event.iteration),
+      [1, 1],
+    );
     assert.ok(Date.parse(String(starts[1]?.ts)) >= resumeAt, "the retry started after resume_at");
     const status = readStatus(c.runDir);
     assert.deepEqual([status.iteration, status.exit_reason, status.calls], [1, "DONE", 2]);
@@ -139,7 +160,10 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     assert.equal(eventsOf(c, "waiting_limit").length, 0, "an auth failure is never waited out");
     const status = readStatus(c.runDir);
     assert.deepEqual([status.exit_reason, status.exit_code], ["FAILED", 1]);
-    assert.deepEqual(eventsOf(c, "run_ended").map((event) => [event.reason, event.exit_code]), [["FAILED", 1]]);
+    assert.deepEqual(
+      eventsOf(c, "run_ended").map((event) => [event.reason, event.exit_code]),
+      [["FAILED", 1]],
+    );
     assert.equal(c.fake.mainRequests().length, 1);
   });
 
@@ -147,16 +171,37 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     test(`${signal} while the Bash tool runs a sleep in its own session: INTERRUPTED, nothing left`, async () => {
       const grace = 2000;
       const c = await lab.newCase(() => [bashTurn("sleep 317"), textTurn("<promise>DONE</promise>")]);
-      const { child, done } = lab.startRalph(c, ["--grace", `${grace / 1000}s`, "--completion-promise", "DONE", PROMPT]);
+      const { child, done } = lab.startRalph(c, [
+        "--grace",
+        `${grace / 1000}s`,
+        "--completion-promise",
+        "DONE",
+        PROMPT,
+      ]);
       const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-      const [sleepPid] = await waitFor(() => {
-        const found = toolSleeps(c.runId);
-        return found.length > 0 ? found : null;
-      }, "the tool's sleep 317", 30_000);
+      const [sleepPid] = await waitFor(
+        () => {
+          const found = toolSleeps(c.runId);
+          return found.length > 0 ? found : null;
+        },
+        "the tool's sleep 317",
+        30_000,
+      );
       // The tool leads its own session: a signal to ralph's or claude's group never reaches it.
-      const session = Number(readFileSync(`/proc/${String(sleepPid)}/stat`, "utf8").split(") ")[1]?.split(" ")[3]);
-      assert.notEqual(session, Number(readFileSync(`/proc/${String(child.pid)}/stat`, "utf8").split(") ")[1]?.split(" ")[3]));
+      const session = Number(
+        readFileSync(`/proc/${String(sleepPid)}/stat`, "utf8")
+          .split(") ")[1]
+          ?.split(" ")[3],
+      );
+      assert.notEqual(
+        session,
+        Number(
+          readFileSync(`/proc/${String(child.pid)}/stat`, "utf8")
+            .split(") ")[1]
+            ?.split(" ")[3],
+        ),
+      );
       const signalledAt = Date.now();
       child.kill(signal);
       const result = await done;
@@ -166,10 +211,17 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
       assert.deepEqual(completionMarker(c.runDir), ["completion_reason=INTERRUPTED", "promise=COMPLETE"]);
       const status = readStatus(c.runDir);
       assert.deepEqual([status.state, status.exit_reason, status.iteration], ["ended", "INTERRUPTED", 1]);
-      assert.deepEqual(eventsOf(c, "run_ended").map((event) => event.reason), ["INTERRUPTED"]);
+      assert.deepEqual(
+        eventsOf(c, "run_ended").map((event) => event.reason),
+        ["INTERRUPTED"],
+      );
       assert.equal(eventsOf(c, "iteration_started").length, 1, "no iteration after the signal");
       // Nothing of the run survives: not the sleep, not its shell, not Claude Code.
-      await waitFor(() => (processesOfRun(c.runId).length === 0 ? true : null), "every process of the run to end", grace + 1000 - (Date.now() - signalledAt));
+      await waitFor(
+        () => (processesOfRun(c.runId).length === 0 ? true : null),
+        "every process of the run to end",
+        grace + 1000 - (Date.now() - signalledAt),
+      );
       assert.equal(processAlive(sleepPid as number), false);
     });
   }
@@ -179,10 +231,14 @@ describe("ralph run --agent claude with the real Claude Code CLI", { timeout: 15
     const { child, done } = lab.startClaude(c, PROMPT);
     const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
 
-    const [sleepPid] = await waitFor(() => {
-      const found = toolSleeps(c.runId);
-      return found.length > 0 ? found : null;
-    }, "the tool's sleep 317", 30_000);
+    const [sleepPid] = await waitFor(
+      () => {
+        const found = toolSleeps(c.runId);
+        return found.length > 0 ? found : null;
+      },
+      "the tool's sleep 317",
+      30_000,
+    );
     child.kill("SIGTERM");
     const result = await done;
     clearTimeout(timer);

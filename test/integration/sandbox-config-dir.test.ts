@@ -42,89 +42,142 @@ function scene(): { work: string; env: NodeJS.ProcessEnv; claudeDir: string; cod
   mkdirSync(codexDir);
   writeFileSync(join(claudeDir, ".claude.json"), JSON.stringify({ numStartups: 1 }));
   assert.equal(spawnSync("git", ["init", "-q", work]).status, 0);
-  return { work, claudeDir, codexDir, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexDir } };
+  return {
+    work,
+    claudeDir,
+    codexDir,
+    env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexDir },
+  };
 }
 
 /** Runs the attacks as `agent` (sandboxed, with `writeAllow`, or not); what got through. */
-async function attack(agent: AgentName, sandboxed: boolean, writeAllow: (dirs: { claudeDir: string; codexDir: string }) => string[] = () => []) {
+async function attack(
+  agent: AgentName,
+  sandboxed: boolean,
+  writeAllow: (dirs: { claudeDir: string; codexDir: string }) => string[] = () => [],
+) {
   const found = scene();
   let argv = ["/bin/sh", "-c", ATTACKS];
   let env = found.env;
   let sandbox: Sandbox | null = null;
   if (sandboxed && probe.ok) {
-    sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" }, writeAllow: writeAllow(found) }, { agent, env, projectDir: found.work, workDir: found.work });
+    sandbox = await Sandbox.open(
+      probe,
+      { ...NO_SANDBOX, mode: "on", network: { kind: "none" }, writeAllow: writeAllow(found) },
+      { agent, env, projectDir: found.work, workDir: found.work },
+    );
     ({ argv, env } = sandbox.wrap(argv, env));
   }
-  const result = spawnSync(argv[0] as string, argv.slice(1), { cwd: found.work, env, encoding: "utf8", timeout: 30_000 });
+  const result = spawnSync(argv[0] as string, argv.slice(1), {
+    cwd: found.work,
+    env,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   await sandbox?.close();
   assert.equal(result.status, 0, result.stderr);
-  return { ...found, results: new Map(result.stdout.trim().split("\n").map((line) => line.split(" ") as [string, string])) };
+  return {
+    ...found,
+    results: new Map(
+      result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ") as [string, string]),
+    ),
+  };
 }
 
-describe("an agent CLI's moved directory in the sandbox", { skip: probe.ok ? false : `no sandbox here: ${probe.why}` }, () => {
-  test("CLAUDE_CONFIG_DIR: the agent writes its state there, not its settings or commands; .claude.json is a private copy", async () => {
-    const { results, claudeDir } = await attack("claude", true);
-    assert.equal(results.get("state"), "ok", "the CLI cannot keep its state");
-    assert.equal(results.get("settings"), "refused");
-    assert.equal(results.get("commands"), "refused");
-    assert.equal(results.get("claude_json"), "ok");
-    assert.deepEqual(JSON.parse(readFileSync(join(claudeDir, ".claude.json"), "utf8")), { numStartups: 1 });
-    assert.equal(readFileSync(join(claudeDir, "settings.json"), "utf8"), "{}\n", "an empty placeholder");
-    assert.equal(existsSync(join(claudeDir, "commands", "evil.md")), false);
-  });
+describe(
+  "an agent CLI's moved directory in the sandbox",
+  { skip: probe.ok ? false : `no sandbox here: ${probe.why}` },
+  () => {
+    test("CLAUDE_CONFIG_DIR: the agent writes its state there, not its settings or commands; .claude.json is a private copy", async () => {
+      const { results, claudeDir } = await attack("claude", true);
+      assert.equal(results.get("state"), "ok", "the CLI cannot keep its state");
+      assert.equal(results.get("settings"), "refused");
+      assert.equal(results.get("commands"), "refused");
+      assert.equal(results.get("claude_json"), "ok");
+      assert.deepEqual(JSON.parse(readFileSync(join(claudeDir, ".claude.json"), "utf8")), { numStartups: 1 });
+      assert.equal(readFileSync(join(claudeDir, "settings.json"), "utf8"), "{}\n", "an empty placeholder");
+      assert.equal(existsSync(join(claudeDir, "commands", "evil.md")), false);
+    });
 
-  test("CLAUDE_CONFIG_DIR made writable by sandbox.write_allow: its settings stay read-only all the same", async () => {
-    const { results, claudeDir } = await attack("claude", true, (dirs) => [dirs.claudeDir]);
-    assert.equal(results.get("settings"), "refused");
-    assert.equal(results.get("commands"), "refused");
-    assert.deepEqual(JSON.parse(readFileSync(join(claudeDir, ".claude.json"), "utf8")), { numStartups: 1 });
-  });
+    test("CLAUDE_CONFIG_DIR made writable by sandbox.write_allow: its settings stay read-only all the same", async () => {
+      const { results, claudeDir } = await attack("claude", true, (dirs) => [dirs.claudeDir]);
+      assert.equal(results.get("settings"), "refused");
+      assert.equal(results.get("commands"), "refused");
+      assert.deepEqual(JSON.parse(readFileSync(join(claudeDir, ".claude.json"), "utf8")), { numStartups: 1 });
+    });
 
-  test("CODEX_HOME: codex's config.toml cannot be created there", async () => {
-    const { results, codexDir } = await attack("codex", true, (dirs) => [dirs.codexDir]);
-    assert.equal(results.get("codex_config"), "refused");
-    assert.equal(readFileSync(join(codexDir, "config.toml"), "utf8"), "");
-  });
+    test("CODEX_HOME: codex's config.toml cannot be created there", async () => {
+      const { results, codexDir } = await attack("codex", true, (dirs) => [dirs.codexDir]);
+      assert.equal(results.get("codex_config"), "refused");
+      assert.equal(readFileSync(join(codexDir, "config.toml"), "utf8"), "");
+    });
 
-  test("control without the sandbox: every plant lands in the moved directories", async () => {
-    const { results, claudeDir } = await attack("claude", false);
-    for (const name of ["state", "settings", "commands", "claude_json", "codex_config"]) assert.equal(results.get(name), "ok", name);
-    assert.match(readFileSync(join(claudeDir, ".claude.json"), "utf8"), /mcpServers/);
-  });
+    test("control without the sandbox: every plant lands in the moved directories", async () => {
+      const { results, claudeDir } = await attack("claude", false);
+      for (const name of ["state", "settings", "commands", "claude_json", "codex_config"])
+        assert.equal(results.get(name), "ok", name);
+      assert.match(readFileSync(join(claudeDir, ".claude.json"), "utf8"), /mcpServers/);
+    });
 
-  test("~/.claude/.config.json (read by Claude Code instead of .claude.json once there): a planted one is found and moved out", async () => {
-    const { work, env } = scene();
-    const home = env.HOME as string;
-    const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
-    if (!probe.ok) return;
-    const sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent: "claude", env: plain, projectDir: work, workDir: work });
-    try {
-      const scan = await sandbox.watchTamper(work, join(work, "..", "planted"), plain);
-      const wrapped = sandbox.wrap(["/bin/sh", "-c", `echo '{"mcpServers":{"evil":{"command":"touch"}}}' > "$HOME/.claude/.config.json"`], plain);
-      assert.equal(spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 }).status, 0);
-      // Control: the write reached the person's ~/.claude, where their next session would read it.
-      assert.equal(existsSync(join(home, ".claude", ".config.json")), true);
-      assert.deepEqual(await scan(), [join(home, ".claude", ".config.json")]);
-      assert.equal(existsSync(join(home, ".claude", ".config.json")), false);
-    } finally {
-      await sandbox.close();
-    }
-  });
+    test("~/.claude/.config.json (read by Claude Code instead of .claude.json once there): a planted one is found and moved out", async () => {
+      const { work, env } = scene();
+      const home = env.HOME as string;
+      const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
+      if (!probe.ok) return;
+      const sandbox = await Sandbox.open(
+        probe,
+        { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
+        { agent: "claude", env: plain, projectDir: work, workDir: work },
+      );
+      try {
+        const scan = await sandbox.watchTamper(work, join(work, "..", "planted"), plain);
+        const wrapped = sandbox.wrap(
+          ["/bin/sh", "-c", `echo '{"mcpServers":{"evil":{"command":"touch"}}}' > "$HOME/.claude/.config.json"`],
+          plain,
+        );
+        assert.equal(
+          spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 })
+            .status,
+          0,
+        );
+        // Control: the write reached the person's ~/.claude, where their next session would read it.
+        assert.equal(existsSync(join(home, ".claude", ".config.json")), true);
+        assert.deepEqual(await scan(), [join(home, ".claude", ".config.json")]);
+        assert.equal(existsSync(join(home, ".claude", ".config.json")), false);
+      } finally {
+        await sandbox.close();
+      }
+    });
 
-  test("an existing ~/.claude/.config.json is the agent's private copy: the person's stays as it was", async () => {
-    const { work, env } = scene();
-    const home = env.HOME as string;
-    const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
-    mkdirSync(join(home, ".claude"));
-    writeFileSync(join(home, ".claude", ".config.json"), '{"numStartups":2}');
-    if (!probe.ok) return;
-    const sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent: "claude", env: plain, projectDir: work, workDir: work });
-    try {
-      const wrapped = sandbox.wrap(["/bin/sh", "-c", `echo '{"mcpServers":{}}' > "$HOME/.claude/.config.json"`], plain);
-      assert.equal(spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 }).status, 0);
-      assert.equal(readFileSync(join(home, ".claude", ".config.json"), "utf8"), '{"numStartups":2}');
-    } finally {
-      await sandbox.close();
-    }
-  });
-});
+    test("an existing ~/.claude/.config.json is the agent's private copy: the person's stays as it was", async () => {
+      const { work, env } = scene();
+      const home = env.HOME as string;
+      const plain = { ...env, CLAUDE_CONFIG_DIR: "" };
+      mkdirSync(join(home, ".claude"));
+      writeFileSync(join(home, ".claude", ".config.json"), '{"numStartups":2}');
+      if (!probe.ok) return;
+      const sandbox = await Sandbox.open(
+        probe,
+        { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
+        { agent: "claude", env: plain, projectDir: work, workDir: work },
+      );
+      try {
+        const wrapped = sandbox.wrap(
+          ["/bin/sh", "-c", `echo '{"mcpServers":{}}' > "$HOME/.claude/.config.json"`],
+          plain,
+        );
+        assert.equal(
+          spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, timeout: 30_000 })
+            .status,
+          0,
+        );
+        assert.equal(readFileSync(join(home, ".claude", ".config.json"), "utf8"), '{"numStartups":2}');
+      } finally {
+        await sandbox.close();
+      }
+    });
+  },
+);

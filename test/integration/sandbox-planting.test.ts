@@ -62,55 +62,92 @@ try env_key sh -c 'test -n "$ANTHROPIC_API_KEY"'
 try is_sandbox sh -c 'test "$IS_SANDBOX" = 1'
 `;
 
-const ENV = { GITHUB_TOKEN: "ghp_x", AWS_SECRET_ACCESS_KEY: "aws-x", RALPH_WEBHOOK_URL: WEBHOOK, ANTHROPIC_API_KEY: "sk-ant-x" };
+const ENV = {
+  GITHUB_TOKEN: "ghp_x",
+  AWS_SECRET_ACCESS_KEY: "aws-x",
+  RALPH_WEBHOOK_URL: WEBHOOK,
+  ANTHROPIC_API_KEY: "sk-ant-x",
+};
 
 /** Runs the attacks as `agent` would be run, sandboxed or not; what got through. */
-async function attack(sandboxed: boolean, agent: AgentName): Promise<{ found: Map<string, string>; work: string; home: string }> {
+async function attack(
+  sandboxed: boolean,
+  agent: AgentName,
+): Promise<{ found: Map<string, string>; work: string; home: string }> {
   const { work, home, runDir } = scene();
   const env: NodeJS.ProcessEnv = { ...process.env, ...ENV, HOME: home, RALPH_RUN_DIR: runDir, RALPH_RUN_ID: "x" };
   let argv = ["/bin/sh", "-c", ATTACKS];
   let inside = env;
   let sandbox: Sandbox | null = null;
   if (sandboxed && probe.ok) {
-    sandbox = await Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent, env, projectDir: work, workDir: work });
+    sandbox = await Sandbox.open(
+      probe,
+      { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
+      { agent, env, projectDir: work, workDir: work },
+    );
     ({ argv, env: inside } = sandbox.wrap(argv, env));
   }
-  const result = spawnSync(argv[0] as string, argv.slice(1), { cwd: work, env: inside, encoding: "utf8", timeout: 30_000 });
+  const result = spawnSync(argv[0] as string, argv.slice(1), {
+    cwd: work,
+    env: inside,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   await sandbox?.close();
   assert.equal(result.status, 0, result.stderr);
-  return { found: new Map(result.stdout.trim().split("\n").map((line) => line.split(" ") as [string, string])), work, home };
+  return {
+    found: new Map(
+      result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ") as [string, string]),
+    ),
+    work,
+    home,
+  };
 }
 
 const GIT = ["git_hook", "git_info", "git_alternates", "git_modules", "git_worktrees", "git_config", "git_swap"];
 const CLAUDE = ["claude_settings", "claude_hooks", "codex_config"];
 const SECRETS = ["run_settings", "env_token"];
 
-describe("the sandbox against an agent planting code and reading secrets", { skip: probe.ok ? false : `no sandbox here: ${probe.why}` }, () => {
-  test("sandboxed claude: git's code paths, the CLI's settings and the run's secrets are out of reach", async () => {
-    const { found, work, home } = await attack(true, "claude");
-    for (const name of [...GIT, ...CLAUDE, ...SECRETS]) assert.equal(found.get(name), "refused", `${name} got through: ${JSON.stringify([...found])}`);
-    // What the agent is meant to have still works: its own commits, its own API key, the run's state, IS_SANDBOX for Claude Code.
-    for (const name of ["agent_commit", "run_state", "env_key", "is_sandbox"]) assert.equal(found.get(name), "ok", name);
-    // The private copy of ~/.claude.json took the write; the person's file is as it was.
-    assert.equal(found.get("claude_json"), "ok");
-    assert.deepEqual(JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), { numStartups: 1 });
-    assert.equal(readFileSync(join(home, ".claude", "settings.json"), "utf8"), "{}\n", "an empty placeholder, read-only inside");
-    assert.equal(existsSync(join(work, ".git", "hooks", "pre-commit")), false);
-    assert.equal(existsSync(join(work, ".git", "modules", "sub")), false);
-    // git still works on the repository after the placeholders were made.
-    assert.equal(spawnSync("git", ["status", "--short"], { cwd: work, encoding: "utf8" }).status, 0);
-  });
+describe(
+  "the sandbox against an agent planting code and reading secrets",
+  { skip: probe.ok ? false : `no sandbox here: ${probe.why}` },
+  () => {
+    test("sandboxed claude: git's code paths, the CLI's settings and the run's secrets are out of reach", async () => {
+      const { found, work, home } = await attack(true, "claude");
+      for (const name of [...GIT, ...CLAUDE, ...SECRETS])
+        assert.equal(found.get(name), "refused", `${name} got through: ${JSON.stringify([...found])}`);
+      // What the agent is meant to have still works: its own commits, its own API key, the run's state, IS_SANDBOX for Claude Code.
+      for (const name of ["agent_commit", "run_state", "env_key", "is_sandbox"])
+        assert.equal(found.get(name), "ok", name);
+      // The private copy of ~/.claude.json took the write; the person's file is as it was.
+      assert.equal(found.get("claude_json"), "ok");
+      assert.deepEqual(JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), { numStartups: 1 });
+      assert.equal(
+        readFileSync(join(home, ".claude", "settings.json"), "utf8"),
+        "{}\n",
+        "an empty placeholder, read-only inside",
+      );
+      assert.equal(existsSync(join(work, ".git", "hooks", "pre-commit")), false);
+      assert.equal(existsSync(join(work, ".git", "modules", "sub")), false);
+      // git still works on the repository after the placeholders were made.
+      assert.equal(spawnSync("git", ["status", "--short"], { cwd: work, encoding: "utf8" }).status, 0);
+    });
 
-  test("sandboxed codex: its config.toml cannot be created", async () => {
-    const { found, home } = await attack(true, "codex");
-    assert.equal(found.get("codex_config"), "refused");
-    assert.equal(readFileSync(join(home, ".codex", "config.toml"), "utf8"), "");
-  });
+    test("sandboxed codex: its config.toml cannot be created", async () => {
+      const { found, home } = await attack(true, "codex");
+      assert.equal(found.get("codex_config"), "refused");
+      assert.equal(readFileSync(join(home, ".codex", "config.toml"), "utf8"), "");
+    });
 
-  test("control without the sandbox: every attack gets through", async () => {
-    const { found, work, home } = await attack(false, "claude");
-    assert.match(readFileSync(join(home, ".claude.json"), "utf8"), /mcpServers/);
-    for (const name of [...GIT, ...CLAUDE, ...SECRETS, "claude_json"]) assert.equal(found.get(name), "ok", `${name} failed outside: ${JSON.stringify([...found])}`);
-    assert.equal(existsSync(join(work, ".git-away")), true);
-  });
-});
+    test("control without the sandbox: every attack gets through", async () => {
+      const { found, work, home } = await attack(false, "claude");
+      assert.match(readFileSync(join(home, ".claude.json"), "utf8"), /mcpServers/);
+      for (const name of [...GIT, ...CLAUDE, ...SECRETS, "claude_json"])
+        assert.equal(found.get(name), "ok", `${name} failed outside: ${JSON.stringify([...found])}`);
+      assert.equal(existsSync(join(work, ".git-away")), true);
+    });
+  },
+);

@@ -32,18 +32,30 @@ function scene(): { work: string; env: NodeJS.ProcessEnv } {
   const git = spawnSync("git", ["init", "-q", work], { encoding: "utf8" });
   assert.equal(git.status, 0, git.stderr);
   writeFileSync(join(home, ".claude.json"), JSON.stringify(PERSON));
-  return { work, env: { ...process.env, HOME: home, ANTHROPIC_API_KEY: "sk-ant-agent", OPENAI_API_KEY: "sk-openai-reviewer" } };
+  return {
+    work,
+    env: { ...process.env, HOME: home, ANTHROPIC_API_KEY: "sk-ant-agent", OPENAI_API_KEY: "sk-openai-reviewer" },
+  };
 }
 
 async function open(work: string, env: NodeJS.ProcessEnv, agent: AgentName, reviewers: AgentName[]): Promise<Sandbox> {
   if (!probe.ok) throw new Error("no sandbox");
-  return Sandbox.open(probe, { ...NO_SANDBOX, mode: "on", network: { kind: "none" } }, { agent, env, projectDir: work, workDir: work, reviewers });
+  return Sandbox.open(
+    probe,
+    { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
+    { agent, env, projectDir: work, workDir: work, reviewers },
+  );
 }
 
 /** Runs `script` in the sandbox as the agent (no view) or a reviewer; its stdout. */
 function run(sandbox: Sandbox, work: string, env: NodeJS.ProcessEnv, script: string, view?: ReviewerView): string {
   const wrapped = sandbox.wrap(["/bin/sh", "-c", script], env, view);
-  const result = spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), { cwd: work, env: wrapped.env, encoding: "utf8", timeout: 30_000 });
+  const result = spawnSync(wrapped.argv[0] as string, wrapped.argv.slice(1), {
+    cwd: work,
+    env: wrapped.env,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   assert.equal(result.status, 0, result.stderr);
   return result.stdout;
 }
@@ -56,10 +68,16 @@ describe("a sandboxed reviewer", { skip: probe.ok ? false : `no sandbox here: ${
       run(sandbox, work, env, `printf '%s' '${PLANT}' > "$HOME/.claude.json"`);
       // Control: the agent's own copy holds the plant (the copy a reviewer was handed before).
       assert.match(run(sandbox, work, env, 'cat "$HOME/.claude.json"'), /mcpServers/);
-      const seen = run(sandbox, work, env, 'cat "$HOME/.claude.json"; echo "{}" > "$HOME/.claude.json"', { readOnly: true, agent: "claude" });
+      const seen = run(sandbox, work, env, 'cat "$HOME/.claude.json"; echo "{}" > "$HOME/.claude.json"', {
+        readOnly: true,
+        agent: "claude",
+      });
       assert.deepEqual(JSON.parse(seen), PERSON);
       // A second reviewer does not see the first one's writes either; the person's file is untouched.
-      assert.deepEqual(JSON.parse(run(sandbox, work, env, 'cat "$HOME/.claude.json"', { readOnly: true, agent: "claude" })), PERSON);
+      assert.deepEqual(
+        JSON.parse(run(sandbox, work, env, 'cat "$HOME/.claude.json"', { readOnly: true, agent: "claude" })),
+        PERSON,
+      );
       assert.deepEqual(JSON.parse(readFileSync(join(env.HOME as string, ".claude.json"), "utf8")), PERSON);
     } finally {
       await sandbox.close();
@@ -72,9 +90,15 @@ describe("a sandboxed reviewer", { skip: probe.ok ? false : `no sandbox here: ${
     try {
       const script = 'echo "anthropic=${ANTHROPIC_API_KEY:-} openai=${OPENAI_API_KEY:-}"';
       // Control: both keys are in the environment ralph was given.
-      assert.equal(spawnSync("/bin/sh", ["-c", script], { env, encoding: "utf8" }).stdout.trim(), "anthropic=sk-ant-agent openai=sk-openai-reviewer");
+      assert.equal(
+        spawnSync("/bin/sh", ["-c", script], { env, encoding: "utf8" }).stdout.trim(),
+        "anthropic=sk-ant-agent openai=sk-openai-reviewer",
+      );
       assert.equal(run(sandbox, work, env, script).trim(), "anthropic=sk-ant-agent openai=");
-      assert.equal(run(sandbox, work, env, script, { readOnly: true, agent: "codex" }).trim(), "anthropic= openai=sk-openai-reviewer");
+      assert.equal(
+        run(sandbox, work, env, script, { readOnly: true, agent: "codex" }).trim(),
+        "anthropic= openai=sk-openai-reviewer",
+      );
       const line = sandbox.describeEnvironment(env);
       assert.match(line, /variables passed in: [^;]*ANTHROPIC_API_KEY/);
       assert.doesNotMatch(line.split(";")[0] ?? "", /OPENAI_API_KEY/);

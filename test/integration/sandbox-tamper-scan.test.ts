@@ -19,7 +19,8 @@ after(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
 /** A repository with `file` in its index, git run with none of the caller's GIT_* variables. */
 function repository(root: string, name: string, file: string): string {
   const dir = join(root, name);
-  const git = (...args: string[]) => spawnSync("git", args, { cwd: dir, env: { PATH: process.env.PATH, HOME: root }, encoding: "utf8" });
+  const git = (...args: string[]) =>
+    spawnSync("git", args, { cwd: dir, env: { PATH: process.env.PATH, HOME: root }, encoding: "utf8" });
   spawnSync("git", ["init", "-q", dir], { env: { PATH: process.env.PATH, HOME: root } });
   writeFileSync(join(dir, file), "x\n");
   assert.equal(git("add", file).status, 0);
@@ -28,11 +29,18 @@ function repository(root: string, name: string, file: string): string {
 
 function indexOf(dir: string): string[] {
   const listed = spawnSync("git", ["ls-files", "-s"], { cwd: dir, env: { PATH: process.env.PATH }, encoding: "utf8" });
-  return listed.stdout.trim().split("\n").map((line) => `${line.split(" ")[0]} ${line.split("\t")[1]}`);
+  return listed.stdout
+    .trim()
+    .split("\n")
+    .map((line) => `${line.split(" ")[0]} ${line.split("\t")[1]}`);
 }
 
 function plantGitlink(dir: string, path: string): void {
-  const added = spawnSync("git", ["update-index", "--add", "--cacheinfo", `160000,1111111111111111111111111111111111111111,${path}`], { cwd: dir, env: { PATH: process.env.PATH }, encoding: "utf8" });
+  const added = spawnSync(
+    "git",
+    ["update-index", "--add", "--cacheinfo", `160000,1111111111111111111111111111111111111111,${path}`],
+    { cwd: dir, env: { PATH: process.env.PATH }, encoding: "utf8" },
+  );
   assert.equal(added.status, 0, added.stderr);
 }
 
@@ -52,8 +60,9 @@ describe("the tamper scan's git", () => {
       plantGitlink(work, "linked");
       assert.deepEqual(await scan(), ["linked (a gitlink in the index)"]);
     } finally {
-      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
+      for (const [name, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
     }
     assert.deepEqual(indexOf(work), ["100644 work.txt"]);
     assert.deepEqual(indexOf(outer), ["100644 outer.txt"]);
@@ -76,7 +85,11 @@ describe("the tamper scan's git", () => {
   test("control: git rm reads such a name as a pattern, removing the rest and keeping the gitlink", () => {
     const work = repository(root, "work-star-control", "work.txt");
     plantGitlink(work, ":(glob)w*");
-    spawnSync("git", ["rm", "-q", "--cached", "--", ":(glob)w*"], { cwd: work, env: { PATH: process.env.PATH }, encoding: "utf8" });
+    spawnSync("git", ["rm", "-q", "--cached", "--", ":(glob)w*"], {
+      cwd: work,
+      env: { PATH: process.env.PATH },
+      encoding: "utf8",
+    });
     assert.deepEqual(indexOf(work), ["160000 :(glob)w*"]);
   });
 
@@ -84,7 +97,11 @@ describe("the tamper scan's git", () => {
     const work = repository(root, "work-link", "work.txt");
     const scan = await watchTamper(work, join(root, "planted-3"), process.env);
     symlinkSync("../later-commondir", join(work, ".git", "commondir"));
-    assert.equal(existsSync(join(work, ".git", "commondir")), false, "control: existsSync does not see a dangling link");
+    assert.equal(
+      existsSync(join(work, ".git", "commondir")),
+      false,
+      "control: existsSync does not see a dangling link",
+    );
     assert.deepEqual(await scan(), [".git/commondir"]);
     assert.equal(readdirSync(join(work, ".git")).includes("commondir"), false);
   });

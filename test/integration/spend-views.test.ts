@@ -21,7 +21,8 @@ const root = mkdtempSync(join(tmpdir(), "ralph-spend-views-"));
 const children: ChildProcess[] = [];
 const servers: FakeAnthropic[] = [];
 after(async () => {
-  for (const child of children) if (child.pid && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children)
+    if (child.pid && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await Promise.all(servers.map((server) => server.close()));
   await lab.cleanup();
   rmSync(root, { recursive: true, force: true });
@@ -41,14 +42,19 @@ function matchGolden(name: string, actual: string): void {
 }
 
 /** Every view's tokens of run `id` in `project`: status --json, list --json, report --format json, the dashboard's row. */
-async function views(project: string, id: string, env: NodeJS.ProcessEnv): Promise<Record<string, { tokens: unknown; cost_usd: unknown }>> {
+async function views(
+  project: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, { tokens: unknown; cost_usd: unknown }>> {
   const json = async (args: string[]) => {
     const result = await runRalph(args, project, env);
     assert.equal(result.code, 0, result.stderr);
     return JSON.parse(result.stdout) as Record<string, unknown>;
   };
   const status = await json(["status", id, "--json"]);
-  const list = ((await json(["list", "--json"])).runs as Array<Record<string, unknown>>).find((run) => run.id === id) ?? {};
+  const list =
+    ((await json(["list", "--json"])).runs as Array<Record<string, unknown>>).find((run) => run.id === id) ?? {};
   const report = await json(["report", id, "--format", "json"]);
   const saved = process.env.XDG_STATE_HOME;
   process.env.XDG_STATE_HOME = env.XDG_STATE_HOME;
@@ -71,11 +77,15 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     c.env.XDG_STATE_HOME = state;
     const result = await lab.runRalph(c, ["-n", "2", "--stall-limit", "0", "Do the work."]);
     assert.equal(result.code, 3, result.stderr + result.stdout);
-    assert.match(result.stdout, new RegExp(`2 iterations, \\$[0-9.]+, tokens ${TWO_CALLS_TEXT.replace(/\./g, "\\.")}, exit code 3`));
+    assert.match(
+      result.stdout,
+      new RegExp(`2 iterations, \\$[0-9.]+, tokens ${TWO_CALLS_TEXT.replace(/\./g, "\\.")}, exit code 3`),
+    );
     const seen = await views(c.projectDir, c.runId, { ...cleanEnv(), XDG_STATE_HOME: state });
     const cost = seen.status?.cost_usd;
     assert.equal(typeof cost, "number", "Claude Code reports its cost");
-    for (const [view, figures] of Object.entries(seen)) assert.deepEqual(figures, { tokens: TWO_CALLS, cost_usd: cost }, view);
+    for (const [view, figures] of Object.entries(seen))
+      assert.deepEqual(figures, { tokens: TWO_CALLS, cost_usd: cost }, view);
     const status = await runRalph(["status", c.runId], c.projectDir, { ...cleanEnv(), XDG_STATE_HOME: state });
     assert.match(status.stdout, new RegExp(`^tokens     ${TWO_CALLS_TEXT.replace(/\./g, "\\.")}$`, "m"));
   });
@@ -86,16 +96,25 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     const project = join(base, "project");
     for (const dir of [dirs.home, dirs.tmp, join(project, ".claude")]) mkdirSync(dir, { recursive: true });
     writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ model: "claude-fake" }));
-    const fake = await startFakeAnthropic([textTurn("one", { usage: USAGE }), textTurn("two", { usage: USAGE })], { whenEmpty: textTurn("more", { usage: USAGE }) });
+    const fake = await startFakeAnthropic([textTurn("one", { usage: USAGE }), textTurn("two", { usage: USAGE })], {
+      whenEmpty: textTurn("more", { usage: USAGE }),
+    });
     servers.push(fake);
-    const ralphEnv = { ...Object.fromEntries(Object.entries(cleanEnv()).filter(([name]) => !name.startsWith("CLAUDE"))), XDG_STATE_HOME: state };
+    const ralphEnv = {
+      ...Object.fromEntries(Object.entries(cleanEnv()).filter(([name]) => !name.startsWith("CLAUDE"))),
+      XDG_STATE_HOME: state,
+    };
     const started = await runRalph(["hook", "start", "Do the work.", "--max-iterations", "2"], project, ralphEnv);
     assert.equal(started.code, 0, started.stderr);
-    const child = spawn(PINNED_CLAUDE_BIN, ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions", "Do the work."], {
-      cwd: project,
-      env: { ...fakeClaudeEnvironment(fake.url, dirs), XDG_STATE_HOME: state },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      PINNED_CLAUDE_BIN,
+      ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions", "Do the work."],
+      {
+        cwd: project,
+        env: { ...fakeClaudeEnvironment(fake.url, dirs), XDG_STATE_HOME: state },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     children.push(child);
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -105,10 +124,13 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
       });
     });
     assert.equal(code, 0);
-    const list = JSON.parse((await runRalph(["list", "--json"], project, ralphEnv)).stdout) as { runs: Array<{ id: string }> };
+    const list = JSON.parse((await runRalph(["list", "--json"], project, ralphEnv)).stdout) as {
+      runs: Array<{ id: string }>;
+    };
     const id = list.runs[0]?.id ?? "";
     const seen = await views(project, id, ralphEnv);
-    for (const [view, figures] of Object.entries(seen)) assert.deepEqual(figures, { tokens: TWO_CALLS, cost_usd: null }, view);
+    for (const [view, figures] of Object.entries(seen))
+      assert.deepEqual(figures, { tokens: TWO_CALLS, cost_usd: null }, view);
     const status = await runRalph(["status", id], project, ralphEnv);
     assert.match(status.stdout, /^spend {6}no cost reported$/m);
     assert.match(status.stdout, new RegExp(`^tokens     ${TWO_CALLS_TEXT.replace(/\./g, "\\.")}$`, "m"));
@@ -124,7 +146,10 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     const env = { ...cleanEnv(), XDG_STATE_HOME: state };
     const run = await runRalph(["run", "-n", "1", "--name", "quiet", "work", "--", "/bin/echo", "done"], project, env);
     assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stdout, /1 iteration, no cost reported, tokens in 0 · out 0 · cache read 0 · cache write 0 · total 0, exit code 3/);
+    assert.match(
+      run.stdout,
+      /1 iteration, no cost reported, tokens in 0 · out 0 · cache read 0 · cache write 0 · total 0, exit code 3/,
+    );
     for (const args of [["list"], ["status", "quiet"], ["report", "quiet"]]) {
       const shown = await runRalph(args, project, env);
       assert.doesNotMatch(shown.stdout, /\$0\.0000/, args.join(" "));
@@ -136,7 +161,11 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     const project = join(root, "demo");
     mkdirSync(project, { recursive: true });
     const env = { ...cleanEnv(), XDG_STATE_HOME: state };
-    const demo = await runRalph(["run", "--agent", "demo", "-n", "2", "--stall-limit", "0", "--name", "demo", "work"], project, env);
+    const demo = await runRalph(
+      ["run", "--agent", "demo", "-n", "2", "--stall-limit", "0", "--name", "demo", "work"],
+      project,
+      env,
+    );
     assert.equal(demo.code, 3, demo.stderr);
     const spend = async (args: string[]) => {
       const result = await runRalph(["spend", ...args], project, env);
@@ -161,7 +190,10 @@ describe("spend reads the same everywhere", { timeout: 150_000 }, () => {
     process.env.XDG_STATE_HOME = state;
     try {
       const chart = spendChartData([{ key: "d", dir: project, name: "demo" }], "day", 14, process.env);
-      assert.deepEqual(chart.groups.map((group) => [group.cost_text, group.tokens_text]), [["$0.0246", "in 2.4k · out 680 · cache read 0 · cache write 0 · total 3.1k"]]);
+      assert.deepEqual(
+        chart.groups.map((group) => [group.cost_text, group.tokens_text]),
+        [["$0.0246", "in 2.4k · out 680 · cache read 0 · cache write 0 · total 3.1k"]],
+      );
     } finally {
       process.env.XDG_STATE_HOME = saved;
     }

@@ -19,9 +19,13 @@ const limitAt = (resetAtMs: number | null, nowMs = 1000): Input => ({
   nowMs,
 });
 const events = (result: Step) =>
-  result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : [])).flatMap((entry) => (entry.kind === "event" ? [entry.body] : []));
+  result.effects
+    .flatMap((effect) => (effect.kind === "record" ? effect.entries : []))
+    .flatMap((entry) => (entry.kind === "event" ? [entry.body] : []));
 const logs = (result: Step) =>
-  result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : [])).flatMap((entry) => (entry.kind === "log" ? [entry.line] : []));
+  result.effects
+    .flatMap((effect) => (effect.kind === "record" ? effect.entries : []))
+    .flatMap((entry) => (entry.kind === "log" ? [entry.line] : []));
 const clear = (nowMs: number): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs });
 
 describe("fallback agents in the engine", () => {
@@ -32,12 +36,18 @@ describe("fallback agents in the engine", () => {
       events(hit).map((e) => e.type),
       ["iteration_ended"],
     );
-    assert.match(logs(hit).join("\n"), /usage limit of claude reached .* later than --max-wait: iteration 2 runs again with codex/);
+    assert.match(
+      logs(hit).join("\n"),
+      /usage limit of claude reached .* later than --max-wait: iteration 2 runs again with codex/,
+    );
     assert.equal(hit.machine.tally.limitedUntil.claude, 1000 + 3_600_000);
     const next = step(hit.machine, clear(2000));
     const started = events(next).find((e) => e.type === "iteration_started");
     assert.deepEqual(started && [started.iteration, "agent" in started ? started.agent : null], [2, "codex"]);
-    assert.deepEqual(next.effects.find((e) => e.kind === "spawn"), { kind: "spawn", attempt: { ...ATTEMPT, agent: "codex" } });
+    assert.deepEqual(
+      next.effects.find((e) => e.kind === "spawn"),
+      { kind: "spawn", attempt: { ...ATTEMPT, agent: "codex" } },
+    );
   });
 
   test("a limit resetting within --max-wait is waited out, fallbacks or not", () => {
@@ -58,7 +68,10 @@ describe("fallback agents in the engine", () => {
 
   test("every agent held back: wait until the first is free, and that one runs", () => {
     const limitedUntil = { claude: 50_000, codex: 30_000 };
-    const fromGemini = { ...withChain(0, { limitedUntil }), phase: { ...running, attempt: { ...ATTEMPT, agent: "gemini" as const } } };
+    const fromGemini = {
+      ...withChain(0, { limitedUntil }),
+      phase: { ...running, attempt: { ...ATTEMPT, agent: "gemini" as const } },
+    };
     const hit = step(fromGemini, limitAt(90_000));
     assert.equal(hit.machine.phase.id, "waitingLimit");
     assert.deepEqual(hit.effects.at(-1), { kind: "sleep", untilMs: 30_000 });
@@ -70,12 +83,18 @@ describe("fallback agents in the engine", () => {
     assert.equal(pickAgent(config, { claude: 10_000 }, 9_999), "codex");
     assert.equal(pickAgent(config, { claude: 10_000 }, 10_000), "claude");
     assert.equal(pickAgent(config, { claude: 10_000, codex: 5_000, gemini: 7_000 }, 1_000), "codex");
-    assert.deepEqual(chooseAfterLimit(config, { claude: 10_000, codex: 20_000 }, 10_000, 0), { kind: "switch", to: "gemini" });
+    assert.deepEqual(chooseAfterLimit(config, { claude: 10_000, codex: 20_000 }, 10_000, 0), {
+      kind: "switch",
+      to: "gemini",
+    });
   });
 
   test("status.json names the fallback while its iteration runs, and the run's own agent between iterations", () => {
     const onFallback = withChain(0);
-    const fallback: Machine = { ...onFallback, phase: { id: "running", attempt: { ...ATTEMPT, agent: "codex" }, resultSeen: false } };
+    const fallback: Machine = {
+      ...onFallback,
+      phase: { id: "running", attempt: { ...ATTEMPT, agent: "codex" }, resultSeen: false },
+    };
     assert.equal(statusOf(fallback).agent, "codex");
     assert.equal(statusOf({ ...onFallback, phase: { id: "boundary" } }).agent, "claude");
   });

@@ -7,14 +7,32 @@ import { createClaudeParser } from "../../src/agents/claude-parser.js";
 import { firstLineFailure } from "../../src/agents/json-fields.js";
 import type { AgentEvent, AgentOutcome } from "../../src/agents/types.js";
 
-function parse(lines: unknown[], stderr = "", exit: { code: number | null; signal: string | null } = { code: 1, signal: null }): { events: AgentEvent[]; outcome: AgentOutcome } {
+function parse(
+  lines: unknown[],
+  stderr = "",
+  exit: { code: number | null; signal: string | null } = { code: 1, signal: null },
+): { events: AgentEvent[]; outcome: AgentOutcome } {
   const parser = createClaudeParser({ prompt: "Do the task.", now: () => new Date("2026-11-30T12:00:00Z") });
   const events = lines.flatMap((line) => parser.line(JSON.stringify(line)));
   return { events, outcome: parser.finish(stderr, exit) };
 }
 
-const retry = (status: number, error: string) => ({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 10, retry_delay_ms: 600, error_status: status, error });
-const interrupted = { type: "result", subtype: "error_during_execution", is_error: true, terminal_reason: "aborted_streaming", session_id: "s" };
+const retry = (status: number, error: string) => ({
+  type: "system",
+  subtype: "api_retry",
+  attempt: 1,
+  max_retries: 10,
+  retry_delay_ms: 600,
+  error_status: status,
+  error,
+});
+const interrupted = {
+  type: "result",
+  subtype: "error_during_execution",
+  is_error: true,
+  terminal_reason: "aborted_streaming",
+  session_id: "s",
+};
 
 describe("Claude Code's api_retry lines", () => {
   test("401: a retry event marked fatal, and the outcome is an auth failure even after an interrupted result", () => {
@@ -45,7 +63,13 @@ describe("Claude Code's api_retry lines", () => {
   });
 
   test("an unknown model in an error result is a configuration error", () => {
-    const result = { type: "result", subtype: "success", is_error: true, api_error_status: 404, result: "API Error: 404 model: claude-nope not found" };
+    const result = {
+      type: "result",
+      subtype: "success",
+      is_error: true,
+      api_error_status: 404,
+      result: "API Error: 404 model: claude-nope not found",
+    };
     assert.equal(parse([result]).outcome.error?.kind, "config");
   });
 });
@@ -54,23 +78,38 @@ describe("live token counts", () => {
   const assistant = (id: string, input: number, output: number, text: string) => ({
     type: "assistant",
     parent_tool_use_id: null,
-    message: { id, model: "m", usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: 10 }, content: [{ type: "text", text }] },
+    message: {
+      id,
+      model: "m",
+      usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: 10 },
+      content: [{ type: "text", text }],
+    },
   });
 
   test("each API call counts once, however many lines repeat its usage; calls add up", () => {
-    const { events } = parse([assistant("a", 100, 5, "one"), assistant("a", 100, 20, "two"), assistant("b", 50, 7, "three")], "", { code: 0, signal: null });
-    assert.deepEqual(events.map((event) => event.tokens), [
-      { input: 110, output: 5 },
-      { input: 110, output: 20 },
-      { input: 170, output: 27 },
-    ]);
+    const { events } = parse(
+      [assistant("a", 100, 5, "one"), assistant("a", 100, 20, "two"), assistant("b", 50, 7, "three")],
+      "",
+      { code: 0, signal: null },
+    );
+    assert.deepEqual(
+      events.map((event) => event.tokens),
+      [
+        { input: 110, output: 5 },
+        { input: 110, output: 20 },
+        { input: 170, output: 27 },
+      ],
+    );
   });
 });
 
 describe("first-line failures of the other agents", () => {
   const failed = { code: 2, signal: null };
   test("a bad flag anywhere in the output is a configuration error; an auth message is auth; else other", () => {
-    assert.equal(firstLineFailure("usage: codex exec\nerror: unexpected argument '--bogus' found", failed, 300)?.kind, "config");
+    assert.equal(
+      firstLineFailure("usage: codex exec\nerror: unexpected argument '--bogus' found", failed, 300)?.kind,
+      "config",
+    );
     assert.equal(firstLineFailure("Error: Unknown model gpt-nope", failed, 300)?.kind, "config");
     assert.equal(firstLineFailure("401 Unauthorized", failed, 300)?.kind, "auth");
     assert.equal(firstLineFailure("something else broke", failed, 300)?.kind, "other");
@@ -88,7 +127,11 @@ describe("--agent-args", () => {
     const mode = claudeArgv({ ...base, agentArgs: ["--permission-mode", "acceptEdits"] }, "claude");
     assert.ok(!mode.includes("--dangerously-skip-permissions"));
     assert.deepEqual(mode.slice(-2), ["--permission-mode", "acceptEdits"]);
-    assert.ok(!claudeArgv({ ...base, agentArgs: ["--permission-mode=plan"] }, "claude").includes("--dangerously-skip-permissions"));
+    assert.ok(
+      !claudeArgv({ ...base, agentArgs: ["--permission-mode=plan"] }, "claude").includes(
+        "--dangerously-skip-permissions",
+      ),
+    );
   });
 
   test("codex keeps the prompt marker last and drops its bypass flag for a sandbox choice", () => {

@@ -5,7 +5,10 @@ import { findAsk, MAX_QUESTION_CHARS } from "../../src/judge/ask.js";
 
 describe("findAsk", () => {
   test("a final <ask> is a question, trimmed; whitespace and CRLF after it are fine", () => {
-    assert.deepEqual(findAsk("Two schemas exist.\r\n<ask>  Keep the old one?\n</ask>\r\n\n"), { found: true, question: "Keep the old one?" });
+    assert.deepEqual(findAsk("Two schemas exist.\r\n<ask>  Keep the old one?\n</ask>\r\n\n"), {
+      found: true,
+      question: "Keep the old one?",
+    });
     assert.deepEqual(findAsk("I will now ask: <ask>Which port?</ask>"), { found: true, question: "Which port?" });
   });
 
@@ -17,9 +20,11 @@ describe("findAsk", () => {
   });
 
   test("no tag, an empty tag, and a tag the prompt holds are not questions", () => {
-    const reasons = [findAsk("All good."), findAsk("<ask> </ask>"), findAsk("Here is my question <ask>Which port?</ask>", "Copy this: Here is my question <ask>Which port?</ask>")].map((verdict) =>
-      verdict.found ? "found" : verdict.reason,
-    );
+    const reasons = [
+      findAsk("All good."),
+      findAsk("<ask> </ask>"),
+      findAsk("Here is my question <ask>Which port?</ask>", "Copy this: Here is my question <ask>Which port?</ask>"),
+    ].map((verdict) => (verdict.found ? "found" : verdict.reason));
     assert.deepEqual(reasons, ["absent", "empty", "echoed_prompt"]);
   });
 

@@ -13,7 +13,11 @@ const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** A stand-in step: logs its name; writes `outputs`, the same text each time unless `marked` (a bundle's fresh build mark). */
-const stand = (name: string, outputs: string[], marked = false) => `const { appendFileSync, mkdirSync, writeFileSync } = require("node:fs");
+const stand = (
+  name: string,
+  outputs: string[],
+  marked = false,
+) => `const { appendFileSync, mkdirSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
 const root = ${JSON.stringify("ROOT")};
 appendFileSync(join(root, "log"), "${name}\\n");
@@ -37,10 +41,24 @@ function checkout(): string {
   write("tsconfig.json", "{}\n");
   write("src/a.ts", "export const a = 1;\n");
   write("test/a.test.ts", "export {};\n");
-  write("node_modules/typescript/bin/tsc", stand("tsc", ["dist/.tsbuildinfo", "dist/src/cli/fast-start.js", "dist/src/cli/cached-require.js"]));
-  const cli = ["main.cjs", "main.js", "full.cjs", "full.js", "hook-stop.js", "quick-status.cjs", "quick-hook.cjs"].map((name) => `dist/src/cli/${name}`);
-  write("scripts/bundle.mjs", `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);\n${stand("bundle", cli, true)}`);
-  write("scripts/code-cache.mjs", `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);\n${stand("code-cache", ["full.cjs", "quick-status.cjs", "quick-hook.cjs"].map((name) => `dist/src/cli/${name}.cache`))}`);
+  write(
+    "node_modules/typescript/bin/tsc",
+    stand("tsc", ["dist/.tsbuildinfo", "dist/src/cli/fast-start.js", "dist/src/cli/cached-require.js"]),
+  );
+  const cli = ["main.cjs", "main.js", "full.cjs", "full.js", "hook-stop.js", "quick-status.cjs", "quick-hook.cjs"].map(
+    (name) => `dist/src/cli/${name}`,
+  );
+  write(
+    "scripts/bundle.mjs",
+    `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);\n${stand("bundle", cli, true)}`,
+  );
+  write(
+    "scripts/code-cache.mjs",
+    `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);\n${stand(
+      "code-cache",
+      ["full.cjs", "quick-status.cjs", "quick-hook.cjs"].map((name) => `dist/src/cli/${name}.cache`),
+    )}`,
+  );
   return root;
 }
 
@@ -65,10 +83,18 @@ test("a build runs each step once, then nothing until an input changes; an edit 
   touch(root, "test/a.test.ts");
   assert.deepEqual(build(root), ["tsc"], "a test is compiled, not bundled");
   touch(root, "src/a.ts");
-  assert.deepEqual(build(root), ["tsc", "bundle", "code-cache"], "a source file: compiled, bundled, and the caches made for the new bundle");
+  assert.deepEqual(
+    build(root),
+    ["tsc", "bundle", "code-cache"],
+    "a source file: compiled, bundled, and the caches made for the new bundle",
+  );
   rmSync(join(root, "dist", "src", "cli", "full.cjs.cache"));
   assert.deepEqual(build(root), ["code-cache"], "a missing output is made again");
   writeFileSync(join(root, "log"), "");
   assert.equal(spawnSync(process.execPath, [join(root, "scripts", "build.mjs"), "--force"], { cwd: root }).status, 0);
-  assert.deepEqual(readFileSync(join(root, "log"), "utf8").split("\n").filter(Boolean), ["tsc", "bundle", "code-cache"], "--force runs every step");
+  assert.deepEqual(
+    readFileSync(join(root, "log"), "utf8").split("\n").filter(Boolean),
+    ["tsc", "bundle", "code-cache"],
+    "--force runs every step",
+  );
 });

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILD_MARK, codeCacheFor, compileCommonJs, requireCached, runCommonJs } from "../../src/cli/cached-require.js";
 
-const QUICK_FILES = ["quick-status.cjs", "quick-hook.cjs"].map((name) => fileURLToPath(new URL(`../../src/cli/${name}`, import.meta.url)));
+const QUICK_FILES = ["quick-status.cjs", "quick-hook.cjs"].map((name) =>
+  fileURLToPath(new URL(`../../src/cli/${name}`, import.meta.url)),
+);
 const CACHED_REQUIRE = new URL("../../src/cli/cached-require.js", import.meta.url).href;
 const root = mkdtempSync(join(tmpdir(), "ralph-cached-require-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -18,7 +20,10 @@ after(() => rmSync(root, { recursive: true, force: true }));
 /** A CommonJS file of a build (`mark`) exporting `answer`, n → n × `times` + 1. */
 function writeFile(name: string, mark: string, times = 2): string {
   const file = join(root, name);
-  writeFileSync(file, `"use strict";\nfunction answer(n) { return n * ${times} + 1; }\nmodule.exports = { answer };\n${mark}\n`);
+  writeFileSync(
+    file,
+    `"use strict";\nfunction answer(n) { return n * ${times} + 1; }\nmodule.exports = { answer };\n${mark}\n`,
+  );
   return file;
 }
 
@@ -46,17 +51,25 @@ describe("code cache", () => {
   test("the full CLI's cache is taken under the flag main.cjs sets before compiling it, and refused without it", () => {
     const file = fileURLToPath(new URL("../../src/cli/full.cjs", import.meta.url));
     // In processes of their own: the flag is process-wide, and this one has not compiled the file.
-    const probe = (flag: boolean) => `import { readFileSync } from "node:fs"; import { setFlagsFromString } from "node:v8";
+    const probe = (
+      flag: boolean,
+    ) => `import { readFileSync } from "node:fs"; import { setFlagsFromString } from "node:v8";
       const { codeCacheFor, compileCommonJs } = await import(${JSON.stringify(CACHED_REQUIRE)});
       ${flag ? 'setFlagsFromString("--semi-space-growth-factor=1");' : ""}
       const file = ${JSON.stringify(file)}; const source = readFileSync(file, "utf8"); const cache = codeCacheFor(file, source);
       console.log(JSON.stringify({ bytes: cache?.length ?? 0, rejected: compileCommonJs(file, source, cache).cachedDataRejected }));`;
-    const taken = spawnSync(process.execPath, ["--input-type=module", "-e", probe(true)], { encoding: "utf8", timeout: 20_000 });
+    const taken = spawnSync(process.execPath, ["--input-type=module", "-e", probe(true)], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     const seen = JSON.parse(taken.stdout || "null") as { bytes: number; rejected: boolean };
     assert.ok(seen.bytes > 100_000, `a cache of ${seen.bytes} bytes`);
     assert.equal(seen.rejected, false, taken.stderr);
     // Control: the same cache without the flag, which V8 counts among the flags a cache must match.
-    const refused = spawnSync(process.execPath, ["--input-type=module", "-e", probe(false)], { encoding: "utf8", timeout: 20_000 });
+    const refused = spawnSync(process.execPath, ["--input-type=module", "-e", probe(false)], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.equal((JSON.parse(refused.stdout || "null") as { rejected: boolean }).rejected, true, refused.stderr);
   });
 
@@ -77,7 +90,10 @@ describe("code cache", () => {
       const file = ${JSON.stringify(file)}; const cache = readFileSync(file + ".cache"); const body = cache.subarray(cache.indexOf(10) + 1);
       const script = compileCommonJs(file, readFileSync(file, "utf8"), body);
       console.log(JSON.stringify({ rejected: script.cachedDataRejected, answer: runCommonJs(script, file, createRequire(file)).answer(20) }));`;
-    const stale = spawnSync(process.execPath, ["--input-type=module", "-e", control], { encoding: "utf8", timeout: 20_000 });
+    const stale = spawnSync(process.execPath, ["--input-type=module", "-e", control], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.deepEqual(JSON.parse(stale.stdout || "null"), { rejected: false, answer: 41 }, stale.stderr);
   });
 

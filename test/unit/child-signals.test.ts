@@ -10,8 +10,14 @@ describe("childSignals", () => {
     assert.equal(child.source.interrupted.aborted, false);
     assert.equal(child.source.firstSignal(), null);
     child.pass("SIGTERM");
-    assert.deepEqual([child.source.interrupted.aborted, child.source.interrupted.reason, child.source.urgent.aborted], [true, "SIGTERM", false]);
+    assert.deepEqual(
+      [child.source.interrupted.aborted, child.source.interrupted.reason, child.source.urgent.aborted],
+      [true, "SIGTERM", false],
+    );
     child.pass("SIGINT");
-    assert.deepEqual([child.source.urgent.aborted, child.source.urgent.reason, child.source.firstSignal()], [true, "SIGINT", "SIGTERM"]);
+    assert.deepEqual(
+      [child.source.urgent.aborted, child.source.urgent.reason, child.source.firstSignal()],
+      [true, "SIGINT", "SIGTERM"],
+    );
   });
 });

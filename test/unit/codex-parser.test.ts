@@ -6,19 +6,29 @@ import type { AgentEvent, AgentOutcome } from "../../src/agents/types.js";
 
 const THREAD = "01a22af5-a587-7953-8717-c5d2fa5a35d3";
 const STARTED = `{"type":"thread.started","thread_id":"${THREAD}"}`;
-const WARNING = '{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `fake-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}';
+const WARNING =
+  '{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `fake-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}';
 const TURN = '{"type":"turn.started"}';
 const COMMAND = "/bin/bash -lc 'printf hello > hello.txt && echo wrote'";
 const SHELL_STARTED = `{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":${JSON.stringify(COMMAND)},"aggregated_output":"","exit_code":null,"status":"in_progress"}}`;
 const SHELL_DONE = `{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":${JSON.stringify(COMMAND)},"aggregated_output":"wrote\\n","exit_code":0,"status":"completed"}}`;
-const message = (id: string, text: string) => JSON.stringify({ type: "item.completed", item: { id, type: "agent_message", text } });
-const COMPLETED = '{"type":"turn.completed","usage":{"input_tokens":200,"cached_input_tokens":20,"cache_write_input_tokens":0,"output_tokens":40,"reasoning_output_tokens":0}}';
-const failedTurn = (text: string) => [JSON.stringify({ type: "error", message: text }), JSON.stringify({ type: "turn.failed", error: { message: text } })];
+const message = (id: string, text: string) =>
+  JSON.stringify({ type: "item.completed", item: { id, type: "agent_message", text } });
+const COMPLETED =
+  '{"type":"turn.completed","usage":{"input_tokens":200,"cached_input_tokens":20,"cache_write_input_tokens":0,"output_tokens":40,"reasoning_output_tokens":0}}';
+const failedTurn = (text: string) => [
+  JSON.stringify({ type: "error", message: text }),
+  JSON.stringify({ type: "turn.failed", error: { message: text } }),
+];
 
 // 2030-03-17 10:00 local time: Codex prints reset times in the local zone.
 const NOW = new Date(2030, 2, 17, 10, 0);
 
-function parse(lines: string[], exit: { code: number | null; signal: string | null } = { code: 0, signal: null }, stderr = ""): { events: AgentEvent[]; outcome: AgentOutcome } {
+function parse(
+  lines: string[],
+  exit: { code: number | null; signal: string | null } = { code: 0, signal: null },
+  stderr = "",
+): { events: AgentEvent[]; outcome: AgentOutcome } {
   const parser = createCodexParser({ prompt: "Do it. Say <promise>DONE</promise> when done.", now: () => NOW });
   const events = lines.flatMap((line) => parser.line(line));
   return { events, outcome: parser.finish(stderr, exit) };
@@ -26,11 +36,22 @@ function parse(lines: string[], exit: { code: number | null; signal: string | nu
 
 describe("codex parser", () => {
   test("a run with a shell call: events, final message, thread id as session, tokens with cached input apart", () => {
-    const { events, outcome } = parse([STARTED, WARNING, TURN, SHELL_STARTED, SHELL_DONE, message("item_2", "Wrote it. <promise>DONE</promise>"), COMPLETED]);
+    const { events, outcome } = parse([
+      STARTED,
+      WARNING,
+      TURN,
+      SHELL_STARTED,
+      SHELL_DONE,
+      message("item_2", "Wrote it. <promise>DONE</promise>"),
+      COMPLETED,
+    ]);
 
     assert.deepEqual(events, [
       { kind: "init", sessionId: THREAD },
-      { kind: "error", text: "Model metadata for `fake-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues." },
+      {
+        kind: "error",
+        text: "Model metadata for `fake-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.",
+      },
       { kind: "tool_use", tool: "shell", text: COMMAND },
       { kind: "tool_result", tool: "shell", text: "wrote\n" },
       { kind: "text", text: "Wrote it. <promise>DONE</promise>" },
@@ -45,7 +66,15 @@ describe("codex parser", () => {
   });
 
   test("a message before a tool call is a preamble, not the final message", () => {
-    const { outcome } = parse([STARTED, TURN, message("item_0", "<promise>DONE</promise> soon; first the file."), SHELL_STARTED, SHELL_DONE, message("item_2", "Still working."), COMPLETED]);
+    const { outcome } = parse([
+      STARTED,
+      TURN,
+      message("item_0", "<promise>DONE</promise> soon; first the file."),
+      SHELL_STARTED,
+      SHELL_DONE,
+      message("item_2", "Still working."),
+      COMPLETED,
+    ]);
     assert.equal(outcome.finalMessage, "Still working.");
   });
 
@@ -75,22 +104,42 @@ describe("codex parser", () => {
   });
 
   test("malformed and unknown lines are skipped, never fatal", () => {
-    const { events, outcome } = parse([STARTED, "not json", "[1,2]", "", '{"type":"mystery"}', '{"type":"item.completed"}', TURN, message("item_1", "done"), COMPLETED]);
-    assert.deepEqual(events.filter((event) => event.kind === "other").map((event) => event.text), ["not json", "[1,2]", "mystery", "item"]);
+    const { events, outcome } = parse([
+      STARTED,
+      "not json",
+      "[1,2]",
+      "",
+      '{"type":"mystery"}',
+      '{"type":"item.completed"}',
+      TURN,
+      message("item_1", "done"),
+      COMPLETED,
+    ]);
+    assert.deepEqual(
+      events.filter((event) => event.kind === "other").map((event) => event.text),
+      ["not json", "[1,2]", "mystery", "item"],
+    );
     assert.equal(outcome.finalMessage, "done");
   });
 
   test("usage limit: rate_limit with the reset time Codex printed (another day, or later today)", () => {
-    const later = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Mar 19th, 2030 5:46 PM.";
+    const later =
+      "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Mar 19th, 2030 5:46 PM.";
     const { outcome } = parse([STARTED, TURN, ...failedTurn(later)], { code: 1, signal: null });
     assert.equal(outcome.sawResult, true);
     assert.equal(outcome.finalMessage, null);
     assert.deepEqual(outcome.error, { kind: "rate_limit", message: later });
     assert.deepEqual(outcome.limit, { message: later, resetAt: new Date(2030, 2, 19, 17, 46) });
 
-    const today = parse([STARTED, TURN, ...failedTurn("You’ve hit your usage limit. Try again at 5:46 PM.")], { code: 1, signal: null });
+    const today = parse([STARTED, TURN, ...failedTurn("You’ve hit your usage limit. Try again at 5:46 PM.")], {
+      code: 1,
+      signal: null,
+    });
     assert.deepEqual(today.outcome.limit?.resetAt, new Date(2030, 2, 17, 17, 46));
-    const unknown = parse([STARTED, TURN, ...failedTurn("You’ve hit your usage limit. Upgrade to Plus or try again later.")], { code: 1, signal: null });
+    const unknown = parse(
+      [STARTED, TURN, ...failedTurn("You’ve hit your usage limit. Upgrade to Plus or try again later.")],
+      { code: 1, signal: null },
+    );
     assert.equal(unknown.outcome.error?.kind, "rate_limit");
     assert.equal(unknown.outcome.limit?.resetAt, null);
   });
@@ -104,7 +153,10 @@ describe("codex parser", () => {
   test("HTTP failures: 429 is a limit, 401 is auth, 5xx is api", () => {
     const cases: Array<[string, string]> = [
       ["exceeded retry limit, last status: 429 Too Many Requests", "rate_limit"],
-      ["unexpected status 401 Unauthorized: Incorrect API key provided: test., url: http://127.0.0.1:1/v1/responses", "auth"],
+      [
+        "unexpected status 401 Unauthorized: Incorrect API key provided: test., url: http://127.0.0.1:1/v1/responses",
+        "auth",
+      ],
       ["We’re currently experiencing high demand, which may cause temporary errors.", "api"],
       ["stream disconnected before completion: connection reset", "api"],
       ["Codex ran out of room in the model's context window.", "other"],
@@ -117,16 +169,32 @@ describe("codex parser", () => {
   });
 
   test("ended while Codex was retrying: the retried failure is the cause", () => {
-    const retry = JSON.stringify({ type: "error", message: "Reconnecting... 2/5 (exceeded retry limit, last status: 429 Too Many Requests)" });
+    const retry = JSON.stringify({
+      type: "error",
+      message: "Reconnecting... 2/5 (exceeded retry limit, last status: 429 Too Many Requests)",
+    });
     const { outcome } = parse([STARTED, TURN, retry], { code: null, signal: "SIGTERM" });
     assert.equal(outcome.sawResult, false);
-    assert.deepEqual(outcome.error, { kind: "rate_limit", message: "exceeded retry limit, last status: 429 Too Many Requests" });
+    assert.deepEqual(outcome.error, {
+      kind: "rate_limit",
+      message: "exceeded retry limit, last status: 429 Too Many Requests",
+    });
   });
 
   test("ended by a signal mid-tool: no result, no final message, no invented error", () => {
-    const { outcome } = parse([STARTED, TURN, message("item_0", "<promise>DONE</promise>"), SHELL_STARTED], { code: 143, signal: null });
+    const { outcome } = parse([STARTED, TURN, message("item_0", "<promise>DONE</promise>"), SHELL_STARTED], {
+      code: 143,
+      signal: null,
+    });
     assert.deepEqual(outcome, { finalMessage: null, sawResult: false, sessionId: THREAD });
-    const interrupted = parse([STARTED, TURN, SHELL_STARTED], { code: 1, signal: null }, "WARNING: proceeding, even though we could not create PATH aliases\nERROR codex_core::session: failed to record rollout items\n");
-    assert.deepEqual(interrupted.outcome.error, { kind: "other", message: "ERROR codex_core::session: failed to record rollout items" });
+    const interrupted = parse(
+      [STARTED, TURN, SHELL_STARTED],
+      { code: 1, signal: null },
+      "WARNING: proceeding, even though we could not create PATH aliases\nERROR codex_core::session: failed to record rollout items\n",
+    );
+    assert.deepEqual(interrupted.outcome.error, {
+      kind: "other",
+      message: "ERROR codex_core::session: failed to record rollout items",
+    });
   });
 });

@@ -21,7 +21,13 @@ async function commitWith(outcome: Outcome, { commit = true, interrupted = false
     },
     signals: { interrupted: controller.signal },
   } as unknown as EngineIo;
-  const options = { projectDir: "/p", workDir: "/p/.ralph/worktrees/r", runId: "r", commit, worktree: { path: "/p/.ralph/worktrees/r", branch: "ralph/r" } } as EngineOptions;
+  const options = {
+    projectDir: "/p",
+    workDir: "/p/.ralph/worktrees/r",
+    runId: "r",
+    commit,
+    worktree: { path: "/p/.ralph/worktrees/r", branch: "ralph/r" },
+  } as EngineOptions;
   const record = { log: (line: string) => lines.push(line) } as unknown as RunRecord;
   const run = await commitChanges(options, io, record, { ...ATTEMPT, task: "US-1: one" }, finished("ok"));
   return { run, asked, lines };

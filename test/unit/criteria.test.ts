@@ -5,7 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
-import { checkCriteria, failingContext, parseCriteria, type Criterion, type CriterionVerdict } from "../../src/judge/criteria.js";
+import {
+  checkCriteria,
+  failingContext,
+  parseCriteria,
+  type Criterion,
+  type CriterionVerdict,
+} from "../../src/judge/criteria.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-criteria-"));
 const started: number[] = [];
@@ -20,7 +26,10 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function one(criterion: Criterion, extra: Partial<Parameters<typeof checkCriteria>[1]> = {}): Promise<CriterionVerdict> {
+async function one(
+  criterion: Criterion,
+  extra: Partial<Parameters<typeof checkCriteria>[1]> = {},
+): Promise<CriterionVerdict> {
   const [verdict] = await checkCriteria([criterion], { cwd: dir, env: process.env, ...extra });
   assert.ok(verdict);
   return verdict;
@@ -39,7 +48,10 @@ test("command: exit 0 passes, any other exit fails with the code", async () => {
 
 test("command: runs in the project directory with the given environment", async () => {
   writeFileSync(join(dir, "marker.txt"), "x");
-  const verdict = await one({ type: "command", check: 'test -f marker.txt && test "$RALPH_TEST_VALUE" = "a b"' }, { env: { ...process.env, RALPH_TEST_VALUE: "a b" } });
+  const verdict = await one(
+    { type: "command", check: 'test -f marker.txt && test "$RALPH_TEST_VALUE" = "a b"' },
+    { env: { ...process.env, RALPH_TEST_VALUE: "a b" } },
+  );
   assert.equal(verdict.passed, true, verdict.detail);
   assert.equal((await one({ type: "command", check: 'test "$RALPH_TEST_VALUE" = "a b"' })).passed, false);
 });
@@ -63,7 +75,10 @@ test("command: stdout and stderr are captured together, and only the last bytes 
 test("command: a hanging check is killed at its timeout, with its whole process group, and fails", async () => {
   const pidFile = join(dir, "sleep.pid");
   const startedAt = Date.now();
-  const verdict = await one({ type: "command", check: `sleep 30 & echo $! > '${pidFile}'; echo waiting; wait` }, { timeoutMs: 300 });
+  const verdict = await one(
+    { type: "command", check: `sleep 30 & echo $! > '${pidFile}'; echo waiting; wait` },
+    { timeoutMs: 300 },
+  );
   const elapsed = Date.now() - startedAt;
   const sleepPid = Number(readFileSync(pidFile, "utf8"));
   started.push(sleepPid);
@@ -80,7 +95,11 @@ test("command: the default timeout is 10 minutes", async () => {
   assert.equal(verdict.timedOut, undefined);
   const { DEFAULT_CHECK_TIMEOUT_MS } = await import("../../src/judge/criteria.js");
   assert.equal(DEFAULT_CHECK_TIMEOUT_MS, 600_000);
-  assert.equal((await one({ type: "command", check: "sleep 0.05" }, { timeoutMs: 0 })).passed, true, "0 means no limit");
+  assert.equal(
+    (await one({ type: "command", check: "sleep 0.05" }, { timeoutMs: 0 })).passed,
+    true,
+    "0 means no limit",
+  );
 });
 
 test("command: a missing project directory fails the check instead of throwing", async () => {
@@ -101,7 +120,13 @@ test("command: processes a passing check leaves behind in its group are ended", 
 test("command: a process that left the session and holds the output pipe does not hang the check, and is ended with it", async () => {
   const pidFile = join(dir, "escaped.pid");
   const startedAt = Date.now();
-  const verdict = await one({ type: "command", check: `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' & until [ -s "${pidFile}" ]; do sleep 0.01; done; echo checked` }, { timeoutMs: 5000 });
+  const verdict = await one(
+    {
+      type: "command",
+      check: `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' & until [ -s "${pidFile}" ]; do sleep 0.01; done; echo checked`,
+    },
+    { timeoutMs: 5000 },
+  );
   const pid = Number(readFileSync(pidFile, "utf8"));
   started.push(pid);
   assert.equal(verdict.passed, true);
@@ -153,7 +178,10 @@ test("no_files: passes only once the last matching file is removed", async () =>
   const criterion = { type: "no_files", check: "docs/issues/*.md" };
   const first = await one(criterion);
   assert.equal(first.passed, false);
-  assert.match(first.detail, /^3 files match docs\/issues\/\*\.md: docs\/issues\/a\.md, docs\/issues\/b\.md, docs\/issues\/c\.md$/);
+  assert.match(
+    first.detail,
+    /^3 files match docs\/issues\/\*\.md: docs\/issues\/a\.md, docs\/issues\/b\.md, docs\/issues\/c\.md$/,
+  );
   assert.equal(first.outputTail, "docs/issues/a.md\ndocs/issues/b.md\ndocs/issues/c.md");
   rmSync(join(issues, "a.md"));
   rmSync(join(issues, "b.md"));
@@ -167,7 +195,12 @@ test("no_files: passes only once the last matching file is removed", async () =>
 test("tasks_done: the task list is complete", async () => {
   const prd = join(dir, "prd.json");
   const stories = (passes: boolean): string =>
-    JSON.stringify({ userStories: [{ id: "US-1", title: "a", priority: 1, passes: true }, { id: "US-2", title: "b", priority: 2, passes }] });
+    JSON.stringify({
+      userStories: [
+        { id: "US-1", title: "a", priority: 1, passes: true },
+        { id: "US-2", title: "b", priority: 2, passes },
+      ],
+    });
   writeFileSync(prd, stories(false));
   const open = await one({ type: "tasks_done", check: "" }, { tasksFile: "prd.json" });
   assert.equal(open.passed, false);
@@ -190,11 +223,21 @@ test("criteria run in order, and stopAtFirstFailure skips the rest", async () =>
     { type: "command", check: `echo 3 >> '${log}'` },
   ];
   const all = await checkCriteria(criteria, { cwd: dir, env: process.env });
-  assert.deepEqual(all.map((v) => v.passed), [true, false, true]);
+  assert.deepEqual(
+    all.map((v) => v.passed),
+    [true, false, true],
+  );
   assert.equal(readFileSync(log, "utf8"), "1\n2\n3\n");
   rmSync(log);
   const stopped = await checkCriteria(criteria, { cwd: dir, env: process.env, stopAtFirstFailure: true });
-  assert.deepEqual(stopped.map((v) => [v.passed, v.skipped === true]), [[true, false], [false, false], [false, true]]);
+  assert.deepEqual(
+    stopped.map((v) => [v.passed, v.skipped === true]),
+    [
+      [true, false],
+      [false, false],
+      [false, true],
+    ],
+  );
   assert.equal(readFileSync(log, "utf8"), "1\n2\n");
 });
 
@@ -222,16 +265,28 @@ test("failingContext names each failed check with the tail of its output", async
 });
 
 test("parseCriteria validates {type, check} lists", () => {
-  assert.deepEqual(parseCriteria([{ type: "command", check: "npm test" }, { type: "all_pages_pass", check: "npx verify-pages" }, "make lint", { type: "tasks_done" }, { check: "true" }], "state.md"), {
-    ok: true,
-    criteria: [
-      { type: "command", check: "npm test" },
-      { type: "all_pages_pass", check: "npx verify-pages" },
-      { type: "command", check: "make lint" },
-      { type: "tasks_done", check: "" },
-      { type: "command", check: "true" },
-    ],
-  });
+  assert.deepEqual(
+    parseCriteria(
+      [
+        { type: "command", check: "npm test" },
+        { type: "all_pages_pass", check: "npx verify-pages" },
+        "make lint",
+        { type: "tasks_done" },
+        { check: "true" },
+      ],
+      "state.md",
+    ),
+    {
+      ok: true,
+      criteria: [
+        { type: "command", check: "npm test" },
+        { type: "all_pages_pass", check: "npx verify-pages" },
+        { type: "command", check: "make lint" },
+        { type: "tasks_done", check: "" },
+        { type: "command", check: "true" },
+      ],
+    },
+  );
   assert.deepEqual(parseCriteria(undefined, "state.md"), { ok: true, criteria: [] });
   const bad: Array<[unknown, RegExp]> = [
     ["npm test", /must be a list/],
@@ -240,10 +295,16 @@ test("parseCriteria validates {type, check} lists", () => {
     [[{ type: 3, check: "x" }], /needs a "type" string/],
     [[42], /must be \{type, check\}/],
     // A misspelt built-in type is refused, not run as a shell command (`file_exist` once ran `dist/app.js`).
-    [[{ type: "file_exist", check: "dist/app.js" }], /criterion 1: type "file_exist" is not a criterion type \(did you mean file_exists\? built in: /],
+    [
+      [{ type: "file_exist", check: "dist/app.js" }],
+      /criterion 1: type "file_exist" is not a criterion type \(did you mean file_exists\? built in: /,
+    ],
     [[{ type: "task_done" }], /did you mean tasks_done\?/],
     [[{ type: "no_file", check: "*.tmp" }], /did you mean no_files\?/],
-    [[{ type: "file_missing", check: "x" }], /type "file_missing" is not a criterion type \(built in: command, file_exists/],
+    [
+      [{ type: "file_missing", check: "x" }],
+      /type "file_missing" is not a criterion type \(built in: command, file_exists/,
+    ],
   ];
   for (const [value, pattern] of bad) {
     const result = parseCriteria(value, "ralph.yaml");

@@ -27,7 +27,10 @@ test("control: a link to a missing page and to a missing heading are both report
   const root = mkdtempSync(join(tmpdir(), "ralph-links-"));
   try {
     mkdirSync(join(root, "docs"));
-    writeFileSync(join(root, "README.md"), "# Title\n\nSee [the guide](docs/guide.md#ending-a-run), [gone](docs/gone.md) and [here](#title).\n");
+    writeFileSync(
+      join(root, "README.md"),
+      "# Title\n\nSee [the guide](docs/guide.md#ending-a-run), [gone](docs/gone.md) and [here](#title).\n",
+    );
     writeFileSync(join(root, "docs", "guide.md"), "# Guide\n\n## Starting a run\n\n```sh\n# Ending a run\n```\n");
     const checked = check(root);
     assert.deepEqual(

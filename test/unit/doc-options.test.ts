@@ -12,8 +12,18 @@ const root = new URL("../../../", import.meta.url);
 
 /** The hand-written Markdown: the README, CONTRIBUTING and the guide pages (docs/reference/ is generated). */
 function pages(): Array<{ path: string; text: string }> {
-  const paths = ["README.md", "CONTRIBUTING.md", ...readdirSync(new URL("docs/", root)).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
-  paths.push(...readdirSync(new URL("docs/internals/", root)).filter((name) => name.endsWith(".md")).map((name) => `docs/internals/${name}`));
+  const paths = [
+    "README.md",
+    "CONTRIBUTING.md",
+    ...readdirSync(new URL("docs/", root))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
+  paths.push(
+    ...readdirSync(new URL("docs/internals/", root))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/internals/${name}`),
+  );
   return paths.map((path) => ({ path, text: readFileSync(new URL(path, root), "utf8") }));
 }
 
@@ -21,7 +31,10 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\
 
 /** Each place in `text` that gives `spec`'s default in words (a code span naming the flag, then "(default X"), with the X it gives. */
 function statedDefaults(text: string, spec: OptionSpec): string[] {
-  const pattern = new RegExp(`\`[^\`\\n]*${escape(spec.flag)}(?![a-z-])[^\`\\n]*\`[^(.\\n\`]{0,24}\\(default \`?([^,;)\`]+)`, "g");
+  const pattern = new RegExp(
+    `\`[^\`\\n]*${escape(spec.flag)}(?![a-z-])[^\`\\n]*\`[^(.\\n\`]{0,24}\\(default \`?([^,;)\`]+)`,
+    "g",
+  );
   return [...text.matchAll(pattern)].map((match) => (match[1] ?? "").trim());
 }
 
@@ -31,7 +44,8 @@ function drifted(texts: Array<{ path: string; text: string }>, specs: readonly O
   for (const spec of specs) {
     const declared = (spec.type as OptionType<unknown>).show(spec.defaultValue) ?? "off";
     for (const { path, text } of texts) {
-      for (const stated of statedDefaults(text, spec)) if (stated !== declared) found.push(`${path}: ${spec.flag} says ${stated}, declared ${declared}`);
+      for (const stated of statedDefaults(text, spec))
+        if (stated !== declared) found.push(`${path}: ${spec.flag} says ${stated}, declared ${declared}`);
     }
   }
   return found;
@@ -47,12 +61,16 @@ test("every default a guide page states is the declared default", () => {
 
 test("control: a default changed in its declaration is caught where a page still says the old one", () => {
   const texts = pages();
-  const changed = RUN_OPTION_SPECS.map((spec) => (spec.key === "lingerMs" ? ({ ...spec, defaultValue: 20_000 } as OptionSpec) : spec));
+  const changed = RUN_OPTION_SPECS.map((spec) =>
+    spec.key === "lingerMs" ? ({ ...spec, defaultValue: 20_000 } as OptionSpec) : spec,
+  );
   assert.deepEqual(
     drifted(texts, changed).map((line) => line.replace(/^[^:]+: /, "")),
     ["--linger says 10s, declared 20s"],
   );
-  const made = [{ path: "x.md", text: "Give `-n/--max-iterations` (default 4, 0 = unlimited) and `--max-wait DUR` (default `0`)." }];
+  const made = [
+    { path: "x.md", text: "Give `-n/--max-iterations` (default 4, 0 = unlimited) and `--max-wait DUR` (default `0`)." },
+  ];
   assert.deepEqual(drifted(made, RUN_OPTION_SPECS), ["x.md: --max-iterations says 4, declared 3"]);
 });
 
@@ -64,7 +82,8 @@ function namesIn(dirs: string[]): Set<string> {
       if (name === "node_modules" || name === "clis") continue;
       const child = new URL(name, url);
       if (statSync(child).isDirectory()) walk(new URL(`${name}/`, url));
-      else if (/\.(ts|mjs|js|sh|ya?ml)$/.test(name)) for (const match of readFileSync(child, "utf8").matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g)) names.add(match[0]);
+      else if (/\.(ts|mjs|js|sh|ya?ml)$/.test(name))
+        for (const match of readFileSync(child, "utf8").matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g)) names.add(match[0]);
     }
   };
   for (const dir of dirs) walk(new URL(dir, root));
@@ -72,11 +91,16 @@ function namesIn(dirs: string[]): Set<string> {
 }
 
 /** RALPH_* names a page gives that are neither a declared option's variable nor written anywhere in the project. */
-function unknownVariables(texts: Array<{ path: string; text: string }>, specs: readonly OptionSpec[], own: Set<string>): string[] {
+function unknownVariables(
+  texts: Array<{ path: string; text: string }>,
+  specs: readonly OptionSpec[],
+  own: Set<string>,
+): string[] {
   const declared = new Set(specs.flatMap((spec) => (spec.env === null ? [] : [spec.env])));
   const found: string[] = [];
   for (const { path, text } of texts) {
-    for (const match of text.matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(match[0]) && !own.has(match[0])) found.push(`${path}: ${match[0]}`);
+    for (const match of text.matchAll(/RALPH_[A-Z0-9_]*[A-Z0-9]/g))
+      if (!declared.has(match[0]) && !own.has(match[0])) found.push(`${path}: ${match[0]}`);
   }
   return found;
 }
@@ -88,7 +112,9 @@ test("every RALPH_* variable a guide page names is a declared option's, or one t
   const texts = pages();
   assert.deepEqual(unknownVariables(texts, RUN_OPTION_SPECS, own), []);
   // Known-false control: with --task-index renamed in its declaration, the pages that name RALPH_TASK_INDEX are caught.
-  const renamed = RUN_OPTION_SPECS.map((spec) => (spec.key === "taskIndex" ? ({ ...spec, env: "RALPH_TASK_POSITION" } as OptionSpec) : spec));
+  const renamed = RUN_OPTION_SPECS.map((spec) =>
+    spec.key === "taskIndex" ? ({ ...spec, env: "RALPH_TASK_POSITION" } as OptionSpec) : spec,
+  );
   const caught = unknownVariables(texts, renamed, own);
   assert.ok(caught.length > 0 && caught.every((line) => line.endsWith(": RALPH_TASK_INDEX")), caught.join("; "));
 });
@@ -100,7 +126,10 @@ async function flagsByCommand(): Promise<Map<string, Set<string>>> {
   const program = buildProgram(null, () => undefined, hook);
   const byCommand = new Map<string, Set<string>>();
   const add = (words: string, command: Command): void => {
-    byCommand.set(words, new Set(["--help", ...command.options.flatMap((option) => (option.long ? [option.long] : []))]));
+    byCommand.set(
+      words,
+      new Set(["--help", ...command.options.flatMap((option) => (option.long ? [option.long] : []))]),
+    );
     for (const sub of command.commands) add(`${words} ${sub.name()}`, sub);
   };
   for (const command of program.commands) add(command.name(), command);
@@ -138,7 +167,9 @@ test("every `ralph CMD --flag` a page writes is a flag CMD has", async () => {
   const texts = pages();
   assert.deepEqual(unknownFlags(texts, byCommand), []);
   // Known-false controls: a flag of another command, and --max-cost with `continue` declaring it no more.
-  const made = [{ path: "x.md", text: "ralph stop RUN --json\n`ralph run \"go\" --notify \"./n.sh --channel x\" -- ./agent --flag`" }];
+  const made = [
+    { path: "x.md", text: 'ralph stop RUN --json\n`ralph run "go" --notify "./n.sh --channel x" -- ./agent --flag`' },
+  ];
   assert.deepEqual(unknownFlags(made, byCommand), ["x.md:1: ralph stop --json"]);
   const without = new Map(byCommand);
   without.set("continue", new Set([...(byCommand.get("continue") ?? [])].filter((flag) => flag !== "--max-cost")));

@@ -14,7 +14,9 @@ import type { InterruptSignal } from "../../src/exit/exit-reasons.js";
 import { readCompletion } from "../../src/store/progress-log.js";
 import { RunFileError } from "../../src/store/regular-file.js";
 
-const TASKS = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })) });
+const TASKS = JSON.stringify({
+  userStories: [1, 2, 3].map((n) => ({ id: `T${n}`, title: `task ${n}`, priority: n, passes: false })),
+});
 
 /** A fake outside world: each child waits until `finish` is called for it. */
 function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean; resolveCostUsd?: number } = {}) {
@@ -45,7 +47,11 @@ function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean; resolve
     startResolve(id, _prompt, limits) {
       resolves.push({ id, ...limits });
       if (options.resolves) conflicted = [];
-      statuses.set(id, { exit_reason: options.resolves ? "DONE" : "FAILED", last_action: "resolve", cost_usd: options.resolveCostUsd ?? 0.1 });
+      statuses.set(id, {
+        exit_reason: options.resolves ? "DONE" : "FAILED",
+        last_action: "resolve",
+        cost_usd: options.resolveCostUsd ?? 0.1,
+      });
       return { exited: Promise.resolve({ code: 0, signal: null, stderr: "" }), signal: () => undefined };
     },
     merge: {
@@ -97,7 +103,11 @@ function fakeWorld(options: { conflictOn?: string[]; resolves?: boolean; resolve
     sentinels,
     onStart: (hook: (start: ChildStart) => void) => (startedHook = hook),
     finish(id: string, reason: string, costUsd = 0.25) {
-      statuses.set(id, { exit_reason: reason as RunStatus["exit_reason"], last_action: `ended ${reason}`, cost_usd: costUsd });
+      statuses.set(id, {
+        exit_reason: reason as RunStatus["exit_reason"],
+        last_action: `ended ${reason}`,
+        cost_usd: costUsd,
+      });
       finishers.get(id)?.({ code: reason === "DONE" ? 0 : 1, signal: null, stderr: "" });
     },
     signal(signal: InterruptSignal) {
@@ -113,15 +123,34 @@ function options(dir: string, patch: Partial<FanOutOptions["settings"]> = {}): F
     projectDir: dir,
     runId: "p",
     settings,
-    plan: { active: true, maxIterations: 3, completionPromise: null, completionCriteria: [], tasks: "prd.json", prompt: Buffer.from("x") },
+    plan: {
+      active: true,
+      maxIterations: 3,
+      completionPromise: null,
+      completionCriteria: [],
+      tasks: "prd.json",
+      prompt: Buffer.from("x"),
+    },
     previous: null,
-    integration: { path: dir, branch: "ralph/p", head: "c0", tasksPath: "prd.json", tasksText: TASKS, base: "c0", baseBranch: "main" },
+    integration: {
+      path: dir,
+      branch: "ralph/p",
+      head: "c0",
+      tasksPath: "prd.json",
+      tasksText: TASKS,
+      base: "c0",
+      baseBranch: "main",
+    },
     supervision: "tree",
   };
 }
 
 const runFile = (dir: string, name: string) => join(dir, ".ralph", "runs", "p", name);
-const events = (dir: string) => readFileSync(join(dir, ".ralph", "runs", "p", "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; child?: string; task?: string });
+const events = (dir: string) =>
+  readFileSync(join(dir, ".ralph", "runs", "p", "events.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; child?: string; task?: string });
 
 describe("runFanOut through fakes", { timeout: 15_000 }, () => {
   test("three tasks, two at a time: each DONE child merged in the order it ended, then DONE", async () => {
@@ -139,9 +168,17 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       const result = await runFanOut(options(dir), world.io);
       assert.deepEqual([result.reason, result.exitCode, result.iterations], ["DONE", 0, 3]);
       assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-1", "ralph/p-3"]);
-      assert.deepEqual(world.started.map((start) => start.taskId), ["T1", "T2", "T3"]);
+      assert.deepEqual(
+        world.started.map((start) => start.taskId),
+        ["T1", "T2", "T3"],
+      );
       assert.equal(result.costUsd, 0.75);
-      assert.deepEqual(events(dir).filter((event) => event.type === "child_merged").map((event) => event.task), ["T2", "T1", "T3"]);
+      assert.deepEqual(
+        events(dir)
+          .filter((event) => event.type === "child_merged")
+          .map((event) => event.task),
+        ["T2", "T1", "T3"],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -156,7 +193,12 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       assert.equal(result.reason, "FAILED");
       assert.match(result.detail, /1 task\(s\) left pending: merge of ralph\/p-1 abandoned/);
       assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-3"]);
-      assert.deepEqual(events(dir).filter((event) => event.type === "merge_abandoned").map((event) => event.task), ["T1"]);
+      assert.deepEqual(
+        events(dir)
+          .filter((event) => event.type === "merge_abandoned")
+          .map((event) => event.task),
+        ["T1"],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -195,7 +237,13 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       await stopped;
       assert.equal(result.reason, "BUDGET_EXCEEDED");
       assert.deepEqual(world.stops, [["p-2", false]]);
-      assert.deepEqual(world.started.map((start) => [start.childId, start.maxCostUsd]), [["p-1", 1], ["p-2", 1]]);
+      assert.deepEqual(
+        world.started.map((start) => [start.childId, start.maxCostUsd]),
+        [
+          ["p-1", 1],
+          ["p-2", 1],
+        ],
+      );
       assert.deepEqual(world.merged, ["ralph/p-1"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -212,7 +260,16 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
         world.finish("p-1", "DONE", 0.25);
       });
       const given = options(dir, { parallel: 1, maxCostUsd: 1, maxRuntimeMs: 600_000 });
-      const result = await runFanOut({ ...given, integration: { ...given.integration, tasksText: JSON.stringify({ userStories: [{ id: "T1", title: "one", priority: 1, passes: false }] }) } }, world.io);
+      const result = await runFanOut(
+        {
+          ...given,
+          integration: {
+            ...given.integration,
+            tasksText: JSON.stringify({ userStories: [{ id: "T1", title: "one", priority: 1, passes: false }] }),
+          },
+        },
+        world.io,
+      );
       assert.deepEqual([result.reason, world.merged], ["DONE", ["ralph/p-1"]]);
       // 250.4 s of the 600 s gone: 349 whole seconds left; $0.25 of the $1 spent by the child.
       assert.deepEqual(world.resolves, [{ id: "p-resolve-1", maxRuntimeMs: 349_000, maxCostUsd: 0.75 }]);
@@ -241,11 +298,17 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       const signalled = world.io.startChild;
       world.io.startChild = (start) => {
         const handle = signalled(start);
-        return { exited: handle.exited, signal: (signal) => (handle.signal(signal), world.finish(start.childId, "INTERRUPTED", 0)) };
+        return {
+          exited: handle.exited,
+          signal: (signal) => (handle.signal(signal), world.finish(start.childId, "INTERRUPTED", 0)),
+        };
       };
       const result = await runFanOut(options(dir), world.io);
       assert.equal(result.reason, "INTERRUPTED");
-      assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
+      assert.deepEqual(world.signalled.sort(), [
+        ["p-1", "SIGTERM"],
+        ["p-2", "SIGTERM"],
+      ]);
       assert.deepEqual(world.merged, []);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -318,18 +381,28 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       world.io.startChild = (start) => {
         const handle = startChild(start);
         void handle.exited.then(() => gone.push(start.childId));
-        return { exited: handle.exited, signal: (signal) => (handle.signal(signal), queueMicrotask(() => world.finish(start.childId, "INTERRUPTED", 0))) };
+        return {
+          exited: handle.exited,
+          signal: (signal) => (
+            handle.signal(signal),
+            queueMicrotask(() => world.finish(start.childId, "INTERRUPTED", 0))
+          ),
+        };
       };
       const readSentinels = world.io.readSentinels;
       world.io.readSentinels = (paths) => {
-        if (world.started.length === 2) throw new RunFileError(`${paths.stop}: is a FIFO; ralph reads only regular files here`);
+        if (world.started.length === 2)
+          throw new RunFileError(`${paths.stop}: is a FIFO; ralph reads only regular files here`);
         return readSentinels(paths);
       };
       const timers = process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
       const result = await runFanOut(options(dir), world.io);
       assert.equal(result.reason, "FAILED");
       assert.match(result.detail, /STOP: is a FIFO/);
-      assert.deepEqual(world.signalled.sort(), [["p-1", "SIGTERM"], ["p-2", "SIGTERM"]]);
+      assert.deepEqual(world.signalled.sort(), [
+        ["p-1", "SIGTERM"],
+        ["p-2", "SIGTERM"],
+      ]);
       assert.deepEqual(gone.sort(), ["p-1", "p-2"]);
       assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
       const status = JSON.parse(readFileSync(runFile(dir, "status.json"), "utf8")) as RunStatus;
@@ -357,7 +430,10 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       const result = await runFanOut(options(dir), world.io);
       assert.equal(result.reason, "FAILED");
       assert.match(result.detail, /cannot write the run's files \(EISDIR\)/);
-      assert.deepEqual(world.started.map((start) => start.childId), ["p-1", "p-2"]);
+      assert.deepEqual(
+        world.started.map((start) => start.childId),
+        ["p-1", "p-2"],
+      );
       assert.deepEqual(world.stops, [["p-2", false]]);
       assert.deepEqual(readCompletion(runFile(dir, "progress.txt")), { ended: true, reason: "FAILED" });
     } finally {
@@ -399,7 +475,10 @@ describe("runFanOut through fakes", { timeout: 15_000 }, () => {
       const previous = { run_id: "p", iteration: 0, cost_usd: 0, started_at: "2026-01-01T00:00:00.000Z" } as RunStatus;
       const result = await runFanOut({ ...options(dir, { maxRuntimeMs: 60_000 }), previous }, world.io);
       assert.equal(result.reason, "DONE");
-      assert.deepEqual(world.started.map((start) => start.maxRuntimeMs), [60_000, 60_000, 60_000]);
+      assert.deepEqual(
+        world.started.map((start) => start.maxRuntimeMs),
+        [60_000, 60_000, 60_000],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -13,10 +13,23 @@ import { verdict } from "../fixtures/engine-machine.js";
 
 const CLAIM = "All done.\n<promise>DONE</promise>";
 
-function start(scripts: AgentScript[], verdicts = [verdict(true)], settings: Partial<ReturnType<typeof defaultSettings>> = {}) {
+function start(
+  scripts: AgentScript[],
+  verdicts = [verdict(true)],
+  settings: Partial<ReturnType<typeof defaultSettings>> = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "ralph-engine-"));
   const world = fakeWorld(scripts, verdicts);
-  const done = runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command", ...settings }, plan: plan(), previous: null }, world.io);
+  const done = runEngine(
+    {
+      projectDir: dir,
+      runId: "r",
+      settings: { ...defaultSettings(), agent: "command", ...settings },
+      plan: plan(),
+      previous: null,
+    },
+    world.io,
+  );
   const status = () => JSON.parse(readFileSync(join(dir, ".ralph", "runs", "r", "status.json"), "utf8")) as RunStatus;
   const progress = () => readFileSync(join(dir, ".ralph", "runs", "r", "progress.txt"), "utf8");
   return { dir, world, done, status, progress, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
@@ -110,7 +123,11 @@ describe("runEngine through fakes", { timeout: 15_000 }, () => {
       run.world.fireTimers();
       const result = await run.done;
       assert.deepEqual([result.reason, result.iterations], ["DONE", 1]);
-      assert.equal(run.world.spawned[1]?.env.RALPH_ITERATION, "1", "the limited iteration is retried under its own number");
+      assert.equal(
+        run.world.spawned[1]?.env.RALPH_ITERATION,
+        "1",
+        "the limited iteration is retried under its own number",
+      );
     } finally {
       run.cleanup();
     }
@@ -119,7 +136,10 @@ describe("runEngine through fakes", { timeout: 15_000 }, () => {
 
 describe("questions through fakes", { timeout: 15_000 }, () => {
   test("an <ask> waits without spawning; an answer seen by the control watch resumes with both in the prompt", async () => {
-    const run = start([{ lines: ["<ask>Which database?</ask>"], exits: true }, { lines: [CLAIM], exits: true }]);
+    const run = start([
+      { lines: ["<ask>Which database?</ask>"], exits: true },
+      { lines: [CLAIM], exits: true },
+    ]);
     try {
       await run.world.eventSeen("needs_human");
       // The driver first handles the look it queued with the event, then writes the state it waits in: one turn.
@@ -130,7 +150,9 @@ describe("questions through fakes", { timeout: 15_000 }, () => {
       const result = await run.done;
       assert.deepEqual([result.reason, result.iterations], ["DONE", 2]);
       assert.match(String(run.world.spawned[1]?.stdin), /You asked: Which database\?\n\nAnswer: Postgres\n$/);
-      const types = run.world.events.map((event) => event.type).filter((type) => type === "needs_human" || type === "answered");
+      const types = run.world.events
+        .map((event) => event.type)
+        .filter((type) => type === "needs_human" || type === "answered");
       assert.deepEqual(types, ["needs_human", "answered"]);
     } finally {
       run.cleanup();
@@ -141,8 +163,20 @@ describe("questions through fakes", { timeout: 15_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-engine-"));
     try {
       const world = fakeWorld([{ lines: [CLAIM], exits: true }], [verdict(true)]);
-      const previous = { iteration: 1, calls: 1, cost_usd: 0, tokens: { input: 0, output: 0 }, session_id: null, started_at: new Date().toISOString(), question: "Which database?", answer: null } as unknown as RunStatus;
-      const done = runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command" }, plan: plan(), previous }, world.io);
+      const previous = {
+        iteration: 1,
+        calls: 1,
+        cost_usd: 0,
+        tokens: { input: 0, output: 0 },
+        session_id: null,
+        started_at: new Date().toISOString(),
+        question: "Which database?",
+        answer: null,
+      } as unknown as RunStatus;
+      const done = runEngine(
+        { projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command" }, plan: plan(), previous },
+        world.io,
+      );
       await world.eventSeen("needs_human");
       assert.equal(world.spawned.length, 0);
       world.signal("SIGINT");

@@ -15,13 +15,23 @@ import { fakeWorld } from "../fixtures/fake-engine-io.js";
 
 type Seen = Pick<RunStatus, "state" | "iteration" | "calls" | "last_action">;
 
-const pick = (status: RunStatus): Seen => ({ state: status.state, iteration: status.iteration, calls: status.calls, last_action: status.last_action });
+const pick = (status: RunStatus): Seen => ({
+  state: status.state,
+  iteration: status.iteration,
+  calls: status.calls,
+  last_action: status.last_action,
+});
 
 /**
  * Runs `iterations` iterations whose agents start `startMs` after they are asked to; returns every status
  * written, and status.json as read while each agent ran and each check.
  */
-async function iterate(criteria: boolean, iterations: number, startMs: number, during?: (world: ReturnType<typeof fakeWorld>, read: () => Seen) => Promise<void>) {
+async function iterate(
+  criteria: boolean,
+  iterations: number,
+  startMs: number,
+  during?: (world: ReturnType<typeof fakeWorld>, read: () => Seen) => Promise<void>,
+) {
   const dir = mkdtempSync(join(tmpdir(), "ralph-status-writes-"));
   const file = join(dir, ".ralph", "runs", "r", "status.json");
   const read = () => pick(JSON.parse(readFileSync(file, "utf8")) as RunStatus);
@@ -54,8 +64,21 @@ async function iterate(criteria: boolean, iterations: number, startMs: number, d
   };
   try {
     // The same check fails three times: the same-failure guard is off here, so the run reaches its cap.
-    const thePlan = plan({ maxIterations: iterations, completionPromise: null, completionCriteria: criteria ? [{ type: "command", check: "npm test" }] : [] });
-    const running = runEngine({ projectDir: dir, runId: "r", settings: { ...defaultSettings(), agent: "command", sameFailureLimit: 0 }, plan: thePlan, previous: null }, world.io);
+    const thePlan = plan({
+      maxIterations: iterations,
+      completionPromise: null,
+      completionCriteria: criteria ? [{ type: "command", check: "npm test" }] : [],
+    });
+    const running = runEngine(
+      {
+        projectDir: dir,
+        runId: "r",
+        settings: { ...defaultSettings(), agent: "command", sameFailureLimit: 0 },
+        plan: thePlan,
+        previous: null,
+      },
+      world.io,
+    );
     await during?.(world, read);
     const result = await running;
     return { result, written, duringAgent, duringChecks };
@@ -66,8 +89,18 @@ async function iterate(criteria: boolean, iterations: number, startMs: number, d
 }
 
 describe("status.json during a run", { timeout: 15_000 }, () => {
-  const running = (iteration: number) => ({ state: "running", iteration, calls: iteration - 1, last_action: `iteration ${iteration} started` });
-  const ended = (iteration: number) => ({ state: "ended", iteration, calls: iteration, last_action: `reached max_iterations ${iteration}` });
+  const running = (iteration: number) => ({
+    state: "running",
+    iteration,
+    calls: iteration - 1,
+    last_action: `iteration ${iteration} started`,
+  });
+  const ended = (iteration: number) => ({
+    state: "ended",
+    iteration,
+    calls: iteration,
+    last_action: `reached max_iterations ${iteration}`,
+  });
   // Agents that take longer to start than the gap: each iteration's status is written before its agent runs.
   const slow = STATUS_GAP_MS + 20;
 

@@ -37,11 +37,20 @@ const unclaimed = (message: string, failure: string | null = null, prompt = ATTE
   tasksAfter: null,
 });
 const NOTHING_CHECKED: Input = { type: "checked", verdicts: [], fingerprint: null };
-const stopNowEnding: Phase = { id: "ending", ending: { reason: "STOPPED", detail: "stop --now ended the agent" }, attempt: ATTEMPT, judged: null };
+const stopNowEnding: Phase = {
+  id: "ending",
+  ending: { reason: "STOPPED", detail: "stop --now ended the agent" },
+  attempt: ATTEMPT,
+  judged: null,
+};
 
 const clear = (nowMs = 1000): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs });
-const sentinel = (patch: Partial<{ stop: boolean; stopNow: boolean; pause: boolean }>, nowMs = 1000): Input => ({ ...(clear(nowMs) as object), ...patch }) as Input;
-const desired = (patch: Partial<ReturnType<typeof plan>> = {}): Input => ({ type: "desired", read: { ok: true, plan: plan(patch) } });
+const sentinel = (patch: Partial<{ stop: boolean; stopNow: boolean; pause: boolean }>, nowMs = 1000): Input =>
+  ({ ...(clear(nowMs) as object), ...patch }) as Input;
+const desired = (patch: Partial<ReturnType<typeof plan>> = {}): Input => ({
+  type: "desired",
+  read: { ok: true, plan: plan(patch) },
+});
 const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
   ok: true,
   format: "prd",
@@ -51,20 +60,46 @@ const TWO_TASKS = (secondDone: boolean): Machine["tasks"] => ({
   ],
 });
 const SIGINT: Input = { type: "signal", signal: "SIGINT" };
-const ALL_DONE: Machine["tasks"] = { ok: true, format: "checklist", tasks: [{ id: "1", title: "a", done: true, line: 1 }] };
+const ALL_DONE: Machine["tasks"] = {
+  ok: true,
+  format: "checklist",
+  tasks: [{ id: "1", title: "a", done: true, line: 1 }],
+};
 const verifying: Phase = { id: "verifying", ending: null };
-const REVIEW: Criterion = { type: "review", check: "codex", review: { agent: "codex", model: null, prompt: null, command: null, timeoutMs: 60_000 } };
+const REVIEW: Criterion = {
+  type: "review",
+  check: "codex",
+  review: { agent: "codex", model: null, prompt: null, command: null, timeoutMs: 60_000 },
+};
 const REVIEWED = plan({ completionCriteria: [{ type: "command", check: "npm test" }, REVIEW] });
-const reviewing: Phase = { id: "reviewing", judging: judging() as JudgingPhase, checked: { type: "checked", verdicts: [verdict(true)], fingerprint: null } };
-const reviewed = (verdict: ReviewResult["verdict"]): ReviewResult => ({ criterion: REVIEW, agent: "codex", verdict, reason: verdict === "none" ? "no tag" : null, findings: verdict === "changes" ? "README.md: add usage" : "", costUsd: 0.05, tokens: { input: 1, output: 1 }, durationMs: 10 });
+const reviewing: Phase = {
+  id: "reviewing",
+  judging: judging() as JudgingPhase,
+  checked: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+};
+const reviewed = (verdict: ReviewResult["verdict"]): ReviewResult => ({
+  criterion: REVIEW,
+  agent: "codex",
+  verdict,
+  reason: verdict === "none" ? "no tag" : null,
+  findings: verdict === "changes" ? "README.md: add usage" : "",
+  costUsd: 0.05,
+  tokens: { input: 1, output: 1 },
+  durationMs: 10,
+});
 
 const kinds = (effects: Effect[]) => effects.map((effect) => effect.kind);
-const entries = (result: Step): RecordEntry[] => result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
+const entries = (result: Step): RecordEntry[] =>
+  result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
 const logLines = (result: Step) => entries(result).flatMap((entry) => (entry.kind === "log" ? [entry.line] : []));
-const eventTypes = (result: Step) => entries(result).flatMap((entry) => (entry.kind === "event" ? [entry.body.type] : []));
+const eventTypes = (result: Step) =>
+  entries(result).flatMap((entry) => (entry.kind === "event" ? [entry.body.type] : []));
 const progressOf = (result: Step, key: string) =>
-  entries(result).flatMap((entry) => (entry.kind === "progress" ? entry.block.filter(([k, v]) => k === key && v !== undefined).map(([, v]) => v) : []));
-const endingOf = (result: Step) => (result.machine.phase.id === "ended" || result.machine.phase.id === "ending" ? result.machine.phase.ending : null);
+  entries(result).flatMap((entry) =>
+    entry.kind === "progress" ? entry.block.filter(([k, v]) => k === key && v !== undefined).map(([, v]) => v) : [],
+  );
+const endingOf = (result: Step) =>
+  result.machine.phase.id === "ended" || result.machine.phase.id === "ending" ? result.machine.phase.ending : null;
 
 interface Case {
   name: string;
@@ -78,8 +113,22 @@ interface Case {
 
 const CASES: Case[] = [
   // boundary
-  { name: "boundary + signal → ended INTERRUPTED, nothing judged", from: machine(boundary), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED" },
-  { name: "boundary + state.md active: false → ended STOPPED", from: machine(boundary), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "boundary + signal → ended INTERRUPTED, nothing judged",
+    from: machine(boundary),
+    input: SIGINT,
+    phase: "ended",
+    effects: [],
+    reason: "INTERRUPTED",
+  },
+  {
+    name: "boundary + state.md active: false → ended STOPPED",
+    from: machine(boundary),
+    input: desired({ active: false }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
   {
     name: "boundary + a broken state.md → logged once, the last good plan kept",
     from: machine(boundary),
@@ -88,7 +137,10 @@ const CASES: Case[] = [
     effects: ["record"],
     check: (result) => {
       assert.equal(result.machine.planProblem, "state.md: bad");
-      assert.equal(step(result.machine, { type: "desired", read: { ok: false, message: "state.md: bad" } }).effects.length, 0);
+      assert.equal(
+        step(result.machine, { type: "desired", read: { ok: false, message: "state.md: bad" } }).effects.length,
+        0,
+      );
     },
   },
   {
@@ -102,7 +154,14 @@ const CASES: Case[] = [
       assert.equal(statusOf(result.machine).max_iterations, 9);
     },
   },
-  { name: "boundary + STOP → ended STOPPED", from: machine(boundary), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "boundary + STOP → ended STOPPED",
+    from: machine(boundary),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
   {
     name: "boundary + PAUSE → paused, logged and published once",
     from: machine(boundary),
@@ -114,7 +173,14 @@ const CASES: Case[] = [
       assert.equal(statusOf(result.machine).state, "paused");
     },
   },
-  { name: "boundary + clear at the cap → ended MAX_ITERATIONS", from: machine(boundary, {}, { iteration: 5 }), input: clear(), phase: "ended", effects: [], reason: "MAX_ITERATIONS" },
+  {
+    name: "boundary + clear at the cap → ended MAX_ITERATIONS",
+    from: machine(boundary, {}, { iteration: 5 }),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "MAX_ITERATIONS",
+  },
   {
     name: "boundary + clear past --max-runtime → ended RUNTIME_EXCEEDED",
     from: machine(boundary, { config: { ...machine(boundary).config, maxRuntimeMs: 500 } }),
@@ -141,7 +207,10 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + --task marked done → ended DONE, even at --max-cost",
-    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", maxCostUsd: 0.1 } }),
+    from: machine(boundary, {
+      tasks: TWO_TASKS(true),
+      config: { ...machine(boundary).config, onlyTask: "US-2", maxCostUsd: 0.1 },
+    }),
     input: clear(),
     phase: "ended",
     effects: [],
@@ -157,7 +226,11 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + --task-index whose task was done before any iteration → ended NO_WORK",
-    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", onlyTaskByIndex: true } }, { iteration: 0 }),
+    from: machine(
+      boundary,
+      { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", onlyTaskByIndex: true } },
+      { iteration: 0 },
+    ),
     input: clear(),
     phase: "ended",
     effects: [],
@@ -165,7 +238,10 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + --task-index whose task an iteration marked done → ended DONE",
-    from: machine(boundary, { tasks: TWO_TASKS(true), config: { ...machine(boundary).config, onlyTask: "US-2", onlyTaskByIndex: true } }),
+    from: machine(boundary, {
+      tasks: TWO_TASKS(true),
+      config: { ...machine(boundary).config, onlyTask: "US-2", onlyTaskByIndex: true },
+    }),
     input: clear(),
     phase: "ended",
     effects: [],
@@ -173,7 +249,11 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + --task-index whose task is pending, the others done or not → its task is spawned",
-    from: machine(boundary, { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-1", onlyTaskByIndex: true } }, { iteration: 0 }),
+    from: machine(
+      boundary,
+      { tasks: TWO_TASKS(false), config: { ...machine(boundary).config, onlyTask: "US-1", onlyTaskByIndex: true } },
+      { iteration: 0 },
+    ),
     input: clear(),
     phase: "running",
     effects: ["record", "spawn"],
@@ -218,10 +298,20 @@ const CASES: Case[] = [
     effects: ["record", "spawn"],
     check: (result) => {
       assert.equal(result.machine.tally.task, null);
-      assert.match(result.effects.find((effect) => effect.kind === "spawn")?.attempt.prompt.toString() ?? "", /npm test failed/);
+      assert.match(
+        result.effects.find((effect) => effect.kind === "spawn")?.attempt.prompt.toString() ?? "",
+        /npm test failed/,
+      );
     },
   },
-  { name: "verifying + the checks pass → ended NO_WORK", from: machine(verifying), input: { type: "checked", verdicts: [verdict(true)], fingerprint: null }, phase: "ended", effects: ["record"], reason: "NO_WORK" },
+  {
+    name: "verifying + the checks pass → ended NO_WORK",
+    from: machine(verifying),
+    input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
+    phase: "ended",
+    effects: ["record"],
+    reason: "NO_WORK",
+  },
   {
     name: "verifying + a check fails → boundary, the failure carried into the next prompt",
     from: machine(verifying),
@@ -243,7 +333,11 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + clear → running: iteration_started, then spawn with the task and failing checks in the prompt",
-    from: machine(boundary, { tasks: { ok: true, format: "checklist", tasks: [{ id: "3", title: "write docs", done: false, line: 3 }] } }, { failingChecks: "npm test failed" }),
+    from: machine(
+      boundary,
+      { tasks: { ok: true, format: "checklist", tasks: [{ id: "3", title: "write docs", done: false, line: 3 }] } },
+      { failingChecks: "npm test failed" },
+    ),
     input: clear(),
     phase: "running",
     effects: ["record", "spawn"],
@@ -255,10 +349,19 @@ const CASES: Case[] = [
       assert.match(spawn.attempt.prompt.toString(), /## Current task\n\nline 3: write docs/);
       assert.match(spawn.attempt.prompt.toString(), /npm test failed/);
       assert.deepEqual(eventTypes(result), ["iteration_started"]);
-      assert.deepEqual([statusOf(result.machine).iteration, statusOf(result.machine).current_task], [2, "line 3: write docs"]);
+      assert.deepEqual(
+        [statusOf(result.machine).iteration, statusOf(result.machine).current_task],
+        [2, "line 3: write docs"],
+      );
     },
   },
-  { name: "boundary + control → nothing (a look is under way)", from: machine(boundary), input: { type: "control" }, phase: "boundary", effects: [] },
+  {
+    name: "boundary + control → nothing (a look is under way)",
+    from: machine(boundary),
+    input: { type: "control" },
+    phase: "boundary",
+    effects: [],
+  },
 
   // paused
   {
@@ -270,9 +373,29 @@ const CASES: Case[] = [
     reason: "INTERRUPTED",
     check: (result) => assert.deepEqual(logLines(result), ["resumed (to stop)"]),
   },
-  { name: "paused + active: false → ended STOPPED", from: machine(paused), input: desired({ active: false }), phase: "ended", effects: ["record"], reason: "STOPPED" },
-  { name: "paused + STOP → ended STOPPED", from: machine(paused), input: sentinel({ stop: true, pause: true }), phase: "ended", effects: ["record"], reason: "STOPPED" },
-  { name: "paused + PAUSE still there → stays paused, nothing logged", from: machine(paused), input: sentinel({ pause: true }), phase: "paused", effects: [] },
+  {
+    name: "paused + active: false → ended STOPPED",
+    from: machine(paused),
+    input: desired({ active: false }),
+    phase: "ended",
+    effects: ["record"],
+    reason: "STOPPED",
+  },
+  {
+    name: "paused + STOP → ended STOPPED",
+    from: machine(paused),
+    input: sentinel({ stop: true, pause: true }),
+    phase: "ended",
+    effects: ["record"],
+    reason: "STOPPED",
+  },
+  {
+    name: "paused + PAUSE still there → stays paused, nothing logged",
+    from: machine(paused),
+    input: sentinel({ pause: true }),
+    phase: "paused",
+    effects: [],
+  },
   {
     name: "paused + PAUSE removed → boundary: resumed once, then a fresh look",
     from: machine(paused),
@@ -309,7 +432,13 @@ const CASES: Case[] = [
     reason: "STOPPED",
     check: (result) => assert.deepEqual(result.effects, [{ kind: "endTree", why: "stop_now" }]),
   },
-  { name: "running + a plain STOP → waits for the boundary", from: machine(running), input: sentinel({ stop: true, pause: true }), phase: "running", effects: [] },
+  {
+    name: "running + a plain STOP → waits for the boundary",
+    from: machine(running),
+    input: sentinel({ stop: true, pause: true }),
+    phase: "running",
+    effects: [],
+  },
   {
     name: "running + control → look at the sentinels only",
     from: machine(running),
@@ -353,7 +482,8 @@ const CASES: Case[] = [
     input: { type: "agentExited", run: finished("Still working.") },
     phase: "judging",
     effects: ["runChecks"],
-    check: (result) => assert.deepEqual(result.effects[0]?.kind === "runChecks" ? result.effects[0].criteria : null, []),
+    check: (result) =>
+      assert.deepEqual(result.effects[0]?.kind === "runChecks" ? result.effects[0].criteria : null, []),
   },
   {
     name: "running + a failed exit → judging, no check and no fingerprint",
@@ -361,7 +491,8 @@ const CASES: Case[] = [
     input: { type: "agentExited", run: finished(null, { exit: { code: 1, signal: null } }, { sawResult: false }) },
     phase: "judging",
     effects: ["runChecks"],
-    check: (result) => assert.deepEqual(result.effects[0], { kind: "runChecks", iteration: 2, criteria: [], fingerprint: false }),
+    check: (result) =>
+      assert.deepEqual(result.effects[0], { kind: "runChecks", iteration: 2, criteria: [], fingerprint: false }),
   },
   {
     name: "running + usage limit → waitingLimit: not counted, spend kept, sleep until the reset",
@@ -373,7 +504,10 @@ const CASES: Case[] = [
       assert.deepEqual(result.effects[1], { kind: "sleep", untilMs: 60_000 });
       assert.deepEqual(eventTypes(result), ["iteration_ended", "waiting_limit"]);
       const status = statusOf(result.machine);
-      assert.deepEqual([status.iteration, status.calls, status.state, status.resume_at], [1, 2, "waiting", new Date(60_000).toISOString()]);
+      assert.deepEqual(
+        [status.iteration, status.calls, status.state, status.resume_at],
+        [1, 2, "waiting", new Date(60_000).toISOString()],
+      );
     },
   },
   {
@@ -420,19 +554,46 @@ const CASES: Case[] = [
   },
   {
     name: "judging + a task marked done and a check failing → reopened before the next look, the promise does not end the run",
-    from: machine({ ...(judging() as Phase & { id: "judging" }), marked: [{ id: "US-1", title: "first", done: true, priority: 1 }], tasksAfter: { ok: true, format: "prd", tasks: [{ id: "US-1", title: "first", done: true, priority: 1 }] } }, { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) }),
+    from: machine(
+      {
+        ...(judging() as Phase & { id: "judging" }),
+        marked: [{ id: "US-1", title: "first", done: true, priority: 1 }],
+        tasksAfter: { ok: true, format: "prd", tasks: [{ id: "US-1", title: "first", done: true, priority: 1 }] },
+      },
+      { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) },
+    ),
     input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
     phase: "boundary",
     effects: ["record", "reopenTasks", "look"],
     check: (result) => {
-      assert.deepEqual(eventTypes(result).filter((type) => type === "tasks_reopened"), ["tasks_reopened"]);
-      assert.match(result.machine.tally.failingChecks, /You marked this task done in prd\.json: US-1: first\. A check failed on that tree, so it was reopened/);
+      assert.deepEqual(
+        eventTypes(result).filter((type) => type === "tasks_reopened"),
+        ["tasks_reopened"],
+      );
+      assert.match(
+        result.machine.tally.failingChecks,
+        /You marked this task done in prd\.json: US-1: first\. A check failed on that tree, so it was reopened/,
+      );
       assert.match(result.machine.tally.failingChecks, /1 failing/);
     },
   },
   {
     name: "judging + the last task marked done, checks passing, the promise → ended DONE, nothing reopened",
-    from: machine({ ...(judging() as Phase & { id: "judging" }), marked: [{ id: "US-1", title: "first", done: true, priority: 1 }], tasksAfter: { ok: true, format: "prd", tasks: [{ id: "US-1", title: "first", done: true, priority: 1 }, { id: "US-2", title: "second", done: true, priority: 2 }] } }, { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) }),
+    from: machine(
+      {
+        ...(judging() as Phase & { id: "judging" }),
+        marked: [{ id: "US-1", title: "first", done: true, priority: 1 }],
+        tasksAfter: {
+          ok: true,
+          format: "prd",
+          tasks: [
+            { id: "US-1", title: "first", done: true, priority: 1 },
+            { id: "US-2", title: "second", done: true, priority: 2 },
+          ],
+        },
+      },
+      { tasks: TWO_TASKS(true), plan: plan({ tasks: "prd.json" }) },
+    ),
     input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
     phase: "ended",
     effects: ["record"],
@@ -444,7 +605,14 @@ const CASES: Case[] = [
     input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
     phase: "boundary",
     effects: ["record", "look"],
-    check: (result) => assert.ok(logLines(result).some((line) => /the promise was found, but 2 task\(s\) in prd\.json are still open; moving on to the next: US-1: first/.test(line))),
+    check: (result) =>
+      assert.ok(
+        logLines(result).some((line) =>
+          /the promise was found, but 2 task\(s\) in prd\.json are still open; moving on to the next: US-1: first/.test(
+            line,
+          ),
+        ),
+      ),
   },
   {
     name: "judging + a failed iteration below --max-failures → boundary, failures counted",
@@ -464,7 +632,11 @@ const CASES: Case[] = [
   },
   {
     name: "judging + an unchanged fingerprint at --stall-limit → ended STALLED",
-    from: machine(judging(finished("working")), { config: { ...machine(boundary).config, stallLimit: 2 } }, { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    from: machine(
+      judging(finished("working")),
+      { config: { ...machine(boundary).config, stallLimit: 2 } },
+      { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
+    ),
     input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
     phase: "ended",
     effects: ["record"],
@@ -472,32 +644,56 @@ const CASES: Case[] = [
   },
   {
     name: "judging + an unchanged fingerprint at --stall-limit on the cap's last iteration → ended MAX_ITERATIONS, saying no progress was seen, no guard fired",
-    from: machine(judging(finished("working")), { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, stallLimit: 2 } }, { iteration: 2, stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    from: machine(
+      judging(finished("working")),
+      { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, stallLimit: 2 } },
+      { iteration: 2, stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
+    ),
     input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
     phase: "ended",
     effects: ["record"],
     reason: "MAX_ITERATIONS",
     check: (result) => {
-      assert.match(endingOf(result)?.detail ?? "", /^reached max_iterations 2; no progress was seen in the last 2 iterations/);
-      assert.deepEqual(eventTypes(result).filter((type) => type === "guard_fired"), []);
+      assert.match(
+        endingOf(result)?.detail ?? "",
+        /^reached max_iterations 2; no progress was seen in the last 2 iterations/,
+      );
+      assert.deepEqual(
+        eventTypes(result).filter((type) => type === "guard_fired"),
+        [],
+      );
       assert.ok(!logLines(result).some((line) => line.startsWith("guard ")), logLines(result).join("\n"));
     },
   },
   {
     name: "judging + the same failing check at --same-failure-limit on the cap's last iteration → ended MAX_ITERATIONS naming the failure",
-    from: machine(judging(), { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } }, { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } }),
+    from: machine(
+      judging(),
+      { plan: plan({ maxIterations: 2 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } },
+      { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } },
+    ),
     input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
     phase: "ended",
     effects: ["record"],
     reason: "MAX_ITERATIONS",
     check: (result) => {
-      assert.match(endingOf(result)?.detail ?? "", /^reached max_iterations 2; the same failure 2 times in a row: check `npm test` exit 1 \(1 failing\)$/);
-      assert.deepEqual(eventTypes(result).filter((type) => type === "guard_fired"), []);
+      assert.match(
+        endingOf(result)?.detail ?? "",
+        /^reached max_iterations 2; the same failure 2 times in a row: check `npm test` exit 1 \(1 failing\)$/,
+      );
+      assert.deepEqual(
+        eventTypes(result).filter((type) => type === "guard_fired"),
+        [],
+      );
     },
   },
   {
     name: "judging + the same failing check at --same-failure-limit before the cap → ended FAILED by the guard",
-    from: machine(judging(), { plan: plan({ maxIterations: 5 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } }, { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } }),
+    from: machine(
+      judging(),
+      { plan: plan({ maxIterations: 5 }), config: { ...machine(boundary).config, sameFailureLimit: 2 } },
+      { iteration: 2, repeat: { ...failureKey(null, [verdict(false)])!, count: 1 } },
+    ),
     input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
     phase: "ended",
     effects: ["record"],
@@ -506,7 +702,11 @@ const CASES: Case[] = [
   },
   {
     name: "judging + an agent failure that reaches --max-failures on the cap's last iteration → still ended FAILED",
-    from: machine(judging(finished(null), "exit 1"), { plan: plan({ maxIterations: 3 }) }, { iteration: 3, failures: 2 }),
+    from: machine(
+      judging(finished(null), "exit 1"),
+      { plan: plan({ maxIterations: 3 }) },
+      { iteration: 3, failures: 2 },
+    ),
     input: { type: "checked", verdicts: [], fingerprint: null },
     phase: "ended",
     effects: ["record"],
@@ -519,7 +719,8 @@ const CASES: Case[] = [
     phase: "ended",
     effects: [],
     reason: "DRY_RUN",
-    check: (result) => assert.equal(endingOf(result)?.detail, "showed 5 iterations (reached max_iterations 5); no agent was started"),
+    check: (result) =>
+      assert.equal(endingOf(result)?.detail, "showed 5 iterations (reached max_iterations 5); no agent was started"),
   },
   {
     name: "running + the agent exited in a dry run → judging, no progress fingerprint asked for",
@@ -527,11 +728,19 @@ const CASES: Case[] = [
     input: { type: "agentExited", run: finished(null) },
     phase: "judging",
     effects: ["runChecks"],
-    check: (result) => assert.deepEqual(result.effects.map((effect) => (effect.kind === "runChecks" ? effect.fingerprint : null)), [false]),
+    check: (result) =>
+      assert.deepEqual(
+        result.effects.map((effect) => (effect.kind === "runChecks" ? effect.fingerprint : null)),
+        [false],
+      ),
   },
   {
     name: "judging + a changed fingerprint → boundary, the stall count reset",
-    from: machine(judging(finished("working")), { config: { ...machine(boundary).config, stallLimit: 2 } }, { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } }),
+    from: machine(
+      judging(finished("working")),
+      { config: { ...machine(boundary).config, stallLimit: 2 } },
+      { stalled: 1, fingerprint: { ok: true, head: "abc", tree: "t", tasks: null } },
+    ),
     input: { type: "checked", verdicts: [], fingerprint: { ok: true, head: "def", tree: "t", tasks: null } },
     phase: "boundary",
     effects: ["record", "look"],
@@ -539,9 +748,30 @@ const CASES: Case[] = [
   },
 
   // waitingLimit
-  { name: "waitingLimit + signal → ended INTERRUPTED", from: machine(waiting), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED" },
-  { name: "waitingLimit + active: false → ended STOPPED", from: machine(waiting), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
-  { name: "waitingLimit + STOP → ended STOPPED", from: machine(waiting), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "waitingLimit + signal → ended INTERRUPTED",
+    from: machine(waiting),
+    input: SIGINT,
+    phase: "ended",
+    effects: [],
+    reason: "INTERRUPTED",
+  },
+  {
+    name: "waitingLimit + active: false → ended STOPPED",
+    from: machine(waiting),
+    input: desired({ active: false }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
+  {
+    name: "waitingLimit + STOP → ended STOPPED",
+    from: machine(waiting),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
   {
     name: "waitingLimit + --max-runtime passed while waiting → ended RUNTIME_EXCEEDED",
     from: machine(waiting, { config: { ...machine(waiting).config, maxRuntimeMs: 5000 } }),
@@ -550,7 +780,13 @@ const CASES: Case[] = [
     effects: [],
     reason: "RUNTIME_EXCEEDED",
   },
-  { name: "waitingLimit + clear before the reset → keeps waiting", from: machine(waiting), input: clear(9999), phase: "waitingLimit", effects: [] },
+  {
+    name: "waitingLimit + clear before the reset → keeps waiting",
+    from: machine(waiting),
+    input: clear(9999),
+    phase: "waitingLimit",
+    effects: [],
+  },
   {
     name: "waitingLimit + clear at the reset → boundary: the iteration is retried",
     from: machine(waiting),
@@ -559,8 +795,20 @@ const CASES: Case[] = [
     effects: ["record", "look"],
     check: (result) => assert.deepEqual(logLines(result), ["usage limit wait over; retrying iteration 2"]),
   },
-  { name: "waitingLimit + tick → look", from: machine(waiting), input: { type: "tick", nowMs: 10_000 }, phase: "waitingLimit", effects: ["look"] },
-  { name: "waitingLimit + control → look", from: machine(waiting), input: { type: "control" }, phase: "waitingLimit", effects: ["look"] },
+  {
+    name: "waitingLimit + tick → look",
+    from: machine(waiting),
+    input: { type: "tick", nowMs: 10_000 },
+    phase: "waitingLimit",
+    effects: ["look"],
+  },
+  {
+    name: "waitingLimit + control → look",
+    from: machine(waiting),
+    input: { type: "control" },
+    phase: "waitingLimit",
+    effects: ["look"],
+  },
 
   // ending
   {
@@ -586,7 +834,12 @@ const CASES: Case[] = [
   },
   {
     name: "ending after judging + checks over → ended, recorded as interrupted",
-    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: finished("<promise>DONE</promise>") }),
+    from: machine({
+      id: "ending",
+      ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" },
+      attempt: ATTEMPT,
+      judged: finished("<promise>DONE</promise>"),
+    }),
     input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
     phase: "ended",
     effects: ["record"],
@@ -598,7 +851,12 @@ const CASES: Case[] = [
   },
   {
     name: "ending + the agent was missing → ended with the ending's reason",
-    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: null }),
+    from: machine({
+      id: "ending",
+      ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" },
+      attempt: ATTEMPT,
+      judged: null,
+    }),
     input: { type: "agentExited", run: { kind: "missing", message: "x" } },
     phase: "ended",
     effects: ["record"],
@@ -642,12 +900,18 @@ const CASES: Case[] = [
   },
   {
     name: "judging + a fatal agent error (auth) → ended FAILED at once, whatever --max-failures says",
-    from: machine(judging(finished(null, { exit: { code: 1, signal: null } }, { error: { kind: "auth", message: "invalid key" } }), "auth: invalid key")),
+    from: machine(
+      judging(
+        finished(null, { exit: { code: 1, signal: null } }, { error: { kind: "auth", message: "invalid key" } }),
+        "auth: invalid key",
+      ),
+    ),
     input: { type: "checked", verdicts: [], fingerprint: null },
     phase: "ended",
     effects: ["record"],
     reason: "FAILED",
-    check: (result) => assert.match(endingOf(result)?.detail ?? "", /authentication failed: invalid key; no retry can fix this/),
+    check: (result) =>
+      assert.match(endingOf(result)?.detail ?? "", /authentication failed: invalid key; no retry can fix this/),
   },
 
   // questions: judging → needsHuman → boundary
@@ -679,12 +943,16 @@ const CASES: Case[] = [
   },
   {
     name: "judging + a final <ask> with --on-ask continue → boundary: the question is only logged",
-    from: machine(unclaimed("<ask>Which database?</ask>"), { config: { ...machine(boundary).config, onAsk: "continue" } }),
+    from: machine(unclaimed("<ask>Which database?</ask>"), {
+      config: { ...machine(boundary).config, onAsk: "continue" },
+    }),
     input: NOTHING_CHECKED,
     phase: "boundary",
     effects: ["record", "look"],
     check: (result) => {
-      assert.ok(logLines(result).includes('the agent asked: "Which database?" (--on-ask continue: going on without an answer)'));
+      assert.ok(
+        logLines(result).includes('the agent asked: "Which database?" (--on-ask continue: going on without an answer)'),
+      );
       assert.ok(!eventTypes(result).includes("needs_human"));
       assert.equal(result.machine.tally.question, null);
     },
@@ -698,20 +966,22 @@ const CASES: Case[] = [
       ["echoed from the prompt", "Here is my question <ask>Which database?</ask>", "echoed"],
       ["followed by more text", "<ask>Which database?</ask>\nGoing on with Postgres.", "goes on after"],
     ] as const
-  ).map(
-    ([how, message, why]): Case => ({
-      name: `judging + a ${how} <ask> → boundary: not a question, and the log says why`,
-      from: machine(unclaimed(message, null, Buffer.from("Reply exactly: Here is my question <ask>Which database?</ask>\n"))),
-      input: NOTHING_CHECKED,
-      phase: "boundary",
-      effects: ["record", "look"],
-      check: (result) => {
-        assert.ok(!eventTypes(result).includes("needs_human"));
-        const said = logLines(result).find((line) => line.startsWith("an <ask> in the final message was not taken as a question"));
-        assert.ok(said?.includes(why), logLines(result).join("\n"));
-      },
-    }),
-  ),
+  ).map(([how, message, why]): Case => ({
+    name: `judging + a ${how} <ask> → boundary: not a question, and the log says why`,
+    from: machine(
+      unclaimed(message, null, Buffer.from("Reply exactly: Here is my question <ask>Which database?</ask>\n")),
+    ),
+    input: NOTHING_CHECKED,
+    phase: "boundary",
+    effects: ["record", "look"],
+    check: (result) => {
+      assert.ok(!eventTypes(result).includes("needs_human"));
+      const said = logLines(result).find((line) =>
+        line.startsWith("an <ask> in the final message was not taken as a question"),
+      );
+      assert.ok(said?.includes(why), logLines(result).join("\n"));
+    },
+  })),
   {
     name: "judging + a failed iteration ending with <ask> → boundary as a failure, nobody asked",
     from: machine(unclaimed("<ask>Which database?</ask>", "exit 1")),
@@ -720,14 +990,54 @@ const CASES: Case[] = [
     effects: ["record", "look"],
     check: (result) => assert.ok(!eventTypes(result).includes("needs_human")),
   },
-  { name: "needsHuman + signal → ended INTERRUPTED, the question still open", from: machine(needsHuman, {}, QUESTION), input: SIGINT, phase: "ended", effects: [], reason: "INTERRUPTED", check: (result) => assert.equal(statusOf(result.machine).question, "Which database?") },
-  { name: "needsHuman + failed write → ended FAILED", from: machine(needsHuman, {}, QUESTION), input: { type: "recordFailed", message: "disk full" }, phase: "ended", effects: [], reason: "FAILED" },
-  { name: "needsHuman + STOP → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: sentinel({ stop: true }), phase: "ended", effects: [], reason: "STOPPED" },
-  { name: "needsHuman + stop --now → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: sentinel({ stop: true, stopNow: true }), phase: "ended", effects: [], reason: "STOPPED" },
-  { name: "needsHuman + state.md active: false → ended STOPPED", from: machine(needsHuman, {}, QUESTION), input: desired({ active: false }), phase: "ended", effects: [], reason: "STOPPED" },
+  {
+    name: "needsHuman + signal → ended INTERRUPTED, the question still open",
+    from: machine(needsHuman, {}, QUESTION),
+    input: SIGINT,
+    phase: "ended",
+    effects: [],
+    reason: "INTERRUPTED",
+    check: (result) => assert.equal(statusOf(result.machine).question, "Which database?"),
+  },
+  {
+    name: "needsHuman + failed write → ended FAILED",
+    from: machine(needsHuman, {}, QUESTION),
+    input: { type: "recordFailed", message: "disk full" },
+    phase: "ended",
+    effects: [],
+    reason: "FAILED",
+  },
+  {
+    name: "needsHuman + STOP → ended STOPPED",
+    from: machine(needsHuman, {}, QUESTION),
+    input: sentinel({ stop: true }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
+  {
+    name: "needsHuman + stop --now → ended STOPPED",
+    from: machine(needsHuman, {}, QUESTION),
+    input: sentinel({ stop: true, stopNow: true }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
+  {
+    name: "needsHuman + state.md active: false → ended STOPPED",
+    from: machine(needsHuman, {}, QUESTION),
+    input: desired({ active: false }),
+    phase: "ended",
+    effects: [],
+    reason: "STOPPED",
+  },
   {
     name: "needsHuman + --task marked done by the asking iteration → ended DONE, the question dropped (nobody waits for an answer no iteration would read)",
-    from: machine(needsHuman, { tasks: TWO_TASKS(true), config: { ...machine(needsHuman).config, onlyTask: "US-2" } }, QUESTION),
+    from: machine(
+      needsHuman,
+      { tasks: TWO_TASKS(true), config: { ...machine(needsHuman).config, onlyTask: "US-2" } },
+      QUESTION,
+    ),
     input: clear(),
     phase: "ended",
     effects: ["record"],
@@ -736,14 +1046,36 @@ const CASES: Case[] = [
   },
   {
     name: "needsHuman + --task not done → stays waiting",
-    from: machine(needsHuman, { tasks: TWO_TASKS(false), config: { ...machine(needsHuman).config, onlyTask: "US-2" } }, QUESTION),
+    from: machine(
+      needsHuman,
+      { tasks: TWO_TASKS(false), config: { ...machine(needsHuman).config, onlyTask: "US-2" } },
+      QUESTION,
+    ),
     input: clear(),
     phase: "needsHuman",
     effects: [],
   },
-  { name: "needsHuman + no answer yet → stays, no iteration", from: machine(needsHuman, {}, QUESTION), input: clear(), phase: "needsHuman", effects: [] },
-  { name: "needsHuman + PAUSE → stays waiting (the pause is seen once answered)", from: machine(needsHuman, {}, QUESTION), input: sentinel({ pause: true }), phase: "needsHuman", effects: [] },
-  { name: "needsHuman + a control file changed → look at the control files", from: machine(needsHuman, {}, QUESTION), input: { type: "control" }, phase: "needsHuman", effects: ["look"] },
+  {
+    name: "needsHuman + no answer yet → stays, no iteration",
+    from: machine(needsHuman, {}, QUESTION),
+    input: clear(),
+    phase: "needsHuman",
+    effects: [],
+  },
+  {
+    name: "needsHuman + PAUSE → stays waiting (the pause is seen once answered)",
+    from: machine(needsHuman, {}, QUESTION),
+    input: sentinel({ pause: true }),
+    phase: "needsHuman",
+    effects: [],
+  },
+  {
+    name: "needsHuman + a control file changed → look at the control files",
+    from: machine(needsHuman, {}, QUESTION),
+    input: { type: "control" },
+    phase: "needsHuman",
+    effects: ["look"],
+  },
   {
     name: "needsHuman + an answer → boundary: answered published, ANSWER removed, the answer kept for the next prompt",
     from: machine(needsHuman, {}, QUESTION),
@@ -766,7 +1098,10 @@ const CASES: Case[] = [
     check: (result) => {
       const spawn = result.effects.find((effect) => effect.kind === "spawn");
       const prompt = spawn?.kind === "spawn" ? spawn.attempt.prompt.toString("utf8") : "";
-      assert.match(prompt, /^Do the work\.\n\n## Your question and the answer\n\nYou asked: Which database\?\n\nAnswer: Postgres\n$/);
+      assert.match(
+        prompt,
+        /^Do the work\.\n\n## Your question and the answer\n\nYou asked: Which database\?\n\nAnswer: Postgres\n$/,
+      );
       assert.deepEqual([result.machine.tally.question, result.machine.tally.answer], [null, null]);
     },
   },
@@ -790,9 +1125,21 @@ const CASES: Case[] = [
     input: { type: "checked", verdicts: [verdict(true)], fingerprint: null },
     phase: "boundary",
     effects: ["record", "look"],
-    check: (result) => assert.ok(logLines(result).some((line) => line.startsWith("the promise was found, but 2 task(s) in prd.json are still open")), logLines(result).join("\n")),
+    check: (result) =>
+      assert.ok(
+        logLines(result).some((line) =>
+          line.startsWith("the promise was found, but 2 task(s) in prd.json are still open"),
+        ),
+        logLines(result).join("\n"),
+      ),
   },
-  { name: "judging + a check fails, a review configured → boundary without a review", from: machine(judging(), { plan: REVIEWED }), input: { type: "checked", verdicts: [verdict(false)], fingerprint: null }, phase: "boundary", effects: ["record", "look"] },
+  {
+    name: "judging + a check fails, a review configured → boundary without a review",
+    from: machine(judging(), { plan: REVIEWED }),
+    input: { type: "checked", verdicts: [verdict(false)], fingerprint: null },
+    phase: "boundary",
+    effects: ["record", "look"],
+  },
   {
     name: "reviewing + approve → ended DONE, the reviewer's spend counted",
     from: machine(reviewing, { plan: REVIEWED }),
@@ -823,14 +1170,43 @@ const CASES: Case[] = [
     input: { type: "reviewed", reviews: [{ ...reviewed("none"), reason: "the reviewer failed: timed out" }] },
     phase: "boundary",
     effects: ["record", "look"],
-    check: (result) => assert.match(result.machine.tally.reviewFindings, /did not approve: the reviewer failed: timed out/),
+    check: (result) =>
+      assert.match(result.machine.tally.reviewFindings, /did not approve: the reviewer failed: timed out/),
   },
-  { name: "reviewing + signal → ending: the reviewer is ended, the iteration recorded unjudged", from: machine(reviewing, { plan: REVIEWED }), input: SIGINT, phase: "ending", effects: ["endTree"], reason: "INTERRUPTED" },
-  { name: "reviewing + stop --now → ending STOPPED", from: machine(reviewing, { plan: REVIEWED }), input: sentinel({ stopNow: true }), phase: "ending", effects: ["endTree"], reason: "STOPPED" },
-  { name: "reviewing + STOP → stays (the review finishes first)", from: machine(reviewing, { plan: REVIEWED }), input: sentinel({ stop: true }), phase: "reviewing", effects: [] },
+  {
+    name: "reviewing + signal → ending: the reviewer is ended, the iteration recorded unjudged",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: SIGINT,
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "INTERRUPTED",
+  },
+  {
+    name: "reviewing + stop --now → ending STOPPED",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: sentinel({ stopNow: true }),
+    phase: "ending",
+    effects: ["endTree"],
+    reason: "STOPPED",
+  },
+  {
+    name: "reviewing + STOP → stays (the review finishes first)",
+    from: machine(reviewing, { plan: REVIEWED }),
+    input: sentinel({ stop: true }),
+    phase: "reviewing",
+    effects: [],
+  },
   {
     name: "ending (judged) + reviewed → ended, the reviewer's spend counted",
-    from: machine({ id: "ending", ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" }, attempt: ATTEMPT, judged: finished("<promise>DONE</promise>") }, { plan: REVIEWED }),
+    from: machine(
+      {
+        id: "ending",
+        ending: { reason: "INTERRUPTED", detail: "received SIGINT", signal: "SIGINT" },
+        attempt: ATTEMPT,
+        judged: finished("<promise>DONE</promise>"),
+      },
+      { plan: REVIEWED },
+    ),
     input: { type: "reviewed", reviews: [reviewed("none")] },
     phase: "ended",
     effects: ["record"],
@@ -839,24 +1215,46 @@ const CASES: Case[] = [
   },
   {
     name: "boundary + every task done, but the last review asked for changes → running, not NO_WORK",
-    from: machine(boundary, { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } }, { review: { iteration: 1, verdict: "changes", detail: "x" }, reviewFindings: "fix it" }),
+    from: machine(
+      boundary,
+      { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } },
+      { review: { iteration: 1, verdict: "changes", detail: "x" }, reviewFindings: "fix it" },
+    ),
     input: clear(),
     phase: "running",
     effects: ["record", "spawn"],
     check: (result) => {
       const spawn = result.effects.find((effect) => effect.kind === "spawn");
-      assert.match(spawn?.kind === "spawn" ? spawn.attempt.prompt.toString("utf8") : "", /## Review of your last iteration\n\nfix it/);
+      assert.match(
+        spawn?.kind === "spawn" ? spawn.attempt.prompt.toString("utf8") : "",
+        /## Review of your last iteration\n\nfix it/,
+      );
     },
   },
 
   {
     name: "boundary + every task done by an iteration no review saw (failed, no claim) → running, not NO_WORK",
-    from: machine(boundary, { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } }, { iteration: 1, review: null }),
+    from: machine(
+      boundary,
+      { tasks: ALL_DONE, plan: { ...REVIEWED, tasks: "TASKS.md" } },
+      { iteration: 1, review: null },
+    ),
     input: clear(),
     phase: "running",
     effects: ["record", "spawn"],
   },
-  { name: "boundary + every task done before any iteration, a review configured → ended NO_WORK (nothing to review)", from: machine(boundary, { tasks: ALL_DONE, plan: { ...plan({ completionCriteria: [REVIEW] }), tasks: "TASKS.md" } }, { iteration: 0, review: null }), input: clear(), phase: "ended", effects: [], reason: "NO_WORK" },
+  {
+    name: "boundary + every task done before any iteration, a review configured → ended NO_WORK (nothing to review)",
+    from: machine(
+      boundary,
+      { tasks: ALL_DONE, plan: { ...plan({ completionCriteria: [REVIEW] }), tasks: "TASKS.md" } },
+      { iteration: 0, review: null },
+    ),
+    input: clear(),
+    phase: "ended",
+    effects: [],
+    reason: "NO_WORK",
+  },
   {
     name: "reviewing + approve from one of two reviewers (the other never answered) → boundary, not DONE",
     from: machine(reviewing, { plan: plan({ completionCriteria: [REVIEW, { ...REVIEW, check: "second" }] }) }),
@@ -866,7 +1264,14 @@ const CASES: Case[] = [
   },
 
   // ended
-  { name: "ended + anything → stays ended", from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }), input: SIGINT, phase: "ended", effects: [], reason: "DONE" },
+  {
+    name: "ended + anything → stays ended",
+    from: machine({ id: "ended", ending: { reason: "DONE", detail: "x" } }),
+    input: SIGINT,
+    phase: "ended",
+    effects: [],
+    reason: "DONE",
+  },
 ];
 
 describe("step: every transition", () => {
@@ -882,7 +1287,18 @@ describe("step: every transition", () => {
 
   test("the table covers every phase as a starting point", () => {
     const covered = new Set(CASES.map((c) => c.from.phase.id));
-    assert.deepEqual([...covered].sort(), ["boundary", "ended", "ending", "judging", "needsHuman", "paused", "reviewing", "running", "verifying", "waitingLimit"]);
+    assert.deepEqual([...covered].sort(), [
+      "boundary",
+      "ended",
+      "ending",
+      "judging",
+      "needsHuman",
+      "paused",
+      "reviewing",
+      "running",
+      "verifying",
+      "waitingLimit",
+    ]);
   });
 
   test("step is pure: the machine it was given is not changed", () => {

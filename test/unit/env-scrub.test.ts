@@ -22,13 +22,23 @@ describe("agentEnvironment", () => {
       GEMINI_CLI: "1",
     };
     const env = agentEnvironment(parent, { RALPH_ITERATION: "2" });
-    assert.deepEqual(env, { PATH: "/usr/bin", HOME: "/home/u", ANTHROPIC_API_KEY: KEY, CODEX_HOME: "/home/u/.codex", RALPH_ITERATION: "2" });
+    assert.deepEqual(env, {
+      PATH: "/usr/bin",
+      HOME: "/home/u",
+      ANTHROPIC_API_KEY: KEY,
+      CODEX_HOME: "/home/u/.codex",
+      RALPH_ITERATION: "2",
+    });
     assert.equal(parent.CLAUDECODE, "1", "the parent is not modified");
-    for (const name of ["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT"]) assert.ok(SCRUBBED_VARIABLES.includes(name));
+    for (const name of ["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT"])
+      assert.ok(SCRUBBED_VARIABLES.includes(name));
   });
 
   test("extra wins, even for a scrubbed name set on purpose", () => {
-    assert.deepEqual(agentEnvironment({ A: "1", CLAUDECODE: "1" }, { A: "2", CLAUDECODE: "0" }), { A: "2", CLAUDECODE: "0" });
+    assert.deepEqual(agentEnvironment({ A: "1", CLAUDECODE: "1" }, { A: "2", CLAUDECODE: "0" }), {
+      A: "2",
+      CLAUDECODE: "0",
+    });
   });
 });
 
@@ -42,7 +52,10 @@ describe("redactSecrets", () => {
       PATH: "/usr/bin:/bin",
     };
     const text = `key=${KEY} gh=tok-1234567890abcdef s=hunter2hunter2 short=abc path=/usr/bin:/bin other=sk-proj-ZZZZZZZZZZZZZZZZZZZZZZZZ`;
-    assert.equal(redactSecrets(text, env), "key=[REDACTED] gh=[REDACTED] s=[REDACTED] short=abc path=/usr/bin:/bin other=[REDACTED]");
+    assert.equal(
+      redactSecrets(text, env),
+      "key=[REDACTED] gh=[REDACTED] s=[REDACTED] short=abc path=/usr/bin:/bin other=[REDACTED]",
+    );
   });
 
   test("leaves text without secrets unchanged", () => {
@@ -53,8 +66,32 @@ describe("redactSecrets", () => {
 describe("redactArgv", () => {
   test("redacts secret flags, NAME=value secrets and key-shaped arguments only", () => {
     assert.deepEqual(
-      redactArgv(["env", "ANTHROPIC_API_KEY=xyz", "claude", "--api-key", "plain-value", "--token=abc", "-p", `use ${KEY}`, "--model", "sonnet", "PATH=/bin"]),
-      ["env", "ANTHROPIC_API_KEY=[REDACTED]", "claude", "--api-key", "[REDACTED]", "--token=[REDACTED]", "-p", "use [REDACTED]", "--model", "sonnet", "PATH=/bin"],
+      redactArgv([
+        "env",
+        "ANTHROPIC_API_KEY=xyz",
+        "claude",
+        "--api-key",
+        "plain-value",
+        "--token=abc",
+        "-p",
+        `use ${KEY}`,
+        "--model",
+        "sonnet",
+        "PATH=/bin",
+      ]),
+      [
+        "env",
+        "ANTHROPIC_API_KEY=[REDACTED]",
+        "claude",
+        "--api-key",
+        "[REDACTED]",
+        "--token=[REDACTED]",
+        "-p",
+        "use [REDACTED]",
+        "--model",
+        "sonnet",
+        "PATH=/bin",
+      ],
     );
   });
 });

@@ -24,11 +24,19 @@ test("excludeRunFiles: outside any repository no git process is started; with a 
   const bin = join(base, "counting-bin");
   const calls = join(base, "git-calls");
   mkdirSync(bin);
-  writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$@" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`, { mode: 0o755 });
+  writeFileSync(
+    join(bin, "git"),
+    `#!/bin/sh\necho "$@" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`,
+    { mode: 0o755 },
+  );
   const lines = (): number => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0);
   const plain = join(tmpdir(), `ralph-exclude-no-repo-${process.pid}`);
   mkdirSync(plain, { recursive: true });
-  const saved = { PATH: process.env["PATH"], GIT_DIR: process.env["GIT_DIR"], GIT_WORK_TREE: process.env["GIT_WORK_TREE"] };
+  const saved = {
+    PATH: process.env["PATH"],
+    GIT_DIR: process.env["GIT_DIR"],
+    GIT_WORK_TREE: process.env["GIT_WORK_TREE"],
+  };
   process.env["PATH"] = `${bin}:${saved.PATH ?? ""}`;
   delete process.env["GIT_DIR"];
   delete process.env["GIT_WORK_TREE"];

@@ -19,11 +19,22 @@ const NODE_CRASH = [
 ].join("\n");
 
 function failedCheck(outputTail: string): CriterionVerdict {
-  return { type: "command", check: "node check.js", passed: false, detail: "exit 1", outputTail, durationMs: 5, exitCode: 1 };
+  return {
+    type: "command",
+    check: "node check.js",
+    passed: false,
+    detail: "exit 1",
+    outputTail,
+    durationMs: 5,
+    exitCode: 1,
+  };
 }
 
 test("a crashed check is named by its error line, not by Node's version after it", () => {
-  assert.equal(failureKey(null, [failedCheck(NODE_CRASH)])?.what, "check `node check.js` exit 1 (Error: expected 2 pages, got 3)");
+  assert.equal(
+    failureKey(null, [failedCheck(NODE_CRASH)])?.what,
+    "check `node check.js` exit 1 (Error: expected 2 pages, got 3)",
+  );
 });
 
 test("test runners' failure lines are found before the summary at the end", () => {
@@ -34,11 +45,18 @@ test("test runners' failure lines are found before the summary at the end", () =
 });
 
 test("control: output with no error line is still named by its last line", () => {
-  assert.match(failureKey(null, [failedCheck("checking pages\n3 pages, want 2\n")])?.what ?? "", /\(3 pages, want 2\)$/);
+  assert.match(
+    failureKey(null, [failedCheck("checking pages\n3 pages, want 2\n")])?.what ?? "",
+    /\(3 pages, want 2\)$/,
+  );
 });
 
 test("a failed agent is named with the first error line of its stderr", () => {
-  const stderr = "loading config\nError: cannot reach the model at http://127.0.0.1:9\n    at connect (agent.js:1:1)\nNode.js v20.20.2\n";
-  assert.equal(failureKey("exit 1 without a result", [], stderr)?.what, "the agent failed: exit 1 without a result (Error: cannot reach the model at http://127.0.0.1:9)");
+  const stderr =
+    "loading config\nError: cannot reach the model at http://127.0.0.1:9\n    at connect (agent.js:1:1)\nNode.js v20.20.2\n";
+  assert.equal(
+    failureKey("exit 1 without a result", [], stderr)?.what,
+    "the agent failed: exit 1 without a result (Error: cannot reach the model at http://127.0.0.1:9)",
+  );
   assert.equal(failureKey("exit 1 without a result", [], "")?.what, "the agent failed: exit 1 without a result");
 });

@@ -17,7 +17,11 @@ const ledger = fileURLToPath(new URL("../../src/control/run-ledger.js", import.m
 /** Runs `fileDigest` of run-ledger.js on `file` in a child bounded to 10 s (a blocking read would hang this process). */
 function digestInChild(file: string): { status: number | null; stdout: string; timedOut: boolean } {
   const script = `import(${JSON.stringify(ledger)}).then((m) => process.stdout.write(String(m.fileDigest(${JSON.stringify(file)}))))`;
-  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 10_000, killSignal: "SIGKILL" });
+  const result = spawnSync(process.execPath, ["-e", script], {
+    encoding: "utf8",
+    timeout: 10_000,
+    killSignal: "SIGKILL",
+  });
   return { status: result.status, stdout: result.stdout, timedOut: result.signal === "SIGKILL" };
 }
 

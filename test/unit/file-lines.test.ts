@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import { appendFileSync, closeSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHUNK_BYTES, completeEnd, completeEndSync, ForwardLines, linesBackward, linesBackwardSync, openLog, openLogSync } from "../../src/store/file-lines.js";
+import {
+  CHUNK_BYTES,
+  completeEnd,
+  completeEndSync,
+  ForwardLines,
+  linesBackward,
+  linesBackwardSync,
+  openLog,
+  openLogSync,
+} from "../../src/store/file-lines.js";
 import { quickStart } from "../../src/cli/quick-start.js";
 
 function withFile(text: string, body: (file: string) => Promise<void>): Promise<void> {
@@ -48,16 +57,30 @@ function backwardSync(file: string, maxLine?: number): Array<{ text: string; sta
 }
 
 // Lines of every length around the chunk size, so that edges fall inside lines and on newlines.
-const LINES = ["first", "a".repeat(CHUNK_BYTES - 3), "", "b".repeat(CHUNK_BYTES), "c".repeat(2 * CHUNK_BYTES + 7), "ünïcode ✓", "last"];
+const LINES = [
+  "first",
+  "a".repeat(CHUNK_BYTES - 3),
+  "",
+  "b".repeat(CHUNK_BYTES),
+  "c".repeat(2 * CHUNK_BYTES + 7),
+  "ünïcode ✓",
+  "last",
+];
 
 test("forwards and backwards give the same complete lines, with where each starts; a last line without its newline waits", async () => {
   await withFile(`${LINES.join("\n")}\nhalf-writ`, async (file) => {
     assert.deepEqual(await forward(file), LINES);
     const back = await backward(file);
-    assert.deepEqual(back.map((line) => line.text), [...LINES].reverse());
+    assert.deepEqual(
+      back.map((line) => line.text),
+      [...LINES].reverse(),
+    );
     let start = 0;
     const starts = LINES.map((line) => ((start += Buffer.byteLength(line) + 1), start - Buffer.byteLength(line) - 1));
-    assert.deepEqual(back.map((line) => line.start), [...starts].reverse());
+    assert.deepEqual(
+      back.map((line) => line.start),
+      [...starts].reverse(),
+    );
     assert.deepEqual(backwardSync(file), back);
   });
 });
@@ -65,7 +88,10 @@ test("forwards and backwards give the same complete lines, with where each start
 test("a line longer than the limit is skipped whole, forwards and backwards; the lines around it are kept", async () => {
   await withFile(`keep 1\n${"x".repeat(3 * CHUNK_BYTES)}\nkeep 2\n`, async (file) => {
     assert.deepEqual(await forward(file, CHUNK_BYTES), ["keep 1", "keep 2"]);
-    assert.deepEqual((await backward(file, CHUNK_BYTES)).map((line) => line.text), ["keep 2", "keep 1"]);
+    assert.deepEqual(
+      (await backward(file, CHUNK_BYTES)).map((line) => line.text),
+      ["keep 2", "keep 1"],
+    );
     assert.deepEqual(backwardSync(file, CHUNK_BYTES), await backward(file, CHUNK_BYTES));
   });
 });
@@ -86,7 +112,15 @@ test("the quick start answers only the exact shapes it knows; anything else goes
   assert.deepEqual(quickStart(["hook", "handle"]), { kind: "hook-handle" });
   assert.deepEqual(quickStart(["status"]), { kind: "status", run: undefined, json: false });
   assert.deepEqual(quickStart(["status", "--json", "r1"]), { kind: "status", run: "r1", json: true });
-  for (const argv of [["--version", "x"], ["status", "--help"], ["status", "a", "b"], ["status", "--json", "--json"], ["hook", "handle", "--", "x"], ["list"], []]) {
+  for (const argv of [
+    ["--version", "x"],
+    ["status", "--help"],
+    ["status", "a", "b"],
+    ["status", "--json", "--json"],
+    ["hook", "handle", "--", "x"],
+    ["list"],
+    [],
+  ]) {
     assert.deepEqual(quickStart(argv), { kind: "full" }, argv.join(" "));
   }
 });

@@ -15,16 +15,43 @@ import type { RunEvent } from "../../src/store/event-log.js";
 function status(runId: string): RunStatus {
   const now = new Date(0).toISOString();
   return {
-    schema_version: 1, run_id: runId, mode: "run", pid: 1, pid_start: null, hostname: "h", cwd: "/", agent: "command",
-    state: "running", iteration: 2, max_iterations: 3, calls: 2, cost_usd: 0.5, tokens: { input: 1, output: 2 },
-    session_id: null, current_task: null, started_at: now, updated_at: now, ended_at: null, exit_reason: null, exit_code: null,
+    schema_version: 1,
+    run_id: runId,
+    mode: "run",
+    pid: 1,
+    pid_start: null,
+    hostname: "h",
+    cwd: "/",
+    agent: "command",
+    state: "running",
+    iteration: 2,
+    max_iterations: 3,
+    calls: 2,
+    cost_usd: 0.5,
+    tokens: { input: 1, output: 2 },
+    session_id: null,
+    current_task: null,
+    started_at: now,
+    updated_at: now,
+    ended_at: null,
+    exit_reason: null,
+    exit_code: null,
     last_action: "",
   };
 }
 
 describe("finishRun", () => {
   const expectedCodes = {
-    DONE: 0, NO_WORK: 0, STOPPED: 0, DRY_RUN: 0, MAX_ITERATIONS: 3, BUDGET_EXCEEDED: 3, RUNTIME_EXCEEDED: 3, FAILED: 1, STALLED: 1, INTERRUPTED: 143,
+    DONE: 0,
+    NO_WORK: 0,
+    STOPPED: 0,
+    DRY_RUN: 0,
+    MAX_ITERATIONS: 3,
+    BUDGET_EXCEEDED: 3,
+    RUNTIME_EXCEEDED: 3,
+    FAILED: 1,
+    STALLED: 1,
+    INTERRUPTED: 143,
   } as const;
 
   for (const reason of EXIT_REASONS) {
@@ -33,8 +60,16 @@ describe("finishRun", () => {
       try {
         const paths = runPaths(dir, "r1");
         const events: RunEvent[] = [];
-        const record = RunRecord.create(paths, status("r1"), { event: (e) => events.push(e), log: () => undefined }, () => new Date(1000));
-        record.progress([["iteration", 2], ["result", "continue"]]);
+        const record = RunRecord.create(
+          paths,
+          status("r1"),
+          { event: (e) => events.push(e), log: () => undefined },
+          () => new Date(1000),
+        );
+        record.progress([
+          ["iteration", 2],
+          ["result", "continue"],
+        ]);
         const signal = reason === "INTERRUPTED" ? "SIGTERM" : undefined;
         const result = finishRun(record, { reason, detail: "test", ...(signal ? { signal } : {}) }, new Date(2000));
         assert.equal(result.exitCode, expectedCodes[reason]);
@@ -64,7 +99,11 @@ describe("finishRun", () => {
         else if (entry.name.endsWith(".ts")) {
           const text = readFileSync(path, "utf8");
           const writesMarker = /appendCompletionMarker\(|promise=COMPLETE|COMPLETION_MARKER\}/.test(text);
-          if (writesMarker && !path.endsWith(join("run", "finish-run.ts")) && !path.endsWith(join("store", "progress-log.ts"))) {
+          if (
+            writesMarker &&
+            !path.endsWith(join("run", "finish-run.ts")) &&
+            !path.endsWith(join("store", "progress-log.ts"))
+          ) {
             offenders.push(path);
           }
         }
@@ -79,13 +118,21 @@ describe("finishRun", () => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
     try {
       const paths = runPaths(dir, "r2");
-      const record = RunRecord.create(paths, status("r2"), { event: () => undefined, log: () => undefined }, () => new Date(1000));
+      const record = RunRecord.create(
+        paths,
+        status("r2"),
+        { event: () => undefined, log: () => undefined },
+        () => new Date(1000),
+      );
       const broken = Object.create(record) as RunRecord;
       broken.update = () => {
         throw new Error("disk full");
       };
       finishRun(broken, { reason: "FAILED", detail: "x" }, new Date(2000));
-      assert.deepEqual(readFileSync(paths.progress, "utf8").trimEnd().split("\n").slice(-2), ["completion_reason=FAILED", "promise=COMPLETE"]);
+      assert.deepEqual(readFileSync(paths.progress, "utf8").trimEnd().split("\n").slice(-2), [
+        "completion_reason=FAILED",
+        "promise=COMPLETE",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,7 +22,10 @@ after(() => {
 /** Starts the fixture runner in a fresh directory, ends it (SIGKILL) once its guardian is told, waits for the guardian to finish. */
 async function runnerDies(mode: "kill" | "dispose", path: string): Promise<(name: string) => string> {
   const dir = mkdtempSync(join(root, "run-"));
-  const child = spawn(process.execPath, [join(FIXTURES, "guardian-marks-runner.js"), dir, mode], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, PATH: path } });
+  const child = spawn(process.execPath, [join(FIXTURES, "guardian-marks-runner.js"), dir, mode], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, PATH: path },
+  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const ready = JSON.parse(await waitForLine(child.stdout, "READY ")) as { guardian: number };
   guardians.push(ready.guardian);
@@ -41,7 +44,11 @@ describe("guardian run marks", () => {
       const progress = await runnerDies("kill", path);
       assert.equal(progress("a"), "iteration=1\n\ncompletion_reason=INTERRUPTED\npromise=COMPLETE\n");
       assert.equal(progress("b"), "iteration=1\n\n", "unmarked again");
-      assert.equal(progress("c"), "completion_reason=DONE\npromise=COMPLETE\ncompletion_reason=INTERRUPTED\npromise=COMPLETE\n", "a DONE marker its runner never recorded (it never unmarked the run)");
+      assert.equal(
+        progress("c"),
+        "completion_reason=DONE\npromise=COMPLETE\ncompletion_reason=INTERRUPTED\npromise=COMPLETE\n",
+        "a DONE marker its runner never recorded (it never unmarked the run)",
+      );
       assert.equal(progress("d"), "completion_reason=INTERRUPTED\npromise=COMPLETE\n", "already INTERRUPTED");
     });
 

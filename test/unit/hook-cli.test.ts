@@ -38,7 +38,11 @@ function onlyRun(dir: string): string {
 describe("ralph hook start / cancel / handle (CLI)", () => {
   test("start writes the state file, the run directory (mode hook) and installs the hook", async () => {
     const dir = project();
-    const result = await runRalph(["hook", "start", "Fix", "the", "bug", "-n", "08", "--completion-promise", "ALL DONE", "--check", "npm test"], dir, ENV);
+    const result = await runRalph(
+      ["hook", "start", "Fix", "the", "bug", "-n", "08", "--completion-promise", "ALL DONE", "--check", "npm test"],
+      dir,
+      ENV,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /in-session loop started · run \d{8}-\d{6}-[0-9a-f]{4} · max 8 iterations/);
     const { fields, body } = stateFields(dir);
@@ -52,7 +56,8 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     assert.ok(!Number.isNaN(Date.parse(String(fields.started_at))));
     const runDir = onlyRun(dir);
     assert.equal(fields.run_id, runDir.split("/").at(-1));
-    for (const name of ["status.json", "state.md", "progress.txt", "events.jsonl", "run.log"]) assert.ok(existsSync(join(runDir, name)), name);
+    for (const name of ["status.json", "state.md", "progress.txt", "events.jsonl", "run.log"])
+      assert.ok(existsSync(join(runDir, name)), name);
     const status = JSON.parse(readFileSync(join(runDir, "status.json"), "utf8")) as Record<string, unknown>;
     assert.equal(status.mode, "hook");
     assert.equal(status.iteration, 1);
@@ -72,7 +77,11 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     assert.equal(fields.completion_promise, "ALL TESTS PASS");
     assert.equal(fields.max_iterations, 0);
     assert.deepEqual(fields.completion_criteria, [{ type: "command", check: "test -f ok" }]);
-    assert.match(result.stdout, /pauses until you send a message/, "unlimited loops are told about Claude Code's block cap");
+    assert.match(
+      result.stdout,
+      /pauses until you send a message/,
+      "unlimited loops are told about Claude Code's block cap",
+    );
   });
 
   test("started from inside a session (CLAUDE_CODE_SESSION_ID), the loop is bound to it at once", async () => {
@@ -92,7 +101,12 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     ["no prompt", ["hook", "start"], null, /no prompt given/],
     ["a bad --max-iterations", ["hook", "start", "x", "-n", "-1"], null, /--max-iterations: expected a whole number/],
     ["an unknown option", ["hook", "start", "x", "--bogus"], null, /unknown option '--bogus'/],
-    ["an unterminated quote on stdin", ["hook", "start", "--stdin"], "Fix the user's login", /--stdin: unterminated ' quote/],
+    [
+      "an unterminated quote on stdin",
+      ["hook", "start", "--stdin"],
+      "Fix the user's login",
+      /--stdin: unterminated ' quote/,
+    ],
     ["an unknown option on stdin", ["hook", "start", "--stdin"], "x --nope", /--stdin: unknown option '--nope'/],
     ["--stdin with other arguments", ["hook", "start", "--stdin", "x"], "y", /give no other arguments/],
   ] as const) {
@@ -120,9 +134,17 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     assert.match(cancelled.stdout, /cancelled at iteration 1 .*STOPPED/);
     assert.equal(stateFields(dir).fields.active, false);
     const runDir = onlyRun(dir);
-    assert.deepEqual(readFileSync(join(runDir, "progress.txt"), "utf8").trimEnd().split("\n").slice(-2), ["completion_reason=STOPPED", "promise=COMPLETE"]);
-    const list = JSON.parse((await runRalph(["list", "--json"], dir, ENV)).stdout) as { runs: Array<{ state: string }> };
-    assert.deepEqual(list.runs.map((run) => run.state), ["STOPPED"]);
+    assert.deepEqual(readFileSync(join(runDir, "progress.txt"), "utf8").trimEnd().split("\n").slice(-2), [
+      "completion_reason=STOPPED",
+      "promise=COMPLETE",
+    ]);
+    const list = JSON.parse((await runRalph(["list", "--json"], dir, ENV)).stdout) as {
+      runs: Array<{ state: string }>;
+    };
+    assert.deepEqual(
+      list.runs.map((run) => run.state),
+      ["STOPPED"],
+    );
     assert.match((await runRalph(["hook", "cancel"], dir, ENV)).stdout, /was not active/);
 
     assert.equal((await runRalph(["hook", "start", "second"], dir, ENV)).code, 0);
@@ -133,7 +155,14 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
   test("handle prints the block decision as JSON on stdout, exit 0", async () => {
     const dir = project();
     assert.equal((await runRalph(["hook", "start", "Do", "it", "-n", "2"], dir, ENV)).code, 0);
-    const hookInput = JSON.stringify({ session_id: "s1", transcript_path: "/nonexistent", cwd: dir, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "working" });
+    const hookInput = JSON.stringify({
+      session_id: "s1",
+      transcript_path: "/nonexistent",
+      cwd: dir,
+      hook_event_name: "Stop",
+      stop_hook_active: false,
+      last_assistant_message: "working",
+    });
     const first = await ralphWithInput(["hook", "handle"], dir, hookInput);
     assert.equal(first.code, 0, first.stderr);
     const decision = JSON.parse(first.stdout) as Record<string, unknown>;
@@ -141,7 +170,11 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     assert.equal(decision.decision, "block");
     assert.equal(decision.reason, "Do it");
     assert.match(String(decision.systemMessage), /^ralph iteration 2\/2/);
-    const last = await ralphWithInput(["hook", "handle"], dir, hookInput.replace('"stop_hook_active":false', '"stop_hook_active":true'));
+    const last = await ralphWithInput(
+      ["hook", "handle"],
+      dir,
+      hookInput.replace('"stop_hook_active":false', '"stop_hook_active":true'),
+    );
     assert.equal(last.code, 0);
     assert.match(String((JSON.parse(last.stdout) as Record<string, unknown>).systemMessage), /max_iterations reached/);
     assert.equal(last.stdout.includes("decision"), false);
@@ -155,13 +188,20 @@ describe("ralph hook start / cancel / handle (CLI)", () => {
     const events = join(runDir, "events.jsonl");
     rmSync(events);
     mkdirSync(events);
-    const result = await ralphWithInput(["hook", "handle"], dir, JSON.stringify({ session_id: "s1", stop_hook_active: false, last_assistant_message: "hi" }));
+    const result = await ralphWithInput(
+      ["hook", "handle"],
+      dir,
+      JSON.stringify({ session_id: "s1", stop_hook_active: false, last_assistant_message: "hi" }),
+    );
     assert.equal(result.code, 0);
     assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
     assert.match(result.stderr, /^ralph hook handle: .*EISDIR.*the loop ended \(FAILED, run /);
     assert.doesNotMatch(result.stderr, /\n\s+at /);
     assert.equal(result.stdout.includes('"decision"'), false);
-    assert.deepEqual(readFileSync(join(runDir, "progress.txt"), "utf8").trimEnd().split("\n").slice(-2), ["completion_reason=FAILED", "promise=COMPLETE"]);
+    assert.deepEqual(readFileSync(join(runDir, "progress.txt"), "utf8").trimEnd().split("\n").slice(-2), [
+      "completion_reason=FAILED",
+      "promise=COMPLETE",
+    ]);
     assert.equal(stateFields(dir).fields.active, false);
 
     const garbage = await ralphWithInput(["hook", "handle"], project(), "this is not json");

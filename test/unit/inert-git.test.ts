@@ -11,8 +11,20 @@ import { git, isolateGitConfig, tempRepo } from "../helpers/git-repo.js";
 after(isolateGitConfig());
 
 test("repositoryDrivers empties every program key of every driver listed, whatever its name holds", () => {
-  const env = repositoryDrivers(["filter.a=b.c.clean", "diff.Tex.textconv", "merge.ours.driver", "diff.external", "filter.x.required", "user.name"].join("\0"));
-  const pairs = Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => `${env[`GIT_CONFIG_KEY_${i}`]}=${env[`GIT_CONFIG_VALUE_${i}`]}`);
+  const env = repositoryDrivers(
+    [
+      "filter.a=b.c.clean",
+      "diff.Tex.textconv",
+      "merge.ours.driver",
+      "diff.external",
+      "filter.x.required",
+      "user.name",
+    ].join("\0"),
+  );
+  const pairs = Array.from(
+    { length: Number(env.GIT_CONFIG_COUNT) },
+    (_, i) => `${env[`GIT_CONFIG_KEY_${i}`]}=${env[`GIT_CONFIG_VALUE_${i}`]}`,
+  );
   assert.deepEqual(pairs.sort(), [
     "diff.Tex.command=",
     "diff.Tex.textconv=",

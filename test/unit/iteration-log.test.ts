@@ -44,7 +44,14 @@ describe("IterationLog", { skip: process.platform === "linux" ? false : "counts 
     execFileSync("mkfifo", [fifo]);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
     const log = new IterationLog(openSync(fifo, constants.O_WRONLY), new Redactor({}), new WriteGuard());
-    const agent = spawn(process.execPath, ["-e", `const b = Buffer.alloc(1 << 20, 120); for (let i = 0; i < ${TOTAL >> 20}; i++) require("fs").writeSync(1, b);`], { stdio: ["ignore", "pipe", "inherit"] });
+    const agent = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const b = Buffer.alloc(1 << 20, 120); for (let i = 0; i < ${TOTAL >> 20}; i++) require("fs").writeSync(1, b);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     const source = agent.stdout;
     if (!honourPause) source.pause = () => source;
     let received = 0;

@@ -51,7 +51,10 @@ describe("detectLimit", () => {
   }
 
   test("the message is the line that names the limit, and the reset comes from anywhere in the text", () => {
-    const limit = detectLimit("Working...\nClaude usage limit reached. Your limit will reset at 2026-11-30T15:00:00Z.\nBye", new Date("2026-11-30T12:00:00Z"));
+    const limit = detectLimit(
+      "Working...\nClaude usage limit reached. Your limit will reset at 2026-11-30T15:00:00Z.\nBye",
+      new Date("2026-11-30T12:00:00Z"),
+    );
     assert.equal(limit?.message, "Claude usage limit reached. Your limit will reset at 2026-11-30T15:00:00Z.");
     assert.equal(limit?.resetAt?.toISOString(), "2026-11-30T15:00:00.000Z");
   });
@@ -66,32 +69,68 @@ describe("detectLimit", () => {
 describe("parseResetTime", () => {
   test("an epoch after a pipe, in seconds or milliseconds", () => {
     const now = new Date("2026-11-30T12:00:00Z");
-    assert.equal(parseResetTime("Claude AI usage limit reached|1735689600", now)?.toISOString(), "2025-01-01T00:00:00.000Z");
+    assert.equal(
+      parseResetTime("Claude AI usage limit reached|1735689600", now)?.toISOString(),
+      "2025-01-01T00:00:00.000Z",
+    );
     assert.equal(parseResetTime("limit|1735689600000", now)?.toISOString(), "2025-01-01T00:00:00.000Z");
   });
 
   test("a time of day in a named zone: later today, or tomorrow once past", () => {
     // 1 July: London is on UTC+1.
-    assert.equal(parseResetTime("resets 7:30pm (Europe/London)", new Date("2026-07-01T12:00:00Z"))?.toISOString(), "2026-07-01T18:30:00.000Z");
-    assert.equal(parseResetTime("resets 7:30pm (Europe/London)", new Date("2026-07-01T19:00:00Z"))?.toISOString(), "2026-07-02T18:30:00.000Z");
+    assert.equal(
+      parseResetTime("resets 7:30pm (Europe/London)", new Date("2026-07-01T12:00:00Z"))?.toISOString(),
+      "2026-07-01T18:30:00.000Z",
+    );
+    assert.equal(
+      parseResetTime("resets 7:30pm (Europe/London)", new Date("2026-07-01T19:00:00Z"))?.toISOString(),
+      "2026-07-02T18:30:00.000Z",
+    );
     // 15 January: New York is on UTC-5.
-    assert.equal(parseResetTime("resets 3pm (America/New_York)", new Date("2026-01-15T12:00:00Z"))?.toISOString(), "2026-01-15T20:00:00.000Z");
-    assert.equal(parseResetTime("resets 12am (UTC)", new Date("2026-01-15T12:00:00Z"))?.toISOString(), "2026-01-16T00:00:00.000Z");
-    assert.equal(parseResetTime("resets 12pm (UTC)", new Date("2026-01-15T11:00:00Z"))?.toISOString(), "2026-01-15T12:00:00.000Z");
+    assert.equal(
+      parseResetTime("resets 3pm (America/New_York)", new Date("2026-01-15T12:00:00Z"))?.toISOString(),
+      "2026-01-15T20:00:00.000Z",
+    );
+    assert.equal(
+      parseResetTime("resets 12am (UTC)", new Date("2026-01-15T12:00:00Z"))?.toISOString(),
+      "2026-01-16T00:00:00.000Z",
+    );
+    assert.equal(
+      parseResetTime("resets 12pm (UTC)", new Date("2026-01-15T11:00:00Z"))?.toISOString(),
+      "2026-01-15T12:00:00.000Z",
+    );
   });
 
   test("a time of day with no zone is the runner's local time", () => {
-    assert.equal(parseResetTime("5-hour limit reached ∙ resets 7pm", local(2026, 3, 10, 15))?.getTime(), local(2026, 3, 10, 19).getTime());
-    assert.equal(parseResetTime("5-hour limit reached ∙ resets 7pm", local(2026, 3, 10, 20))?.getTime(), local(2026, 3, 11, 19).getTime());
+    assert.equal(
+      parseResetTime("5-hour limit reached ∙ resets 7pm", local(2026, 3, 10, 15))?.getTime(),
+      local(2026, 3, 10, 19).getTime(),
+    );
+    assert.equal(
+      parseResetTime("5-hour limit reached ∙ resets 7pm", local(2026, 3, 10, 20))?.getTime(),
+      local(2026, 3, 11, 19).getTime(),
+    );
     assert.equal(parseResetTime("resets at 19:00", local(2026, 3, 10, 8))?.getTime(), local(2026, 3, 10, 19).getTime());
     // An unknown zone name falls back to local time rather than failing.
-    assert.equal(parseResetTime("resets 7pm (Mars/Olympus)", local(2026, 3, 10, 15))?.getTime(), local(2026, 3, 10, 19).getTime());
+    assert.equal(
+      parseResetTime("resets 7pm (Mars/Olympus)", local(2026, 3, 10, 15))?.getTime(),
+      local(2026, 3, 10, 19).getTime(),
+    );
   });
 
   test("a date and time, as Claude Code prints resets more than a day away", () => {
-    assert.equal(parseResetTime("resets Dec 5, 7pm (UTC)", new Date("2026-11-30T12:00:00Z"))?.toISOString(), "2026-12-05T19:00:00.000Z");
-    assert.equal(parseResetTime("resets Jan 2, 9am (UTC)", new Date("2026-12-30T12:00:00Z"))?.toISOString(), "2027-01-02T09:00:00.000Z");
-    assert.equal(parseResetTime("resets Mar 3, 2027, 10:15am (UTC)", new Date("2026-12-30T12:00:00Z"))?.toISOString(), "2027-03-03T10:15:00.000Z");
+    assert.equal(
+      parseResetTime("resets Dec 5, 7pm (UTC)", new Date("2026-11-30T12:00:00Z"))?.toISOString(),
+      "2026-12-05T19:00:00.000Z",
+    );
+    assert.equal(
+      parseResetTime("resets Jan 2, 9am (UTC)", new Date("2026-12-30T12:00:00Z"))?.toISOString(),
+      "2027-01-02T09:00:00.000Z",
+    );
+    assert.equal(
+      parseResetTime("resets Mar 3, 2027, 10:15am (UTC)", new Date("2026-12-30T12:00:00Z"))?.toISOString(),
+      "2027-03-03T10:15:00.000Z",
+    );
   });
 
   test("relative delays", () => {
@@ -106,7 +145,14 @@ describe("parseResetTime", () => {
 
   test("no usable time", () => {
     const now = new Date("2026-11-30T12:00:00Z");
-    for (const text of ["usage limit reached", "resets soon", "resets 25pm", "resets 7 things", "resets 13pm (UTC)", "retry after a while"]) {
+    for (const text of [
+      "usage limit reached",
+      "resets soon",
+      "resets 25pm",
+      "resets 7 things",
+      "resets 13pm (UTC)",
+      "retry after a while",
+    ]) {
       assert.equal(parseResetTime(text, now), null, text);
     }
   });

@@ -3,7 +3,19 @@
 // empty one made for an iteration that never runs removed with the run.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync, openSync, constants } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+  openSync,
+  constants,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LogAhead } from "../../src/store/log-ahead.js";

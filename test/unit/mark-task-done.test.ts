@@ -10,11 +10,26 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a prd.json: only that story's passes becomes true, other fields stay, the mode is kept", () => {
   const file = join(dir, "prd.json");
-  writeFileSync(file, JSON.stringify({ project: "x", userStories: [{ id: "US-1", title: "a", passes: false, notes: "n" }, { id: 2, title: "b", passes: false }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      project: "x",
+      userStories: [
+        { id: "US-1", title: "a", passes: false, notes: "n" },
+        { id: 2, title: "b", passes: false },
+      ],
+    }),
+  );
   chmodSync(file, 0o644);
   const marked = markTaskDone(file, "2");
   assert.ok(marked.ok);
-  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { project: "x", userStories: [{ id: "US-1", title: "a", passes: false, notes: "n" }, { id: 2, title: "b", passes: true }] });
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), {
+    project: "x",
+    userStories: [
+      { id: "US-1", title: "a", passes: false, notes: "n" },
+      { id: 2, title: "b", passes: true },
+    ],
+  });
   assert.equal(statSync(file).mode & 0o777, 0o644);
 });
 
@@ -41,11 +56,18 @@ test("an unknown task or a broken file: a message, the file untouched", () => {
 
 test("a prd.json of one-line stories: only that story's passes value changes, every other byte (layout, key order, escapes) stays", () => {
   const file = join(dir, "oneline.json");
-  const text = '{"project": "x",\n "userStories": [\n  {"id": "US-1", "title": "a \\"quoted\\" {brace}", "passes": false},\n  {"id": "US-2", "title": "b", "passes": false, "notes": "passes: false"},\n  {"id": 3, "title": "no flag"}\n ]\n}\n';
+  const text =
+    '{"project": "x",\n "userStories": [\n  {"id": "US-1", "title": "a \\"quoted\\" {brace}", "passes": false},\n  {"id": "US-2", "title": "b", "passes": false, "notes": "passes: false"},\n  {"id": 3, "title": "no flag"}\n ]\n}\n';
   writeFileSync(file, text);
   assert.ok(markTaskDone(file, "US-2").ok);
   assert.equal(readFileSync(file, "utf8"), text.replace('"b", "passes": false', '"b", "passes": true'));
   assert.ok(markTaskDone(file, "3").ok);
-  assert.equal(readFileSync(file, "utf8"), text.replace('"b", "passes": false', '"b", "passes": true').replace('"no flag"}', '"no flag", "passes": true}'));
-  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")).userStories.map((story: { passes?: boolean }) => story.passes), [false, true, true]);
+  assert.equal(
+    readFileSync(file, "utf8"),
+    text.replace('"b", "passes": false', '"b", "passes": true').replace('"no flag"}', '"no flag", "passes": true}'),
+  );
+  assert.deepEqual(
+    JSON.parse(readFileSync(file, "utf8")).userStories.map((story: { passes?: boolean }) => story.passes),
+    [false, true, true],
+  );
 });

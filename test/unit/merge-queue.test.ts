@@ -43,14 +43,22 @@ function queueWith(options: { conflictOn?: string; ending?: Ending | null; reset
           merged.push(branch);
           return { ok: true, commit: `c${commits}` };
         },
-        resetTo: async () => (options.resetRefused ? { ok: false, message: "cannot reset" } : ((conflicted = []), { ok: true })),
+        resetTo: async () =>
+          options.resetRefused ? { ok: false, message: "cannot reset" } : ((conflicted = []), { ok: true }),
         runChecks: async () => ({ passed: true, output: "" }),
       },
       startResolve: () => ({ exited: Promise.resolve({ code: 1, signal: null, stderr: "" }), signal: () => undefined }),
       readChildStatus: () => null,
-      signals: { interrupted: new AbortController().signal, urgent: new AbortController().signal, firstSignal: () => null },
+      signals: {
+        interrupted: new AbortController().signal,
+        urgent: new AbortController().signal,
+        firstSignal: () => null,
+      },
     },
-    record: { event: (event: { type: string }) => events.push(event.type), log: () => undefined } as unknown as RunRecord,
+    record: {
+      event: (event: { type: string }) => events.push(event.type),
+      log: () => undefined,
+    } as unknown as RunRecord,
     ending: () => ending,
     resolveStarted: (run) => resolving.push(run.id),
     resolveEnded: () => resolving.push(null),
@@ -60,7 +68,8 @@ function queueWith(options: { conflictOn?: string; ending?: Ending | null; reset
     wake: () => told.push("wake"),
   };
   const queue = new MergeQueue(deps, 0);
-  const task = (title: string): Task => ((queue.tasks() as { ok: true; tasks: Task[] }).tasks.find((candidate) => candidate.title === title) as Task);
+  const task = (title: string): Task =>
+    (queue.tasks() as { ok: true; tasks: Task[] }).tasks.find((candidate) => candidate.title === title) as Task;
   return { queue, merged, abandoned, resolving, told, events, task, end: (next: Ending) => (ending = next) };
 }
 
@@ -78,7 +87,10 @@ describe("MergeQueue", () => {
     assert.deepEqual(world.merged, ["ralph/p-2", "ralph/p-1"]);
     const tasks = world.queue.tasks();
     assert.ok(tasks.ok);
-    assert.deepEqual(tasks.tasks.map((task) => task.done), [true, true, false]);
+    assert.deepEqual(
+      tasks.tasks.map((task) => task.done),
+      [true, true, false],
+    );
     assert.deepEqual(world.events, ["child_merged", "child_merged"]);
   });
 
@@ -87,7 +99,9 @@ describe("MergeQueue", () => {
     world.queue.push({ child: "p-1", task: world.task("first") });
     await world.queue.mergeNext();
     assert.deepEqual(world.merged, []);
-    assert.deepEqual(world.abandoned, [["1", "merge of ralph/p-1 abandoned: conflicts in a.txt, still after 1 resolve iteration(s)"]]);
+    assert.deepEqual(world.abandoned, [
+      ["1", "merge of ralph/p-1 abandoned: conflicts in a.txt, still after 1 resolve iteration(s)"],
+    ]);
     assert.deepEqual(world.resolving, ["p-resolve-1", null]);
     assert.deepEqual(world.events, ["resolve_started", "resolve_ended", "merge_abandoned"]);
     assert.equal(world.queue.length, 0);

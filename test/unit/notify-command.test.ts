@@ -61,7 +61,10 @@ describe("a notification script in the project is pinned when the run starts", (
     assert.equal(existsSync(outside), false, "the rewritten script did not run");
     assert.equal(delivered.length, 0);
     assert.equal(failures.length, 1);
-    assert.equal(failures[0]?.error, `not run: ${script} changed since the run started; ralph runs only the script as it was then`);
+    assert.equal(
+      failures[0]?.error,
+      `not run: ${script} changed since the run started; ralph runs only the script as it was then`,
+    );
     // Control: a notifier started after the rewrite (nothing pinned before it) runs the agent's script.
     const unpinned = notifierFor([target], { cwd: project });
     unpinned.notifier.notify(runEnded());
@@ -84,7 +87,10 @@ describe("a notification script in the project is pinned when the run starts", (
     await notifier.drain(10_000);
     assert.equal(existsSync(outside), false, "the rewritten script did not run");
     assert.equal(delivered.length, 0);
-    assert.equal(failures[0]?.error, `not run: ${script} changed since the run started; ralph runs only the script as it was then`);
+    assert.equal(
+      failures[0]?.error,
+      `not run: ${script} changed since the run started; ralph runs only the script as it was then`,
+    );
     // Control: the same notifier without the record's pins (pinned again now) runs the agent's script.
     const repinned = notifierFor([target], { cwd: project });
     repinned.notifier.notify(runEnded());
@@ -105,7 +111,10 @@ describe("a notification script in the project is pinned when the run starts", (
     await notifier.drain(10_000);
     assert.equal(existsSync(outside), false, "the script the agent wrote did not run");
     assert.equal(delivered.length, 0);
-    assert.equal(failures[0]?.error, `not run: ${join(project, "hooks", "notify.sh")} was not there when the run started; ralph runs only the script as it was then`);
+    assert.equal(
+      failures[0]?.error,
+      `not run: ${join(project, "hooks", "notify.sh")} was not there when the run started; ralph runs only the script as it was then`,
+    );
     // Control: a notifier started once the agent's script is there (nothing pinned its absence) runs it.
     const late = notifierFor([target], { cwd: project });
     late.notifier.notify(runEnded());
@@ -117,7 +126,10 @@ describe("a notification script in the project is pinned when the run starts", (
     const project = mkdtempSync(join(dir, "pinned-"));
     const out = join(project, "log.jsonl");
     writeFileSync(out, "");
-    const { notifier, failures, delivered } = notifierFor([{ kind: "command", command: "cat >> log.jsonl", events: DEFAULT_NOTIFY_EVENTS }], { cwd: project });
+    const { notifier, failures, delivered } = notifierFor(
+      [{ kind: "command", command: "cat >> log.jsonl", events: DEFAULT_NOTIFY_EVENTS }],
+      { cwd: project },
+    );
     notifier.notify(runEnded());
     await notifier.drain(10_000);
     notifier.notify(runEnded());
@@ -131,7 +143,9 @@ describe("a notification script in the project is pinned when the run starts", (
 describe("command notifications", () => {
   test("a command gets the event JSON on stdin", async () => {
     const out = join(dir, "stdin.json");
-    const { notifier, failures, delivered } = notifierFor([node("require('node:fs').writeFileSync(process.argv[1], require('node:fs').readFileSync(0))", out)]);
+    const { notifier, failures, delivered } = notifierFor([
+      node("require('node:fs').writeFileSync(process.argv[1], require('node:fs').readFileSync(0))", out),
+    ]);
     const event = runEnded();
     notifier.notify(event);
     await notifier.drain(20_000);
@@ -145,8 +159,14 @@ describe("command notifications", () => {
     const { notifier, failures } = notifierFor([node("process.exit(3)"), command(join(dir, "no-such-notifier"))]);
     notifier.notify(runEnded());
     await notifier.drain(20_000);
-    assert.deepEqual(failures.map((failure) => failure.error).sort(), [`exited with code 127: /bin/sh: 1: ${join(dir, "no-such-notifier")}: not found`, "exited with code 3"]);
-    assert.match(failures.find((failure) => failure.error === "exited with code 3")?.target ?? "", /^command .*node -e /);
+    assert.deepEqual(failures.map((failure) => failure.error).sort(), [
+      `exited with code 127: /bin/sh: 1: ${join(dir, "no-such-notifier")}: not found`,
+      "exited with code 3",
+    ]);
+    assert.match(
+      failures.find((failure) => failure.error === "exited with code 3")?.target ?? "",
+      /^command .*node -e /,
+    );
   });
 
   test("a command that hangs has its whole tree ended after its limit, leaving no process", async () => {
@@ -214,16 +234,27 @@ describe("desktop notifications", () => {
 
   test("notify-send shows the title and the one-line summary", async () => {
     const fake = fakeNotifier("notify-send");
-    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: fake.path }, platform: "linux" });
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], {
+      env: { PATH: fake.path },
+      platform: "linux",
+    });
     notifier.notify({ v: 1, ts: "t", run: "r1", type: "needs_human", question: "Postgres or SQLite?" });
     await notifier.drain(20_000);
     assert.deepEqual(failures, []);
-    assert.deepEqual(readFileSync(fake.out, "utf8").split("\n").slice(1), ["--", "ralph: needs a person", "ralph run r1 needs a person: Postgres or SQLite?", ""]);
+    assert.deepEqual(readFileSync(fake.out, "utf8").split("\n").slice(1), [
+      "--",
+      "ralph: needs a person",
+      "ralph run r1 needs a person: Postgres or SQLite?",
+      "",
+    ]);
   });
 
   test("osascript gets the text as arguments, never inside the script", async () => {
     const fake = fakeNotifier("osascript");
-    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: fake.path }, platform: "darwin" });
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], {
+      env: { PATH: fake.path },
+      platform: "darwin",
+    });
     notifier.notify(runEnded("DONE", 'r"; do shell script "x'));
     await notifier.drain(20_000);
     assert.deepEqual(failures, []);
@@ -234,9 +265,19 @@ describe("desktop notifications", () => {
 
   test("no notify-send on PATH is a failure event, not a crash", async () => {
     const empty = mkdtempSync(join(dir, "empty-"));
-    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], { env: { PATH: empty }, platform: "linux" });
+    const { notifier, failures } = notifierFor([{ kind: "desktop", events: DEFAULT_NOTIFY_EVENTS }], {
+      env: { PATH: empty },
+      platform: "linux",
+    });
     notifier.notify(runEnded());
     await notifier.drain(20_000);
-    assert.deepEqual(failures, [{ target: "desktop", event: "run_ended", error: "desktop notifications need notify-send, which is not on PATH", attempts: 0 }]);
+    assert.deepEqual(failures, [
+      {
+        target: "desktop",
+        event: "run_ended",
+        error: "desktop notifications need notify-send, which is not on PATH",
+        attempts: 0,
+      },
+    ]);
   });
 });

@@ -44,7 +44,9 @@ describe("webhook notifications", () => {
 
   test("a server that never answers is given up on after each try's time, three tries in all", async () => {
     const server = await receiver(() => null);
-    const { notifier, failures, delivered } = notifierFor([webhook(server.base)], { webhook: { tryMs: 150, backoffMs: [10, 10] } });
+    const { notifier, failures, delivered } = notifierFor([webhook(server.base)], {
+      webhook: { tryMs: 150, backoffMs: [10, 10] },
+    });
     notifier.notify(runEnded());
     // Three tries of 150 ms settle well within this bound; tries that ignored their time would not.
     assert.deepEqual(await notifier.drain(5000), { settled: 1, abandoned: 0 });
@@ -66,7 +68,10 @@ describe("webhook notifications", () => {
     await server.log.waitForRequest(() => server.log.requests.length >= 2, 20_000);
     const gap = performance.now() - firstAt;
     // The second try starts after the first try's 5 s and the first backoff pause, never sooner.
-    assert.ok(gap >= WEBHOOK_TIMING.tryMs + (WEBHOOK_TIMING.backoffMs[0] ?? 0) - 50, `second try after ${Math.round(gap)} ms`);
+    assert.ok(
+      gap >= WEBHOOK_TIMING.tryMs + (WEBHOOK_TIMING.backoffMs[0] ?? 0) - 50,
+      `second try after ${Math.round(gap)} ms`,
+    );
     assert.ok(first);
     const report = await notifier.drain(0);
     assert.deepEqual(report, { settled: 0, abandoned: 1 });
@@ -75,7 +80,9 @@ describe("webhook notifications", () => {
 
   test("a refused connection is retried after each backoff pause, then reported", async () => {
     const port = await closedPort();
-    const { notifier, failures } = notifierFor([webhook(`http://127.0.0.1:${port}/x`)], { webhook: { tryMs: 2000, backoffMs: [150, 300] } });
+    const { notifier, failures } = notifierFor([webhook(`http://127.0.0.1:${port}/x`)], {
+      webhook: { tryMs: 2000, backoffMs: [150, 300] },
+    });
     const started = performance.now();
     notifier.notify(runEnded());
     await notifier.drain(20_000);
@@ -92,7 +99,10 @@ describe("webhook notifications", () => {
     notifier.notify(runEnded());
     await notifier.drain(20_000);
     assert.equal(server.log.requests.length, 1);
-    assert.deepEqual(failures.map((failure) => [failure.attempts, failure.error]), [[1, "HTTP 404"]]);
+    assert.deepEqual(
+      failures.map((failure) => [failure.attempts, failure.error]),
+      [[1, "HTTP 404"]],
+    );
   });
 
   test("the slack format posts one readable line as text", async () => {
@@ -108,7 +118,11 @@ describe("webhook notifications", () => {
 
   test("each target hears only its events; stalled is a run_ended with reason STALLED", async () => {
     const server = await receiver(() => 200);
-    const targets = [webhook(`${server.base}/default`), webhook(`${server.base}/stalled`, "json", ["stalled"]), webhook(`${server.base}/human`, "json", ["needs_human"])];
+    const targets = [
+      webhook(`${server.base}/default`),
+      webhook(`${server.base}/stalled`, "json", ["stalled"]),
+      webhook(`${server.base}/human`, "json", ["needs_human"]),
+    ];
     const { notifier } = notifierFor(targets, { webhook: FAST });
     const base = { v: 1, ts: "2026-01-01T00:00:00.000Z", run: "r" };
     notifier.notify({ ...base, type: "iteration_started", iteration: 1 });
@@ -117,10 +131,13 @@ describe("webhook notifications", () => {
     notifier.notify(runEnded("STALLED", "r"));
     await notifier.drain(20_000);
     const heard = (path: string): string[] =>
-      server.log.requests.filter((request) => request.url === path).map((request) => {
-        const event = JSON.parse(request.body) as Record<string, unknown>;
-        return event.type === "run_ended" ? `run_ended ${String(event.reason)}` : String(event.type);
-      }).sort();
+      server.log.requests
+        .filter((request) => request.url === path)
+        .map((request) => {
+          const event = JSON.parse(request.body) as Record<string, unknown>;
+          return event.type === "run_ended" ? `run_ended ${String(event.reason)}` : String(event.type);
+        })
+        .sort();
     assert.deepEqual(heard("/default"), ["needs_human", "run_ended DONE", "run_ended STALLED"]);
     assert.deepEqual(heard("/stalled"), ["run_ended STALLED"]);
     assert.deepEqual(heard("/human"), ["needs_human"]);
@@ -130,7 +147,10 @@ describe("webhook notifications", () => {
     const server = await receiver(() => 403);
     const port = new URL(server.base).port;
     const raw = `http://alice:pa55word@127.0.0.1:${port}/hooks/a1b2c3d4e5f6g7h8i9j0?token=tok-8c1f2e&channel=ops&sig=zz9y8x`;
-    const { notifier, failures } = notifierFor([webhook(raw)], { webhook: FAST, env: { WEBHOOK_SECRET: "channel=ops" } });
+    const { notifier, failures } = notifierFor([webhook(raw)], {
+      webhook: FAST,
+      env: { WEBHOOK_SECRET: "channel=ops" },
+    });
     notifier.notify(runEnded());
     await notifier.drain(20_000);
     // Known-false control: the URL used (and received) holds every secret the report must not.
@@ -141,7 +161,10 @@ describe("webhook notifications", () => {
     const shown = JSON.stringify(failures[0]);
     for (const secret of secrets) assert.ok(!shown.includes(secret), `${secret} in ${shown}`);
     // The environment's credential values go through the run's redactor too.
-    assert.equal(failures[0]?.target, `webhook http://[REDACTED]@127.0.0.1:${port}/hooks/[REDACTED]?token=[REDACTED]&[REDACTED]&sig=[REDACTED]`);
+    assert.equal(
+      failures[0]?.target,
+      `webhook http://[REDACTED]@127.0.0.1:${port}/hooks/[REDACTED]?token=[REDACTED]&[REDACTED]&sig=[REDACTED]`,
+    );
     assert.equal(failures[0]?.error, "HTTP 403");
   });
 
@@ -155,7 +178,10 @@ describe("webhook notifications", () => {
     const took = performance.now() - started;
     assert.deepEqual(report, { settled: 0, abandoned: 1 });
     assert.ok(took < 5000, `drain took ${Math.round(took)} ms against a 60 s try`);
-    assert.deepEqual(failures.map((failure) => failure.error), ["abandoned: the run was exiting"]);
+    assert.deepEqual(
+      failures.map((failure) => failure.error),
+      ["abandoned: the run was exiting"],
+    );
   });
 
   test("notify() neither throws nor waits, whatever the event or the listener", async () => {

@@ -40,7 +40,7 @@ describe("LineSplitter", () => {
       const max = 1 + Math.floor(next() * 400);
       const lines: string[] = [];
       const splitter = new LineSplitter((line) => lines.push(line), max);
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const size = 1 + Math.floor(next() * 120);
         splitter.push(bytes.subarray(at, at + size));
         at += size;
@@ -106,7 +106,8 @@ function plainBatcher(emit: (event: AgentEvent) => void) {
   let output = 0;
   const write = (event: AgentEvent) => {
     const text = event.text;
-    const bounded = text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${text.slice(0, TEXT_LIMIT)}…` } : event;
+    const bounded =
+      text !== undefined && text.length > TEXT_LIMIT ? { ...event, text: `${text.slice(0, TEXT_LIMIT)}…` } : event;
     const cost = Buffer.byteLength(JSON.stringify(bounded)) + 110;
     if (spent + cost > Math.min(32 * 1024 * 1024, 64 * 1024 + 1.5 * output)) dropped += 1;
     else {
@@ -136,7 +137,11 @@ function plainBatcher(emit: (event: AgentEvent) => void) {
     },
     end() {
       flush();
-      if (dropped > 0) emit({ kind: "other", text: `${dropped} output event(s) over the event log's budget left out; the full output is in iter-001.log` });
+      if (dropped > 0)
+        emit({
+          kind: "other",
+          text: `${dropped} output event(s) over the event log's budget left out; the full output is in iter-001.log`,
+        });
     },
   };
 }
@@ -154,14 +159,23 @@ describe("AgentEventBatcher", () => {
     for (let round = 0; round < 5; round++) {
       const got: AgentEvent[] = [];
       const want: AgentEvent[] = [];
-      const batcher = new AgentEventBatcher((event) => got.push(event), (value) => value, "iter-001.log");
+      const batcher = new AgentEventBatcher(
+        (event) => got.push(event),
+        (value) => value,
+        "iter-001.log",
+      );
       const plain = plainBatcher((event) => want.push(event));
       for (let step = 0; step < 20_000; step++) {
         const bytes = Math.floor(next() * 250);
         batcher.countOutput(bytes);
         plain.countOutput(bytes);
         const roll = next();
-        const event: AgentEvent = roll < 0.05 ? { kind: "tool_use", tool: "Bash", text: text(100) } : roll < 0.07 ? { kind: "text", text: text(3 * TEXT_LIMIT) } : { kind: "text", text: text(400) };
+        const event: AgentEvent =
+          roll < 0.05
+            ? { kind: "tool_use", tool: "Bash", text: text(100) }
+            : roll < 0.07
+              ? { kind: "text", text: text(3 * TEXT_LIMIT) }
+              : { kind: "text", text: text(400) };
         batcher.push(event);
         plain.push(event);
       }

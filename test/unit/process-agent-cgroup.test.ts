@@ -9,7 +9,14 @@ import { fileURLToPath } from "node:url";
 import { findOnPath } from "../../src/process/supervision.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/fork-inside-cap.js", import.meta.url));
-const skip = process.platform !== "linux" ? "Linux only" : findOnPath("perl") === null ? "no perl" : process.getuid?.() !== 0 ? "needs root for cgroups" : false;
+const skip =
+  process.platform !== "linux"
+    ? "Linux only"
+    : findOnPath("perl") === null
+      ? "no perl"
+      : process.getuid?.() !== 0
+        ? "needs root for cgroups"
+        : false;
 
 function forkInside(mode: "ralph" | "cap-first" | "over-before-cap" | "pids" | "pids-cap-first") {
   return spawnSync(process.execPath, [FIXTURE, mode], { encoding: "utf8", timeout: 60_000 });

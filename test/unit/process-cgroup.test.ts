@@ -16,7 +16,11 @@ describe("cgroup mounts", () => {
   it("finds the v2 mount and the v1 controllers of a hybrid host", () => {
     const mounts = cgroupMounts(HYBRID);
     assert.deepEqual(
-      mounts.map((mount) => [mount.version, mount.mountPoint, mount.version === 1 ? mount.controllers.includes("memory") || mount.controllers.includes("pids") : null]),
+      mounts.map((mount) => [
+        mount.version,
+        mount.mountPoint,
+        mount.version === 1 ? mount.controllers.includes("memory") || mount.controllers.includes("pids") : null,
+      ]),
       [
         [1, "/sys/fs/cgroup/memory", true],
         [1, "/sys/fs/cgroup/pids", true],
@@ -63,7 +67,11 @@ describe("launcher reports", () => {
   it("tells a start, a failed exec, a failed set-up and the agent's end apart", () => {
     assert.deepEqual(parseLauncherStatus("ok"), { kind: "ok" });
     assert.deepEqual(parseLauncherStatus("exec 2"), { kind: "failed", errno: 2, message: "exec 2" });
-    assert.deepEqual(parseLauncherStatus("subreaper fork: Resource temporarily unavailable"), { kind: "failed", errno: null, message: "subreaper fork: Resource temporarily unavailable" });
+    assert.deepEqual(parseLauncherStatus("subreaper fork: Resource temporarily unavailable"), {
+      kind: "failed",
+      errno: null,
+      message: "subreaper fork: Resource temporarily unavailable",
+    });
     assert.deepEqual(parseLauncherStatus("exit code 3"), { kind: "exit", code: 3, signal: null });
     assert.deepEqual(parseLauncherStatus("exit signal 9"), { kind: "exit", code: null, signal: 9 });
   });

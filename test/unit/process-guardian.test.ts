@@ -25,9 +25,13 @@ interface Ready {
 
 async function startRunner(mode: string, graceMs: number) {
   const marker = newMarker();
-  const child = spawn(process.execPath, [join(FIXTURES, "tree-runner.js"), mode, marker.value, String(graceMs), join(dir, marker.value)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(FIXTURES, "tree-runner.js"), mode, marker.value, String(graceMs), join(dir, marker.value)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
@@ -57,7 +61,9 @@ describe("guardian", () => {
     const killedAt = performance.now();
     await waitFor(() => liveCarriers(marker).length === 0, "the marked tree to be gone", graceMs + 1000);
     const elapsed = performance.now() - killedAt;
-    t.diagnostic(`runner SIGKILLed: tree (with a TERM-ignorer) gone ${Math.round(elapsed)} ms later (grace ${graceMs} ms)`);
+    t.diagnostic(
+      `runner SIGKILLed: tree (with a TERM-ignorer) gone ${Math.round(elapsed)} ms later (grace ${graceMs} ms)`,
+    );
     assert.deepEqual(liveCarriers(marker, tree), []);
     // And the guardian exits once its work is done.
     await waitFor(() => !isRunning(ready.guardian), "the guardian to exit", 5000);

@@ -4,13 +4,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { endTree, type EndTreeOptions } from "../../src/process/kill-tree.js";
 import { findTree, ProcessInventory } from "../../src/process/inventory.js";
-import {
-  isRunning,
-  killCarriers,
-  liveCarriers,
-  startTree,
-  type TreeFixture,
-} from "../fixtures/tree-harness.js";
+import { isRunning, killCarriers, liveCarriers, startTree, type TreeFixture } from "../fixtures/tree-harness.js";
 import { waitFor } from "../helpers/wait.js";
 
 const started: TreeFixture[] = [];
@@ -83,7 +77,11 @@ describe("endTree on real trees", () => {
     const fixture = await tree("ignorer");
     const skip = new AbortController();
     setTimeout(() => skip.abort(), 200);
-    const report = await endTree(fixture.root, fixture.marker, [], { ...POLITE, graceMs: 30_000, skipGrace: skip.signal });
+    const report = await endTree(fixture.root, fixture.marker, [], {
+      ...POLITE,
+      graceMs: 30_000,
+      skipGrace: skip.signal,
+    });
     assert.deepEqual(leftovers(fixture), []);
     assert.ok(report.durationMs < 1500, `took ${report.durationMs} ms`);
   });
@@ -116,9 +114,16 @@ describe("endTree on real trees", () => {
     // Kill the root and the wrapper shell: the grandchild reparents away from the root.
     process.kill(fixture.root, "SIGKILL");
     process.kill(wrapperShell, "SIGKILL");
-    await waitFor(() => !isRunning(fixture.root) && !isRunning(wrapperShell), "the root and the wrapper shell to die", 5000);
+    await waitFor(
+      () => !isRunning(fixture.root) && !isRunning(wrapperShell),
+      "the root and the wrapper shell to die",
+      5000,
+    );
     assert.deepEqual(findTree(fixture.root, null, []), [], "parentage alone lost it");
-    assert.deepEqual(findTree(null, null, inventory.identities()).map((identity) => identity.pid), [grandchild]);
+    assert.deepEqual(
+      findTree(null, null, inventory.identities()).map((identity) => identity.pid),
+      [grandchild],
+    );
     await endTree(null, null, inventory.identities(), POLITE);
     assert.deepEqual(leftovers(fixture), []);
   });

@@ -2,7 +2,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { hasEnvMarker, isAlive, parseStat, readProcTable, readProcess, type ProcInfo } from "../../src/process/proc-table.js";
+import {
+  hasEnvMarker,
+  isAlive,
+  parseStat,
+  readProcTable,
+  readProcess,
+  type ProcInfo,
+} from "../../src/process/proc-table.js";
 import { isProtected, protectedSet } from "../../src/process/protected-set.js";
 import { TreeScanner } from "../../src/process/tree-scanner.js";
 import { isRunning, procState } from "../fixtures/tree-harness.js";
@@ -17,32 +24,45 @@ function startSleeper(env: NodeJS.ProcessEnv = process.env, script = "exec sleep
 describe("proc-table", () => {
   it("parses /proc/PID/stat after the last ')' even when comm holds ') '", () => {
     const info = parseStat("4242 (we) ird) S (x) R 17 4242 4200 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0");
-    assert.deepEqual(info, { pid: 4242, ppid: 17, pgid: 4242, sid: 4200, state: "R", startTime: "987654", comm: "we) ird) S (x" });
+    assert.deepEqual(info, {
+      pid: 4242,
+      ppid: 17,
+      pgid: 4242,
+      sid: 4200,
+      state: "R",
+      startTime: "987654",
+      comm: "we) ird) S (x",
+    });
     assert.equal(parseStat("garbage"), null);
   });
 
   it("marks a process dying when its flags say PF_EXITING or SIGKILL is pending, and only then", () => {
     // Fields 3–31 of proc(5): flags is field 9, the pending signals field 31.
-    const line = (flags: number, pending: number) => `7 (a) S 1 7 7 0 -1 ${flags} 0 0 0 0 0 0 0 0 20 0 1 0 555 0 0 0 0 0 0 0 0 ${pending} 0 0 0`;
+    const line = (flags: number, pending: number) =>
+      `7 (a) S 1 7 7 0 -1 ${flags} 0 0 0 0 0 0 0 0 20 0 1 0 555 0 0 0 0 0 0 0 0 ${pending} 0 0 0`;
     assert.equal(parseStat(line(0x400100, 0))?.dying, undefined);
     assert.equal(parseStat(line(0x400100, 0x4000))?.dying, undefined, "another signal pending (SIGTERM's bit 15)");
     assert.equal(parseStat(line(0x400104, 0))?.dying, true);
     assert.equal(parseStat(line(0x400100, 0x100))?.dying, true);
   });
 
-  it("a process SIGKILLed while frozen still reads state D, and is marked dying", { skip: freezerMissing() ?? false }, async (t) => {
-    const { child, pid } = startSleeper();
-    const frozen = await freeze(pid);
-    t.after(async () => {
-      child.kill("SIGKILL");
-      await frozen.thaw();
-    });
-    assert.equal(readProcess(pid)?.dying, undefined, "frozen alone is not dying");
-    process.kill(pid, "SIGKILL");
-    // Control: its state alone reads as a live process's.
-    assert.equal(readProcess(pid)?.state, "D");
-    assert.equal(readProcess(pid)?.dying, true);
-  });
+  it(
+    "a process SIGKILLed while frozen still reads state D, and is marked dying",
+    { skip: freezerMissing() ?? false },
+    async (t) => {
+      const { child, pid } = startSleeper();
+      const frozen = await freeze(pid);
+      t.after(async () => {
+        child.kill("SIGKILL");
+        await frozen.thaw();
+      });
+      assert.equal(readProcess(pid)?.dying, undefined, "frozen alone is not dying");
+      process.kill(pid, "SIGKILL");
+      // Control: its state alone reads as a live process's.
+      assert.equal(readProcess(pid)?.state, "D");
+      assert.equal(readProcess(pid)?.dying, true);
+    },
+  );
 
   it("reads this process and its parent, consistently with the whole table", () => {
     const self = readProcess(process.pid);
@@ -59,10 +79,14 @@ describe("proc-table", () => {
     const { child, pid } = startSleeper(process.env, "sleep 0.01 & exec sleep 1000");
     t.after(() => child.kill("SIGKILL"));
     let zombie: ProcInfo | undefined;
-    await waitFor(() => {
-      zombie = [...readProcTable().values()].find((info) => info.ppid === pid && info.state === "Z");
-      return zombie !== undefined;
-    }, "a zombie child of the sleeper", 5000);
+    await waitFor(
+      () => {
+        zombie = [...readProcTable().values()].find((info) => info.ppid === pid && info.state === "Z");
+        return zombie !== undefined;
+      },
+      "a zombie child of the sleeper",
+      5000,
+    );
     assert.ok(zombie !== undefined);
     assert.equal(readProcess(zombie.pid)?.state, "Z");
     assert.equal(isAlive(readProcess(zombie.pid)), false);
@@ -71,15 +95,26 @@ describe("proc-table", () => {
 
   it("gives a zombie's exit status as waitpid would: an exit code, or the signal that killed it", async (t) => {
     // Perl, unlike a shell, never reaps a child it did not wait for: one exits 3, one is killed, then sleep.
-    const child = spawn("perl", ["-e", 'if (!fork) { exit 3 } my $p = fork; if (!$p) { sleep 100; exit 0 } kill 9, $p; exec "sleep", 1000'], { stdio: "ignore", detached: true });
+    const child = spawn(
+      "perl",
+      ["-e", 'if (!fork) { exit 3 } my $p = fork; if (!$p) { sleep 100; exit 0 } kill 9, $p; exec "sleep", 1000'],
+      { stdio: "ignore", detached: true },
+    );
     const pid = child.pid as number;
     t.after(() => child.kill("SIGKILL"));
     let zombies: ProcInfo[] = [];
-    await waitFor(() => {
-      zombies = [...readProcTable().values()].filter((info) => info.ppid === pid && info.state === "Z");
-      return zombies.length === 2;
-    }, "two zombie children of the perl process", 5000);
-    assert.deepEqual(zombies.map((zombie) => zombie.exitStatus).sort((a, b) => (a ?? 0) - (b ?? 0)), [9, 3 << 8]);
+    await waitFor(
+      () => {
+        zombies = [...readProcTable().values()].filter((info) => info.ppid === pid && info.state === "Z");
+        return zombies.length === 2;
+      },
+      "two zombie children of the perl process",
+      5000,
+    );
+    assert.deepEqual(
+      zombies.map((zombie) => zombie.exitStatus).sort((a, b) => (a ?? 0) - (b ?? 0)),
+      [9, 3 << 8],
+    );
     assert.equal(readProcess(process.pid)?.exitStatus, undefined, "a live process has none");
   });
 
@@ -98,15 +133,31 @@ describe("proc-table", () => {
 
 describe("protected set", () => {
   const info = (pid: number, ppid: number, pgid: number, sid: number): ProcInfo => ({
-    pid, ppid, pgid, sid, state: "S", startTime: String(pid), comm: "x",
+    pid,
+    ppid,
+    pgid,
+    sid,
+    state: "S",
+    startTime: String(pid),
+    comm: "x",
   });
   // 1 ← 10 (session 10) ← 20 (group 20) ← 30 = self; 40 shares 20's group, 50 shares 10's session, 60 is elsewhere.
   const table = new Map<number, ProcInfo>(
-    [info(1, 0, 1, 1), info(10, 1, 10, 10), info(20, 10, 20, 10), info(30, 20, 20, 10), info(40, 1, 20, 10), info(50, 1, 50, 10), info(60, 1, 60, 60), info(70, 2, 0, 0)].map((p) => [p.pid, p]),
+    [
+      info(1, 0, 1, 1),
+      info(10, 1, 10, 10),
+      info(20, 10, 20, 10),
+      info(30, 20, 20, 10),
+      info(40, 1, 20, 10),
+      info(50, 1, 50, 10),
+      info(60, 1, 60, 60),
+      info(70, 2, 0, 0),
+    ].map((p) => [p.pid, p]),
   );
   const set = protectedSet(table, 30);
   it("covers the runner, its ancestors, PID 1, kernel threads, and their groups and sessions", () => {
-    for (const pid of [30, 20, 10, 1, 40, 50, 70]) assert.equal(isProtected(set, table.get(pid) as ProcInfo), true, `pid ${pid}`);
+    for (const pid of [30, 20, 10, 1, 40, 50, 70])
+      assert.equal(isProtected(set, table.get(pid) as ProcInfo), true, `pid ${pid}`);
   });
   it("leaves other sessions alone", () => {
     assert.equal(isProtected(set, table.get(60) as ProcInfo), false);

@@ -70,9 +70,16 @@ describe("dieOfSignal", () => {
   }
 
   const canUnshare = spawnSync("unshare", ["--pid", "--fork", "--kill-child", "--mount-proc", "true"]).status === 0;
-  it("exits with 128+n when it runs as PID 1 (which cannot die of its own signal)", { skip: !canUnshare && "needs unshare --pid" }, async () => {
-    // --kill-child: killing unshare (cleanup) also kills the namespace's PID 1.
-    const { exited } = start(["--pid", "--fork", "--kill-child", "--mount-proc", process.execPath, runner, "die", "SIGTERM"], "unshare");
-    assert.equal((await within(exited, 5000, "the runner to exit")).code, 143);
-  });
+  it(
+    "exits with 128+n when it runs as PID 1 (which cannot die of its own signal)",
+    { skip: !canUnshare && "needs unshare --pid" },
+    async () => {
+      // --kill-child: killing unshare (cleanup) also kills the namespace's PID 1.
+      const { exited } = start(
+        ["--pid", "--fork", "--kill-child", "--mount-proc", process.execPath, runner, "die", "SIGTERM"],
+        "unshare",
+      );
+      assert.equal((await within(exited, 5000, "the runner to exit")).code, 143);
+    },
+  );
 });

@@ -22,7 +22,10 @@ function marker() {
   return value;
 }
 
-async function start(argv: string[], stdin: string | null = null): Promise<{ agent: AgentProcess; marker: { key: string; value: string } }> {
+async function start(
+  argv: string[],
+  stdin: string | null = null,
+): Promise<{ agent: AgentProcess; marker: { key: string; value: string } }> {
   const tag = marker();
   const result = await spawnAgent({ argv, cwd: dir, env: process.env, stdin, marker: tag });
   assert.ok(result.ok, result.ok ? "" : result.message);
@@ -41,13 +44,25 @@ const POLITE = { graceMs: 1000, politeSignals: ["SIGINT", "SIGTERM"] as NodeJS.S
 
 describe("spawnAgent", () => {
   it("reports a missing program, a non-executable file and a missing directory as values", async () => {
-    const missing = await spawnAgent({ argv: [join(dir, "no-such-agent")], cwd: dir, env: process.env, stdin: null, marker: marker() });
+    const missing = await spawnAgent({
+      argv: [join(dir, "no-such-agent")],
+      cwd: dir,
+      env: process.env,
+      stdin: null,
+      marker: marker(),
+    });
     assert.deepEqual(missing.ok ? null : missing.error, "not_found");
     const plain = join(dir, "plain.txt");
     writeFileSync(plain, "not a program\n", { mode: 0o644 });
     const denied = await spawnAgent({ argv: [plain], cwd: dir, env: process.env, stdin: null, marker: marker() });
     assert.deepEqual(denied.ok ? null : denied.error, "not_executable");
-    const nowhere = await spawnAgent({ argv: ["true"], cwd: join(dir, "nope"), env: process.env, stdin: null, marker: marker() });
+    const nowhere = await spawnAgent({
+      argv: ["true"],
+      cwd: join(dir, "nope"),
+      env: process.env,
+      stdin: null,
+      marker: marker(),
+    });
     assert.deepEqual(nowhere.ok ? null : nowhere.error, "spawn_failed");
     const empty = await spawnAgent({ argv: [], cwd: dir, env: process.env, stdin: null, marker: marker() });
     assert.equal(empty.ok, false);
@@ -70,7 +85,9 @@ describe("spawnAgent", () => {
 
   it("runs the agent in its own session with the marker in its environment", async () => {
     const { agent, marker: tag } = await start(["sh", "-c", `printf %s "$${MARKER_KEY}"; exec sleep 1000`]);
-    const out = await new Promise<string>((resolve) => agent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    const out = await new Promise<string>((resolve) =>
+      agent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())),
+    );
     assert.equal(out, tag.value);
     const info = readProcess(agent.pid);
     assert.ok(info !== null);
@@ -112,7 +129,10 @@ describe("spawnAgent", () => {
     const second = result.agent.end({ ...POLITE, graceMs: 300 });
     const reports = await Promise.all([first, second]);
     assert.equal(reports[0].found, 12);
-    assert.deepEqual(reports.map((report) => report.survivors), [0, 0]);
+    assert.deepEqual(
+      reports.map((report) => report.survivors),
+      [0, 0],
+    );
     assert.deepEqual(liveCarriers(tag), []);
   });
 });

@@ -14,11 +14,17 @@ import { within } from "../helpers/wait.js";
 
 const perl = findOnPath("perl");
 const prctl = PRCTL_SYSCALL[process.arch];
-const skip = perl === null ? "no perl" : prctl === undefined ? `no prctl number for ${process.arch}` : (freezerMissing() ?? false);
+const skip =
+  perl === null ? "no perl" : prctl === undefined ? `no prctl number for ${process.arch}` : (freezerMissing() ?? false);
 
 /** Starts `true` through the launcher and resolves with how it ended: its exit code, or the start's error. */
 function runTrue(launcher: SubreaperLauncher): Promise<string> {
-  const child: ChildProcess = launcher.start({ argv: ["true"], cwd: "/", env: { PATH: process.env.PATH }, withStdin: false });
+  const child: ChildProcess = launcher.start({
+    argv: ["true"],
+    cwd: "/",
+    env: { PATH: process.env.PATH },
+    withStdin: false,
+  });
   child.stdout?.resume();
   child.stderr?.resume();
   (child.stdio[3] as NodeJS.ReadableStream | null)?.resume();
@@ -31,7 +37,10 @@ function runTrue(launcher: SubreaperLauncher): Promise<string> {
 describe("SubreaperLauncher", { skip }, () => {
   test("a launcher SIGKILLed but not yet exited (state D, SIGKILL pending) is replaced at the next start", async (t) => {
     const entry = `RALPH_TEST_LAUNCHER=${randomBytes(6).toString("hex")}`;
-    const launcher = new SubreaperLauncher(perl as string, prctl as number, { PATH: process.env.PATH, RALPH_TEST_LAUNCHER: entry.split("=")[1] });
+    const launcher = new SubreaperLauncher(perl as string, prctl as number, {
+      PATH: process.env.PATH,
+      RALPH_TEST_LAUNCHER: entry.split("=")[1],
+    });
     t.after(() => launcher.close());
     assert.equal(await within(runTrue(launcher), 10_000, "the first start"), "exit 0");
     const [first] = carriers("perl", entry);

@@ -142,7 +142,11 @@ test("fingerprint: outside any repository no git process is started; with a .git
   const bin = join(base, "counting-bin");
   const calls = join(base, "git-calls");
   mkdirSync(bin);
-  writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$@" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`, { mode: 0o755 });
+  writeFileSync(
+    join(bin, "git"),
+    `#!/bin/sh\necho "$@" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`,
+    { mode: 0o755 },
+  );
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}` };
   delete env["GIT_DIR"];
   delete env["GIT_WORK_TREE"];

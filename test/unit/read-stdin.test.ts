@@ -23,7 +23,10 @@ const BYTES = Buffer.from(TEXT, "utf8");
 
 /** Asserts the child read exactly TEXT (without printing a quarter megabyte when it did not). */
 function readWhole(result: { text?: string; error?: string }): void {
-  assert.ok(result.text === TEXT, `read ${result.text?.length ?? 0} characters of ${TEXT.length}${result.error ? `: ${result.error}` : ""}`);
+  assert.ok(
+    result.text === TEXT,
+    `read ${result.text?.length ?? 0} characters of ${TEXT.length}${result.error ? `: ${result.error}` : ""}`,
+  );
 }
 
 interface Child {
@@ -39,8 +42,15 @@ interface Child {
 }
 
 /** The child script with `stdin` as its standard input ("pipe": a socket this test writes to). */
-function child(stdin: "pipe" | number, env: Record<string, string> = {}, program: string[] = [process.execPath, CHILD]): Child {
-  const proc = spawn(program[0] as string, program.slice(1), { env: cleanEnv(env), stdio: [stdin, "pipe", "pipe"] }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+function child(
+  stdin: "pipe" | number,
+  env: Record<string, string> = {},
+  program: string[] = [process.execPath, CHILD],
+): Child {
+  const proc = spawn(program[0] as string, program.slice(1), {
+    env: cleanEnv(env),
+    stdio: [stdin, "pipe", "pipe"],
+  }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
   // SIGTERM: only the hook ending itself is a SIGKILL.
   const timer = setTimeout(() => proc.kill("SIGTERM"), 20_000);
   let stdout = "";
@@ -48,8 +58,12 @@ function child(stdin: "pipe" | number, env: Record<string, string> = {}, program
   // Decoded as a stream: a character split between two chunks stays whole.
   proc.stdout.setEncoding("utf8");
   proc.stderr.setEncoding("utf8");
-  const answer = new Promise<string>((resolve) => proc.stdout.on("data", (chunk: string) => (stdout += chunk).includes("\n") && resolve(stdout.split("\n")[0] ?? "")));
-  const ready = new Promise<string>((resolve) => proc.stderr.on("data", (chunk: string) => (stderr += chunk).includes("\n") && resolve(stderr.split("\n")[0] ?? "")));
+  const answer = new Promise<string>((resolve) =>
+    proc.stdout.on("data", (chunk: string) => (stdout += chunk).includes("\n") && resolve(stdout.split("\n")[0] ?? "")),
+  );
+  const ready = new Promise<string>((resolve) =>
+    proc.stderr.on("data", (chunk: string) => (stderr += chunk).includes("\n") && resolve(stderr.split("\n")[0] ?? "")),
+  );
   const result = new Promise<{ text?: string; error?: string }>((resolve, reject) =>
     proc.on("close", (code) => {
       clearTimeout(timer);
@@ -62,7 +76,15 @@ function child(stdin: "pipe" | number, env: Record<string, string> = {}, program
     }),
   );
   const ended = new Promise<string>((resolve) => proc.on("exit", (code, signal) => resolve(signal ?? `exit ${code}`)));
-  return { ready, answer, ended, running: () => proc.exitCode === null && proc.signalCode === null, result, write: (bytes) => proc.stdin?.write(bytes), end: () => proc.stdin?.end() };
+  return {
+    ready,
+    answer,
+    ended,
+    running: () => proc.exitCode === null && proc.signalCode === null,
+    result,
+    write: (bytes) => proc.stdin?.write(bytes),
+    end: () => proc.stdin?.end(),
+  };
 }
 
 describe("readStdin", () => {
@@ -83,7 +105,9 @@ describe("readStdin", () => {
     } finally {
       closeSync(fd);
     }
-    readWhole(await child("pipe", { INPUT: file }, ["sh", "-c", 'cat "$INPUT" | "$0" "$1"', process.execPath, CHILD]).result);
+    readWhole(
+      await child("pipe", { INPUT: file }, ["sh", "-c", 'cat "$INPUT" | "$0" "$1"', process.execPath, CHILD]).result,
+    );
     const empty = openSync("/dev/null", "r");
     try {
       const reader = child(empty);
@@ -96,7 +120,14 @@ describe("readStdin", () => {
 
   test("a descriptor another process made non-blocking, the input arriving after the first read: the whole text", async () => {
     // perl sets O_NONBLOCK on the socket's open file (shared with whoever else holds it), then runs the child.
-    const nonBlocking = ["perl", "-MFcntl", "-e", "fcntl(STDIN, F_SETFL, fcntl(STDIN, F_GETFL, 0) | O_NONBLOCK) or die; exec @ARGV", process.execPath, CHILD];
+    const nonBlocking = [
+      "perl",
+      "-MFcntl",
+      "-e",
+      "fcntl(STDIN, F_SETFL, fcntl(STDIN, F_GETFL, 0) | O_NONBLOCK) or die; exec @ARGV",
+      process.execPath,
+      CHILD,
+    ];
     const reader = child("pipe", {}, nonBlocking);
     await reader.ready;
     // Nothing to read yet when the first read runs (it was started before "ready"), so it finds none.
@@ -124,7 +155,9 @@ describe("readStdin", () => {
     const hook = child("pipe", { STDIN_TIMEOUT_MS: "200" }, [process.execPath, HOOK_CHILD]);
     await hook.ready;
     hook.write('{"session_id":');
-    assert.deepEqual(JSON.parse(await hook.answer), { systemMessage: "ralph: the Stop hook failed: no end of input on stdin within 0.2 s" });
+    assert.deepEqual(JSON.parse(await hook.answer), {
+      systemMessage: "ralph: the Stop hook failed: no end of input on stdin within 0.2 s",
+    });
     // Its input still open (the test above shows a bare reader living on), the process is gone.
     assert.equal(await hook.ended, "SIGKILL");
     await assert.rejects(hook.result, /null !== 0|Expected values to be strictly equal/);

@@ -15,7 +15,17 @@ test("a log line, then an event, then a log line, all in one millisecond, are re
   try {
     const paths = runPaths(dir, "r");
     const clock = () => new Date(5_000);
-    const status = newStatus({ runId: "r", mode: "run", agent: "command", maxIterations: 1, host: { pid: 1, pidStart: null, hostname: "h" }, cwd: dir, now: clock(), state: "running", lastAction: "" });
+    const status = newStatus({
+      runId: "r",
+      mode: "run",
+      agent: "command",
+      maxIterations: 1,
+      host: { pid: 1, pidStart: null, hostname: "h" },
+      cwd: dir,
+      now: clock(),
+      state: "running",
+      lastAction: "",
+    });
     const record = RunRecord.create(paths, status, { event: () => undefined, log: () => undefined }, clock);
     record.log("first: a note");
     record.event({ type: "iteration_started", iteration: 1, agent: "command" } as Parameters<RunRecord["event"]>[0]);

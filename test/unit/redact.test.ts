@@ -14,7 +14,10 @@ const redactor = new Redactor({ MY_SERVICE_SECRET: VALUE, SHORT_TOKEN: "abc", HO
 describe("Redactor", () => {
   test("replaces secret values and key shapes, keeps short values and other variables", () => {
     const text = `a ${KEY} b ${VALUE} c abc /root/some/long/path Bearer abcdefghijklmnopqrstu AKIAIOSFODNN7EXAMPLE`;
-    assert.equal(redactor.text(text), "a [REDACTED] b [REDACTED] c abc /root/some/long/path Bearer [REDACTED] [REDACTED]");
+    assert.equal(
+      redactor.text(text),
+      "a [REDACTED] b [REDACTED] c abc /root/some/long/path Bearer [REDACTED] [REDACTED]",
+    );
   });
 
   test("a text exactly as long as the shortest key shape, or as a secret value, is still searched", () => {
@@ -22,7 +25,14 @@ describe("Redactor", () => {
     assert.deepEqual(findSecrets("xoxb-0123456789", []), [[0, 15]]);
     assert.deepEqual(findSecrets("xoxb-012345678", []), []);
     assert.deepEqual(findSecrets("pw123456", ["pw123456"]), [[0, 8]]);
-    assert.deepEqual(findSecrets("a sk-ant-0123456789abcdef b sk-ant-fedcba9876543210 c", []), [[2, 25], [28, 51]], "every match of a shape, not just the first");
+    assert.deepEqual(
+      findSecrets("a sk-ant-0123456789abcdef b sk-ant-fedcba9876543210 c", []),
+      [
+        [2, 25],
+        [28, 51],
+      ],
+      "every match of a shape, not just the first",
+    );
   });
 
   test("redacts every string inside an object, leaving keys and other values", () => {
@@ -41,7 +51,11 @@ describe("Redactor", () => {
       const expected = Buffer.concat([before, Buffer.from(`${"x".repeat(700)} [REDACTED] tail\n`)]);
       for (let cut = 1; cut < whole.length; cut += 7) {
         const stream = redactor.stream();
-        const out = Buffer.concat([stream.push(whole.subarray(0, cut)), stream.push(whole.subarray(cut)), stream.end()]);
+        const out = Buffer.concat([
+          stream.push(whole.subarray(0, cut)),
+          stream.push(whole.subarray(cut)),
+          stream.end(),
+        ]);
         assert.deepEqual(out, expected, `cut at ${cut}`);
       }
     }
@@ -57,7 +71,14 @@ describe("Redactor", () => {
 describe("AgentEventBatcher", () => {
   const collect = (): { events: AgentEvent[]; batcher: AgentEventBatcher } => {
     const events: AgentEvent[] = [];
-    return { events, batcher: new AgentEventBatcher((event) => events.push(event), (text) => redactor.text(text), "iter-001.log") };
+    return {
+      events,
+      batcher: new AgentEventBatcher(
+        (event) => events.push(event),
+        (text) => redactor.text(text),
+        "iter-001.log",
+      ),
+    };
   };
 
   test("coalesces text lines into events of at most the limit", () => {

@@ -22,12 +22,18 @@ test("every generated file under schemas/ and docs/reference/ is current (npm ru
       return true;
     }
   });
-  assert.deepEqual(stale.map(([path]) => path), [], "run npm run schemas and commit the result");
+  assert.deepEqual(
+    stale.map(([path]) => path),
+    [],
+    "run npm run schemas and commit the result",
+  );
 });
 
 /** The declarations with max_iterations defaulting to `value`. */
 function withDefault(value: number): Declarations {
-  const options = RUN_OPTION_SPECS.map((spec) => (spec.key === "maxIterations" ? ({ ...spec, defaultValue: value } as OptionSpec) : spec));
+  const options = RUN_OPTION_SPECS.map((spec) =>
+    spec.key === "maxIterations" ? ({ ...spec, defaultValue: value } as OptionSpec) : spec,
+  );
   return { ...DECLARED, options };
 }
 
@@ -35,28 +41,46 @@ test("one default changed in its declaration: --help, the ralph.yaml schema and 
   const changed = await generatedFiles(withDefault(7));
   const help = addRunOptions(new Command("run"), withDefault(7).options).helpInformation();
   assert.match(help, /stop after N iterations with MAX_ITERATIONS\s+\(default 7; 0\s+=\s+unlimited\)/);
-  const schema = JSON.parse(changed["schemas/ralph-yaml.schema.json"] ?? "{}") as { properties: Record<string, { default?: unknown }> };
+  const schema = JSON.parse(changed["schemas/ralph-yaml.schema.json"] ?? "{}") as {
+    properties: Record<string, { default?: unknown }>;
+  };
   assert.equal(schema.properties.max_iterations?.default, 7);
-  assert.match(changed["docs/reference/options.md"] ?? "", /^\| `-n, --max-iterations <n>` \| `RALPH_MAX_ITERATIONS` \| `max_iterations` \| whole number \| `7` \| stop after N iterations with MAX_ITERATIONS \(default 7; 0 = unlimited\)/m);
+  assert.match(
+    changed["docs/reference/options.md"] ?? "",
+    /^\| `-n, --max-iterations <n>` \| `RALPH_MAX_ITERATIONS` \| `max_iterations` \| whole number \| `7` \| stop after N iterations with MAX_ITERATIONS \(default 7; 0 = unlimited\)/m,
+  );
   assert.match(changed["docs/reference/commands.md"] ?? "", /\(default\s+7;\s+0\s+=\s+unlimited\)/);
   // Known-false control: the declarations in force say 3, and the files on disk then differ from the changed ones.
   const current = await generatedFiles();
   assert.doesNotMatch(current["docs/reference/commands.md"] ?? "", /\(default\s+7;\s+0\s+=\s+unlimited\)/);
   assert.match(current["docs/reference/commands.md"] ?? "", /\(default\s+3;\s+0\s+=\s+unlimited\)/);
-  const differ = Object.keys(changed).filter((path) => changed[path] !== current[path]).sort();
-  assert.deepEqual(differ, ["docs/reference/commands.md", "docs/reference/options.md", "schemas/ralph-yaml.schema.json"]);
+  const differ = Object.keys(changed)
+    .filter((path) => changed[path] !== current[path])
+    .sort();
+  assert.deepEqual(differ, [
+    "docs/reference/commands.md",
+    "docs/reference/options.md",
+    "schemas/ralph-yaml.schema.json",
+  ]);
 });
 
 test("no help line writes a default by hand: each shown default comes from the declared value", () => {
   for (const spec of RUN_OPTION_SPECS) {
     const shown = (spec.type.show as (value: unknown) => string | null)(spec.defaultValue);
-    if (shown !== null) assert.match(spec.help, /\{default\}/, `${spec.flag} has a default (${shown}) its help does not take from the declaration`);
+    if (shown !== null)
+      assert.match(
+        spec.help,
+        /\{default\}/,
+        `${spec.flag} has a default (${shown}) its help does not take from the declaration`,
+      );
     assert.doesNotMatch(spec.help.replaceAll("{default}", ""), /default [0-9]/, spec.flag);
   }
 });
 
 test("ralph.yaml's schema knows every key ralph.yaml accepts, and no internal option", async () => {
-  const schema = JSON.parse((await generatedFiles())["schemas/ralph-yaml.schema.json"] ?? "{}") as { properties: Record<string, { default?: unknown }> };
+  const schema = JSON.parse((await generatedFiles())["schemas/ralph-yaml.schema.json"] ?? "{}") as {
+    properties: Record<string, { default?: unknown }>;
+  };
   const { ralphYamlKeys } = await import("../../src/config/ralph-yaml.js");
   assert.deepEqual(Object.keys(schema.properties).sort(), ralphYamlKeys().sort());
   assert.equal(schema.properties.parent, undefined);

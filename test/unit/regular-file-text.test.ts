@@ -14,7 +14,15 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("readRegularText", () => {
   test("gives readRegular's text for files small, empty, multi-byte and larger than its buffer, read one after another", () => {
-    const texts = ["{}", "", "é ✓ 日本".repeat(10), "x".repeat(64 * 1024 - 1), "y".repeat(64 * 1024), "z".repeat(200 * 1024), "short again"];
+    const texts = [
+      "{}",
+      "",
+      "é ✓ 日本".repeat(10),
+      "x".repeat(64 * 1024 - 1),
+      "y".repeat(64 * 1024),
+      "z".repeat(200 * 1024),
+      "short again",
+    ];
     texts.forEach((text, index) => {
       const file = join(dir, `f${index}`);
       writeFileSync(file, text);

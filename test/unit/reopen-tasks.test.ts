@@ -11,12 +11,18 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a prd.json: only the named stories' passes become false; spacing, key order, BOM, other stories and the mode stay", () => {
   const file = join(dir, "prd.json");
-  const text = '\uFEFF{"userStories": [\n  {"id": "US-1", "title": "a", "notes": "a \\"quoted\\" note", "passes" :  true},\n  {"passes": true, "id": 2, "title": "b", "tags": [1, {"passes": true}]},\n  {"id": "US-3", "title": "c", "passes": true}\n], "passes": true}\n';
+  const text =
+    '\uFEFF{"userStories": [\n  {"id": "US-1", "title": "a", "notes": "a \\"quoted\\" note", "passes" :  true},\n  {"passes": true, "id": 2, "title": "b", "tags": [1, {"passes": true}]},\n  {"id": "US-3", "title": "c", "passes": true}\n], "passes": true}\n';
   writeFileSync(file, text);
   chmodSync(file, 0o640);
   const result = reopenTasks(file, ["2", "US-3", "US-9"]);
   assert.deepEqual(result, { ok: true, reopened: ["2", "US-3"] });
-  assert.equal(readFileSync(file, "utf8"), text.replace('{"passes": true, "id": 2', '{"passes": false, "id": 2').replace('"c", "passes": true', '"c", "passes": false'));
+  assert.equal(
+    readFileSync(file, "utf8"),
+    text
+      .replace('{"passes": true, "id": 2', '{"passes": false, "id": 2')
+      .replace('"c", "passes": true', '"c", "passes": false'),
+  );
   assert.equal(statSync(file).mode & 0o777, 0o640);
 });
 

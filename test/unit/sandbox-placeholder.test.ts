@@ -23,7 +23,16 @@ function scratch(): string {
 }
 
 function walls(work: string) {
-  return { workDir: work, projectDir: work, home: work, writeAllow: [], agentState: { writable: [], readOnly: [] }, readDeny: [], socket: null, programs: [] };
+  return {
+    workDir: work,
+    projectDir: work,
+    home: work,
+    writeAllow: [],
+    agentState: { writable: [], readOnly: [] },
+    readDeny: [],
+    socket: null,
+    programs: [],
+  };
 }
 
 test("a missing git path gets an empty placeholder; an existing one is left as it is", () => {

@@ -11,21 +11,48 @@ import { credentialsLine } from "../../src/sandbox/billing.js";
 
 describe("sandbox settings", () => {
   test("a mode word, a boolean, or a mapping whose mode defaults to on", () => {
-    assert.deepEqual(parseSandbox("auto"), { ok: true, value: { mode: "auto", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null } });
-    assert.equal(parseSandbox(true).ok && parseSandbox(true).ok ? (parseSandbox(true) as { value: { mode: string } }).value.mode : null, "on");
-    const mapped = parseSandbox({ network: { allow: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] }, read_deny: ["~/secrets"], write_allow: ["~/.cache"], env: ["ANTHROPIC_API_KEY"] });
+    assert.deepEqual(parseSandbox("auto"), {
+      ok: true,
+      value: { mode: "auto", network: { kind: "default" }, readDeny: [], writeAllow: [], env: null },
+    });
+    assert.equal(
+      parseSandbox(true).ok && parseSandbox(true).ok
+        ? (parseSandbox(true) as { value: { mode: string } }).value.mode
+        : null,
+      "on",
+    );
+    const mapped = parseSandbox({
+      network: { allow: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] },
+      read_deny: ["~/secrets"],
+      write_allow: ["~/.cache"],
+      env: ["ANTHROPIC_API_KEY"],
+    });
     assert.deepEqual(mapped, {
       ok: true,
-      value: { mode: "on", network: { kind: "allow", hosts: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] }, readDeny: ["~/secrets"], writeAllow: ["~/.cache"], env: ["ANTHROPIC_API_KEY"] },
+      value: {
+        mode: "on",
+        network: { kind: "allow", hosts: ["api.example.com", "127.0.0.1:8080", "*.example.org:*"] },
+        readDeny: ["~/secrets"],
+        writeAllow: ["~/.cache"],
+        env: ["ANTHROPIC_API_KEY"],
+      },
     });
-    assert.deepEqual((parseSandbox({ network: "none" }) as { value: { network: unknown } }).value.network, { kind: "none" });
-    assert.deepEqual((parseSandbox({ network: "allow", allow: ["a.b"] }) as { value: { network: unknown } }).value.network, { kind: "allow", hosts: ["a.b"] });
+    assert.deepEqual((parseSandbox({ network: "none" }) as { value: { network: unknown } }).value.network, {
+      kind: "none",
+    });
+    assert.deepEqual(
+      (parseSandbox({ network: "allow", allow: ["a.b"] }) as { value: { network: unknown } }).value.network,
+      { kind: "allow", hosts: ["a.b"] },
+    );
   });
 
   test("bad values name what was expected", () => {
     assert.equal(parseSandbox("maybe").ok, false);
     assert.match((parseSandbox({ netwrk: "none" }) as { expected: string }).expected, /not netwrk/);
-    assert.match((parseSandbox({ network: { allow: ["http://x"] } }) as { expected: string }).expected, /host\[:port\]/);
+    assert.match(
+      (parseSandbox({ network: { allow: ["http://x"] } }) as { expected: string }).expected,
+      /host\[:port\]/,
+    );
     assert.match((parseSandbox({ env: [1] }) as { expected: string }).expected, /env/);
   });
 
@@ -41,9 +68,17 @@ describe("sandbox settings", () => {
   });
 
   test("the default network is the agent's own API host, from its base URL when one is set", () => {
-    const settings = { mode: "on" as const, network: { kind: "default" as const }, readDeny: [], writeAllow: [], env: null };
+    const settings = {
+      mode: "on" as const,
+      network: { kind: "default" as const },
+      readDeny: [],
+      writeAllow: [],
+      env: null,
+    };
     assert.deepEqual(allowedHosts(settings, "claude", {}), ["api.anthropic.com:443"]);
-    assert.deepEqual(allowedHosts(settings, "claude", { ANTHROPIC_BASE_URL: "http://127.0.0.1:4010" }), ["127.0.0.1:4010"]);
+    assert.deepEqual(allowedHosts(settings, "claude", { ANTHROPIC_BASE_URL: "http://127.0.0.1:4010" }), [
+      "127.0.0.1:4010",
+    ]);
     assert.deepEqual(allowedHosts(settings, "codex", {}), ["api.openai.com:443"]);
     assert.deepEqual(allowedHosts(settings, "command", {}), []);
   });
@@ -66,17 +101,29 @@ describe("sandbox settings", () => {
     const home = mkdtempSync(join(tmpdir(), "ralph-billing-"));
     try {
       assert.match(credentialsLine("claude", { HOME: home, ANTHROPIC_API_KEY: "k" }) ?? "", /metered API billing/);
-      assert.match(credentialsLine("claude", { HOME: home, CLAUDE_CODE_OAUTH_TOKEN: "t" }) ?? "", /Claude subscription behind that OAuth token; claude -p draws on the subscription's separate credit pool/);
+      assert.match(
+        credentialsLine("claude", { HOME: home, CLAUDE_CODE_OAUTH_TOKEN: "t" }) ?? "",
+        /Claude subscription behind that OAuth token; claude -p draws on the subscription's separate credit pool/,
+      );
       const none = credentialsLine("claude", { HOME: home }) ?? "";
       assert.match(none, /billing unknown to ralph/);
       mkdirSync(join(home, ".claude"));
       writeFileSync(join(home, ".claude", ".credentials.json"), "{}");
       const login = credentialsLine("claude", { HOME: home }) ?? "";
-      assert.match(login, /claude\.ai login, a Claude subscription: claude -p draws on the subscription's separate credit pool for headless use, not metered API billing/);
+      assert.match(
+        login,
+        /claude\.ai login, a Claude subscription: claude -p draws on the subscription's separate credit pool for headless use, not metered API billing/,
+      );
       assert.doesNotMatch(login, /unknown/);
-      assert.match(credentialsLine("claude", { HOME: "/nowhere", CLAUDE_CONFIG_DIR: join(home, ".claude") }) ?? "", /claude\.ai login/);
+      assert.match(
+        credentialsLine("claude", { HOME: "/nowhere", CLAUDE_CONFIG_DIR: join(home, ".claude") }) ?? "",
+        /claude\.ai login/,
+      );
       assert.match(credentialsLine("codex", { HOME: home }) ?? "", /billing unknown to ralph/);
-      assert.equal(credentialsLine("command", { ANTHROPIC_API_KEY: "x" }), "credentials: the command's own: billing unknown to ralph");
+      assert.equal(
+        credentialsLine("command", { ANTHROPIC_API_KEY: "x" }),
+        "credentials: the command's own: billing unknown to ralph",
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -26,9 +26,13 @@ describe("egress proxy", () => {
   let proxy: EgressProxy;
   const denied: Denied[] = [];
   before(async () => {
-    echo = createServer((socket) => socket.on("data", (chunk: Buffer) => socket.write(`echo:${chunk.toString("utf8")}`)));
+    echo = createServer((socket) =>
+      socket.on("data", (chunk: Buffer) => socket.write(`echo:${chunk.toString("utf8")}`)),
+    );
     await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
-    proxy = await startEgressProxy([`127.0.0.1:${(echo.address() as AddressInfo).port}`], (refused) => denied.push(refused));
+    proxy = await startEgressProxy([`127.0.0.1:${(echo.address() as AddressInfo).port}`], (refused) =>
+      denied.push(refused),
+    );
   });
   after(async () => {
     await proxy.close();
@@ -37,7 +41,11 @@ describe("egress proxy", () => {
 
   test("a CONNECT to an allowed host:port is tunnelled both ways", async () => {
     const port = (echo.address() as AddressInfo).port;
-    const got = await exchange(proxy.socket, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, "ping");
+    const got = await exchange(
+      proxy.socket,
+      `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
+      "ping",
+    );
     assert.match(got, /^HTTP\/1\.1 200 Connection Established/);
     assert.match(got, /echo:ping/);
     assert.deepEqual(denied, []);

@@ -19,17 +19,28 @@ const NAME = `sub\n${FORGED}\u001b]52;c;cm0gLXJmIH4=\u0007\u202e\`x\`/.git`;
 function record(): { record: RunRecord; lines: string[]; events: Array<Record<string, unknown>> } {
   const lines: string[] = [];
   const events: Array<Record<string, unknown>> = [];
-  const fake = { paths: { dir: "/project/.ralph/runs/x" }, log: (line: string) => lines.push(line), event: (body: Record<string, unknown>) => events.push(body) };
+  const fake = {
+    paths: { dir: "/project/.ralph/runs/x" },
+    log: (line: string) => lines.push(line),
+    event: (body: Record<string, unknown>) => events.push(body),
+  };
   return { record: fake as unknown as RunRecord, lines, events };
 }
 
 function forges(text: string): boolean {
-  return text.split("\n").some((line) => line.startsWith(FORGED)) || ["\u001b", "\u0007", "\u202e"].some((char) => text.includes(char));
+  return (
+    text.split("\n").some((line) => line.startsWith(FORGED)) ||
+    ["\u001b", "\u0007", "\u202e"].some((char) => text.includes(char))
+  );
 }
 
 test("run.log: the agent's planted path is one visible line; the event keeps it as it is", () => {
   const { record: fake, lines, events } = record();
-  const run = { kind: "finished", endedBy: null, outcome: { finalMessage: "done", error: null } } as unknown as AgentRun;
+  const run = {
+    kind: "finished",
+    endedBy: null,
+    outcome: { finalMessage: "done", error: null },
+  } as unknown as AgentRun;
   tamperedRun(fake, 1, run, [NAME, "ok/.git"]);
   const verdicts = tamperedChecks(fake, 1, [{ check: "npm test", passed: true, detail: "exit 0" } as never], [NAME]);
   assert.equal(lines.length, 2);
@@ -44,9 +55,28 @@ test("run.log: the agent's planted path is one visible line; the event keeps it 
 
 test("ralph report: the planted path stays inside its code span, on one line, controls shown", () => {
   const status = {
-    schema_version: 1, run_id: "x", mode: "run", pid: 1, pid_start: null, hostname: "h", cwd: "/project", agent: "command", state: "ended", iteration: 1, max_iterations: 1, calls: 1, cost_usd: 0,
-    tokens: { input: 0, output: 0 }, session_id: null, current_task: null, started_at: "2026-03-01T10:00:00.000Z", updated_at: "2026-03-01T10:00:00.000Z", ended_at: "2026-03-01T10:00:00.000Z",
-    exit_reason: "MAX_ITERATIONS", exit_code: 1, last_action: "ended",
+    schema_version: 1,
+    run_id: "x",
+    mode: "run",
+    pid: 1,
+    pid_start: null,
+    hostname: "h",
+    cwd: "/project",
+    agent: "command",
+    state: "ended",
+    iteration: 1,
+    max_iterations: 1,
+    calls: 1,
+    cost_usd: 0,
+    tokens: { input: 0, output: 0 },
+    session_id: null,
+    current_task: null,
+    started_at: "2026-03-01T10:00:00.000Z",
+    updated_at: "2026-03-01T10:00:00.000Z",
+    ended_at: "2026-03-01T10:00:00.000Z",
+    exit_reason: "MAX_ITERATIONS",
+    exit_code: 1,
+    last_action: "ended",
   } as RunStatus;
   const events = [
     { type: "iteration_started", iteration: 1, task: null },

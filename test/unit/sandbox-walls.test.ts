@@ -9,7 +9,16 @@ import { bwrapOptions } from "../../src/sandbox/bwrap-argv.js";
 
 function walls(programs: string[]) {
   const work = mkdtempSync(join(tmpdir(), "ralph-walls-"));
-  return { workDir: work, projectDir: work, home: work, writeAllow: [], agentState: { writable: [], readOnly: [] }, readDeny: [], socket: null, programs };
+  return {
+    workDir: work,
+    projectDir: work,
+    home: work,
+    writeAllow: [],
+    agentState: { writable: [], readOnly: [] },
+    readDeny: [],
+    socket: null,
+    programs,
+  };
 }
 
 /** The paths bound read-only, in order. */
@@ -27,7 +36,10 @@ test("a program under the private /tmp is bound back read-only after /tmp is rep
   assert.ok(options.indexOf(dir) > options.indexOf("/tmp"), "bound after the private /tmp, so it is not hidden again");
   // Known-false control: /usr/bin is already visible through the read-only root, so it is not bound again.
   assert.ok(!binds.includes("/usr/bin"));
-  assert.deepEqual(readOnlyBinds(bwrapOptions(walls([]))).filter((path) => path.startsWith(dir)), []);
+  assert.deepEqual(
+    readOnlyBinds(bwrapOptions(walls([]))).filter((path) => path.startsWith(dir)),
+    [],
+  );
 });
 
 test("a reviewer's walls mount the work directory read-only, and no write_allow path inside it writable", () => {
@@ -35,7 +47,8 @@ test("a reviewer's walls mount the work directory read-only, and no write_allow 
   const work = realpathSync(base.workDir);
   const inside = join(work, "cache");
   mkdirSync(inside);
-  const binds = (options: string[]) => options.flatMap((option, index) => (option === "--bind" ? [options[index + 1] as string] : []));
+  const binds = (options: string[]) =>
+    options.flatMap((option, index) => (option === "--bind" ? [options[index + 1] as string] : []));
   const agent = bwrapOptions({ ...base, writeAllow: [inside] });
   const reviewer = bwrapOptions({ ...base, writeAllow: [inside], readOnlyWork: true });
   // Control: the agent's own walls bind both writable.

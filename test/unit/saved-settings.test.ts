@@ -17,8 +17,17 @@ test("a file ralph run wrote reads back as the same settings", () => {
     fallbackAgents: ["codex" as const, "demo" as const],
     maxWaitMs: 60_000,
     notifyTargets: [
-      { kind: "webhook" as const, url: "https://hooks.example.org/x?token=t", format: "slack" as const, events: ["run_ended" as const] },
-      { kind: "command" as const, command: "./notify.sh 'a b' | tee -a notes.jsonl", events: ["stalled" as const, "needs_human" as const] },
+      {
+        kind: "webhook" as const,
+        url: "https://hooks.example.org/x?token=t",
+        format: "slack" as const,
+        events: ["run_ended" as const],
+      },
+      {
+        kind: "command" as const,
+        command: "./notify.sh 'a b' | tee -a notes.jsonl",
+        events: ["stalled" as const, "needs_human" as const],
+      },
       { kind: "desktop" as const, events: ["waiting_limit" as const] },
     ],
   };
@@ -26,8 +35,16 @@ test("a file ralph run wrote reads back as the same settings", () => {
 });
 
 test("a notification command saved as words by an older ralph is read back as the same shell line", () => {
-  const parsed = parseSavedSettings(JSON.stringify({ agent: "demo", notifyTargets: [{ kind: "command", argv: ["./notify.sh", "a b"], events: ["run_ended"] }] }), FILE);
-  assert.deepEqual(parsed.ok && parsed.settings.notifyTargets, [{ kind: "command", command: "./notify.sh 'a b'", events: ["run_ended"] }]);
+  const parsed = parseSavedSettings(
+    JSON.stringify({
+      agent: "demo",
+      notifyTargets: [{ kind: "command", argv: ["./notify.sh", "a b"], events: ["run_ended"] }],
+    }),
+    FILE,
+  );
+  assert.deepEqual(parsed.ok && parsed.settings.notifyTargets, [
+    { kind: "command", command: "./notify.sh 'a b'", events: ["run_ended"] },
+  ]);
 });
 
 test("settings missing from an older file take their defaults", () => {
@@ -43,7 +60,10 @@ test("a wrong value is refused with the file and the setting named", () => {
     [{ agentCmd: "sh -c true" }, "agentCmd"],
     [{ onLimit: "retry" }, "onLimit"],
     [{ fallbackAgents: ["command"] }, "fallbackAgents.0"],
-    [{ notifyTargets: [{ kind: "webhook", url: "ftp://x", format: "json", events: ["run_ended"] }] }, "notifyTargets.0.url"],
+    [
+      { notifyTargets: [{ kind: "webhook", url: "ftp://x", format: "json", events: ["run_ended"] }] },
+      "notifyTargets.0.url",
+    ],
   ] as const) {
     const parsed = parseSavedSettings(JSON.stringify(value), FILE);
     assert.equal(parsed.ok, false, JSON.stringify(value));

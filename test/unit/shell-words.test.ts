@@ -50,8 +50,23 @@ describe("splitShellWords", () => {
 
 describe("quoteShellWord", () => {
   test("round-trips through a real shell, whatever the characters", () => {
-    const awkward = ["/plain/path", "/path with spaces/node", "it's", "$HOME", "a\"b", "back\\slash", "*?[x]", "semi;colon", "new\nline", ""];
-    const shell = spawnSync("/bin/sh", ["-c", `for w in ${awkward.map(quoteShellWord).join(" ")}; do printf '%s\\0' "$w"; done`], { encoding: "utf8" });
+    const awkward = [
+      "/plain/path",
+      "/path with spaces/node",
+      "it's",
+      "$HOME",
+      'a"b',
+      "back\\slash",
+      "*?[x]",
+      "semi;colon",
+      "new\nline",
+      "",
+    ];
+    const shell = spawnSync(
+      "/bin/sh",
+      ["-c", `for w in ${awkward.map(quoteShellWord).join(" ")}; do printf '%s\\0' "$w"; done`],
+      { encoding: "utf8" },
+    );
     assert.deepEqual(shell.stdout.split("\0").slice(0, -1), awkward);
     assert.equal(quoteShellWord("/usr/bin/node"), "/usr/bin/node");
     assert.equal(shellCommandLine(["/a b/node", "x"]), "'/a b/node' x");

@@ -20,7 +20,12 @@ const DAY = 86_400_000;
 // Wednesday 2026-12-02, 12:00 UTC.
 const NOW = Date.parse("2026-12-02T12:00:00.000Z");
 
-const budget = (patch: Partial<Budget>): Budget => ({ daily_usd: null, weekly_usd: null, on_exhausted: "stop", ...patch });
+const budget = (patch: Partial<Budget>): Budget => ({
+  daily_usd: null,
+  weekly_usd: null,
+  on_exhausted: "stop",
+  ...patch,
+});
 
 function run(patch: Partial<SpendRun> = {}): SpendRun {
   return {
@@ -87,7 +92,11 @@ describe("spend gate: daily and weekly budgets", () => {
     const monday = call(weekStart(NOW) + 1000, 2);
     assert.equal(checkBudgets(r, [lastWeek, monday, call(NOW - 1000, 0.5)], NOW), null);
     const verdict = checkBudgets(r, [lastWeek, monday, call(NOW - 1000, 1)], NOW);
-    assert.deepEqual(verdict, { kind: "exceeded", detail: "the project's weekly budget is spent: $3.0000 this week (from Monday, UTC), budget.weekly $3 in ralph.yaml" });
+    assert.deepEqual(verdict, {
+      kind: "exceeded",
+      detail:
+        "the project's weekly budget is spent: $3.0000 this week (from Monday, UTC), budget.weekly $3 in ralph.yaml",
+    });
   });
 
   test("the user's budget counts every project; with on_exhausted: wait the verdict is a wait until the next UTC midnight or Monday", () => {
@@ -110,7 +119,8 @@ describe("spend gate: daily and weekly budgets", () => {
 
   test("a family's --max-cost counts every run of the family since it started, not another family's", () => {
     const child = run({ run: "f-2", parent: "f", family: "f", family_max_cost_usd: 0.025 });
-    const family = (id: string, cost: number) => call(NOW - 1000, cost, { run: id, parent: id === "f" ? null : "f", family: "f" });
+    const family = (id: string, cost: number) =>
+      call(NOW - 1000, cost, { run: id, parent: id === "f" ? null : "f", family: "f" });
     assert.equal(checkBudgets(child, [family("f-1", 0.01), family("f-2", 0.01), call(NOW - 1000, 5)], NOW), null);
     assert.deepEqual(checkBudgets(child, [family("f-1", 0.01), family("f-2", 0.01), family("f-3", 0.01)], NOW), {
       kind: "exceeded",
@@ -121,18 +131,35 @@ describe("spend gate: daily and weekly budgets", () => {
 
 describe("spend gate in the engine", () => {
   const boundary: Phase = { id: "boundary" };
-  const clear = (nowMs: number, verdict?: GateVerdict): Input => ({ type: "sentinel", stop: false, stopNow: false, pause: false, nowMs, ...(verdict ? { budget: verdict } : {}) });
-  const entries = (result: Step) => result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
+  const clear = (nowMs: number, verdict?: GateVerdict): Input => ({
+    type: "sentinel",
+    stop: false,
+    stopNow: false,
+    pause: false,
+    nowMs,
+    ...(verdict ? { budget: verdict } : {}),
+  });
+  const entries = (result: Step) =>
+    result.effects.flatMap((effect) => (effect.kind === "record" ? effect.entries : []));
 
   test("a spent budget ends the run BUDGET_EXCEEDED before the iteration, naming the budget", () => {
-    const result = step(machine(boundary), clear(1000, { kind: "exceeded", detail: "the project's daily budget is spent" }));
+    const result = step(
+      machine(boundary),
+      clear(1000, { kind: "exceeded", detail: "the project's daily budget is spent" }),
+    );
     assert.equal(result.machine.phase.id, "ended");
-    assert.deepEqual(result.machine.phase.id === "ended" ? result.machine.phase.ending : null, { reason: "BUDGET_EXCEEDED", detail: "the project's daily budget is spent" });
+    assert.deepEqual(result.machine.phase.id === "ended" ? result.machine.phase.ending : null, {
+      reason: "BUDGET_EXCEEDED",
+      detail: "the project's daily budget is spent",
+    });
   });
 
   test("on_exhausted: wait: a wait like a usage limit's, then the budgets are checked again", () => {
     const until = 5 * DAY;
-    const waiting = step(machine(boundary), clear(1000, { kind: "wait", untilMs: until, detail: "your daily budget is spent" }));
+    const waiting = step(
+      machine(boundary),
+      clear(1000, { kind: "wait", untilMs: until, detail: "your daily budget is spent" }),
+    );
     assert.equal(waiting.machine.phase.id, "waitingLimit");
     assert.deepEqual(
       waiting.effects.map((effect) => effect.kind),
@@ -161,23 +188,52 @@ describe("spend gate in the engine", () => {
       ["budget wait over; the budgets are checked again before iteration 2"],
     );
     // Still spent at the next look: another wait, never an iteration.
-    assert.equal(step(over.machine, clear(until + 1, { kind: "wait", untilMs: until + DAY, detail: "your weekly budget is spent" })).machine.phase.id, "waitingLimit");
+    assert.equal(
+      step(
+        over.machine,
+        clear(until + 1, { kind: "wait", untilMs: until + DAY, detail: "your weekly budget is spent" }),
+      ).machine.phase.id,
+      "waitingLimit",
+    );
     // A STOP while waiting ends the run.
     const stopped = step(waiting.machine, { type: "sentinel", stop: true, stopNow: false, pause: false, nowMs: 2000 });
     assert.equal(stopped.machine.phase.id, "ended");
   });
 
   test("a notification of a budget wait says so, not a usage limit", () => {
-    const base = { v: 1, run: "r1", project: "/p", ts: "2026-12-02T12:00:00.000Z", type: "waiting_limit", iteration: 2, message: "your daily budget is spent", reset_at: null, resume_at: "2026-12-03T00:00:00.000Z" };
-    assert.equal(eventSummary({ ...base, budget: true }), "ralph run r1: budget spent, waiting until 2026-12-03T00:00:00.000Z: your daily budget is spent");
+    const base = {
+      v: 1,
+      run: "r1",
+      project: "/p",
+      ts: "2026-12-02T12:00:00.000Z",
+      type: "waiting_limit",
+      iteration: 2,
+      message: "your daily budget is spent",
+      reset_at: null,
+      resume_at: "2026-12-03T00:00:00.000Z",
+    };
+    assert.equal(
+      eventSummary({ ...base, budget: true }),
+      "ralph run r1: budget spent, waiting until 2026-12-03T00:00:00.000Z: your daily budget is spent",
+    );
     assert.equal(eventTitle({ ...base, budget: true }), "ralph: waiting for the budget");
     assert.equal(eventTitle(base), "ralph: waiting for a usage limit");
   });
 
   test("a run_ended notification gives the run's spend as every view words it, never $0.0000", () => {
     const tokens = { input: 1000, output: 200, cache_read: 5000, cache_write: 300, total: 6500 };
-    const ended = { type: "run_ended", run: "r1", reason: "MAX_ITERATIONS", exit_code: 3, detail: "cap", spend: { cost_usd: null, cost_source: "none", calls: 1, tokens } };
-    assert.equal(eventSummary(ended), "ralph run r1: ended MAX_ITERATIONS (exit 3) · no cost reported · tokens in 1.0k · out 200 · cache read 5.0k · cache write 300 · total 6.5k: cap");
+    const ended = {
+      type: "run_ended",
+      run: "r1",
+      reason: "MAX_ITERATIONS",
+      exit_code: 3,
+      detail: "cap",
+      spend: { cost_usd: null, cost_source: "none", calls: 1, tokens },
+    };
+    assert.equal(
+      eventSummary(ended),
+      "ralph run r1: ended MAX_ITERATIONS (exit 3) · no cost reported · tokens in 1.0k · out 200 · cache read 5.0k · cache write 300 · total 6.5k: cap",
+    );
     const estimated = eventSummary({ ...ended, spend: { ...ended.spend, cost_usd: 0.0086, cost_source: "computed" } });
     assert.match(estimated, /· ~\$0\.0086 \(estimated from tokens, prices of \d{4}-\d{2}-\d{2}\) · tokens in 1\.0k/);
   });
@@ -200,11 +256,30 @@ describe("a --parallel family's resolve runs in the spend ledger", () => {
       const now = new Date(NOW);
       const open = (runId: string, parent: string | null, maxCostUsd: number | null) => {
         const book = new SpendBook(env);
-        book.open({ projectDir: project, runId, parent, agent: "claude", model: null, maxCostUsd, maxTokens: null, budgets: { project: null, user: null }, now });
+        book.open({
+          projectDir: project,
+          runId,
+          parent,
+          agent: "claude",
+          model: null,
+          maxCostUsd,
+          maxTokens: null,
+          budgets: { project: null, user: null },
+          now,
+        });
         return book;
       };
       const spend = (book: SpendBook, costUsd: number, atMs: number) =>
-        book.record({ role: "iteration", iteration: 1, agent: "claude", model: null, costUsd, tokens: null, durationMs: 1, at: new Date(atMs) });
+        book.record({
+          role: "iteration",
+          iteration: 1,
+          agent: "claude",
+          model: null,
+          costUsd,
+          tokens: null,
+          durationMs: 1,
+          at: new Date(atMs),
+        });
       const parent = open("f", null, 0.05);
       const child = open("f-1", "f", 0.05);
       // A resolve run is started with what was left of the budget; the family's cap is the one it counts against.
@@ -218,7 +293,10 @@ describe("a --parallel family's resolve runs in the spend ledger", () => {
       spend(resolver, 0.03, NOW + 3000);
       assert.equal(dollars(parent.totalsOf("f", NOW + 4000)), 0.05, "the family's spend includes the resolve run's");
       assert.equal(dollars(parent.totalsOf("f-resolve-1", NOW + 4000)), 0.03);
-      const over = { kind: "exceeded", detail: "run f and its child runs together spent $0.0500, --max-cost $0.05 of run f" };
+      const over = {
+        kind: "exceeded",
+        detail: "run f and its child runs together spent $0.0500, --max-cost $0.05 of run f",
+      };
       assert.deepEqual(child.check(NOW + 4000), over, "the resolve run's spend stops a sibling");
       assert.deepEqual(resolver.check(NOW + 4000), over, "and the resolve run itself");
       assert.deepEqual(open("f-2", "f", 0).check(NOW + 4000), over, "and a child started later");

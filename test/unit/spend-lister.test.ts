@@ -24,10 +24,32 @@ function scratch(prefix: string): string {
 
 function runRecord(project: string, run: string, patch: Partial<SpendRun> = {}): SpendRun {
   const at = new Date(NOW.getTime() - DAY).toISOString();
-  return { v: 1, kind: "run", project, run, parent: null, family: run, family_since: at, started_at: at, agent: "command", model: null, family_max_cost_usd: null, family_max_tokens: null, project_budget: null, user_budget: null, ...patch };
+  return {
+    v: 1,
+    kind: "run",
+    project,
+    run,
+    parent: null,
+    family: run,
+    family_since: at,
+    started_at: at,
+    agent: "command",
+    model: null,
+    family_max_cost_usd: null,
+    family_max_tokens: null,
+    project_budget: null,
+    user_budget: null,
+    ...patch,
+  };
 }
 
-function callOf(project: string, run: string, daysAgo: number, cost: number | null, patch: Partial<SpendCall> = {}): SpendCall {
+function callOf(
+  project: string,
+  run: string,
+  daysAgo: number,
+  cost: number | null,
+  patch: Partial<SpendCall> = {},
+): SpendCall {
   return {
     v: 1,
     kind: "call",
@@ -75,10 +97,27 @@ describe("spendLister", () => {
       ])
         appendCall(call, env);
       for (let i = 0; i < filler; i++) writeRun(runRecord(project, `filler-${i}`), env);
-      const ids = ["lead", "child", "solo", "late", "unknown", "missing", ...Array.from({ length: filler }, (_, i) => `filler-${i}`)];
+      const ids = [
+        "lead",
+        "child",
+        "solo",
+        "late",
+        "unknown",
+        "missing",
+        ...Array.from({ length: filler }, (_, i) => `filler-${i}`),
+      ];
       const lister = spendLister(project, ids, env, NOW);
       for (const id of ids) assert.deepEqual(lister(id), spendOf(project, id, env, NOW), id);
-      assert.deepEqual([lister("lead").calls, lister("child").calls, lister("solo").calls, lister("late").calls, lister("unknown").calls], [5, 2, 2, 0, 0]);
+      assert.deepEqual(
+        [
+          lister("lead").calls,
+          lister("child").calls,
+          lister("solo").calls,
+          lister("late").calls,
+          lister("unknown").calls,
+        ],
+        [5, 2, 2, 0, 0],
+      );
       assert.equal(lister("lead").cost_usd, 1.5 + 0.25 + 4 + 2);
       // A record that is not ralph's (spendOf throws on its date): nothing spent, the listing goes on.
       assert.equal(spendLister(project, ["odd"], env, NOW)("odd").calls, 0);

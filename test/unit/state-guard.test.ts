@@ -23,7 +23,15 @@ const base: Plan = {
 
 describe("tightenOnly", () => {
   test("applies active: false and a lower cap; ignores everything that loosens or changes the rules", () => {
-    const proposed: Plan = { ...base, active: false, maxIterations: 2, completionPromise: null, completionCriteria: [], tasks: "x.md", prompt: Buffer.from("other") };
+    const proposed: Plan = {
+      ...base,
+      active: false,
+      maxIterations: 2,
+      completionPromise: null,
+      completionCriteria: [],
+      tasks: "x.md",
+      prompt: Buffer.from("other"),
+    };
     const { state, applied, ignored } = tightenOnly(base, proposed);
     assert.deepEqual(applied, ["active: false", "max_iterations 5 -> 2"]);
     assert.deepEqual(ignored, ["completion_promise", "completion_criteria", "tasks", "prompt"]);
@@ -33,7 +41,9 @@ describe("tightenOnly", () => {
   test("a cap of 0 (unlimited) or a higher cap is a loosening; a cap below unlimited is a tightening", () => {
     assert.deepEqual(tightenOnly(base, { ...base, maxIterations: 0 }).ignored, ["max_iterations 5 -> 0"]);
     assert.deepEqual(tightenOnly(base, { ...base, maxIterations: 9 }).ignored, ["max_iterations 5 -> 9"]);
-    assert.deepEqual(tightenOnly({ ...base, maxIterations: 0 }, { ...base, maxIterations: 4 }).applied, ["max_iterations 0 -> 4"]);
+    assert.deepEqual(tightenOnly({ ...base, maxIterations: 0 }, { ...base, maxIterations: 4 }).applied, [
+      "max_iterations 0 -> 4",
+    ]);
     assert.deepEqual(tightenOnly({ ...base, active: false }, base).ignored, ["active: true"]);
   });
 });
@@ -74,14 +84,24 @@ describe("StateGuard", () => {
 
 describe("parseStateChanges", () => {
   test("reads each key with the flag's rules", () => {
-    const parsed = parseStateChanges(["active=false", "max_iterations=08", "completion_promise=", "check=npm test", "check=make lint", "tasks=TASKS.md"]);
+    const parsed = parseStateChanges([
+      "active=false",
+      "max_iterations=08",
+      "completion_promise=",
+      "check=npm test",
+      "check=make lint",
+      "tasks=TASKS.md",
+    ]);
     assert.deepEqual(parsed, {
       ok: true,
       changes: {
         active: false,
         maxIterations: 8,
         completionPromise: null,
-        completionCriteria: [{ type: "command", check: "npm test" }, { type: "command", check: "make lint" }],
+        completionCriteria: [
+          { type: "command", check: "npm test" },
+          { type: "command", check: "make lint" },
+        ],
         tasks: "TASKS.md",
       },
     });
@@ -89,16 +109,38 @@ describe("parseStateChanges", () => {
   });
 
   test("check= replaces the checks; a review criterion (from ralph.yaml) stays", () => {
-    const review = { type: "review", check: "codex", review: { agent: "codex" as const, model: null, prompt: null, command: null, timeoutMs: 600_000 } };
-    const state = { active: true, maxIterations: 3, completionPromise: null, completionCriteria: [{ type: "command", check: "old" }, review], tasks: null, prompt: Buffer.from("x") };
+    const review = {
+      type: "review",
+      check: "codex",
+      review: { agent: "codex" as const, model: null, prompt: null, command: null, timeoutMs: 600_000 },
+    };
+    const state = {
+      active: true,
+      maxIterations: 3,
+      completionPromise: null,
+      completionCriteria: [{ type: "command", check: "old" }, review],
+      tasks: null,
+      prompt: Buffer.from("x"),
+    };
     const parsed = parseStateChanges(["check=npm test"]);
     assert.ok(parsed.ok);
-    assert.deepEqual(applyStateChanges(state, parsed.changes).completionCriteria, [{ type: "command", check: "npm test" }, review]);
+    assert.deepEqual(applyStateChanges(state, parsed.changes).completionCriteria, [
+      { type: "command", check: "npm test" },
+      review,
+    ]);
     assert.deepEqual(applyStateChanges(state, { maxIterations: 4 }).completionCriteria, state.completionCriteria);
   });
 
   test("refuses unknown keys, bad values and words without '='", () => {
-    for (const words of [["max_iterations=1e1"], ["max_iterations=-1"], ["active=maybe"], ["active="], ["prompt=x"], ["max_iterations"], []]) {
+    for (const words of [
+      ["max_iterations=1e1"],
+      ["max_iterations=-1"],
+      ["active=maybe"],
+      ["active="],
+      ["prompt=x"],
+      ["max_iterations"],
+      [],
+    ]) {
       assert.equal(parseStateChanges(words).ok, false, words.join(" "));
     }
   });
@@ -111,13 +153,21 @@ describe("parseStateChanges", () => {
       "a ralph set key that is not a declared ralph.yaml key",
     );
     // The same value refused for the same reason as the flag: -n's parser words max_iterations='s refusal.
-    for (const [key, value] of [["maxIterations", "1e1"], ["maxIterations", "-1"], ["tasks", ""]] as const) {
+    for (const [key, value] of [
+      ["maxIterations", "1e1"],
+      ["maxIterations", "-1"],
+      ["tasks", ""],
+    ] as const) {
       const spec = runOption(key);
       const parsed = spec.parse(value);
       assert.ok(!parsed.ok);
       const said = parseStateChanges([`${spec.yaml}=${value}`]);
       if (value === "") assert.ok(said.ok, "an empty tasks= removes the task list");
-      else assert.deepEqual(said, { ok: false, message: `${spec.yaml}=${value}: expected ${spec.yaml}=N, ${parsed.expected}` });
+      else
+        assert.deepEqual(said, {
+          ok: false,
+          message: `${spec.yaml}=${value}: expected ${spec.yaml}=N, ${parsed.expected}`,
+        });
     }
   });
 
@@ -126,9 +176,18 @@ describe("parseStateChanges", () => {
       const parsed = parseStateChanges(words);
       return parsed.ok ? "" : parsed.message;
     };
-    assert.equal(said(["max_iteration=4"]), "max_iteration=4: unknown key max_iteration (did you mean max_iterations?)");
-    assert.equal(said(["max-iterations=4"]), "max-iterations=4: unknown key max-iterations (did you mean max_iterations?)");
+    assert.equal(
+      said(["max_iteration=4"]),
+      "max_iteration=4: unknown key max_iteration (did you mean max_iterations?)",
+    );
+    assert.equal(
+      said(["max-iterations=4"]),
+      "max-iterations=4: unknown key max-iterations (did you mean max_iterations?)",
+    );
     // Known-false control: nothing near, so the keys are listed.
-    assert.equal(said(["prompt=x"]), "prompt=x: expected one of the keys active, max_iterations, completion_promise, check, tasks");
+    assert.equal(
+      said(["prompt=x"]),
+      "prompt=x: expected one of the keys active, max_iterations, completion_promise, check, tasks",
+    );
   });
 });

@@ -36,13 +36,36 @@ describe("runIdForTask", () => {
 
 describe("pickTaskByIndex", () => {
   const dir = mkdtempSync(join(tmpdir(), "ralph-task-index-"));
-  writeFileSync(join(dir, "prd.json"), JSON.stringify({ userStories: [{ id: "A", title: "a", passes: true }, { id: "B", title: "b" }, { id: "C", title: "c", priority: 0 }] }));
-  const settings = (patch: Partial<ReturnType<typeof defaultSettings>>) => ({ ...defaultSettings(), tasks: "prd.json", ...patch });
+  writeFileSync(
+    join(dir, "prd.json"),
+    JSON.stringify({
+      userStories: [
+        { id: "A", title: "a", passes: true },
+        { id: "B", title: "b" },
+        { id: "C", title: "c", priority: 0 },
+      ],
+    }),
+  );
+  const settings = (patch: Partial<ReturnType<typeof defaultSettings>>) => ({
+    ...defaultSettings(),
+    tasks: "prd.json",
+    ...patch,
+  });
   const refused = (patch: Partial<ReturnType<typeof defaultSettings>>, env: NodeJS.ProcessEnv, message: RegExp) =>
-    assert.throws(() => pickTaskByIndex(settings(patch), dir, env), (error: unknown) => error instanceof LaunchFailure && message.test(error.message));
+    assert.throws(
+      () => pickTaskByIndex(settings(patch), dir, env),
+      (error: unknown) => error instanceof LaunchFailure && message.test(error.message),
+    );
 
   test("file order, not priority and not the others' state: index 0 is the done task A, index 2 is C", () => {
-    assert.deepEqual([0, 1, 2].map((taskIndex) => pickTaskByIndex(settings({ taskIndex }), dir, {})).map((s) => [s.task, s.name]), [["A", "A"], ["B", "B"], ["C", "C"]]);
+    assert.deepEqual(
+      [0, 1, 2].map((taskIndex) => pickTaskByIndex(settings({ taskIndex }), dir, {})).map((s) => [s.task, s.name]),
+      [
+        ["A", "A"],
+        ["B", "B"],
+        ["C", "C"],
+      ],
+    );
   });
   test("job reads JOB_COMPLETION_INDEX; --name wins over the task's name", () => {
     const picked = pickTaskByIndex(settings({ taskIndex: "job", name: "mine" }), dir, { JOB_COMPLETION_INDEX: "1" });
@@ -54,7 +77,11 @@ describe("pickTaskByIndex", () => {
   test("usage errors: out of range, job without or with a bad variable, or no --tasks (with --task or --parallel: test/unit/check-settings)", () => {
     refused({ taskIndex: 3 }, {}, /^--task-index 3: expected 0 to 2, the positions of the 3 task\(s\) in prd\.json$/);
     refused({ taskIndex: "job" }, {}, /JOB_COMPLETION_INDEX to be set/);
-    refused({ taskIndex: "job" }, { JOB_COMPLETION_INDEX: "-1" }, /JOB_COMPLETION_INDEX to be a whole number .*got "-1"/);
+    refused(
+      { taskIndex: "job" },
+      { JOB_COMPLETION_INDEX: "-1" },
+      /JOB_COMPLETION_INDEX to be a whole number .*got "-1"/,
+    );
     refused({ taskIndex: "job" }, { JOB_COMPLETION_INDEX: "7" }, /^--task-index 7: expected 0 to 2/);
     refused({ taskIndex: 0, tasks: null }, {}, /--task-index needs --tasks FILE/);
     refused({ taskIndex: 0, tasks: "missing.json" }, {}, /^--tasks missing\.json: does not exist$/);

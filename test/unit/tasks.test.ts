@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeTask, firstIncomplete, loadTasks, parseTasks, type Task, type TaskListResult } from "../../src/judge/tasks.js";
+import {
+  describeTask,
+  firstIncomplete,
+  loadTasks,
+  parseTasks,
+  type Task,
+  type TaskListResult,
+} from "../../src/judge/tasks.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ralph-tasks-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +67,15 @@ test("prd.json: passes:true is skipped, only true counts as done, all done gives
 
 test("prd.json: stories without a priority come after prioritised ones", () => {
   const tasks = tasksOf(
-    parseTasks(JSON.stringify({ userStories: [{ id: 7, title: "later" }, { id: "X", title: "first", priority: 9 }] }), "x.json"),
+    parseTasks(
+      JSON.stringify({
+        userStories: [
+          { id: 7, title: "later" },
+          { id: "X", title: "first", priority: 9 },
+        ],
+      }),
+      "x.json",
+    ),
   );
   assert.equal(firstIncomplete(tasks)?.id, "X");
   assert.equal(tasks[0]?.id, "7");
@@ -89,7 +104,18 @@ test("prd.json: an empty story list is valid and has nothing left", () => {
 });
 
 test("checklist: items in file order, CRLF line endings, [x] and [X] done, * and + bullets", () => {
-  const text = ["# Tasks", "", "- [x] Write the parser", "- [ ] Add CLI flag", "* [X] Docs", "+ [ ] Release notes", "  - [ ] nested item", "1. [ ] numbered", "- [] not an item", "-[ ] not an item"].join("\r\n");
+  const text = [
+    "# Tasks",
+    "",
+    "- [x] Write the parser",
+    "- [ ] Add CLI flag",
+    "* [X] Docs",
+    "+ [ ] Release notes",
+    "  - [ ] nested item",
+    "1. [ ] numbered",
+    "- [] not an item",
+    "-[ ] not an item",
+  ].join("\r\n");
   const result = parseTasks(text, "TASKS.md");
   assert.ok(result.ok && result.format === "checklist");
   const tasks = tasksOf(result);
@@ -144,7 +170,10 @@ test("checklist: a file whose only items are optional has no work left (not an e
 
 test("checklist: items inside fenced code are not tasks", () => {
   const text = "- [ ] real\n```md\n- [ ] example in a fence\n```\n- [x] done";
-  assert.deepEqual(tasksOf(parseTasks(text, "t.md")).map((task) => task.title), ["real", "done"]);
+  assert.deepEqual(
+    tasksOf(parseTasks(text, "t.md")).map((task) => task.title),
+    ["real", "done"],
+  );
 });
 
 test("checklist: a file with no checklist items at all is an error value", () => {

@@ -10,7 +10,16 @@ const dir = mkdtempSync(join(tmpdir(), "ralph-transcript-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const line = (id: string, at: string, input: number, output: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: "assistant", timestamp: at, message: { id, role: "assistant", usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: 5 } }, ...extra });
+  JSON.stringify({
+    type: "assistant",
+    timestamp: at,
+    message: {
+      id,
+      role: "assistant",
+      usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: 5 },
+    },
+    ...extra,
+  });
 
 describe("readTranscriptUsage", () => {
   const file = join(dir, "session.jsonl");
@@ -29,13 +38,28 @@ describe("readTranscriptUsage", () => {
 
   test("counts each message id once (its last line), only from `since` on", () => {
     // Cache reads are a kind of their own, never counted as input.
-    assert.deepEqual(readTranscriptUsage(file, new Date("2026-12-01T00:01:00Z")), { tokens: { input: 150, output: 27, cacheRead: 10, cacheWrite: 0 }, costUsd: null, model: null });
-    assert.deepEqual(readTranscriptUsage(file, null)?.tokens, { input: 1150, output: 1027, cacheRead: 15, cacheWrite: 0 });
+    assert.deepEqual(readTranscriptUsage(file, new Date("2026-12-01T00:01:00Z")), {
+      tokens: { input: 150, output: 27, cacheRead: 10, cacheWrite: 0 },
+      costUsd: null,
+      model: null,
+    });
+    assert.deepEqual(readTranscriptUsage(file, null)?.tokens, {
+      input: 1150,
+      output: 1027,
+      cacheRead: 15,
+      cacheWrite: 0,
+    });
   });
 
   test("sums costUSD where lines carry it; a missing transcript is null", () => {
     const costed = join(dir, "costed.jsonl");
-    writeFileSync(costed, [line("x", "2026-12-01T00:02:00Z", 1, 1, { costUSD: 0.25 }), line("y", "2026-12-01T00:03:00Z", 1, 1, { costUSD: 0.5 })].join("\n"));
+    writeFileSync(
+      costed,
+      [
+        line("x", "2026-12-01T00:02:00Z", 1, 1, { costUSD: 0.25 }),
+        line("y", "2026-12-01T00:03:00Z", 1, 1, { costUSD: 0.5 }),
+      ].join("\n"),
+    );
     assert.equal(readTranscriptUsage(costed, null)?.costUsd, 0.75);
     assert.equal(readTranscriptUsage(join(dir, "missing.jsonl"), null), null);
   });

@@ -16,9 +16,11 @@ const LINES = 2500;
 function longRun(): string {
   const paths = runPaths(root, "long");
   mkdirSync(paths.dir, { recursive: true });
-  const event = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, ts: "2026-12-01T00:00:00.000Z", run: "long", ...fields });
+  const event = (fields: Record<string, unknown>) =>
+    JSON.stringify({ v: 1, ts: "2026-12-01T00:00:00.000Z", run: "long", ...fields });
   const events = [event({ type: "iteration_started", iteration: 1, max_iterations: 1 })];
-  for (let line = 1; line <= LINES; line++) events.push(event({ type: "agent_event", iteration: 1, kind: "text", text: `line ${line}` }));
+  for (let line = 1; line <= LINES; line++)
+    events.push(event({ type: "agent_event", iteration: 1, kind: "text", text: `line ${line}` }));
   events.push(event({ type: "iteration_ended", iteration: 1, result: "done", duration_ms: 1200, cost_usd: 0.5 }));
   writeFileSync(paths.events, `${events.join("\n")}\n`);
   writeFileSync(paths.log, `${Array.from({ length: LINES }, (_, index) => `log ${index + 1}`).join("\n")}\n`);

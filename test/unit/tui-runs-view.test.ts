@@ -38,12 +38,19 @@ function row(id: string, fields: Partial<RunRow>): RunRow {
 const rows = [
   row("old-dear", { started_at: "2026-12-01T00:00:00.000Z", cost_usd: 3 }),
   row("mid-cheap", { started_at: "2026-12-01T01:00:00.000Z", cost_usd: 0.1, state: "running", active: true }),
-  row("new-asks", { started_at: "2026-12-01T02:00:00.000Z", cost_usd: 1, state: "needs_human", active: true, question: "Which?" }),
+  row("new-asks", {
+    started_at: "2026-12-01T02:00:00.000Z",
+    cost_usd: 1,
+    state: "needs_human",
+    active: true,
+    question: "Which?",
+  }),
   row("par", { started_at: "2026-12-01T00:30:00.000Z", cost_usd: 0 }),
   row("par-2", { started_at: "2026-12-01T00:32:00.000Z", parent: "par", state: "running", active: true }),
   row("par-1", { started_at: "2026-12-01T00:31:00.000Z", parent: "par" }),
 ];
-const ids = (filter: RunFilter, sort: RunSort, folded: string[] = []) => listRuns(rows, filter, sort, new Set(folded)).map((item) => (item.child ? `  ${item.row.id}` : item.row.id));
+const ids = (filter: RunFilter, sort: RunSort, folded: string[] = []) =>
+  listRuns(rows, filter, sort, new Set(folded)).map((item) => (item.child ? `  ${item.row.id}` : item.row.id));
 
 test("newest first by age, highest spend first by spend; children under their parent, oldest first", () => {
   assert.deepEqual(ids("all", "age"), ["new-asks", "mid-cheap", "par", "  par-1", "  par-2", "old-dear"]);
@@ -59,9 +66,21 @@ test("filters by state; a parent stays listed when one of its children passes, w
 test("an ended --parallel family is not active; a live one lists its live children and counts the ended ones", () => {
   const family = (state: RunRow["state"], active: boolean, kids: Array<[RunRow["state"], boolean]>) => [
     row("fam", { state, active, parallel: 2 }),
-    ...kids.map(([kidState, kidActive], i) => row(`fam-${i + 1}`, { parent: "fam", state: kidState, active: kidActive, started_at: `2026-12-01T00:0${i + 1}:00.000Z` })),
+    ...kids.map(([kidState, kidActive], i) =>
+      row(`fam-${i + 1}`, {
+        parent: "fam",
+        state: kidState,
+        active: kidActive,
+        started_at: `2026-12-01T00:0${i + 1}:00.000Z`,
+      }),
+    ),
   ];
-  const listed = (rows: RunRow[], filter: RunFilter) => listRuns(rows, filter, "age", new Set()).map((item) => [item.child ? `  ${item.row.id}` : item.row.id, item.children, item.filtered]);
+  const listed = (rows: RunRow[], filter: RunFilter) =>
+    listRuns(rows, filter, "age", new Set()).map((item) => [
+      item.child ? `  ${item.row.id}` : item.row.id,
+      item.children,
+      item.filtered,
+    ]);
   const ended = family("DONE", false, [
     ["DONE", false],
     ["FAILED", false],
@@ -83,7 +102,12 @@ test("an ended --parallel family is not active; a live one lists its live childr
     ["fam", 1, 2],
     ["  fam-2", 0, 0],
   ]);
-  const line = runLine(listRuns(live, "active", "age", new Set())[0] as ListedRun, false, 160, Date.parse("2026-12-01T01:00:00.000Z"))
+  const line = runLine(
+    listRuns(live, "active", "age", new Set())[0] as ListedRun,
+    false,
+    160,
+    Date.parse("2026-12-01T01:00:00.000Z"),
+  )
     .map((part) => part.text)
     .join("");
   assert.match(line, /fam \(2 ended\)/);

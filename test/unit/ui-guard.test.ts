@@ -18,15 +18,28 @@ function verdict(method: string, path: string, headers: Record<string, string>) 
 }
 
 const post = (headers: Record<string, string>) =>
-  verdict("POST", "/api/run/0/x/pause", { host: "127.0.0.1:4100", cookie, origin: "http://127.0.0.1:4100", "x-ralph-csrf": guard.csrf, ...headers });
+  verdict("POST", "/api/run/0/x/pause", {
+    host: "127.0.0.1:4100",
+    cookie,
+    origin: "http://127.0.0.1:4100",
+    "x-ralph-csrf": guard.csrf,
+    ...headers,
+  });
 
 describe("guard", () => {
   test("the token in the query sets the cookie; the cookie alone is enough; neither is refused", () => {
     assert.equal(verdict("GET", `/?token=${guard.token}`, { host: "127.0.0.1:4100" }).kind, "set-cookie");
     assert.equal(verdict("GET", "/", { host: "localhost:4100", cookie }).kind, "ok");
-    assert.deepEqual(verdict("GET", "/", { host: "127.0.0.1:4100" }), { kind: "refused", status: 401, message: "missing or wrong token: open the URL ralph ui printed" });
+    assert.deepEqual(verdict("GET", "/", { host: "127.0.0.1:4100" }), {
+      kind: "refused",
+      status: 401,
+      message: "missing or wrong token: open the URL ralph ui printed",
+    });
     assert.equal(verdict("GET", `/?token=${guard.token.slice(1)}x`, { host: "127.0.0.1:4100" }).kind, "refused");
-    assert.equal(verdict("GET", "/", { host: "127.0.0.1:4100", cookie: `ralph_ui_9999=${guard.token}` }).kind, "refused");
+    assert.equal(
+      verdict("GET", "/", { host: "127.0.0.1:4100", cookie: `ralph_ui_9999=${guard.token}` }).kind,
+      "refused",
+    );
     assert.match(tokenCookie(guard), /; HttpOnly; SameSite=Strict; Path=\/$/);
   });
 
@@ -40,12 +53,23 @@ describe("guard", () => {
   test("a POST needs the same origin, a same-origin fetch and the CSRF token", () => {
     assert.equal(post({}).kind, "ok");
     assert.equal(post({ "sec-fetch-site": "same-origin" }).kind, "ok");
-    const bads: Array<Record<string, string>> = [{ origin: "http://evil.example" }, { origin: "null" }, { origin: "http://localhost:4100" }, { "sec-fetch-site": "same-site" }, { "x-ralph-csrf": "nope" }];
+    const bads: Array<Record<string, string>> = [
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { origin: "http://localhost:4100" },
+      { "sec-fetch-site": "same-site" },
+      { "x-ralph-csrf": "nope" },
+    ];
     for (const bad of bads) {
       const result = post(bad);
       assert.equal(result.kind === "refused" && result.status, 403, JSON.stringify(bad));
     }
-    const { origin: _origin, ...withoutOrigin } = { host: "127.0.0.1:4100", cookie, origin: "", "x-ralph-csrf": guard.csrf };
+    const { origin: _origin, ...withoutOrigin } = {
+      host: "127.0.0.1:4100",
+      cookie,
+      origin: "",
+      "x-ralph-csrf": guard.csrf,
+    };
     assert.equal(verdict("POST", "/api/run/0/x/pause", withoutOrigin).kind, "refused");
     assert.equal(verdict("DELETE", "/", { host: "127.0.0.1:4100", cookie }).kind, "refused");
   });
@@ -68,7 +92,8 @@ describe("findRun", () => {
       mkdirSync(join(other, ".ralph", "runs", "secret"), { recursive: true });
       const projects = projectsOf([served]);
       assert.equal(findRun(projects, "0", "r1")?.paths.dir, join(served, ".ralph", "runs", "r1"));
-      for (const id of ["..", ".", "../../other/.ralph/runs/secret", "r1/../r1", "secret", "", "r1\u0000"]) assert.equal(findRun(projects, "0", id), null, id);
+      for (const id of ["..", ".", "../../other/.ralph/runs/secret", "r1/../r1", "secret", "", "r1\u0000"])
+        assert.equal(findRun(projects, "0", id), null, id);
       assert.equal(findRun(projects, "1", "secret"), null);
       assert.equal(findRun(projects, "../other", "secret"), null);
     } finally {

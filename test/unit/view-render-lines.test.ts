@@ -4,11 +4,14 @@ import assert from "node:assert/strict";
 import { createLineRenderer, type Segment } from "../../src/view/render-lines.js";
 import type { RunEvent } from "../../src/store/event-log.js";
 
-const event = (fields: Record<string, unknown>): RunEvent => ({ v: 1, ts: "2026-12-01T00:00:00.000Z", run: "r", ...fields }) as RunEvent;
+const event = (fields: Record<string, unknown>): RunEvent =>
+  ({ v: 1, ts: "2026-12-01T00:00:00.000Z", run: "r", ...fields }) as RunEvent;
 const text = (lines: Segment[][]) => lines.map((line) => line.map((segment) => segment.text).join(""));
 
 test("coalesced agent output becomes one dashboard line per line of text, as --live prints it", () => {
-  const lines = createLineRenderer(3).event(event({ type: "agent_event", kind: "text", text: "tick 1\ntick 2\ntick 3" }));
+  const lines = createLineRenderer(3).event(
+    event({ type: "agent_event", kind: "text", text: "tick 1\ntick 2\ntick 3" }),
+  );
   assert.deepEqual(text(lines), ["  tick 1", "  tick 2", "  tick 3"]);
 });
 
@@ -16,7 +19,9 @@ test("an iteration: header, then its line with tokens and resource figures, then
   const renderer = createLineRenderer(3);
   const shown = [
     ...renderer.event(event({ type: "iteration_started", iteration: 1, max_iterations: 2, task: "one" })),
-    ...renderer.event(event({ type: "criteria_checked", criterion: "command", check: "false", passed: false, detail: "exit 1" })),
+    ...renderer.event(
+      event({ type: "criteria_checked", criterion: "command", check: "false", passed: false, detail: "exit 1" }),
+    ),
     ...renderer.event(
       event({
         type: "iteration_ended",

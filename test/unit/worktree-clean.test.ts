@@ -17,7 +17,10 @@ async function worktreeOf(repo: string, id: string): Promise<string> {
   return created.path;
 }
 
-const recorded = (repo: string) => git(repo, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree ")).length;
+const recorded = (repo: string) =>
+  git(repo, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((line) => line.startsWith("worktree ")).length;
 
 describe("cleanWorktree", () => {
   test("removes an ended run's worktree and keeps its branch with its commits", async () => {
@@ -27,11 +30,20 @@ describe("cleanWorktree", () => {
     const committed = await commitIteration({ dir, runId: "done", iteration: 1 });
     assert.ok(committed.ok && committed.commit);
     mkdirSync(join(dir, ".ralph", "runs", "nested"), { recursive: true });
-    writeFileSync(join(dir, ".ralph", "runs", "nested", "status.json"), "ralph's own file is not a change of the person's\n");
+    writeFileSync(
+      join(dir, ".ralph", "runs", "nested", "status.json"),
+      "ralph's own file is not a change of the person's\n",
+    );
     const cleaned = await cleanWorktree(repo, "done", { force: false, live: false });
     assert.ok(cleaned.ok, JSON.stringify(cleaned));
     assert.deepEqual(
-      { branch: cleaned.branch, head: cleaned.branchHead, ahead: cleaned.aheadOfHead, discarded: cleaned.discarded, gone: cleaned.directoryWasGone },
+      {
+        branch: cleaned.branch,
+        head: cleaned.branchHead,
+        ahead: cleaned.aheadOfHead,
+        discarded: cleaned.discarded,
+        gone: cleaned.directoryWasGone,
+      },
       { branch: "ralph/done", head: committed.commit, ahead: 1, discarded: [], gone: false },
     );
     assert.equal(existsSync(dir), false);
@@ -46,7 +58,11 @@ describe("cleanWorktree", () => {
     writeFileSync(join(dir, "README.md"), "edited\n");
     writeFileSync(join(dir, "new.txt"), "new\n");
     const refused = await cleanWorktree(repo, "dirty", { force: false, live: false });
-    assert.deepEqual(refused.ok ? "ok" : refused.failure, { kind: "uncommitted", path: dir, changes: [" M README.md", "?? new.txt"] });
+    assert.deepEqual(refused.ok ? "ok" : refused.failure, {
+      kind: "uncommitted",
+      path: dir,
+      changes: [" M README.md", "?? new.txt"],
+    });
     assert.equal(existsSync(join(dir, "new.txt")), true, "nothing was removed");
     const forced = await cleanWorktree(repo, "dirty", { force: true, live: false });
     assert.ok(forced.ok, JSON.stringify(forced));
@@ -86,11 +102,18 @@ describe("findOrphanWorktrees", () => {
     const orphans = await findOrphanWorktrees(repo, ["a-live-run", "c-dir-gone", "d-plain"]);
     assert.deepEqual(
       orphans.map((o) => [o.id, o.problem, o.branch]),
-      [["b-run-gone", "run-gone", "ralph/b-run-gone"], ["c-dir-gone", "directory-gone", "ralph/c-dir-gone"], ["d-plain", "unknown-to-git", null]],
+      [
+        ["b-run-gone", "run-gone", "ralph/b-run-gone"],
+        ["c-dir-gone", "directory-gone", "ralph/c-dir-gone"],
+        ["d-plain", "unknown-to-git", null],
+      ],
     );
     assert.equal(existsSync(kept) && existsSync(orphan), true);
     assert.equal(recorded(repo), 4, "the record of the deleted one is still there");
-    assert.deepEqual(await findOrphanWorktrees(repo, ["a-live-run", "b-run-gone", "c-dir-gone"]).then((list) => list.map((o) => o.id)), ["c-dir-gone", "d-plain"]);
+    assert.deepEqual(
+      await findOrphanWorktrees(repo, ["a-live-run", "b-run-gone", "c-dir-gone"]).then((list) => list.map((o) => o.id)),
+      ["c-dir-gone", "d-plain"],
+    );
   });
 
   test("no worktrees, or no repository: none", async () => {

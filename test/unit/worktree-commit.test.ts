@@ -15,7 +15,11 @@ async function worktreeOf(repo: string, id: string): Promise<string> {
   return created.path;
 }
 
-const files = (dir: string, rev = "HEAD") => git(dir, "show", "--name-only", "--format=", rev).split("\n").filter((line) => line !== "").sort();
+const files = (dir: string, rev = "HEAD") =>
+  git(dir, "show", "--name-only", "--format=", rev)
+    .split("\n")
+    .filter((line) => line !== "")
+    .sort();
 
 describe("commitIteration", () => {
   test("commits every change but .ralph as `ralph(<id>): iteration N: task`, by the configured author", async () => {
@@ -37,7 +41,10 @@ describe("commitIteration", () => {
     assert.equal(result.commit, git(dir, "rev-parse", "HEAD"));
     assert.equal(git(dir, "rev-parse", "HEAD~1"), base, "one commit on top of the base");
     assert.equal(git(dir, "log", "-1", "--format=%s"), "ralph(c1): iteration 2: Add the parser");
-    assert.equal(git(dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>"), "Ada Tester <ada@example.test>|Ada Tester <ada@example.test>");
+    assert.equal(
+      git(dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>"),
+      "Ada Tester <ada@example.test>|Ada Tester <ada@example.test>",
+    );
     assert.deepEqual(files(dir), ["README.md", "src/new.ts"]);
     assert.equal(git(dir, "ls-files", "--", ".ralph", "src/.ralph"), "", ".ralph files are not even left staged");
     assert.equal(git(repo, "symbolic-ref", "--short", "HEAD"), "main");
@@ -73,7 +80,11 @@ describe("commitIteration", () => {
     assert.deepEqual(await commitIteration({ dir, runId: "none", iteration: 1 }), { ok: true, commit: null, files: 0 });
     mkdirSync(join(dir, ".ralph"));
     writeFileSync(join(dir, ".ralph", "only-ralph"), "x\n");
-    assert.deepEqual(await commitIteration({ dir, runId: "none", iteration: 2 }), { ok: true, commit: null, files: 0 }, "ralph's files alone are nothing to commit");
+    assert.deepEqual(
+      await commitIteration({ dir, runId: "none", iteration: 2 }),
+      { ok: true, commit: null, files: 0 },
+      "ralph's files alone are nothing to commit",
+    );
     writeFileSync(join(dir, "c.txt"), "c\n");
     git(dir, "add", "c.txt");
     git(dir, "commit", "-q", "-m", "agent did it");
@@ -107,7 +118,12 @@ describe("commitIteration", () => {
     const other = git(dir, "rev-parse", "HEAD");
     writeFileSync(join(dir, "e.txt"), "e\n");
     const moved = await commitIteration({ dir, runId: "moved", iteration: 1 });
-    assert.deepEqual(moved.ok ? "ok" : moved.failure, { kind: "wrong-branch", path: dir, expected: "ralph/moved", actual: "other" });
+    assert.deepEqual(moved.ok ? "ok" : moved.failure, {
+      kind: "wrong-branch",
+      path: dir,
+      expected: "ralph/moved",
+      actual: "other",
+    });
     assert.equal(git(dir, "rev-parse", "HEAD"), other);
     git(dir, "checkout", "-q", "ralph/moved");
     git(dir, "update-ref", "MERGE_HEAD", other);

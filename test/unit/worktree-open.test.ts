@@ -9,7 +9,7 @@ import { checkoutSnapshot, git, isolateGitConfig, tempRepo } from "../helpers/gi
 
 after(isolateGitConfig());
 
-function expectOk<T>(outcome: { ok: true } & T | { ok: false; failure: unknown }): T {
+function expectOk<T>(outcome: ({ ok: true } & T) | { ok: false; failure: unknown }): T {
   if (!outcome.ok) assert.fail(`expected success, got ${JSON.stringify(outcome.failure)}`);
   return outcome as T;
 }
@@ -32,8 +32,16 @@ describe("createWorktree", () => {
     assert.equal(created.base, before.head);
     assert.equal(git(created.path, "symbolic-ref", "HEAD"), "refs/heads/ralph/r1");
     assert.equal(git(created.path, "rev-parse", "HEAD"), before.head);
-    assert.equal(readFileSync(join(created.path, "README.md"), "utf8"), "hello\n", "the worktree holds HEAD, not the person's edits");
-    assert.equal(git(created.path, "status", "--porcelain"), "", "and nothing of the person's staged or untracked files");
+    assert.equal(
+      readFileSync(join(created.path, "README.md"), "utf8"),
+      "hello\n",
+      "the worktree holds HEAD, not the person's edits",
+    );
+    assert.equal(
+      git(created.path, "status", "--porcelain"),
+      "",
+      "and nothing of the person's staged or untracked files",
+    );
   });
 
   test("on a detached HEAD: the branch starts at the detached commit and HEAD stays detached", async () => {
@@ -95,7 +103,12 @@ describe("createWorktree", () => {
     git(repo, "branch", "ralph/taken");
     const taken = await createWorktree(repo, "taken");
     assert.equal(taken.ok ? "ok" : taken.failure.kind, "branch-exists");
-    assert.equal(git(repo, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree ")).length, 2);
+    assert.equal(
+      git(repo, "worktree", "list", "--porcelain")
+        .split("\n")
+        .filter((line) => line.startsWith("worktree ")).length,
+      2,
+    );
   });
 
   test("GIT_DIR and GIT_INDEX_FILE from an outer git hook are not inherited", async () => {
@@ -113,7 +126,10 @@ describe("createWorktree", () => {
     }
     assert.equal(git(repo, "rev-parse", "--verify", "refs/heads/ralph/hooked").length, 40);
     assert.deepEqual(checkoutSnapshot(outer), before);
-    assert.throws(() => git(outer, "rev-parse", "--verify", "refs/heads/ralph/hooked"), "the outer repository got no branch");
+    assert.throws(
+      () => git(outer, "rev-parse", "--verify", "refs/heads/ralph/hooked"),
+      "the outer repository got no branch",
+    );
   });
 });
 
@@ -122,7 +138,10 @@ describe("reuseWorktree", () => {
     const repo = tempRepo();
     const created = expectOk(await createWorktree(repo, "again"));
     const reused = expectOk(await reuseWorktree(repo, "again"));
-    assert.deepEqual({ path: reused.path, branch: reused.branch, cwd: reused.cwd }, { path: created.path, branch: created.branch, cwd: created.cwd });
+    assert.deepEqual(
+      { path: reused.path, branch: reused.branch, cwd: reused.cwd },
+      { path: created.path, branch: created.branch, cwd: created.cwd },
+    );
   });
 
   test("a deleted worktree, a pruned record and another branch are clear errors", async () => {
@@ -130,7 +149,12 @@ describe("reuseWorktree", () => {
     const gone = expectOk(await createWorktree(repo, "gone"));
     rmSync(gone.path, { recursive: true, force: true });
     const deleted = await reuseWorktree(repo, "gone");
-    assert.deepEqual(deleted.ok ? "ok" : deleted.failure, { kind: "worktree-gone", path: gone.path, branch: "ralph/gone", branchKept: true });
+    assert.deepEqual(deleted.ok ? "ok" : deleted.failure, {
+      kind: "worktree-gone",
+      path: gone.path,
+      branch: "ralph/gone",
+      branchKept: true,
+    });
     git(repo, "worktree", "prune");
     const pruned = expectOk(await createWorktree(repo, "pruned"));
     rmSync(join(repo, ".git", "worktrees", "pruned"), { recursive: true, force: true });
@@ -138,10 +162,19 @@ describe("reuseWorktree", () => {
     assert.equal(stale.ok ? "ok" : stale.failure.kind, "not-a-worktree", `${pruned.path} lost its record`);
     rmSync(join(pruned.path, ".git"));
     const plain = await reuseWorktree(repo, "pruned");
-    assert.equal(plain.ok ? "ok" : plain.failure.kind, "not-a-worktree", "a plain directory is not taken for the worktree");
+    assert.equal(
+      plain.ok ? "ok" : plain.failure.kind,
+      "not-a-worktree",
+      "a plain directory is not taken for the worktree",
+    );
     const moved = expectOk(await createWorktree(repo, "moved"));
     git(moved.path, "checkout", "-q", "-b", "elsewhere");
     const other = await reuseWorktree(repo, "moved");
-    assert.deepEqual(other.ok ? "ok" : other.failure, { kind: "wrong-branch", path: moved.path, expected: "ralph/moved", actual: "elsewhere" });
+    assert.deepEqual(other.ok ? "ok" : other.failure, {
+      kind: "wrong-branch",
+      path: moved.path,
+      expected: "ralph/moved",
+      actual: "elsewhere",
+    });
   });
 });

@@ -21,7 +21,9 @@ function axis(root, max, format) {
   for (const fraction of [0, 0.5, 1]) {
     const y = PAD.top + plotHeight * (1 - fraction);
     root.append(svg("line", { x1: PAD.left, x2: WIDTH - PAD.right, y1: y, y2: y, class: "grid" }));
-    root.append(svg("text", { x: PAD.left - 4, y: y + 4, class: "tick", "text-anchor": "end" }, format(max * fraction)));
+    root.append(
+      svg("text", { x: PAD.left - 4, y: y + 4, class: "tick", "text-anchor": "end" }, format(max * fraction)),
+    );
   }
 }
 
@@ -46,10 +48,21 @@ export function timelineChart(iterations, describe) {
   iterations.forEach((it, index) => {
     const height = Math.max(2, ((it.durationMs ?? 0) / max) * plotHeight);
     const x = PAD.left + index * step + step * 0.1;
-    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: `bar outcome-${it.outcome ?? "running"}`, "data-iteration": it.iteration, ...(it.reviews?.length ? { "data-review": it.reviews.at(-1).verdict } : {}) });
+    const bar = svg("rect", {
+      x,
+      y: PAD.top + plotHeight - height,
+      width: Math.max(1, step * 0.8),
+      height,
+      class: `bar outcome-${it.outcome ?? "running"}`,
+      "data-iteration": it.iteration,
+      ...(it.reviews?.length ? { "data-review": it.reviews.at(-1).verdict } : {}),
+    });
     bar.append(svg("title", {}, describe(it)));
     root.append(bar);
-    if (iterations.length <= 40) root.append(svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, String(it.iteration)));
+    if (iterations.length <= 40)
+      root.append(
+        svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, String(it.iteration)),
+      );
   });
   return root;
 }
@@ -57,7 +70,8 @@ export function timelineChart(iterations, describe) {
 /** Cumulative spend after each iteration, as a line with a point per iteration. */
 export function spendChart(iterations) {
   const points = iterations.filter((it) => typeof it.totalUsd === "number" && it.totalUsd > 0);
-  if (points.length === 0) return emptyState("no spend reported: this agent reports no cost, or nothing has been spent yet");
+  if (points.length === 0)
+    return emptyState("no spend reported: this agent reports no cost, or nothing has been spent yet");
   const root = frame("cumulative spend");
   const max = Math.max(0.0001, ...points.map((it) => it.totalUsd));
   axis(root, max, (usd) => `$${usd.toFixed(usd < 1 ? 3 : 2)}`);
@@ -65,7 +79,9 @@ export function spendChart(iterations) {
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const xOf = (index) => PAD.left + (points.length <= 1 ? plotWidth / 2 : (index / (points.length - 1)) * plotWidth);
   const yOf = (usd) => PAD.top + plotHeight * (1 - usd / max);
-  root.append(svg("polyline", { points: points.map((it, i) => `${xOf(i)},${yOf(it.totalUsd)}`).join(" "), class: "spend-line" }));
+  root.append(
+    svg("polyline", { points: points.map((it, i) => `${xOf(i)},${yOf(it.totalUsd)}`).join(" "), class: "spend-line" }),
+  );
   points.forEach((it, i) => {
     const dot = svg("circle", { cx: xOf(i), cy: yOf(it.totalUsd), r: 3, class: "spend-dot" });
     dot.append(svg("title", {}, `iteration ${it.iteration}: ${money(it.totalUsd)} so far`));
@@ -89,11 +105,23 @@ export function spendByDayChart(data) {
   groups.forEach((group, index) => {
     const height = Math.max(1, (value(group) / max) * plotHeight);
     const x = PAD.left + index * step + step * 0.1;
-    const bar = svg("rect", { x, y: PAD.top + plotHeight - height, width: Math.max(1, step * 0.8), height, class: "bar spend-day", "data-day": group.key });
+    const bar = svg("rect", {
+      x,
+      y: PAD.top + plotHeight - height,
+      width: Math.max(1, step * 0.8),
+      height,
+      class: "bar spend-day",
+      "data-day": group.key,
+    });
     // The words are the CLI's, from the server: the same figures as ralph spend prints.
-    bar.append(svg("title", {}, `${group.key}: ${group.cost_text} · ${group.calls} call(s) · tokens ${group.tokens_text}`));
+    bar.append(
+      svg("title", {}, `${group.key}: ${group.cost_text} · ${group.calls} call(s) · tokens ${group.tokens_text}`),
+    );
     root.append(bar);
-    if (groups.length <= 31) root.append(svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, group.key.slice(5)));
+    if (groups.length <= 31)
+      root.append(
+        svg("text", { x: x + step * 0.4, y: HEIGHT - 6, class: "tick", "text-anchor": "middle" }, group.key.slice(5)),
+      );
   });
   return root;
 }

@@ -16,7 +16,9 @@ export const money = (usd) => `$${Number(usd ?? 0).toFixed(4)}`;
 /** `3/10`, `3/∞` or `3/?`, as `ralph list` prints it. */
 export const iterationText = (row) =>
   // A --parallel parent counts child runs, not iterations of a cap it does not have (as `ralph list` says).
-  row.parallel ? `${row.iteration} run${row.iteration === 1 ? "" : "s"}` : `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
+  row.parallel
+    ? `${row.iteration} run${row.iteration === 1 ? "" : "s"}`
+    : `${row.iteration}/${row.max_iterations === 0 ? "∞" : (row.max_iterations ?? "?")}`;
 
 /** A token count shortened: 950, 12.3k, 4.1M. */
 export function tokensText(count) {
@@ -39,23 +41,45 @@ export function ageText(iso, now = Date.now()) {
 
 /** The icon and tone of each state, as a CI run page shows them: one glance tells how a run stands. */
 const STATE_LOOK = {
-  running: ["●", "running"], starting: ["●", "running"], paused: ["❚❚", "waiting"], waiting: ["◷", "waiting"], needs_human: ["?", "waiting"],
-  DONE: ["✓", "good"], NO_WORK: ["✓", "good"], STOPPED: ["■", "neutral"], DRY_RUN: ["○", "neutral"], INTERRUPTED: ["■", "neutral"],
-  MAX_ITERATIONS: ["◼", "limit"], BUDGET_EXCEEDED: ["◼", "limit"], RUNTIME_EXCEEDED: ["◼", "limit"],
-  FAILED: ["✗", "bad"], STALLED: ["✗", "bad"], stale: ["○", "neutral"],
+  running: ["●", "running"],
+  starting: ["●", "running"],
+  paused: ["❚❚", "waiting"],
+  waiting: ["◷", "waiting"],
+  needs_human: ["?", "waiting"],
+  DONE: ["✓", "good"],
+  NO_WORK: ["✓", "good"],
+  STOPPED: ["■", "neutral"],
+  DRY_RUN: ["○", "neutral"],
+  INTERRUPTED: ["■", "neutral"],
+  MAX_ITERATIONS: ["◼", "limit"],
+  BUDGET_EXCEEDED: ["◼", "limit"],
+  RUNTIME_EXCEEDED: ["◼", "limit"],
+  FAILED: ["✗", "bad"],
+  STALLED: ["✗", "bad"],
+  stale: ["○", "neutral"],
 };
 
 /** What `foreign` means and what to do, as `ralph status` says it (src/control/foreign-run.ts). */
-export const FOREIGN_TEXT = "ralph has no record of starting this run: it was started with another HOME or XDG_STATE_HOME, or copied here. To see and control it, run ralph with that HOME or XDG_STATE_HOME; if it is not yours, remove its run directory.";
+export const FOREIGN_TEXT =
+  "ralph has no record of starting this run: it was started with another HOME or XDG_STATE_HOME, or copied here. To see and control it, run ralph with that HOME or XDG_STATE_HOME; if it is not yours, remove its run directory.";
 
 /** A state as icon and word, with data-tone for its colour; a dry run says so, and a foreign run why it is one. */
 export function stateBadge(state, dryRun = false) {
   const [icon, tone] = STATE_LOOK[state] ?? ["•", "neutral"];
   const marked = dryRun && state !== "DRY_RUN";
-  const title = dryRun ? `${state} (dry run: no agent was started)` : state === "foreign" ? `foreign: ${FOREIGN_TEXT}` : state;
-  return el("span", { class: "badge", "data-tone": tone, title },
-    el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${state}`, marked ? el("span", { class: "dry" }, " dry run") : null,
-    state === "foreign" ? el("span", { class: "dry" }, " (no record: another HOME?)") : null);
+  const title = dryRun
+    ? `${state} (dry run: no agent was started)`
+    : state === "foreign"
+      ? `foreign: ${FOREIGN_TEXT}`
+      : state;
+  return el(
+    "span",
+    { class: "badge", "data-tone": tone, title },
+    el("span", { class: "icon", "aria-hidden": "true" }, icon),
+    ` ${state}`,
+    marked ? el("span", { class: "dry" }, " dry run") : null,
+    state === "foreign" ? el("span", { class: "dry" }, " (no record: another HOME?)") : null,
+  );
 }
 
 /** Whether a state is one a run ends in (an exit reason). */

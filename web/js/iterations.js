@@ -15,7 +15,8 @@ export class Iterations {
   }
 
   at(number) {
-    if (!this.byNumber.has(number)) this.byNumber.set(number, { iteration: number, outcome: "running", criteria: [], reviews: [] });
+    if (!this.byNumber.has(number))
+      this.byNumber.set(number, { iteration: number, outcome: "running", criteria: [], reviews: [] });
     return this.byNumber.get(number);
   }
 
@@ -32,7 +33,10 @@ export class Iterations {
           outcome: event.result ?? "ended",
           durationMs: event.duration_ms ?? null,
           costUsd: event.cost_usd ?? null,
-          totalUsd: typeof event.cost_total_usd === "number" ? event.cost_total_usd : Number(event.cost_total_usd ?? NaN) || null,
+          totalUsd:
+            typeof event.cost_total_usd === "number"
+              ? event.cost_total_usd
+              : Number(event.cost_total_usd ?? NaN) || null,
           error: event.error ?? null,
           // The runner writes what a cgroup counted under `resources`.
           cpuSeconds: firstNumber(event.resources ?? {}, ["cpu_seconds"]) ?? NaN,
@@ -42,10 +46,17 @@ export class Iterations {
         break;
       case "criteria_checked":
         // A review is shown by its review_verdict, which says more than pass or fail.
-        if (n !== null && event.criterion !== "review") this.at(n).criteria.push({ name: event.check ?? event.criterion, passed: event.passed === true });
+        if (n !== null && event.criterion !== "review")
+          this.at(n).criteria.push({ name: event.check ?? event.criterion, passed: event.passed === true });
         break;
       case "review_verdict":
-        if (n !== null) this.at(n).reviews.push({ reviewer: String(event.reviewer ?? "review"), verdict: String(event.verdict ?? "none"), reason: event.reason ?? null, findings: String(event.findings ?? "") });
+        if (n !== null)
+          this.at(n).reviews.push({
+            reviewer: String(event.reviewer ?? "review"),
+            verdict: String(event.verdict ?? "none"),
+            reason: event.reason ?? null,
+            findings: String(event.findings ?? ""),
+          });
         break;
       case "needs_human":
         this.question = typeof event.question === "string" ? event.question : "(the agent asked a question)";
@@ -83,7 +94,11 @@ export function describeIteration(it) {
 export function reviewText(review) {
   if (review.verdict === "approve") return `review approve (${review.reviewer})`;
   if (review.verdict === "changes") {
-    const first = review.findings.split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
+    const first =
+      review.findings
+        .split("\n")
+        .find((line) => line.trim() !== "")
+        ?.trim() ?? "";
     return `review changes (${review.reviewer})${first ? `: ${first.slice(0, 160)}` : ""}`;
   }
   return `review: no verdict (${review.reason ?? "none"})`;

@@ -45,10 +45,34 @@ function showRow(next) {
     ...(row.dry_run ? [["dry run", "no agent was started"]] : []),
     ...(row.state === "foreign" ? [["foreign", FOREIGN_TEXT]] : []),
   ];
-  const factNodes = facts.map(([name, value]) => el("div", { class: "fact" }, el("span", { class: "name" }, name), el("span", { class: "value", "data-fact": name }, value)));
-  if (row.parent) factNodes.push(el("div", { class: "fact" }, el("span", { class: "name" }, "parent run"), el("a", { class: "value", "data-fact": "parent run", href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(row.parent)}` }, row.parent)));
+  const factNodes = facts.map(([name, value]) =>
+    el(
+      "div",
+      { class: "fact" },
+      el("span", { class: "name" }, name),
+      el("span", { class: "value", "data-fact": name }, value),
+    ),
+  );
+  if (row.parent)
+    factNodes.push(
+      el(
+        "div",
+        { class: "fact" },
+        el("span", { class: "name" }, "parent run"),
+        el(
+          "a",
+          {
+            class: "value",
+            "data-fact": "parent run",
+            href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(row.parent)}`,
+          },
+          row.parent,
+        ),
+      ),
+    );
   $("facts").replaceChildren(...factNodes);
-  for (const button of document.querySelectorAll("button[data-action]")) button.disabled = !allowed(button.dataset.action);
+  for (const button of document.querySelectorAll("button[data-action]"))
+    button.disabled = !allowed(button.dataset.action);
   // A note about an answer or a button press is about the run as it was: once the run ended it is stale.
   if (!row.active && (lastAction === "answer" || lastAction === "pause" || lastAction === "resume")) {
     $("message").textContent = "";
@@ -95,47 +119,92 @@ function redrawIterations() {
   const rows = [];
   for (const it of list) {
     const open = expanded.has(it.iteration);
-    const toggle = el("button", { type: "button", class: "expand", "aria-expanded": String(open), "aria-label": `output of iteration ${it.iteration}` }, open ? "▾" : "▸");
+    const toggle = el(
+      "button",
+      {
+        type: "button",
+        class: "expand",
+        "aria-expanded": String(open),
+        "aria-label": `output of iteration ${it.iteration}`,
+      },
+      open ? "▾" : "▸",
+    );
     toggle.addEventListener("click", () => {
       if (expanded.has(it.iteration)) expanded.delete(it.iteration);
       else expanded.add(it.iteration);
       redrawIterations();
     });
     rows.push(
-      el("tr", { "data-iteration": it.iteration, "data-outcome": it.outcome },
+      el(
+        "tr",
+        { "data-iteration": it.iteration, "data-outcome": it.outcome },
         el("td", {}, toggle, ` ${it.iteration}`),
         cell(it.durationMs != null ? `${(it.durationMs / 1000).toFixed(1)}s` : "…", { class: "duration" }),
         el("td", { class: `outcome-${it.outcome}` }, it.outcome + (it.error ? ` (${it.error})` : "")),
         cell(it.costUsd != null ? money(it.costUsd) : "-", { class: "cost" }),
-        cell([...it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`), ...it.reviews.map(reviewText)].join(", ") || "-", it.reviews.length ? { "data-review": it.reviews.at(-1).verdict } : {}),
+        cell(
+          [...it.criteria.map((c) => `${c.name}: ${c.passed ? "pass" : "fail"}`), ...it.reviews.map(reviewText)].join(
+            ", ",
+          ) || "-",
+          it.reviews.length ? { "data-review": it.reviews.at(-1).verdict } : {},
+        ),
         cell(Number.isFinite(it.cpuSeconds) ? `${it.cpuSeconds.toFixed(1)}s` : "-", { class: "cpu" }),
         cell(it.memoryBytes != null ? mebibytes(it.memoryBytes) : "-", { class: "memory" }),
       ),
     );
     if (open) {
       const lines = outputs.get(it.iteration) ?? [];
-      rows.push(el("tr", { class: "iteration-output", "data-output-of": it.iteration }, el("td", { colspan: 7 }, el("pre", { class: "output inline" }, lines.length ? lines.join("\n") : "(no output kept for this iteration)"))));
+      rows.push(
+        el(
+          "tr",
+          { class: "iteration-output", "data-output-of": it.iteration },
+          el(
+            "td",
+            { colspan: 7 },
+            el(
+              "pre",
+              { class: "output inline" },
+              lines.length ? lines.join("\n") : "(no output kept for this iteration)",
+            ),
+          ),
+        ),
+      );
     }
   }
   $("iterations").replaceChildren(...rows);
   showQuestion();
 }
 
-const badge = (tone, icon, text, title = text) => el("span", { class: "badge", "data-tone": tone, title }, el("span", { class: "icon", "aria-hidden": "true" }, icon), ` ${text}`);
+const badge = (tone, icon, text, title = text) =>
+  el(
+    "span",
+    { class: "badge", "data-tone": tone, title },
+    el("span", { class: "icon", "aria-hidden": "true" }, icon),
+    ` ${text}`,
+  );
 
 /** How far a child's work got: a DONE child whose merge was abandoned never reached the integration branch. */
 function mergeOf(child) {
   const merge = merges.get(child.id);
-  if (merge?.type === "merge_abandoned") return { state: "abandoned", text: `abandoned: ${String(merge.reason ?? "")}` };
+  if (merge?.type === "merge_abandoned")
+    return { state: "abandoned", text: `abandoned: ${String(merge.reason ?? "")}` };
   if (merge?.type === "child_merged") return { state: "merged", text: "merged" };
   // A resolve run works on the integration branch itself: it has nothing to merge.
   const resolve = child.id.startsWith(`${runId}-resolve-`);
-  return child.state === "DONE" && !resolve ? { state: "pending", text: "waiting to merge" } : { state: "none", text: resolve ? "(resolves a merge)" : "-" };
+  return child.state === "DONE" && !resolve
+    ? { state: "pending", text: "waiting to merge" }
+    : { state: "none", text: resolve ? "(resolves a merge)" : "-" };
 }
 
 /** A child's state on its parent's page: its own ending, unless its work was not merged. */
 function childState(child, merge) {
-  if (merge.state === "abandoned") return badge("bad", "✗", "not merged", `${child.state}, but its merge was abandoned: ${merge.text.replace(/^abandoned: /, "")}`);
+  if (merge.state === "abandoned")
+    return badge(
+      "bad",
+      "✗",
+      "not merged",
+      `${child.state}, but its merge was abandoned: ${merge.text.replace(/^abandoned: /, "")}`,
+    );
   return stateBadge(child.state);
 }
 
@@ -157,8 +226,14 @@ function showChildren() {
   document.querySelector("main").classList.toggle("parent", list.length > 0);
   $("child-list").replaceChildren(
     ...list.map((child) =>
-      el("tr", { "data-child": child.id, "data-state": child.state, "data-merge": mergeOf(child).state },
-        el("td", {}, el("a", { href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(child.id)}` }, child.id)),
+      el(
+        "tr",
+        { "data-child": child.id, "data-state": child.state, "data-merge": mergeOf(child).state },
+        el(
+          "td",
+          {},
+          el("a", { href: `/run/${encodeURIComponent(projectKey)}/${encodeURIComponent(child.id)}` }, child.id),
+        ),
         el("td", { class: "state" }, childState(child, mergeOf(child))),
         cell(mergeOf(child).text, { class: "merge" }),
         cell(iterationText(child)),
@@ -179,7 +254,8 @@ function appendLines(pane, nodes) {
 }
 
 /** One rendered line: the same toned segments the terminal colours. */
-const outputLine = (segments) => el("div", { class: "line" }, ...segments.map((s) => el("span", { class: `tone-${s.tone}` }, s.text)));
+const outputLine = (segments) =>
+  el("div", { class: "line" }, ...segments.map((s) => el("span", { class: `tone-${s.tone}` }, s.text)));
 const logLine = (text) => el("div", { class: "line" }, text);
 
 listen(`${base}/stream`, {
@@ -218,18 +294,22 @@ listen(`${base}/stream`, {
 });
 
 // A --parallel parent's children come with the project's rows: the ones naming this run as their parent.
-listen("/api/runs/stream", {
-  snapshot({ rows }) {
-    children.clear();
-    for (const one of rows) if (one.project === projectKey && one.parent === runId) children.set(one.id, one);
-    showChildren();
+listen(
+  "/api/runs/stream",
+  {
+    snapshot({ rows }) {
+      children.clear();
+      for (const one of rows) if (one.project === projectKey && one.parent === runId) children.set(one.id, one);
+      showChildren();
+    },
+    row(one) {
+      if (one.project !== projectKey || one.parent !== runId) return;
+      children.set(one.id, one);
+      showChildren();
+    },
   },
-  row(one) {
-    if (one.project !== projectKey || one.parent !== runId) return;
-    children.set(one.id, one);
-    showChildren();
-  },
-}, false);
+  false,
+);
 
 /** Stop now ends the agent at once: the first press asks, a second within 5 s does it. */
 function confirmed(button) {
@@ -252,10 +332,16 @@ for (const button of document.querySelectorAll("button[data-action]")) {
   button.addEventListener("click", async () => {
     const action = button.dataset.action;
     if (action === "stop-now" && !confirmed(button)) {
-      $("message").textContent = "the agent is ended at once, its current iteration lost: press Stop now again to confirm";
+      $("message").textContent =
+        "the agent is ended at once, its current iteration lost: press Stop now again to confirm";
       return;
     }
-    const body = action === "continue" ? { max_iterations: $("continue-n").value || undefined } : action === "answer" ? { text: $("answer").value } : {};
+    const body =
+      action === "continue"
+        ? { max_iterations: $("continue-n").value || undefined }
+        : action === "answer"
+          ? { text: $("answer").value }
+          : {};
     lastAction = action;
     $("message").textContent = `${action}…`;
     const result = await post(`${base}/${action}`, body);

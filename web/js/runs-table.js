@@ -9,10 +9,21 @@ const COLUMNS = [
   { key: "project", label: "project", sort: (r, t) => t.projectName(r), text: (r, t) => t.projectName(r), multi: true },
   // A --parallel child is listed right under its parent (whatever the order) and marked as its child.
   { key: "id", label: "run", sort: (r) => r.id, text: (r) => (r.parent ? `↳ ${r.id}` : r.id) },
-  { key: "state", label: "state", sort: (r) => r.state, text: (r) => r.state, node: (r) => stateBadge(r.state, r.dry_run === true) },
+  {
+    key: "state",
+    label: "state",
+    sort: (r) => r.state,
+    text: (r) => r.state,
+    node: (r) => stateBadge(r.state, r.dry_run === true),
+  },
   { key: "iteration", label: "iteration", sort: (r) => r.iteration, text: iterationText },
   { key: "spend", label: "spend", sort: (r) => r.cost_usd ?? -1, text: (r) => r.spend_text?.cost_cell ?? "-" },
-  { key: "tokens", label: "tokens (in/out/cache read/cache write, total)", sort: (r) => r.tokens?.total ?? 0, text: (r) => r.spend_text?.tokens_cell ?? "-" },
+  {
+    key: "tokens",
+    label: "tokens (in/out/cache read/cache write, total)",
+    sort: (r) => r.tokens?.total ?? 0,
+    text: (r) => r.spend_text?.tokens_cell ?? "-",
+  },
   { key: "age", label: "age", sort: (r) => -(Date.parse(r.started_at ?? "") || 0), text: (r) => ageText(r.started_at) },
   { key: "agent", label: "agent", sort: (r) => r.agent ?? "", text: (r) => r.agent ?? "-" },
   { key: "branch", label: "branch", sort: (r) => r.branch ?? "", text: (r) => r.branch ?? "" },
@@ -105,7 +116,8 @@ export class RunsTable {
     if (state === "stale" && row.state !== "stale") return false;
     if (state === "question" && !row.question) return false;
     if (!this.query) return true;
-    const haystack = `${row.id} ${row.state} ${row.agent ?? ""} ${row.branch ?? ""} ${row.parent ?? ""} ${row.reason ?? ""} ${row.question ?? ""} ${this.projectName(row)}`.toLowerCase();
+    const haystack =
+      `${row.id} ${row.state} ${row.agent ?? ""} ${row.branch ?? ""} ${row.parent ?? ""} ${row.reason ?? ""} ${row.question ?? ""} ${this.projectName(row)}`.toLowerCase();
     return haystack.includes(this.query);
   }
 
@@ -132,10 +144,18 @@ export class RunsTable {
   }
 
   renderRow(row) {
-    const link = el("a", { class: "row", role: "row", href: `/run/${encodeURIComponent(row.project)}/${encodeURIComponent(row.id)}`, "data-run": row.id, "data-state": row.state });
+    const link = el("a", {
+      class: "row",
+      role: "row",
+      href: `/run/${encodeURIComponent(row.project)}/${encodeURIComponent(row.id)}`,
+      "data-run": row.id,
+      "data-state": row.state,
+    });
     for (const column of this.columns) {
       const text = column.text(row, this);
-      link.append(el("span", { class: `cell ${column.key}`, role: "cell", title: text }, column.node ? column.node(row) : text));
+      link.append(
+        el("span", { class: `cell ${column.key}`, role: "cell", title: text }, column.node ? column.node(row) : text),
+      );
     }
     return link;
   }
@@ -144,7 +164,16 @@ export class RunsTable {
     this.head.replaceChildren(
       ...this.columns.map((column) => {
         const arrow = column.key === this.sortKey ? (this.descending ? " ▾" : " ▴") : "";
-        const button = el("button", { type: "button", class: `cell ${column.key}`, role: "columnheader", "aria-sort": arrow ? (this.descending ? "descending" : "ascending") : "none" }, column.label + arrow);
+        const button = el(
+          "button",
+          {
+            type: "button",
+            class: `cell ${column.key}`,
+            role: "columnheader",
+            "aria-sort": arrow ? (this.descending ? "descending" : "ascending") : "none",
+          },
+          column.label + arrow,
+        );
         button.addEventListener("click", () => this.sortBy(column.key));
         return button;
       }),

@@ -22,11 +22,25 @@ export async function childRunCommand(parentId: string, name: string, options: C
   const projectDir = findProject(process.cwd());
   parsedOption("PARENT", parentId, parseRunId);
   parsedOption("NAME", name, parseRunId);
-  if ((options.resolve === true) === (options.task !== undefined)) throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
+  if ((options.resolve === true) === (options.task !== undefined))
+    throw new UsageError("child-run: give either --task ID or --resolve (set by a --parallel run)");
   const given = {
     ...(options.maxCost !== undefined ? { maxCostUsd: parsedSetting("maxCostUsd", options.maxCost) } : {}),
     ...(options.maxRuntime !== undefined ? { maxRuntimeMs: parsedSetting("maxRuntimeMs", options.maxRuntime) } : {}),
   };
-  const child = options.resolve ? resolveRun(projectDir, parentId, name, given) : childRun(projectDir, parentId, options.task ?? null, name, given);
-  return startRun({ projectDir, runId: name, settings: child.settings, plan: child.plan, previous: null, projectLock: false, watchParent: options.watchParent === true }, launchWords);
+  const child = options.resolve
+    ? resolveRun(projectDir, parentId, name, given)
+    : childRun(projectDir, parentId, options.task ?? null, name, given);
+  return startRun(
+    {
+      projectDir,
+      runId: name,
+      settings: child.settings,
+      plan: child.plan,
+      previous: null,
+      projectLock: false,
+      watchParent: options.watchParent === true,
+    },
+    launchWords,
+  );
 }

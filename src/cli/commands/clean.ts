@@ -26,13 +26,22 @@ interface Target {
  * Cleans the worktrees of RUN... (a parent's with its children's) and, with `--ended`, of every ended run.
  * Exit 0 when all were removed, 2 when one was refused or is unknown, 1 when git failed.
  */
-export async function cleanCommand(projectDir: string, given: readonly string[], force: boolean, ended = false): Promise<number> {
-  if (given.length === 0 && !ended) throw new UsageError("clean: name the runs whose worktrees to remove (RUN...), or give --ended");
+export async function cleanCommand(
+  projectDir: string,
+  given: readonly string[],
+  force: boolean,
+  ended = false,
+): Promise<number> {
+  if (given.length === 0 && !ended)
+    throw new UsageError("clean: name the runs whose worktrees to remove (RUN...), or give --ended");
   const known = runIds(projectDir);
   for (const name of given) {
     const id = parseRunId(name);
     if (!id.ok) throw new UsageError(`RUN ${name}: expected ${id.expected}`);
-    if (!known.includes(name) && !(await hasWorktree(projectDir, name))) throw new UsageError(`RUN ${name}: no such run in .ralph/runs and no worktree of that name (see ralph list, ralph doctor)`);
+    if (!known.includes(name) && !(await hasWorktree(projectDir, name)))
+      throw new UsageError(
+        `RUN ${name}: no such run in .ralph/runs and no worktree of that name (see ralph list, ralph doctor)`,
+      );
   }
   const runs = known.length > 0 ? listRuns(projectDir, isRunnerAlive, new Date()) : [];
   const targets: Target[] = [];
@@ -48,7 +57,8 @@ export async function cleanCommand(projectDir: string, given: readonly string[],
   let cleanedAny = false;
   for (const target of targets) {
     if (!target.named && !(await hasWorktree(projectDir, target.id))) continue;
-    const live = known.includes(target.id) && summariseRun(projectDir, target.id, isRunnerAlive, new Date()).summary.active;
+    const live =
+      known.includes(target.id) && summariseRun(projectDir, target.id, isRunnerAlive, new Date()).summary.active;
     const cleaned = await cleanWorktree(projectDir, target.id, { force, live });
     if (cleaned.ok) {
       cleanedAny = true;

@@ -31,17 +31,29 @@ function savedSettings(file: string): RunSettings {
 }
 
 /** Continues run `given`; `-n` raises its cap, `--json`/`--live` choose the output. */
-export async function continueCommand(projectDir: string, given: string | undefined, command: Command): Promise<number> {
+export async function continueCommand(
+  projectDir: string,
+  given: string | undefined,
+  command: Command,
+): Promise<number> {
   forPeopleOnly("continue");
   const id = pickRun(projectDir, given, "continue", true);
   const paths = runPaths(projectDir, id);
   const { summary, status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-  if (summary.active) throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
+  if (summary.active)
+    throw new UsageError(`run ${id} is live (pid ${summary.pid ?? "?"}); stop it first with ralph stop ${id}`);
   const untrusted = continueRefusal(id, paths);
   if (untrusted !== null) throw new UsageError(untrusted);
   if (!status) throw new UsageError(`run ${id} has no readable status.json; it cannot be continued`);
-  if (status.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
-  const opts = command.opts<{ maxIterations?: string; maxCost?: string; maxRuntime?: string; json?: boolean; live?: boolean }>();
+  if (status.mode === "hook")
+    throw new UsageError(`run ${id} is an in-session loop; start a new one in Claude Code with ralph hook start`);
+  const opts = command.opts<{
+    maxIterations?: string;
+    maxCost?: string;
+    maxRuntime?: string;
+    json?: boolean;
+    live?: boolean;
+  }>();
   const maxIterations = opts.maxIterations === undefined ? null : parsedSetting("maxIterations", opts.maxIterations);
   const read = readPlanFile(paths.state);
   if (!read.ok) throw new UsageError(read.message);
@@ -53,13 +65,17 @@ export async function continueCommand(projectDir: string, given: string | undefi
   if (settings.parallel === null && plan.maxIterations !== 0 && status.iteration >= plan.maxIterations) {
     // Starting would end at once with MAX_ITERATIONS: say so instead, and how to go on.
     const more = status.iteration + Math.max(read.plan.maxIterations, 1);
-    throw new UsageError(`run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`);
+    throw new UsageError(
+      `run ${id} has used ${status.iteration} of its ${plan.maxIterations} iterations; nothing to continue. Raise the cap: ralph continue ${id} -n ${more}`,
+    );
   }
   // What it spent is the spend ledger's figure (status.json is in reach of its agent); a run from before the ledger: status.json's.
   const ledger = spendOf(projectDir, id);
   const spent = ledger.calls > 0 ? (ledger.cost_usd ?? 0) : status.cost_usd;
   if (settings.maxCostUsd !== null && spent >= settings.maxCostUsd) {
-    throw new UsageError(`run ${id} has spent $${spent.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`);
+    throw new UsageError(
+      `run ${id} has spent $${spent.toFixed(4)} of its $${settings.maxCostUsd} budget; nothing to continue. Raise it: ralph continue ${id} --max-cost USD`,
+    );
   }
   // Only once the run's lock is held: a refused continue changes nothing.
   const prepare = () => {
@@ -69,5 +85,8 @@ export async function continueCommand(projectDir: string, given: string | undefi
     if (status.answer) clearAnswer(paths);
     writePlanFile(paths.state, plan);
   };
-  return startRun({ projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare }, launchWords);
+  return startRun(
+    { projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare },
+    launchWords,
+  );
 }

@@ -22,8 +22,6 @@ const DEMO_PROMPT = `Implement the next user story of prd.json ({{task}}), then 
 When every story passes, print <promise>DONE</promise>.
 `;
 
-
-
 /** How a person runs this ralph from a shell: `ralph`, or through npx when that is how it was started. */
 function ralphWord(env: NodeJS.ProcessEnv): string {
   if (ralphOnPath(env.PATH)) return "ralph";
@@ -35,9 +33,18 @@ function ralphWord(env: NodeJS.ProcessEnv): string {
  * shows what stall detection sees. Without git the demo still runs (and says stall detection is off).
  */
 async function commitDemoProject(projectDir: string): Promise<void> {
-  const who = { GIT_AUTHOR_NAME: "ralph demo", GIT_AUTHOR_EMAIL: "demo@ralph.invalid", GIT_COMMITTER_NAME: "ralph demo", GIT_COMMITTER_EMAIL: "demo@ralph.invalid" };
+  const who = {
+    GIT_AUTHOR_NAME: "ralph demo",
+    GIT_AUTHOR_EMAIL: "demo@ralph.invalid",
+    GIT_COMMITTER_NAME: "ralph demo",
+    GIT_COMMITTER_EMAIL: "demo@ralph.invalid",
+  };
   const env = { ...process.env, ...who };
-  for (const args of [["init", "-q"], ["add", "prd.json", "PROMPT.md"], ["commit", "-q", "--no-gpg-sign", "-m", "The demo project: three user stories"]]) {
+  for (const args of [
+    ["init", "-q"],
+    ["add", "prd.json", "PROMPT.md"],
+    ["commit", "-q", "--no-gpg-sign", "-m", "The demo project: three user stories"],
+  ]) {
     if (!(await runGit(projectDir, args, env)).ok) return;
   }
 }
@@ -53,29 +60,45 @@ export async function demoCommand(keep: boolean): Promise<number> {
   process.env.RALPH_DEMO_FREE = "1";
   // This project is the demo's own: its agent may write its files here (never in a person's project).
   process.env.RALPH_DEMO_PROJECT = "1";
-  const settings = { ...defaultSettings(), agent: "demo" as const, maxIterations: 10, completionPromise: "DONE", tasks: "prd.json", graceMs: 2000 };
+  const settings = {
+    ...defaultSettings(),
+    agent: "demo" as const,
+    maxIterations: 10,
+    completionPromise: "DONE",
+    tasks: "prd.json",
+    graceMs: 2000,
+  };
   const ralph = ralphWord(process.env);
   try {
-    return await startRun({
-      projectDir,
-      runId: generateRunId(new Date()),
-      settings,
-      plan: {
-        active: true,
-        maxIterations: settings.maxIterations,
-        completionPromise: "DONE",
-        completionCriteria: [{ type: "tasks_done", check: "prd.json" }],
-        tasks: "prd.json",
-        prompt: Buffer.from(DEMO_PROMPT),
+    return await startRun(
+      {
+        projectDir,
+        runId: generateRunId(new Date()),
+        settings,
+        plan: {
+          active: true,
+          maxIterations: settings.maxIterations,
+          completionPromise: "DONE",
+          completionCriteria: [{ type: "tasks_done", check: "prd.json" }],
+          tasks: "prd.json",
+          prompt: Buffer.from(DEMO_PROMPT),
+        },
+        previous: null,
+        projectLock: true,
+        temporary: !keep,
+        epilogue: () =>
+          keep
+            ? [
+                `files the demo agent wrote: ${join(projectDir, "demo-output")}`,
+                `inspect the run: cd ${projectDir} && ${ralph} status`,
+              ]
+            : [
+                `the demo's temporary project is removed now; to look around in it afterwards: ${ralph} demo --keep`,
+                `next: in your own project, ${ralph} init`,
+              ],
       },
-      previous: null,
-      projectLock: true,
-      temporary: !keep,
-      epilogue: () =>
-        keep
-          ? [`files the demo agent wrote: ${join(projectDir, "demo-output")}`, `inspect the run: cd ${projectDir} && ${ralph} status`]
-          : [`the demo's temporary project is removed now; to look around in it afterwards: ${ralph} demo --keep`, `next: in your own project, ${ralph} init`],
-    }, launchWords);
+      launchWords,
+    );
   } finally {
     if (!keep) rmSync(projectDir, { recursive: true, force: true });
   }

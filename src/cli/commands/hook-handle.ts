@@ -12,11 +12,16 @@ import { writeOut } from "../write-out.js";
 
 /** The loop's clock and place, asked for only when there is a loop (the call with none loads no more of Node). */
 function clock(): HookClock {
-  return { now: () => new Date(), pid: process.pid, hostname: (requireBuiltin("node:os") as typeof import("node:os")).hostname() };
+  return {
+    now: () => new Date(),
+    pid: process.pid,
+    hostname: (requireBuiltin("node:os") as typeof import("node:os")).hostname(),
+  };
 }
 
 function renderDecision(decision: StopDecision): string {
-  if (decision.kind === "block") return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
+  if (decision.kind === "block")
+    return `${JSON.stringify({ decision: "block", reason: decision.reason, systemMessage: decision.systemMessage })}\n`;
   return decision.message ? `${JSON.stringify({ systemMessage: decision.message })}\n` : "";
 }
 
@@ -29,8 +34,12 @@ export type LoadLoop = () => Promise<typeof import("../../hook/handle-stop.js")>
  * itself (SIGKILL: its read of stdin would keep it alive, and Claude Code waits for it to exit). The quick
  * path, run from a code cache where import() is not available, passes its own `loadLoop`.
  */
-export async function hookHandleCommand(stdinTimeoutMs = 10_000, loadLoop: LoadLoop = () => import("../../hook/handle-stop.js")): Promise<number> {
-  if (stdinIsTerminal()) throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
+export async function hookHandleCommand(
+  stdinTimeoutMs = 10_000,
+  loadLoop: LoadLoop = () => import("../../hook/handle-stop.js"),
+): Promise<number> {
+  if (stdinIsTerminal())
+    throw new UsageError("hook handle is run by Claude Code's Stop hook, with the hook's JSON on stdin");
   let projectDir: string | null = null;
   try {
     projectDir = projectDirFrom(process.env, process.cwd());

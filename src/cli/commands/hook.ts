@@ -38,7 +38,12 @@ function addStartOptions(command: Command): Command {
   // The same options as `ralph run`'s, from their declarations (defaults included).
   return command
     .addOption(declaredOption(runOption("maxIterations")))
-    .addOption(declaredOption(runOption("completionPromise"), "done when the final message holds <promise>TEXT</promise> (and the checks pass)"))
+    .addOption(
+      declaredOption(
+        runOption("completionPromise"),
+        "done when the final message holds <promise>TEXT</promise> (and the checks pass)",
+      ),
+    )
     .addOption(declaredOption(runOption("checks")));
 }
 
@@ -46,11 +51,18 @@ function addStartOptions(command: Command): Command {
 function parseStdinArguments(text: string): { words: string[]; flags: StartFlags } {
   const split = splitShellWords(text);
   if (!split.ok) throw new UsageError(`--stdin: ${split.message}`);
-  const parser = addStartOptions(new Command("start").argument("[prompt...]").exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined }));
+  const parser = addStartOptions(
+    new Command("start")
+      .argument("[prompt...]")
+      .exitOverride()
+      .configureOutput({ writeErr: () => undefined, outputError: () => undefined }),
+  );
   try {
     parser.parse(split.words, { from: "user" });
   } catch (error) {
-    throw new UsageError(`--stdin: ${error instanceof CommanderError ? error.message.replace(/^error: /, "") : String(error)}`);
+    throw new UsageError(
+      `--stdin: ${error instanceof CommanderError ? error.message.replace(/^error: /, "") : String(error)}`,
+    );
   }
   return { words: parser.args, flags: parser.opts<StartFlags>() };
 }
@@ -60,7 +72,12 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   let words = cliWords;
   let flags = cliFlags;
   if (cliFlags.stdin) {
-    if (cliWords.length > 0 || cliFlags.maxIterations !== undefined || cliFlags.completionPromise !== undefined || cliFlags.check !== undefined) {
+    if (
+      cliWords.length > 0 ||
+      cliFlags.maxIterations !== undefined ||
+      cliFlags.completionPromise !== undefined ||
+      cliFlags.check !== undefined
+    ) {
       throw new UsageError("--stdin reads the whole argument text from stdin: give no other arguments");
     }
     ({ words, flags } = parseStdinArguments(await readAll(process.stdin, 30_000)));
@@ -68,9 +85,12 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
   const prompt = words.join(" ");
   if (prompt.trim() === "") throw new UsageError("no prompt given: ralph hook start PROMPT... [options] (or --stdin)");
   const cap = runOption("maxIterations");
-  const max = flags.maxIterations === undefined ? { ok: true as const, value: cap.defaultValue } : cap.parse(flags.maxIterations);
-  if (!max.ok) throw new UsageError(`${cap.flag}: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
-  const promise = flags.completionPromise === undefined ? null : runOption("completionPromise").parse(flags.completionPromise.trim());
+  const max =
+    flags.maxIterations === undefined ? { ok: true as const, value: cap.defaultValue } : cap.parse(flags.maxIterations);
+  if (!max.ok)
+    throw new UsageError(`${cap.flag}: expected ${max.expected}, got ${JSON.stringify(flags.maxIterations)}`);
+  const promise =
+    flags.completionPromise === undefined ? null : runOption("completionPromise").parse(flags.completionPromise.trim());
   if (promise && !promise.ok) throw new UsageError(`--completion-promise: expected ${promise.expected}`);
   const checks = flags.check ?? [];
   const emptyCheck = checks.find((check) => check.trim() === "");
@@ -122,12 +142,23 @@ export async function hookStartCommand(projectDir: string, cliWords: string[], c
 function installHook(projectDir: string, files: HookFiles): { changed: boolean; lines: string[] } {
   const installed = installStopHook(files.settings, ralphCommand("hook", "handle"));
   if (!installed.ok) throw new UsageError(installed.message);
-  const lines = [`Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}`];
+  const lines = [
+    `Stop hook ${installed.changed ? "installed in" : "already in"} ${relative(projectDir, files.settings)}`,
+  ];
   const moved = removeStopHook(files.sharedSettings);
-  if (!moved.ok) lines.push(`could not take the old entry out of ${relative(projectDir, files.sharedSettings)}: ${moved.message}`);
-  else if (moved.changed) lines.push(`moved ralph's entry out of ${relative(projectDir, files.sharedSettings)} (your other settings there are unchanged)`);
+  if (!moved.ok)
+    lines.push(`could not take the old entry out of ${relative(projectDir, files.sharedSettings)}: ${moved.message}`);
+  else if (moved.changed)
+    lines.push(
+      `moved ralph's entry out of ${relative(projectDir, files.sharedSettings)} (your other settings there are unchanged)`,
+    );
   // .ralph/ holds the loop's run records (and settings a person may not want shared): never committed by `git add .`.
-  const ignored = ensureIgnored(projectDir, [".claude/settings.local.json", ".claude/ralph-loop.local.md", ".claude/ralph-loop.local.lock", ".ralph/"]);
+  const ignored = ensureIgnored(projectDir, [
+    ".claude/settings.local.json",
+    ".claude/ralph-loop.local.md",
+    ".claude/ralph-loop.local.lock",
+    ".ralph/",
+  ]);
   if (ignored.length > 0) lines.push(`.gitignore now ignores ${ignored.join(", ")}`);
   return { changed: installed.changed, lines };
 }
@@ -141,7 +172,9 @@ export async function hookCancelCommand(projectDir: string): Promise<number> {
       process.stdout.write("ralph: no in-session loop in this project\n");
       break;
     case "already_inactive":
-      process.stdout.write(`ralph: the in-session loop was not active (${run(outcome.runId)}${outcome.recorded ? ", now recorded as STOPPED" : ""})\n`);
+      process.stdout.write(
+        `ralph: the in-session loop was not active (${run(outcome.runId)}${outcome.recorded ? ", now recorded as STOPPED" : ""})\n`,
+      );
       break;
     case "cancelled":
       process.stdout.write(
@@ -156,14 +189,16 @@ export async function hookCancelCommand(projectDir: string): Promise<number> {
   return 0;
 }
 
-
 /** `ralph hook uninstall`: cancels an active loop, takes the Stop hook out and removes the command files ralph wrote. */
 export async function hookUninstallCommand(projectDir: string): Promise<number> {
   const files = hookFiles(projectDir);
   const lines: string[] = [];
   // Without the hook nothing would ever end an active loop: it is cancelled first.
   const cancelled = await cancelHookLoop(projectDir, clock);
-  if (cancelled.kind === "cancelled") lines.push(`in-session loop cancelled at iteration ${cancelled.iteration ?? "?"}${cancelled.runId ? ` (run ${cancelled.runId})` : ""}`);
+  if (cancelled.kind === "cancelled")
+    lines.push(
+      `in-session loop cancelled at iteration ${cancelled.iteration ?? "?"}${cancelled.runId ? ` (run ${cancelled.runId})` : ""}`,
+    );
   for (const file of [files.settings, files.sharedSettings]) {
     const removed = removeStopHook(file);
     if (!removed.ok) throw new UsageError(removed.message);
@@ -189,8 +224,12 @@ export async function hookInstallCommand(projectDir: string, commands: boolean):
     // machine's paths, and then stay out of git so no teammate gets a path that is not theirs.
     const portable = ralphOnPath(process.env.PATH);
     const written = writeSlashCommands(files.commands, portable ? "ralph" : ralphCommand());
-    for (const one of written) lines.push(`ralph: ${relative(projectDir, one.file)} ${one.changed ? "written" : "up to date"}`);
-    if (portable) lines.push("ralph: the commands run `ralph` from PATH: they can be committed and work for anyone with ralph installed");
+    for (const one of written)
+      lines.push(`ralph: ${relative(projectDir, one.file)} ${one.changed ? "written" : "up to date"}`);
+    if (portable)
+      lines.push(
+        "ralph: the commands run `ralph` from PATH: they can be committed and work for anyone with ralph installed",
+      );
     else {
       const names = written.map((one) => relative(projectDir, one.file));
       const added = ensureIgnored(projectDir, names);
@@ -199,13 +238,20 @@ export async function hookInstallCommand(projectDir: string, commands: boolean):
       );
     }
   }
-  lines.push('ralph: next: start a loop with ralph hook start "TASK" [-n N] [--completion-promise TEXT] [--check CMD]' + (commands ? ", or /ralph-loop TASK inside claude" : ""));
+  lines.push(
+    'ralph: next: start a loop with ralph hook start "TASK" [-n N] [--completion-promise TEXT] [--check CMD]' +
+      (commands ? ", or /ralph-loop TASK inside claude" : ""),
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
 
 /** Adds `ralph hook` and its subcommands; `trailing` (words after `--`) are prompt words for `hook start`. */
-export function registerHookCommand(program: Command, trailing: string[] | null, done: (code: Promise<number>) => void): void {
+export function registerHookCommand(
+  program: Command,
+  trailing: string[] | null,
+  done: (code: Promise<number>) => void,
+): void {
   const projectDir = () => projectDirFrom(process.env, process.cwd());
   const hook = program
     .command("hook")
@@ -216,17 +262,31 @@ export function registerHookCommand(program: Command, trailing: string[] | null,
     .addHelpText("after", HOOK_HELP_AFTER)
     .exitOverride()
     .action((name: string | undefined) =>
-      done(Promise.reject(new UsageError(`${name === undefined ? "hook needs a subcommand" : `unknown hook subcommand '${name}'`}: start, cancel, install, uninstall or handle (see ralph hook --help)`))),
+      done(
+        Promise.reject(
+          new UsageError(
+            `${name === undefined ? "hook needs a subcommand" : `unknown hook subcommand '${name}'`}: start, cancel, install, uninstall or handle (see ralph hook --help)`,
+          ),
+        ),
+      ),
     );
   addStartOptions(
     hook
       .command("start")
       .description("start an in-session loop: writes .claude/ralph-loop.local.md and installs the Stop hook")
       .argument("[prompt...]", "the task (words joined with one space)")
-      .option("--stdin", "read the whole argument text from stdin and split it with shell quoting rules (nothing is expanded)")
-      .addHelpText("after", "\nA prompt with ?, *, &, = or $ must be quoted in your shell; with --stdin nothing is expanded.")
+      .option(
+        "--stdin",
+        "read the whole argument text from stdin and split it with shell quoting rules (nothing is expanded)",
+      )
+      .addHelpText(
+        "after",
+        "\nA prompt with ?, *, &, = or $ must be quoted in your shell; with --stdin nothing is expanded.",
+      )
       .exitOverride(),
-  ).action((words: string[], flags: StartFlags) => done(hookStartCommand(projectDir(), [...words, ...(trailing ?? [])], flags)));
+  ).action((words: string[], flags: StartFlags) =>
+    done(hookStartCommand(projectDir(), [...words, ...(trailing ?? [])], flags)),
+  );
   hook
     .command("cancel")
     .description("cancel the in-session loop (active: false; recorded as STOPPED)")
@@ -239,19 +299,24 @@ export function registerHookCommand(program: Command, trailing: string[] | null,
     .action(() => done(hookHandleCommand()));
   hook
     .command("install")
-    .description("add the Stop hook to .claude/settings.local.json, this machine's own Claude Code settings (idempotent)")
+    .description(
+      "add the Stop hook to .claude/settings.local.json, this machine's own Claude Code settings (idempotent)",
+    )
     .option("--commands", "also write the /ralph-loop, /cancel-ralph and /ralph-help commands into .claude/commands/")
     .exitOverride()
     .action((opts: { commands?: boolean }) => done(hookInstallCommand(projectDir(), opts.commands === true)));
   hook
     .command("uninstall")
-    .description("take the Stop hook out of .claude/settings.local.json and remove the command files ralph wrote (an active loop is cancelled first)")
+    .description(
+      "take the Stop hook out of .claude/settings.local.json and remove the command files ralph wrote (an active loop is cancelled first)",
+    )
     .exitOverride()
     .action(() => done(hookUninstallCommand(projectDir())));
 }
 
 /** What `ralph hook` is, in `ralph --help` and `ralph hook --help`. */
-const HOOK_DESCRIPTION = "in-session loop through a Claude Code Stop hook: start, cancel, install, uninstall (handle is the hook itself)";
+const HOOK_DESCRIPTION =
+  "in-session loop through a Claude Code Stop hook: start, cancel, install, uninstall (handle is the hook itself)";
 
 const HOOK_HELP_AFTER = `
 A loop, start to end:

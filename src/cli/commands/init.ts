@@ -38,7 +38,9 @@ export async function initCommand(projectDir: string): Promise<number> {
     }
   }
   const added = ensureIgnored(projectDir, [".ralph/"]);
-  process.stdout.write(added.length > 0 ? "updated  .gitignore (ignores .ralph/)\n" : "kept     .gitignore (already ignores .ralph/)\n");
+  process.stdout.write(
+    added.length > 0 ? "updated  .gitignore (ignores .ralph/)\n" : "kept     .gitignore (already ignores .ralph/)\n",
+  );
   process.stdout.write(
     [
       "",

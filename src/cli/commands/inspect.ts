@@ -45,10 +45,22 @@ export async function listCommand(projectDir: string, activeOnly: boolean, json:
     ...(withBranch ? [run.branch ?? "-"] : []),
     ...(asking ? [questionText(run.question)] : []),
   ]);
-  const head = ["RUN", "STATE", "ITERATION", "SPEND", "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)", "AGE", ...(withBranch ? ["BRANCH"] : []), ...(asking ? ["QUESTION"] : [])];
+  const head = [
+    "RUN",
+    "STATE",
+    "ITERATION",
+    "SPEND",
+    "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)",
+    "AGE",
+    ...(withBranch ? ["BRANCH"] : []),
+    ...(asking ? ["QUESTION"] : []),
+  ];
   // Cells hold the agent's words (a question): control characters shown, never obeyed.
   const foreign = runs.filter((run) => run.state === "foreign").map((run) => run.id);
-  const why = foreign.length > 0 ? `${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n` : "";
+  const why =
+    foreign.length > 0
+      ? `${visible(`foreign: ${foreignWhy()}; ${foreignTodo(foreign.length === 1 ? `.ralph/runs/${foreign[0]}` : "its directory in .ralph/runs")}`)}\n`
+      : "";
   // One write: a write that cannot finish at once is left to process.stdout, and a later one must not pass it.
   writeOut(`${table([head, ...rows.map((row) => row.map(visible))])}${why}`);
   return 0;
@@ -74,11 +86,25 @@ export async function statusReport(projectDir: string, given: string | undefined
     exit_code: ending.code,
     last_action: status?.last_action ?? null,
     resume_at: status?.resume_at ?? null,
-    supervision: status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree" ? status.supervision : null,
+    supervision:
+      status?.supervision === "cgroup" || status?.supervision === "subreaper" || status?.supervision === "tree"
+        ? status.supervision
+        : null,
     resources: status?.resources ?? null,
     worktree: typeof status?.worktree === "string" ? status.worktree : null,
     review: status?.review ?? null,
-    children: status?.parallel ? listRuns(projectDir, isRunnerAlive, now).filter((run) => run.parent === id).map(({ id, state, iteration, cost_usd, cost_source, branch }) => ({ id, state, iteration, cost_usd, cost_source, branch })) : [],
+    children: status?.parallel
+      ? listRuns(projectDir, isRunnerAlive, now)
+          .filter((run) => run.parent === id)
+          .map(({ id, state, iteration, cost_usd, cost_source, branch }) => ({
+            id,
+            state,
+            iteration,
+            cost_usd,
+            cost_source,
+            branch,
+          }))
+      : [],
     recent_events: recentEvents(paths.events, 5),
   };
 }
@@ -102,16 +128,30 @@ export async function statusCommand(projectDir: string, given: string | undefine
     `task       ${report.current_task ?? "-"}`,
     ...(report.branch ? [`branch     ${report.branch} (worktree ${report.worktree ?? "?"})`] : []),
     ...(report.parent ? [`parent     ${report.parent}`] : []),
-    ...report.children.map((child, index) => `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  ${costCell(child)}  ${child.branch ?? "-"}`),
+    ...report.children.map(
+      (child, index) =>
+        `${index === 0 ? "children  " : "          "} ${child.id}  ${child.state}  iteration ${child.iteration}  ${costCell(child)}  ${child.branch ?? "-"}`,
+    ),
     `elapsed    ${ageText(report.elapsed_seconds)}`,
     `last       ${report.last_action ?? "-"}`,
     ...(report.resume_at ? [`resumes    ${report.resume_at}`] : []),
     ...(report.question !== null ? [`question   ${report.question}`] : []),
-    ...(report.review ? [`review     iteration ${report.review.verdict === "none" ? `${report.review.iteration}: not approved` : `${report.review.iteration}: ${report.review.verdict}`}${report.review.detail ? ` (${report.review.detail})` : ""}`] : []),
+    ...(report.review
+      ? [
+          `review     iteration ${report.review.verdict === "none" ? `${report.review.iteration}: not approved` : `${report.review.iteration}: ${report.review.verdict}`}${report.review.detail ? ` (${report.review.detail})` : ""}`,
+        ]
+      : []),
     ...nextLine(report),
-    ...(report.supervision ? [`supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes === null ? "?" : mebibytes(report.resources.peak_memory_bytes)}, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`] : []),
+    ...(report.supervision
+      ? [
+          `supervised ${report.supervision}${report.resources ? ` (last iteration: cpu ${report.resources.cpu_seconds ?? "?"}s, peak memory ${report.resources.peak_memory_bytes === null ? "?" : mebibytes(report.resources.peak_memory_bytes)}, peak ${report.resources.peak_pids ?? "?"} processes)` : ""}`,
+        ]
+      : []),
     "recent events:",
-    ...report.recent_events.map((event) => `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`),
+    ...report.recent_events.map(
+      (event) =>
+        `  ${String(event.ts)} ${String(event.type)}${event.reason ? ` ${String(event.reason)}` : ""}${event.iteration ? ` #${String(event.iteration)}` : ""}`,
+    ),
   ];
   writeOut(`${lines.map(visible).join("\n")}\n`);
   return 0;
@@ -128,8 +168,14 @@ function stateText(report: RunStatusReport, paths: RunPaths): string {
   const { stop, pause } = readSentinels(paths);
   const parent = report.children.length > 0;
   const boundary = `at the end of iteration ${report.iteration}`;
-  if (stop) return parent ? "stopping: no new children; each child stops at its next boundary (ralph stop --now ends every child's agent at once)" : `stopping ${boundary} (ralph stop --now ends it at once)`;
-  if (pause) return parent ? `pausing: no new child run starts; running children go on (ralph resume ${report.id} cancels it)` : `pausing ${boundary} (ralph resume ${report.id} cancels it)`;
+  if (stop)
+    return parent
+      ? "stopping: no new children; each child stops at its next boundary (ralph stop --now ends every child's agent at once)"
+      : `stopping ${boundary} (ralph stop --now ends it at once)`;
+  if (pause)
+    return parent
+      ? `pausing: no new child run starts; running children go on (ralph resume ${report.id} cancels it)`
+      : `pausing ${boundary} (ralph resume ${report.id} cancels it)`;
   return report.state;
 }
 
@@ -137,11 +183,24 @@ function nextLine(report: RunStatusReport): string[] {
   if (report.state === "foreign") return [`next       ${foreignTodo(report.run_dir)}`];
   const reason = report.exit_reason ?? (report.state === "stale" ? "INTERRUPTED" : null);
   if (report.state === "paused") return [`next       ralph resume ${report.id}`];
-  if (report.question !== null) return [`next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`];
+  if (report.question !== null)
+    return [
+      `next       ralph answer ${report.id} "YOUR ANSWER"${report.active ? "" : `, then ralph continue ${report.id}`}`,
+    ];
   if (reason === null) return [];
   // The ending's detail is the last action: an agent that never started left nothing for ralph logs to show.
-  const agentMissing = report.last_action?.startsWith("agent could not be started") ? (report.agent ?? "the agent") : undefined;
-  const step = nextStep({ reason, runId: report.id, iterations: report.iteration, maxIterations: report.max_iterations ?? 0, agentMissing, dryRun: report.dry_run, detail: report.last_action ?? undefined });
+  const agentMissing = report.last_action?.startsWith("agent could not be started")
+    ? (report.agent ?? "the agent")
+    : undefined;
+  const step = nextStep({
+    reason,
+    runId: report.id,
+    iterations: report.iteration,
+    maxIterations: report.max_iterations ?? 0,
+    agentMissing,
+    dryRun: report.dry_run,
+    detail: report.last_action ?? undefined,
+  });
   return step ? [`next       ${step}`] : [];
 }
 
@@ -178,7 +237,9 @@ function recentEvents(file: string, count: number): Array<Record<string, unknown
 }
 
 /** Runs in list order with each --parallel child right after its parent (children whose parent is gone stay at the top level). */
-function underParents<T extends Pick<RunSummary, "id" | "parent">>(runs: readonly T[]): Array<{ run: T; depth: number }> {
+function underParents<T extends Pick<RunSummary, "id" | "parent">>(
+  runs: readonly T[],
+): Array<{ run: T; depth: number }> {
   const ids = new Set(runs.map((run) => run.id));
   // Each run's children looked up, not searched for: a listing of 10,000 runs made 100 million comparisons.
   const children = new Map<string, T[]>();
@@ -218,6 +279,14 @@ function ageText(seconds: number | null): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
-

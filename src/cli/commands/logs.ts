@@ -19,12 +19,23 @@ import { readStderrMarks, stderrMarksFile, type StderrMarks } from "../../store/
 import { UsageError } from "../usage-error.js";
 
 /** `ralph logs [RUN] [-f] [--iteration N]`. */
-export async function logsCommand(projectDir: string, given: string | undefined, follow: boolean, iteration: string | undefined): Promise<number> {
+export async function logsCommand(
+  projectDir: string,
+  given: string | undefined,
+  follow: boolean,
+  iteration: string | undefined,
+): Promise<number> {
   const id = pickRun(projectDir, given, "show", true);
   if (iteration !== undefined) return showIteration(projectDir, id, iteration);
   const paths = runPaths(projectDir, id);
   const { status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
-  const renderer = createRenderer({ json: false, live: true, tty: false, showEnding: true, maxIterations: status?.max_iterations ?? 0 });
+  const renderer = createRenderer({
+    json: false,
+    live: true,
+    tty: false,
+    showEnding: true,
+    maxIterations: status?.max_iterations ?? 0,
+  });
   const reader = new RunLogReader(paths);
   const out = stdoutFlow();
   const drain = () =>
@@ -68,10 +79,13 @@ function stdoutFlow(): { room: () => Promise<void>; gone: () => boolean } {
 /** The agent's whole output of one iteration, read from iter-NNN.log with the agent's own parser. */
 async function showIteration(projectDir: string, id: string, raw: string): Promise<number> {
   const parsed = parseCount(raw);
-  if (!parsed.ok || parsed.value === 0) throw new UsageError(`--iteration: expected an iteration number (1 or more), got ${JSON.stringify(raw)}`);
+  if (!parsed.ok || parsed.value === 0)
+    throw new UsageError(`--iteration: expected an iteration number (1 or more), got ${JSON.stringify(raw)}`);
   const paths = runPaths(projectDir, id);
   const file = paths.iterationLog(parsed.value);
-  const noOutput = new UsageError(`--iteration ${parsed.value}: run ${id} has no output for that iteration (see ralph logs ${id})`);
+  const noOutput = new UsageError(
+    `--iteration ${parsed.value}: run ${id} has no output for that iteration (see ralph logs ${id})`,
+  );
   if (!existsSync(file)) throw noOutput;
   const { status } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   // A fallback agent may have run this iteration: its iteration_started event says which agent did.
@@ -82,7 +96,9 @@ async function showIteration(projectDir: string, id: string, raw: string): Promi
   const agent = (AGENT_NAMES as readonly string[]).includes(String(named)) ? (named as AgentName) : "command";
   const parser = adapterFor(agent).parser({ prompt: "" });
   const out = stdoutFlow();
-  process.stdout.write(`${iterationHeader({ iteration: parsed.value } as unknown as RunEvent, status?.max_iterations ?? 0)}\n`);
+  process.stdout.write(
+    `${iterationHeader({ iteration: parsed.value } as unknown as RunEvent, status?.max_iterations ?? 0)}\n`,
+  );
   const shown = (event: AgentEvent) => liveLine({ ...event } as unknown as RunEvent);
   // Output lines go through the agent's parser; the lines it wrote to stderr (iter-NNN.stderr says which) are shown marked, where they came.
   const readLines = (line: string, fromStderr: boolean): Array<string | null> => {
@@ -95,7 +111,9 @@ async function showIteration(projectDir: string, id: string, raw: string): Promi
   };
   for await (const batch of markedLines(file, readStderrMarks(stderrMarksFile(file)))) {
     if (out.gone()) break;
-    const text = batch.flatMap(([line, fromStderr]) => readLines(line, fromStderr)).filter((line): line is string => line !== null);
+    const text = batch
+      .flatMap(([line, fromStderr]) => readLines(line, fromStderr))
+      .filter((line): line is string => line !== null);
     if (text.length > 0) process.stdout.write(`${text.join("\n")}\n`);
     await out.room();
   }
@@ -144,7 +162,11 @@ async function* markedLines(file: string, marks: StderrMarks): AsyncGenerator<Ar
     const chunk = Buffer.alloc(1024 * 1024);
     let at = 0;
     let range = 0;
-    for (let read = (await handle.read(chunk, 0, chunk.length, at)).bytesRead; read > 0; read = (await handle.read(chunk, 0, chunk.length, at)).bytesRead) {
+    for (
+      let read = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
+      read > 0;
+      read = (await handle.read(chunk, 0, chunk.length, at)).bytesRead
+    ) {
       let from = 0;
       while (from < read) {
         const position = at + from;

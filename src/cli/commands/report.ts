@@ -6,9 +6,15 @@ import { renderReportMarkdown } from "../render-report.js";
 import { UsageError } from "../usage-error.js";
 
 /** Prints the report of RUN (the latest run when not given); exit 0, 2 for a bad format or an unknown run. */
-export async function reportCommand(projectDir: string, given: string | undefined, format: string | undefined, env: NodeJS.ProcessEnv): Promise<number> {
+export async function reportCommand(
+  projectDir: string,
+  given: string | undefined,
+  format: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const chosen = format ?? "md";
-  if (chosen !== "md" && chosen !== "json") throw new UsageError(`--format: expected md or json, got ${JSON.stringify(chosen)}`);
+  if (chosen !== "md" && chosen !== "json")
+    throw new UsageError(`--format: expected md or json, got ${JSON.stringify(chosen)}`);
   const id = pickRun(projectDir, given, "report on", true);
   const report = await readReport(projectDir, id);
   if (!report) throw new UsageError(`run ${id} has no readable status.json; there is nothing to report`);
@@ -19,7 +25,9 @@ export async function reportCommand(projectDir: string, given: string | undefine
     try {
       appendFileSync(summary, markdown);
     } catch (error) {
-      process.stderr.write(`ralph: GITHUB_STEP_SUMMARY ${summary}: cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"})\n`);
+      process.stderr.write(
+        `ralph: GITHUB_STEP_SUMMARY ${summary}: cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"})\n`,
+      );
     }
   }
   return 0;

@@ -18,7 +18,12 @@ import { UsageError } from "../usage-error.js";
 const ANSWER_TIMEOUT_MS = 15_000;
 
 /** `ralph set RUN key=value...`: validated first; applied by the runner when the run is live, else written directly. */
-export async function setCommand(projectDir: string, given: string | undefined, words: string[], env: NodeJS.ProcessEnv): Promise<number> {
+export async function setCommand(
+  projectDir: string,
+  given: string | undefined,
+  words: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   forPeopleOnly("set", env);
   if (words.length === 0) throw new UsageError("nothing to set: ralph set [RUN] key=value... (e.g. max_iterations=4)");
   const parsed = parseStateChanges(words);
@@ -28,10 +33,17 @@ export async function setCommand(projectDir: string, given: string | undefined, 
   const { summary } = summariseRun(projectDir, id, isRunnerAlive, new Date());
   const foreign = foreignRefusal(summary, "set");
   if (foreign) throw new UsageError(foreign);
-  if (summary.mode === "hook") throw new UsageError(`run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md`);
+  if (summary.mode === "hook")
+    throw new UsageError(`run ${id} is an in-session loop; change it in .claude/ralph-loop.local.md`);
   const pidStart = readProcess(process.pid)?.startTime ?? null;
   if (!summary.active) {
-    const holder = { pid: process.pid, pid_start: pidStart, hostname: hostname(), run_id: id, acquired_at: new Date().toISOString() };
+    const holder = {
+      pid: process.pid,
+      pid_start: pidStart,
+      hostname: hostname(),
+      run_id: id,
+      acquired_at: new Date().toISOString(),
+    };
     const lock = acquireLock(paths.lock, holder, isRunnerAlive);
     if (lock.ok) {
       try {
@@ -41,12 +53,18 @@ export async function setCommand(projectDir: string, given: string | undefined, 
       } finally {
         lock.release();
       }
-      process.stdout.write(`run ${id}: set ${describeStateChanges(parsed.changes)} (takes effect when it is continued)\n`);
+      process.stdout.write(
+        `run ${id}: set ${describeStateChanges(parsed.changes)} (takes effect when it is continued)\n`,
+      );
       return 0;
     }
   }
   // A live run: the runner applies the change, so that it is not mistaken for an edit made by its agent.
-  const name = writeSetRequest(paths.requests, { words, pid: process.pid, pid_start: pidStart }, randomBytes(6).toString("hex"));
+  const name = writeSetRequest(
+    paths.requests,
+    { words, pid: process.pid, pid_start: pidStart },
+    randomBytes(6).toString("hex"),
+  );
   const deadline = Date.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
     const result = takeSetResult(paths.requests, name);

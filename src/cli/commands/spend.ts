@@ -20,14 +20,26 @@ export function parseSince(raw: string): number | null {
 }
 
 /** Runs `ralph spend`; `projectDir` is null outside a project (then only --all-projects works). */
-export async function spendCommand(projectDir: string | null, opts: { since?: string; by?: string; json?: boolean; allProjects?: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
+export async function spendCommand(
+  projectDir: string | null,
+  opts: { since?: string; by?: string; json?: boolean; allProjects?: boolean },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const period = parseSince(opts.since ?? "7d");
-  if (period === null) throw new UsageError(`--since ${opts.since ?? ""}: expected a period such as 7d, 24h, 2w or 30m`);
+  if (period === null)
+    throw new UsageError(`--since ${opts.since ?? ""}: expected a period such as 7d, 24h, 2w or 30m`);
   const by = (opts.by ?? "day") as SpendBy;
   if (!BYS.includes(by)) throw new UsageError(`--by ${opts.by ?? ""}: expected one of ${BYS.join(", ")}`);
-  if (!opts.allProjects && projectDir === null) throw new UsageError("not in a project (no ralph.yaml or .git here or above): give --all-projects");
+  if (!opts.allProjects && projectDir === null)
+    throw new UsageError("not in a project (no ralph.yaml or .git here or above): give --all-projects");
   const now = new Date();
-  const report = spendReport({ projectDir: opts.allProjects ? null : projectDir, sinceMs: now.getTime() - period, by, now, env });
+  const report = spendReport({
+    projectDir: opts.allProjects ? null : projectDir,
+    sinceMs: now.getTime() - period,
+    by,
+    now,
+    env,
+  });
   if (opts.json) {
     writeOut(`${JSON.stringify(report)}\n`);
     return 0;
@@ -36,9 +48,27 @@ export async function spendCommand(projectDir: string | null, opts: { since?: st
   const lines = [`spend of ${where} since ${report.since} (from ${spendDir(env)})`];
   if (report.groups.length === 0) lines.push("nothing recorded in this period");
   else {
-    const head = [by.toUpperCase(), ...(report.groups.some((group) => group.project) ? ["PROJECT"] : []), "CALLS", "COST", "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)"];
-    const rows = report.groups.map((group) => [group.key, ...(group.project ? [group.project] : report.groups.some((other) => other.project) ? ["-"] : []), String(group.calls), costCell(group), tokensCell(group.tokens)]);
-    const total = ["total", ...(head.length === 6 ? [""] : []), String(report.total.calls), costCell(report.total), tokensCell(report.total.tokens)];
+    const head = [
+      by.toUpperCase(),
+      ...(report.groups.some((group) => group.project) ? ["PROJECT"] : []),
+      "CALLS",
+      "COST",
+      "TOKENS (IN/OUT/CACHE READ/CACHE WRITE, TOTAL)",
+    ];
+    const rows = report.groups.map((group) => [
+      group.key,
+      ...(group.project ? [group.project] : report.groups.some((other) => other.project) ? ["-"] : []),
+      String(group.calls),
+      costCell(group),
+      tokensCell(group.tokens),
+    ]);
+    const total = [
+      "total",
+      ...(head.length === 6 ? [""] : []),
+      String(report.total.calls),
+      costCell(report.total),
+      tokensCell(report.total.tokens),
+    ];
     lines.push(...table([head, ...rows, total]));
   }
   const estimated = report.total.cost_source === "computed" || report.total.cost_source === "mixed";
@@ -49,5 +79,7 @@ export async function spendCommand(projectDir: string | null, opts: { since?: st
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  "));
+  return rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  "),
+  );
 }

@@ -19,13 +19,21 @@ const SIGNALS: Array<[NodeJS.Signals, number]> = [
 ];
 
 /** `ralph tui [--project DIR...]`: resolves with the exit code once the person leaves. */
-export async function tuiCommand(cwd: string, opts: { project?: string[] }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function tuiCommand(
+  cwd: string,
+  opts: { project?: string[] },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
-  if (!stdin.isTTY || !stdout.isTTY) throw new UsageError("tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)");
+  if (!stdin.isTTY || !stdout.isTTY)
+    throw new UsageError(
+      "tui: needs a terminal on stdin and stdout (for a script, use ralph list --json or ralph status --json)",
+    );
   const dirs = opts.project && opts.project.length > 0 ? opts.project : [cwd];
   for (const dir of dirs) {
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--project ${dir}: expected a project directory`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new UsageError(`--project ${dir}: expected a project directory`);
   }
   const projects = projectsOf(dirs);
   // https://no-color.org: any non-empty NO_COLOR turns colour off.

@@ -22,7 +22,8 @@ function allowedHosts(host: string, port: number): string[] {
   const names = LOOPBACK.has(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
   if (host === "0.0.0.0" || host === "::") {
     names.push(hostname(), "127.0.0.1", "localhost", "[::1]");
-    for (const list of Object.values(networkInterfaces())) for (const net of list ?? []) names.push(net.family === "IPv6" ? `[${net.address}]` : net.address);
+    for (const list of Object.values(networkInterfaces()))
+      for (const net of list ?? []) names.push(net.family === "IPv6" ? `[${net.address}]` : net.address);
   }
   return names.map((name) => `${name}:${port}`);
 }
@@ -30,11 +31,15 @@ function allowedHosts(host: string, port: number): string[] {
 /** `ralph ui [--port N] [--host H] [--project DIR]...`; resolves when stopped by SIGINT or SIGTERM. */
 export async function uiCommand(cwd: string, opts: UiOptions): Promise<number> {
   const port = opts.port === undefined ? { ok: true as const, value: 0 } : parseCount(opts.port);
-  if (!port.ok || port.value > 65535) throw new UsageError(`--port: expected a port number (0 to 65535, 0 = any free port), got ${JSON.stringify(opts.port)}`);
+  if (!port.ok || port.value > 65535)
+    throw new UsageError(
+      `--port: expected a port number (0 to 65535, 0 = any free port), got ${JSON.stringify(opts.port)}`,
+    );
   const host = opts.host ?? "127.0.0.1";
   const dirs = opts.project && opts.project.length > 0 ? opts.project : [cwd];
   for (const dir of dirs) {
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--project ${dir}: expected a project directory`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new UsageError(`--project ${dir}: expected a project directory`);
   }
   const projects = projectsOf(dirs);
   const bound = await new Promise<{ close: () => Promise<void>; port: number; token: string }>((resolve, reject) => {
@@ -51,7 +56,9 @@ export async function uiCommand(cwd: string, opts: UiOptions): Promise<number> {
     });
   });
   if (!LOOPBACK.has(host)) {
-    process.stderr.write(`ralph: warning: --host ${host} serves the dashboard beyond this machine; anyone who gets the URL can stop and continue runs\n`);
+    process.stderr.write(
+      `ralph: warning: --host ${host} serves the dashboard beyond this machine; anyone who gets the URL can stop and continue runs\n`,
+    );
   }
   const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   process.stdout.write(`ralph ui: ${projects.length === 1 ? projects[0]?.dir : `${projects.length} projects`}\n`);
