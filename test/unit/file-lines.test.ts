@@ -112,13 +112,16 @@ test("the quick start answers only the exact shapes it knows; anything else goes
   assert.deepEqual(quickStart(["hook", "handle"]), { kind: "hook-handle" });
   assert.deepEqual(quickStart(["status"]), { kind: "status", run: undefined, json: false });
   assert.deepEqual(quickStart(["status", "--json", "r1"]), { kind: "status", run: "r1", json: true });
+  assert.deepEqual(quickStart(["list"]), { kind: "list", active: false, json: false });
+  assert.deepEqual(quickStart(["list", "--active", "--json"]), { kind: "list", active: true, json: true });
   for (const argv of [
     ["--version", "x"],
     ["status", "--help"],
     ["status", "a", "b"],
     ["status", "--json", "--json"],
     ["hook", "handle", "--", "x"],
-    ["list"],
+    ["list", "--help"],
+    ["list", "r1"],
     [],
   ]) {
     assert.deepEqual(quickStart(argv), { kind: "full" }, argv.join(" "));
