@@ -177,14 +177,9 @@ export class AgentCgroup {
   }
 
   /**
-   * Whether figures need sampling: always, as the kernel keeps no peak of processes (only of tasks, which
-   * counts threads); a sample reads cgroup.procs, and memory.current where there is no memory.peak.
+   * Records the current process count, and the current memory where the kernel keeps no peak of it: called
+   * on a timer always, as the kernel keeps no peak of processes (only of tasks, which counts threads).
    */
-  needsSampling(): boolean {
-    return true;
-  }
-
-  /** Records the current process count, and the current memory where the kernel keeps no peak of it. */
   sample(): void {
     if (this.sampled && this.memory !== null) {
       const memory = readNumber(join(this.memory.dir, this.memory.files.current));

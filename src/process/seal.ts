@@ -46,15 +46,14 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
   let final: ResourceFigures | null = null;
   let capHit: () => void = () => undefined;
   const memoryCapHit = new Promise<void>((resolve) => (capHit = resolve));
-  const sampling = cgroup.needsSampling();
   // A small file or two per tick: the kernel keeps no peak of processes (pids.peak counts threads).
   const watch = (): void => {
-    if (sampling) cgroup.sample();
+    cgroup.sample();
     if (seal.watchMemoryCap && cgroup.oomKills() > 0 && cgroup.ownCapReached()) capHit();
   };
   watch();
-  const timer = sampling || seal.watchMemoryCap ? setInterval(watch, seal.sampleMs ?? 200) : null;
-  timer?.unref();
+  const timer = setInterval(watch, seal.sampleMs ?? 200);
+  timer.unref();
   feedStdin(started.child, started.stdin);
   return {
     pid: started.pid,
@@ -66,7 +65,7 @@ export function sealedAgent(seal: Extract<Seal, { kind: "cgroup" }>, started: St
     async end(options) {
       watch();
       const report = await endCgroup(cgroup.tree, options);
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
       if (final === null) {
         final = cgroup.figures();
         // The root stays in the cgroup as a zombie until Node reaps it ('exit'); then the directory can go.
