@@ -133,9 +133,20 @@ describe("ralph ui in chromium", () => {
     const said = ((await (await answered).json()) as { message?: string }).message ?? "";
     assert.match(said, /^run x continues \(pid \d+\)$/);
     await p.locator("#message", { hasText: said }).waitFor({ timeout: 5_000 });
+    const stopAnswered = p.waitForResponse(
+      (response) => response.request().method() === "POST" && new URL(response.url()).pathname.endsWith("/stop-now"),
+      { timeout: 30_000 },
+    );
     await p.click('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
-    await waitFor(() => !procRunning(runner), "the continued runner to end", 20_000);
+    const stopSaid = ((await (await stopAnswered).json()) as { message?: string }).message ?? "";
+    await waitFor(
+      () => !procRunning(runner),
+      () =>
+        `the continued runner (pid ${runner.pid}) to end; the page's stop now was answered "${stopSaid}"; ` +
+        `status.json: ${readFileSync(join(runDirOf(dir, "x"), "status.json"), "utf8")}`,
+      20_000,
+    );
     assert.deepEqual(survivors(tag), []);
     assert.deepEqual(again.procs.filter(procRunning), []);
     await p.locator('#state[data-state="STOPPED"]').waitFor({ timeout: 5_000 });
