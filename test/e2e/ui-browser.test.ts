@@ -103,15 +103,25 @@ describe("ralph ui in chromium", () => {
     const ready = await waitForJson<Ready>(join(files, "ready-1.json"), 20_000, ralph);
     assert.ok(survivors(tag).length >= 10, `${survivors(tag).length} processes in the tree`);
     const ui = await startUi(cleanup, [dir], dir);
-    const p = await page();
+    // The page's clock is the test's: a confirmation's 5 s run out exactly when the test says. A browser of its
+    // own, since a clock once installed stays with its browser context.
+    const own = await openBrowser();
+    t.after(() => own.close());
+    const p = await own.context.newPage();
+    await p.clock.install();
     await p.goto(ui.url.replace("/?", "/run/0/x?"));
+    await p.clock.pauseAt(Date.now() + 1_000);
     await p.locator('#state[data-state="running"]').waitFor({ timeout: 10_000 });
     await screenshot(p, "run-page-running");
-    // Stop now asks first: one press ends nothing.
+    // Stop now asks first: one press ends nothing, and the question lapses after 5 s.
+    const stopNow = p.locator('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
-    assert.match((await p.locator('button[data-action="stop-now"]').textContent()) ?? "", /Really stop now\?/);
+    assert.match((await stopNow.textContent()) ?? "", /Really stop now\?/);
     assert.match((await p.locator("#message").textContent()) ?? "", /press Stop now again to confirm/);
+    await p.clock.runFor(5_000);
+    assert.equal(await stopNow.textContent(), "Stop now", "the question lapsed");
     assert.equal(ralph.running(), true, "the first press stopped nothing");
+    await p.click('button[data-action="stop-now"]');
     await p.click('button[data-action="stop-now"]');
     const ended = await within(ralph.done, 20_000, "ralph after stop now");
     assert.equal(ended.code, 0, ended.stderr);
@@ -137,7 +147,12 @@ describe("ralph ui in chromium", () => {
       (response) => response.request().method() === "POST" && new URL(response.url()).pathname.endsWith("/stop-now"),
       { timeout: 30_000 },
     );
+    // Pressed again 4 s after the first stop's question was asked: that question's 5 s run out between the two
+    // presses here, and must not take back the question this press asks.
+    await p.clock.runFor(4_000);
     await p.click('button[data-action="stop-now"]');
+    await p.clock.runFor(2_000);
+    assert.match((await stopNow.textContent()) ?? "", /Really stop now\?/, "an earlier question's end took this one");
     await p.click('button[data-action="stop-now"]');
     const stopSaid = ((await (await stopAnswered).json()) as { message?: string }).message ?? "";
     await waitFor(
