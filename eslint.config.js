@@ -37,6 +37,7 @@ export default tseslint.config(
         requestAnimationFrame: "readonly",
         setInterval: "readonly",
         setTimeout: "readonly",
+        clearTimeout: "readonly",
       },
     },
   },

@@ -311,8 +311,13 @@ listen(
   false,
 );
 
-/** Stop now ends the agent at once: the first press asks, a second within 5 s does it. */
+/** When the open Stop now question lapses: only that question's timer, never an earlier, answered one's. */
+let confirmTimer = null;
+
+/** Stop now ends the agent at once: the first press asks, a second within 5 s of it does it. */
 function confirmed(button) {
+  clearTimeout(confirmTimer);
+  confirmTimer = null;
   if (button.dataset.confirming === "1") {
     delete button.dataset.confirming;
     button.textContent = "Stop now";
@@ -320,8 +325,8 @@ function confirmed(button) {
   }
   button.dataset.confirming = "1";
   button.textContent = "Really stop now? Press again";
-  setTimeout(() => {
-    if (button.dataset.confirming !== "1") return;
+  confirmTimer = setTimeout(() => {
+    confirmTimer = null;
     delete button.dataset.confirming;
     button.textContent = "Stop now";
   }, CONFIRM_MS);
