@@ -5,7 +5,9 @@ import type { RunSettings } from "../../config/run-options.js";
 import { parseSavedSettings } from "../../config/saved-settings.js";
 import { isRunnerAlive } from "../../control/runner-alive.js";
 import { summariseRun } from "../../control/list-runs.js";
-import { runPaths } from "../../store/run-paths.js";
+import { runPaths, type RunPaths } from "../../store/run-paths.js";
+import type { RunStatus } from "../../store/status-file.js";
+import type { Plan } from "../../store/plan-file.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { archiveStop, clearAnswer } from "../../control/control-files.js";
@@ -78,15 +80,21 @@ export async function continueCommand(
     );
   }
   // Only once the run's lock is held: a refused continue changes nothing.
-  const prepare = () => {
-    removeLeftoverTemps(paths.dir);
-    archiveStop(paths, new Date());
-    // An answer the runner already took (status.json holds it) must not answer the next question too.
-    if (status.answer) clearAnswer(paths);
-    writePlanFile(paths.state, plan);
-  };
+  const prepare = () => prepareContinue(paths, status, plan);
   return startRun(
     { projectDir, runId: id, settings, plan, previous: status, projectLock: false, prepare },
     launchWords,
   );
+}
+
+/**
+ * What `ralph continue` changes in the run directory once it holds the run's lock, before its runner is named
+ * in the run's record: an old STOP is moved aside, so that a stop asked of this runner is never moved with it.
+ */
+export function prepareContinue(paths: RunPaths, status: RunStatus, plan: Plan): void {
+  removeLeftoverTemps(paths.dir);
+  archiveStop(paths, new Date());
+  // An answer the runner already took (status.json holds it) must not answer the next question too.
+  if (status.answer) clearAnswer(paths);
+  writePlanFile(paths.state, plan);
 }
