@@ -167,6 +167,14 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
     if (!lock.ok) throw opening({ kind: "run-driven", runId: input.runId, pid: lock.holder?.pid ?? null });
     releases.push(lock.release);
     if (lock.tookOverFrom) notes.push(`took over the run lock left by dead runner pid ${lock.tookOverFrom.pid}`);
+    // Once this runner is done (or refused), its record says so, with the status it leaves for `ralph continue`.
+    releases.push(() => updateLedgerEntry(paths.dir, { runner: null, status_sha256: fileDigest(paths.status) }));
+    // Once the run's lock is held: continuing, what a killed parent left half merged is undone here.
+    if (input.settings.parallel !== null)
+      integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
+    input.prepare?.();
+    // A continued run is live from here: only after `prepare` moved the old STOP aside, so that a stop asked of
+    // this runner (taken once its record names it) is never moved aside with it.
     if (input.previous) {
       writeFileAtomic(paths.settings, settingsText(input.settings));
       updateLedgerEntry(paths.dir, {
@@ -175,12 +183,6 @@ export async function openRun(input: StartRunInput, opener: Opener): Promise<Ope
         runner: thisRunner(holder.pid_start, input.projectLock),
       });
     }
-    // Once this runner is done (or refused), its record says so, with the status it leaves for `ralph continue`.
-    releases.push(() => updateLedgerEntry(paths.dir, { runner: null, status_sha256: fileDigest(paths.status) }));
-    // Once the run's lock is held: continuing, what a killed parent left half merged is undone here.
-    if (input.settings.parallel !== null)
-      integration = await openIntegration(input.projectDir, input.runId, input.settings, input.plan, place);
-    input.prepare?.();
   } catch (error) {
     release();
     await place?.undo();
