@@ -2,7 +2,8 @@
 // ledger, never from the run's status.json or events.jsonl, which its agent can write. A run's figure holds
 // its own calls, and its children's and resolve runs' when it is a `--parallel` parent (a family's first run).
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { dirCache } from "../store/dir-cache.js";
 import { sha256ForMany } from "../util/sha256-many.js";
 import { dayOf, projectKey, readRun, readRunFile, runFileName, SpendReader, spendDir } from "./spend-ledger.js";
 import type { SpendCall, SpendRun } from "./spend-record.js";
@@ -69,22 +70,31 @@ export function spendLister(
 ): (id: string) => SpendTotals {
   const project = projectKey(projectDir);
   const dir = join(spendDir(env), "runs");
-  let present: Set<string> | null;
-  try {
-    present = new Set(readdirSync(dir));
-  } catch {
-    present = null;
-  }
+  const cache = dirCache(dir, join(dirname(spendDir(env)), "cache", "spend-runs.json"), isDay, now.getTime());
+  let present: Set<string> | null | undefined;
+  const listed = (name: string) => {
+    if (present === undefined) {
+      try {
+        present = new Set(readdirSync(dir));
+      } catch {
+        present = null;
+      }
+    }
+    return present === null || present.has(name);
+  };
   const hash = sha256ForMany(ids.length);
-  // Each run the ledger knows, with the first day its figure sums.
+  // Each run the ledger knows, with the first day its figure sums: the last listing's while the ledger's
+  // run records are unchanged.
   const from = new Map<string, string>();
   for (const id of ids) {
-    const name = runFileName(project, id, hash);
-    if (present !== null && !present.has(name)) continue;
-    const run = readRunFile(join(dir, name), project, id);
-    const day = run === null ? null : dayOrNull(firstDay(run));
+    const day = cache.get(runFileName(project, id, hash), (name) => {
+      if (!listed(name)) return null;
+      const run = readRunFile(join(dir, name), project, id);
+      return run === null ? null : dayOrNull(firstDay(run));
+    });
     if (day !== null) from.set(id, day);
   }
+  cache.save();
   let earliest: string | null = null;
   for (const day of from.values()) if (earliest === null || day < earliest) earliest = day;
   // Each call of the project, in ledger order, under its run and (a child's) under its family's first run.
@@ -109,6 +119,10 @@ export function spendLister(
       first === undefined ? [] : (filed.get(id) ?? []).filter(({ day }) => day >= first).map(({ call }) => call);
     return calls.length > 0 ? sumCalls(calls) : noSpend();
   };
+}
+
+function isDay(value: unknown): value is string {
+  return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
 /** dayOf, or null for a moment that is not one (a record not written by ralph). */
