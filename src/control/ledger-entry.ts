@@ -113,10 +113,10 @@ function isListedEntry(value: unknown): value is ListedEntry {
 
 /**
  * readLedgerEntry for many runs of one runs directory (a listing): the directory's links are resolved once,
- * not once a run; for more than a few runs, the names are hashed by node:crypto (the plain-JavaScript digest
- * is quicker to load, slower per call); and what the last listing read is taken from the records' cache
- * while the records' directory is unchanged (a run whose record was read needs no read, a foreign one no
- * failed open). Otherwise the records are listed once, so a run with none costs no failed open.
+ * not once a run; what the last listing of these runs read is taken from its cache (by run id, so a run it
+ * read needs no digest of its name either) while the records' directory is unchanged; and the records are
+ * listed once, so a run with none (a foreign one) costs no failed open. For more than a few runs, the names
+ * are hashed by node:crypto (the plain-JavaScript digest is quicker to load, slower per call).
  */
 export function ledgerReader(
   runsDir: string,
@@ -131,7 +131,8 @@ export function ledgerReader(
     parent = resolve(runsDir);
   }
   const records = ledgerDir(env);
-  const cache = dirCache(records, join(dirname(records), "cache", "runs.json"), isListedEntry, now);
+  const cacheFile = join(dirname(records), "cache", "runs", `${sha256Hex(parent).slice(0, 40)}.json`);
+  const cache = dirCache(records, cacheFile, isListedEntry, now);
   let present: Set<string> | null | undefined;
   const listed = (name: string) => {
     if (present === undefined) {
@@ -143,17 +144,15 @@ export function ledgerReader(
     }
     return present === null || present.has(name);
   };
-  const hash = sha256ForMany(count);
+  let hash: ((text: string) => string) | undefined;
   return {
-    entry(id) {
-      const dir = join(parent, id);
-      const name = `${hash(dir).slice(0, 40)}.json`;
-      // The name is the run directory's digest: a cached entry is that directory's.
-      return cache.get(name, () => {
+    entry: (id) =>
+      cache.get(id, () => {
+        const dir = join(parent, id);
+        const name = `${(hash ??= sha256ForMany(count))(dir).slice(0, 40)}.json`;
         const read = listed(name) ? readEntryOf(dir, join(records, name)) : null;
         return read === null ? null : { runner: read.runner };
-      });
-    },
+      }),
     save: () => cache.save(),
   };
 }

@@ -24,7 +24,8 @@ interface CacheFile<T> {
   version: 1;
   dir: string;
   identity: string;
-  entries: Record<string, T | null>;
+  /** Each file name with what was read of it (null: nothing, no such file). */
+  entries: Array<[string, T | null]>;
 }
 
 /** The directory's identity now, or null when it cannot be told or is too recently changed to be relied on. */
@@ -63,7 +64,7 @@ export function dirCache<T>(
     },
     save() {
       if (!added || identity === null) return;
-      const file: CacheFile<T> = { version: 1, dir, identity, entries: Object.fromEntries(entries) };
+      const file: CacheFile<T> = { version: 1, dir, identity, entries: [...entries] };
       try {
         mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
         writeFileAtomic(cacheFile, `${JSON.stringify(file)}\n`, 0o600, false);
@@ -87,12 +88,8 @@ function kept<T>(
   } catch {
     return [];
   }
-  if (file?.version !== 1 || file.dir !== dir || file.identity !== identity) return [];
-  if (typeof file.entries !== "object" || file.entries === null) return [];
-  const out: Array<[string, T | null]> = [];
-  for (const [name, entry] of Object.entries(file.entries)) {
-    if (entry !== null && !valid(entry)) return [];
-    out.push([name, entry]);
-  }
-  return out;
+  if (file?.version !== 1 || file.dir !== dir || file.identity !== identity || !Array.isArray(file.entries)) return [];
+  for (const pair of file.entries)
+    if (!Array.isArray(pair) || typeof pair[0] !== "string" || (pair[1] !== null && !valid(pair[1]))) return [];
+  return file.entries as Array<[string, T | null]>;
 }

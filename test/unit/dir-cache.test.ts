@@ -77,10 +77,15 @@ describe("dirCache", () => {
     const other = records();
     listing(other.dir, cacheFile, later());
     assert.deepEqual(listing(dir, cacheFile, later()).read, ["a", "b", "none"], "another directory's");
-    const kept = JSON.parse(readFileSync(cacheFile, "utf8")) as { entries: Record<string, unknown> };
+    const kept = JSON.parse(readFileSync(cacheFile, "utf8")) as { entries: Array<[string, unknown]> };
     assert.deepEqual(listing(dir, cacheFile, later()).read, [], "its own");
-    writeFileSync(cacheFile, JSON.stringify({ ...kept, entries: { ...kept.entries, b: 42 } }));
+    const refused = kept.entries.map(([name, entry]) => [name, name === "b" ? 42 : entry]);
+    writeFileSync(cacheFile, JSON.stringify({ ...kept, entries: refused }));
     assert.deepEqual(listing(dir, cacheFile, later()).read, ["a", "b", "none"], "an entry refused");
+    writeFileSync(cacheFile, JSON.stringify({ ...kept, entries: Object.fromEntries(kept.entries) }));
+    assert.deepEqual(listing(dir, cacheFile, later()).read, ["a", "b", "none"], "entries not a list");
+    writeFileSync(cacheFile, JSON.stringify(kept));
+    assert.deepEqual(listing(dir, cacheFile, later()).read, [], "its own again");
     writeFileSync(cacheFile, "{");
     assert.deepEqual(listing(dir, cacheFile, later()).values, ["a1", "b1", null], "not JSON");
   });
