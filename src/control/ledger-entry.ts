@@ -3,6 +3,7 @@
 // the record's file name is a sha256 of a path, taken without Node's crypto (src/util/sha256.ts).
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { dirCache } from "../store/dir-cache.js";
 import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
 import { sha256ForMany } from "../util/sha256-many.js";
@@ -92,17 +93,37 @@ function readEntryOf(dir: string, file: string): LedgerEntry | null {
   return entry && entry.run_dir === dir ? entry : null;
 }
 
+/** What a listing needs of a record: that there is one, and which runner drives the run. */
+export type ListedEntry = Pick<LedgerEntry, "runner">;
+
+/** Reads many runs' records (a listing); `save` keeps what was read for the next listing. */
+export interface LedgerReader {
+  entry(id: string): ListedEntry | null;
+  save(): void;
+}
+
+function isListedEntry(value: unknown): value is ListedEntry {
+  const entry = value as Partial<ListedEntry>;
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    (entry.runner === null || (typeof entry.runner === "object" && typeof entry.runner?.pid === "number"))
+  );
+}
+
 /**
  * readLedgerEntry for many runs of one runs directory (a listing): the directory's links are resolved once,
- * not once a run; the records there are listed once, so a run with none (a foreign one) costs no failed
- * open; and, for more than a few runs, the names are hashed by node:crypto (the plain-JavaScript digest is
- * quicker to load, slower per call).
+ * not once a run; what the last listing of these runs read is taken from its cache (by run id, so a run it
+ * read needs no digest of its name either) while the records' directory is unchanged; and the records are
+ * listed once, so a run with none (a foreign one) costs no failed open. For more than a few runs, the names
+ * are hashed by node:crypto (the plain-JavaScript digest is quicker to load, slower per call).
  */
 export function ledgerReader(
   runsDir: string,
   count: number,
   env: NodeJS.ProcessEnv = process.env,
-): (id: string) => LedgerEntry | null {
+  now: number = Date.now(),
+): LedgerReader {
   let parent: string;
   try {
     parent = realpathSync(resolve(runsDir));
@@ -110,17 +131,28 @@ export function ledgerReader(
     parent = resolve(runsDir);
   }
   const records = ledgerDir(env);
-  let present: Set<string> | null;
-  try {
-    present = new Set(readdirSync(records));
-  } catch {
-    present = null;
-  }
-  const hash = sha256ForMany(count);
-  return (id) => {
-    const dir = join(parent, id);
-    const name = `${hash(dir).slice(0, 40)}.json`;
-    if (present !== null && !present.has(name)) return null;
-    return readEntryOf(dir, join(records, name));
+  const cacheFile = join(dirname(records), "cache", "runs", `${sha256Hex(parent).slice(0, 40)}.json`);
+  const cache = dirCache(records, cacheFile, isListedEntry, now);
+  let present: Set<string> | null | undefined;
+  const listed = (name: string) => {
+    if (present === undefined) {
+      try {
+        present = new Set(readdirSync(records));
+      } catch {
+        present = null;
+      }
+    }
+    return present === null || present.has(name);
+  };
+  let hash: ((text: string) => string) | undefined;
+  return {
+    entry: (id) =>
+      cache.get(id, () => {
+        const dir = join(parent, id);
+        const name = `${(hash ??= sha256ForMany(count))(dir).slice(0, 40)}.json`;
+        const read = listed(name) ? readEntryOf(dir, join(records, name)) : null;
+        return read === null ? null : { runner: read.runner };
+      }),
+    save: () => cache.save(),
   };
 }

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnerAlive } from "./lock-file.js";
-import { ledgerReader, readLedgerEntry, type LedgerEntry } from "./ledger-entry.js";
+import { ledgerReader, readLedgerEntry, type ListedEntry } from "./ledger-entry.js";
 import { readCompletion } from "../store/progress-log.js";
 import { runPaths, runsDir } from "../store/run-paths.js";
 import type { RunSummary } from "../store/run-summary.js";
@@ -53,11 +53,11 @@ export function summariseRun(
   alive: RunnerAlive,
   now: Date,
   armed?: string | null,
-  ledger?: (id: string) => LedgerEntry | null,
+  ledger?: (id: string) => ListedEntry | null,
   spend?: (id: string) => SpendTotals,
 ): { summary: RunSummary; status: RunStatus | null } {
   const paths = runPaths(projectDir, id);
-  const read = (entryOf: () => LedgerEntry | null) => {
+  const read = (entryOf: () => ListedEntry | null) => {
     const status = readStatusFile(paths.status);
     const entry = entryOf();
     return {
@@ -121,7 +121,7 @@ export function openQuestion(status: RunStatus | null): string | null {
  */
 function runState(
   status: RunStatus | null,
-  entry: LedgerEntry | null,
+  entry: ListedEntry | null,
   alive: RunnerAlive,
   completion: () => { ended: boolean; reason: string | null },
   armed: () => boolean,
@@ -177,9 +177,13 @@ export function listRunRecords(projectDir: string, alive: RunnerAlive, now: Date
 function recordsOf<T>(projectDir: string, alive: RunnerAlive, now: Date, keep: (record: RunRecord) => T): T[] {
   const armed = armedHookRun(projectDir);
   const ids = runIds(projectDir);
-  const ledger = ledgerReader(runsDir(projectDir), ids.length);
+  const ledger = ledgerReader(runsDir(projectDir), ids.length, process.env, now.getTime());
   const spend = spendLister(projectDir, ids, process.env, now);
-  return ids.map((id) => keep(summariseRun(projectDir, id, alive, now, armed, ledger, spend)));
+  const records = ids.map((id) =>
+    keep(summariseRun(projectDir, id, alive, now, armed, (id) => ledger.entry(id), spend)),
+  );
+  ledger.save();
+  return records;
 }
 
 /** Runs ordered by start time, oldest first; a run whose start is unknown sorts first, then by id. */

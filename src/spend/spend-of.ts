@@ -2,11 +2,13 @@
 // ledger, never from the run's status.json or events.jsonl, which its agent can write. A run's figure holds
 // its own calls, and its children's and resolve runs' when it is a `--parallel` parent (a family's first run).
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { dirCache } from "../store/dir-cache.js";
+import { sha256Hex } from "../util/sha256.js";
 import { sha256ForMany } from "../util/sha256-many.js";
 import { dayOf, projectKey, readRun, readRunFile, runFileName, SpendReader, spendDir } from "./spend-ledger.js";
 import type { SpendCall, SpendRun } from "./spend-record.js";
-import { noSpend, sumCalls, type SpendTotals } from "./spend-totals.js";
+import { CallSum, noSpend, sumCalls, type SpendTotals } from "./spend-totals.js";
 
 /** One reader per ledger directory for the whole process: a view of many runs reads each day once. */
 const readers = new Map<string, SpendReader>();
@@ -69,46 +71,59 @@ export function spendLister(
 ): (id: string) => SpendTotals {
   const project = projectKey(projectDir);
   const dir = join(spendDir(env), "runs");
-  let present: Set<string> | null;
-  try {
-    present = new Set(readdirSync(dir));
-  } catch {
-    present = null;
-  }
-  const hash = sha256ForMany(ids.length);
-  // Each run the ledger knows, with the first day its figure sums.
+  const cacheFile = join(dirname(spendDir(env)), "cache", "spend", `${sha256Hex(project).slice(0, 40)}.json`);
+  const cache = dirCache(dir, cacheFile, isDay, now.getTime());
+  let present: Set<string> | null | undefined;
+  const listed = (name: string) => {
+    if (present === undefined) {
+      try {
+        present = new Set(readdirSync(dir));
+      } catch {
+        present = null;
+      }
+    }
+    return present === null || present.has(name);
+  };
+  let hash: ((text: string) => string) | undefined;
+  // Each run the ledger knows, with the first day its figure sums: the last listing's, by run id, while the
+  // ledger's run records are unchanged.
   const from = new Map<string, string>();
   for (const id of ids) {
-    const name = runFileName(project, id, hash);
-    if (present !== null && !present.has(name)) continue;
-    const run = readRunFile(join(dir, name), project, id);
-    const day = run === null ? null : dayOrNull(firstDay(run));
+    const day = cache.get(id, () => {
+      const name = runFileName(project, id, (hash ??= sha256ForMany(ids.length)));
+      if (!listed(name)) return null;
+      const run = readRunFile(join(dir, name), project, id);
+      return run === null ? null : dayOrNull(firstDay(run));
+    });
     if (day !== null) from.set(id, day);
   }
+  cache.save();
   let earliest: string | null = null;
   for (const day of from.values()) if (earliest === null || day < earliest) earliest = day;
-  // Each call of the project, in ledger order, under its run and (a child's) under its family's first run.
-  const filed = new Map<string, Array<{ day: string; call: SpendCall }>>();
-  const file = (key: string, entry: { day: string; call: SpendCall }) => {
-    const list = filed.get(key);
-    if (list) list.push(entry);
-    else filed.set(key, [entry]);
+  // Each call of the project, in ledger order, summed under its run and (a child's) under its family's first
+  // run, from the first day of each.
+  const sums = new Map<string, CallSum>();
+  const add = (key: string, day: string, call: SpendCall) => {
+    const first = from.get(key);
+    if (first === undefined || day < first) return;
+    let sum = sums.get(key);
+    if (!sum) sums.set(key, (sum = new CallSum()));
+    sum.add(call);
   };
   if (earliest !== null) {
     for (const { day, calls } of new SpendReader(env).days(earliest, dayOf(now))) {
       for (const call of calls) {
         if (call.project !== project) continue;
-        file(call.run, { day, call });
-        if (call.family !== call.run) file(call.family, { day, call });
+        add(call.run, day, call);
+        if (call.family !== call.run) add(call.family, day, call);
       }
     }
   }
-  return (id) => {
-    const first = from.get(id);
-    const calls =
-      first === undefined ? [] : (filed.get(id) ?? []).filter(({ day }) => day >= first).map(({ call }) => call);
-    return calls.length > 0 ? sumCalls(calls) : noSpend();
-  };
+  return (id) => sums.get(id)?.totals() ?? noSpend();
+}
+
+function isDay(value: unknown): value is string {
+  return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
 /** dayOf, or null for a moment that is not one (a record not written by ralph). */

@@ -31,13 +31,15 @@ export function noSpend(): SpendTotals {
   };
 }
 
-/** The totals of `calls`. */
-export function sumCalls(calls: Iterable<SpendCall>): SpendTotals {
-  const totals = noSpend();
-  let reported = false;
-  let computed = false;
-  let cost = 0;
-  for (const call of calls) {
+/** Totals being summed call by call: `add` each call in ledger order, then `totals`. */
+export class CallSum {
+  private readonly sums = noSpend();
+  private cost = 0;
+  private reported = false;
+  private computed = false;
+
+  add(call: SpendCall): void {
+    const totals = this.sums;
     totals.calls += 1;
     totals.tokens.input += call.tokens.input;
     totals.tokens.output += call.tokens.output;
@@ -45,16 +47,29 @@ export function sumCalls(calls: Iterable<SpendCall>): SpendTotals {
     totals.tokens.cache_write += call.tokens.cache_write;
     if (call.cost_usd === null) totals.unknown_cost_calls += 1;
     else {
-      cost += call.cost_usd;
-      if (call.cost_source === "computed") computed = true;
-      else reported = true;
+      this.cost += call.cost_usd;
+      if (call.cost_source === "computed") this.computed = true;
+      else this.reported = true;
     }
   }
-  const t = totals.tokens;
-  t.total = t.input + t.output + t.cache_read + t.cache_write;
-  if (reported || computed) totals.cost_usd = Math.round(cost * 1e6) / 1e6;
-  totals.cost_source = reported && computed ? "mixed" : reported ? "reported" : computed ? "computed" : "none";
-  return totals;
+
+  /** The totals of the calls added. */
+  totals(): SpendTotals {
+    const totals = { ...this.sums, tokens: { ...this.sums.tokens } };
+    const t = totals.tokens;
+    t.total = t.input + t.output + t.cache_read + t.cache_write;
+    const { reported, computed } = this;
+    if (reported || computed) totals.cost_usd = Math.round(this.cost * 1e6) / 1e6;
+    totals.cost_source = reported && computed ? "mixed" : reported ? "reported" : computed ? "computed" : "none";
+    return totals;
+  }
+}
+
+/** The totals of `calls`. */
+export function sumCalls(calls: Iterable<SpendCall>): SpendTotals {
+  const sum = new CallSum();
+  for (const call of calls) sum.add(call);
+  return sum.totals();
 }
 
 /** The dollars a budget counts: the known costs (reported or computed). */

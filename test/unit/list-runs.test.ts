@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listRuns, summariseRun } from "../../src/control/list-runs.js";
-import { ledgerReader, readLedgerEntry } from "../../src/control/ledger-entry.js";
+import { canonical, entryFile, ledgerReader, readLedgerEntry } from "../../src/control/ledger-entry.js";
 import { appendCompletionMarker } from "../../src/store/progress-log.js";
 import { fileDigest, recordRunCreated, updateLedgerEntry } from "../../src/control/run-ledger.js";
 
@@ -184,6 +184,22 @@ describe("listRuns", () => {
   });
 });
 
+test("a listing keeps what it read of the runners' records for the next one while none changed; a record ralph replaced is read again", () => {
+  const dir = projectWith([{ id: "r", mode: "run" }]);
+  const runDir = join(dir, ".ralph", "runs", "r");
+  // Later than the records' last change by more than the settling time, so that what is read may be kept.
+  const listing = () => listRuns(dir, () => true, new Date(Date.now() + 60_000)).map((run) => run.state);
+  assert.deepEqual(listing(), ["running"]);
+  const entry = readLedgerEntry(runDir);
+  assert.ok(entry);
+  // Rewritten in place, which ralph never does: the records' directory is unchanged and the kept record
+  // answers (the control: the cache is in use).
+  writeFileSync(entryFile(canonical(runDir), process.env), `${JSON.stringify({ ...entry, runner: null })}\n`);
+  assert.deepEqual(listing(), ["running"]);
+  updateLedgerEntry(runDir, { runner: null });
+  assert.deepEqual(listing(), ["stale"]);
+});
+
 test("a listing reads each run's record as one run's reading does: through a linked path, by either digest, none for a foreign run", () => {
   const dir = projectWith([
     { id: "a", mode: "run", ended: true },
@@ -196,10 +212,13 @@ test("a listing reads each run's record as one run's reading does: through a lin
   const runs = join(link, ".ralph", "runs");
   for (const count of [1, 1000]) {
     const read = ledgerReader(runs, count);
-    for (const id of ["a", "b", "foreign"])
-      assert.deepEqual(read(id), readLedgerEntry(join(runs, id)), `${id} (${count} runs)`);
-    assert.notEqual(read("a"), null);
-    assert.equal(read("foreign"), null);
+    for (const id of ["a", "b", "foreign"]) {
+      const entry = readLedgerEntry(join(runs, id));
+      const listed = entry === null ? null : { runner: entry.runner };
+      assert.deepEqual(read.entry(id), listed, `${id} (${count} runs)`);
+    }
+    assert.notEqual(read.entry("a"), null);
+    assert.equal(read.entry("foreign"), null);
   }
   // The whole listing says what each run's own summary says.
   const now = new Date();

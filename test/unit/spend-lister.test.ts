@@ -133,4 +133,23 @@ describe("spendLister", () => {
     writeFileSync(join(spendDir(env), "runs", runFileName(project, "r")), "{}\n");
     assert.equal(spendLister(project, ["r"], env, NOW)("r").calls, 0);
   });
+
+  test("keeps each run's first day for the next listing while the ledger's run records are unchanged; reads a record ralph replaced", () => {
+    // Later than the records' last change by more than the settling time, so that what is read may be kept.
+    const now = new Date(Date.now() + 60_000);
+    const project = scratch("ralph-spend-project-");
+    const env = { ...process.env, XDG_STATE_HOME: scratch("ralph-spend-state-") };
+    const dayBefore = new Date(now.getTime() - DAY).toISOString();
+    const today = now.toISOString();
+    writeRun(runRecord(project, "r", { family_since: dayBefore, started_at: dayBefore }), env);
+    appendCall(callOf(project, "r", 0, 1, { at: dayBefore }), env);
+    assert.equal(spendLister(project, ["r"], env, now)("r").calls, 1);
+    // Rewritten in place, which ralph never does, so that the call is before the run's first day: the
+    // records' directory is unchanged and the kept first day answers (the control: the cache is in use).
+    const later = `${JSON.stringify(runRecord(project, "r", { family_since: today, started_at: today }))}\n`;
+    writeFileSync(join(spendDir(env), "runs", runFileName(project, "r")), later);
+    assert.equal(spendLister(project, ["r"], env, now)("r").calls, 1);
+    writeRun(runRecord(project, "r", { family_since: today, started_at: today }), env);
+    assert.equal(spendLister(project, ["r"], env, now)("r").calls, 0);
+  });
 });
