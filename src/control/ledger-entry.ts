@@ -1,9 +1,9 @@
 // Reading the runner's record of a run (run-ledger.ts describes the ledger and writes it), apart from the
 // writing side so that the read-only commands (`ralph status`, `ralph list`) load nothing they do not use:
 // the record's file name is a sha256 of a path, taken without Node's crypto (src/util/sha256.ts).
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { dirCache } from "../store/dir-cache.js";
+import { dirCache, listedIn } from "../store/dir-cache.js";
 import { requireBuiltin } from "../util/require-builtin.js";
 import { sha256Hex } from "../util/sha256.js";
 import { sha256ForMany } from "../util/sha256-many.js";
@@ -133,17 +133,7 @@ export function ledgerReader(
   const records = ledgerDir(env);
   const cacheFile = join(dirname(records), "cache", "runs", `${sha256Hex(parent).slice(0, 40)}.json`);
   const cache = dirCache(records, cacheFile, isListedEntry, now);
-  let present: Set<string> | null | undefined;
-  const listed = (name: string) => {
-    if (present === undefined) {
-      try {
-        present = new Set(readdirSync(records));
-      } catch {
-        present = null;
-      }
-    }
-    return present === null || present.has(name);
-  };
+  const listed = listedIn(records);
   let hash: ((text: string) => string) | undefined;
   return {
     entry: (id) =>

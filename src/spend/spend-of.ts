@@ -1,9 +1,8 @@
 // What a run spent, as every view shows it (status, list, report, the dashboard): summed from the spend
 // ledger, never from the run's status.json or events.jsonl, which its agent can write. A run's figure holds
 // its own calls, and its children's and resolve runs' when it is a `--parallel` parent (a family's first run).
-import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { dirCache } from "../store/dir-cache.js";
+import { dirCache, listedIn } from "../store/dir-cache.js";
 import { sha256Hex } from "../util/sha256.js";
 import { sha256ForMany } from "../util/sha256-many.js";
 import { dayOf, projectKey, readRun, readRunFile, runFileName, SpendReader, spendDir } from "./spend-ledger.js";
@@ -73,17 +72,7 @@ export function spendLister(
   const dir = join(spendDir(env), "runs");
   const cacheFile = join(dirname(spendDir(env)), "cache", "spend", `${sha256Hex(project).slice(0, 40)}.json`);
   const cache = dirCache(dir, cacheFile, isDay, now.getTime());
-  let present: Set<string> | null | undefined;
-  const listed = (name: string) => {
-    if (present === undefined) {
-      try {
-        present = new Set(readdirSync(dir));
-      } catch {
-        present = null;
-      }
-    }
-    return present === null || present.has(name);
-  };
+  const listed = listedIn(dir);
   let hash: ((text: string) => string) | undefined;
   // Each run the ledger knows, with the first day its figure sums: the last listing's, by run id, while the
   // ledger's run records are unchanged.

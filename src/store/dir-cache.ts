@@ -2,7 +2,7 @@
 // own. The directory's records are only ever replaced whole (written beside, renamed over, or removed; never
 // written in place), and each of those changes the directory's modification and change times: while the
 // directory's identity (device, inode, both times to the nanosecond) is what it was, so is every record.
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
 
@@ -92,4 +92,23 @@ function kept<T>(
   for (const pair of file.entries)
     if (!Array.isArray(pair) || typeof pair[0] !== "string" || (pair[1] !== null && !valid(pair[1]))) return [];
   return file.entries as Array<[string, T | null]>;
+}
+
+/**
+ * Whether directory `dir` holds a file of a name, from one listing of it taken when first asked (so a
+ * listing whose records are all cached lists nothing): a record that is not there costs no failed open.
+ * True for every name when the directory cannot be listed.
+ */
+export function listedIn(dir: string): (name: string) => boolean {
+  let names: Set<string> | null | undefined;
+  return (name) => {
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(dir));
+      } catch {
+        names = null;
+      }
+    }
+    return names === null || names.has(name);
+  };
 }
