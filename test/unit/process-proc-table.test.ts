@@ -2,6 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import {
   hasEnvMarker,
   isAlive,
@@ -15,6 +16,15 @@ import { TreeScanner } from "../../src/process/tree-scanner.js";
 import { isRunning, procState } from "../fixtures/tree-harness.js";
 import { waitFor } from "../helpers/wait.js";
 import { freeze, freezerMissing } from "../fixtures/freezer.js";
+
+/** A process's environment as /proc shows it (empty when it cannot be read). */
+function environOf(pid: number): Buffer {
+  try {
+    return readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
 
 function startSleeper(env: NodeJS.ProcessEnv = process.env, script = "exec sleep 1000") {
   const child = spawn("sh", ["-c", script], { env, stdio: "ignore", detached: true });
@@ -122,7 +132,12 @@ describe("proc-table", () => {
     const { child, pid } = startSleeper({ ...process.env, RALPH_T_MARK: "abc123", RALPH_T_OTHER: "x" });
     t.after(() => child.kill("SIGKILL"));
     await waitFor(() => procState(pid) !== null, `process ${pid} in /proc`, 5000);
-    await waitFor(() => readProcess(pid)?.comm === "sleep", `process ${pid} to be sleep`, 5000);
+    // exec names the process before it lays out the new environment: until then /proc/PID/environ reads empty.
+    await waitFor(
+      () => readProcess(pid)?.comm === "sleep" && environOf(pid).length > 0,
+      `process ${pid} to be sleep, its environment laid out`,
+      5000,
+    );
     assert.equal(hasEnvMarker(pid, "RALPH_T_MARK", "abc123"), true);
     assert.equal(hasEnvMarker(pid, "RALPH_T_MARK", "abc12"), false);
     assert.equal(hasEnvMarker(pid, "T_MARK", "abc123"), false);
