@@ -3,6 +3,7 @@
 import { realIo } from "../engine/engine-io.js";
 import { runEngine } from "../engine/run-engine.js";
 import { markEndedIfNot } from "../run/finish-run.js";
+import type { InterruptSignal } from "../exit/exit-reasons.js";
 import type { LockHolder } from "../control/lock-file.js";
 import type { TreeMarker } from "../process/inventory.js";
 import type { Supervision } from "../process/supervision.js";
@@ -31,7 +32,7 @@ export interface ChildHost {
   /** The parent's sandbox probe, for the same settings (null: not sandboxed). */
   sandboxProbe: OpenedRun["sandboxProbe"];
   /** Run just before the parent's process is forced out (a second signal): each running child marks itself INTERRUPTED. */
-  onForcedExit: Set<() => void>;
+  onForcedExit: Set<(signal: InterruptSignal) => void>;
   /** How a child's failure to start is said, and its exit code, as a child process would have said it. */
   words: Pick<LaunchWords, "failure" | "worktreeFailure">;
 }
@@ -89,7 +90,7 @@ async function runChild(
     warn: () => undefined,
     sandboxProbe: shared.sandboxProbe,
   });
-  const forced = () => markEndedIfNot(opened.paths.progress, "INTERRUPTED");
+  const forced = (signal: InterruptSignal) => markEndedIfNot(opened.paths.progress, "INTERRUPTED", signal);
   shared.onForcedExit.add(forced);
   shared.guardian.markOnDeath(opened.paths.progress);
   const { sandbox } = opened;

@@ -80,9 +80,9 @@ export async function startRun(input: StartRunInput, words: LaunchWords): Promis
           words,
         }
       : null;
-  const signals = watchSignals(() => {
-    markEndedIfNot(paths.progress, "INTERRUPTED");
-    for (const mark of engines?.onForcedExit ?? []) mark();
+  const signals = watchSignals((signal) => {
+    markEndedIfNot(paths.progress, "INTERRUPTED", signal);
+    for (const mark of engines?.onForcedExit ?? []) mark(signal);
   });
   const jobControl = fanMarker ? watchJobControl(fanMarker) : null;
   const stopWatchingParent = input.watchParent

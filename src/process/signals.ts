@@ -24,8 +24,11 @@ const FALLBACK_EXIT_MS = 100;
 
 const activeWatches = new Set<() => void>();
 
-/** Starts listening for interrupting signals; `beforeForcedExit` runs (synchronously) just before a forced exit. */
-export function watchSignals(beforeForcedExit: () => void = () => undefined): SignalWatch {
+/**
+ * Starts listening for interrupting signals; `beforeForcedExit` runs (synchronously) just before a forced
+ * exit, with the signal the runner dies of.
+ */
+export function watchSignals(beforeForcedExit: (signal: InterruptSignal) => void = () => undefined): SignalWatch {
   const interrupted = new AbortController();
   const urgent = new AbortController();
   let first: InterruptSignal | null = null;
@@ -44,7 +47,7 @@ export function watchSignals(beforeForcedExit: () => void = () => undefined): Si
     // Teardown must never make the runner unkillable.
     setTimeout(() => {
       try {
-        beforeForcedExit();
+        beforeForcedExit(dying);
       } finally {
         dieOfSignal(dying);
       }

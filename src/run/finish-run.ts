@@ -2,9 +2,9 @@
 import { appendCompletionMarker, holdCompletionMarker } from "../store/progress-log.js";
 import { RunFileError } from "../store/regular-file.js";
 import { exitCodeFor, type ExitReason, type InterruptSignal } from "../exit/exit-reasons.js";
-import type { RecordListener, RunRecord } from "./run-record.js";
+import { RunRecord, type RecordListener } from "./run-record.js";
 import type { RunStatus } from "../store/status-file.js";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { spendOf } from "../spend/spend-of.js";
 import { spendJson } from "../spend/spend-totals.js";
 
@@ -31,11 +31,22 @@ export interface RunResult extends Ending {
 }
 
 /**
- * The last resort when the runner is forced out (a second signal while teardown is still running):
- * appends the marker unless the run already has one. Synchronous, so it can run just before exiting;
- * a write that fails (a full disk) is given up, never thrown at a process that is about to die.
+ * The last resort when the runner is forced out (a second signal while teardown is still running): the run
+ * of `progressFile` is finished as any run is (status.json ended, run_ended, the marker) when this process
+ * still has its record open, else the marker is appended unless this runner wrote it. Synchronous, so it
+ * can run just before exiting; a write that fails (a full disk) is given up, never thrown at a process that
+ * is about to die.
  */
-export function markEndedIfNot(progressFile: string, reason: ExitReason): void {
+export function markEndedIfNot(progressFile: string, reason: ExitReason, signal?: InterruptSignal): void {
+  try {
+    const record = [...RunRecord.unfinished].find((open) => resolve(open.paths.progress) === resolve(progressFile));
+    if (record) {
+      const detail = "ended at once by a second signal, before its teardown was done";
+      finishRun(record, { reason, detail, ...(signal ? { signal } : {}) }, new Date());
+    }
+  } catch {
+    // The marker below is what matters most.
+  }
   // Whether this runner wrote its marker is known here, not read back: an agent may have appended a forged one.
   try {
     if (!markedByThisRunner.has(progressFile)) appendCompletionMarker(progressFile, reason);
@@ -57,6 +68,7 @@ function projectOfRun(runDir: string): string {
  * `last` holds status fields the ending step changed (e.g. the spend of an interrupted iteration).
  */
 export function finishRun(record: RunRecord, ending: Ending, now: Date, last: Partial<RunStatus> = {}): RunResult {
+  RunRecord.unfinished.delete(record);
   const exitCode = exitCodeFor(ending.reason, ending.signal);
   const detail = record.redactor.text(ending.detail);
   record.stopHeartbeat();

@@ -30,6 +30,9 @@ export const STATUS_GAP_MS = 100;
 
 /** Writes a run's files; the one object the loop records through. */
 export class RunRecord {
+  /** The records of this process whose run has not been finished yet (finishRun takes each out). */
+  static readonly unfinished = new Set<RunRecord>();
+
   private heartbeat: NodeJS.Timeout | null = null;
   /** When status.json was last replaced (performance.now()) and the state it said; the write waiting for the gap. */
   private writtenAt = -Infinity;
@@ -52,6 +55,7 @@ export class RunRecord {
     readonly redactor: Redactor = new Redactor({}),
   ) {
     this.guard = new WriteGuard(join(paths.dir, "disk-reserve"));
+    RunRecord.unfinished.add(this);
   }
 
   /** Creates the run directory (0700) and writes the first status. */

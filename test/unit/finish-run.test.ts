@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXIT_REASONS, exitCodeFor } from "../../src/exit/exit-reasons.js";
-import { finishRun } from "../../src/run/finish-run.js";
+import { finishRun, markEndedIfNot } from "../../src/run/finish-run.js";
 import { RunRecord } from "../../src/run/run-record.js";
 import { runPaths } from "../../src/store/run-paths.js";
 import type { RunStatus } from "../../src/store/status-file.js";
@@ -112,6 +112,61 @@ describe("finishRun", () => {
     walk(srcRoot);
     assert.ok(readdirSync(srcRoot).length > 0, "source tree found");
     assert.deepEqual(offenders, []);
+  });
+
+  /** What the run directory says of its end: status.json's ending, its run_ended events, its markers. */
+  const endOf = (paths: ReturnType<typeof runPaths>) => {
+    const written = JSON.parse(readFileSync(paths.status, "utf8")) as RunStatus;
+    const events = readFileSync(paths.events, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent);
+    return {
+      status: [written.state, written.exit_reason, written.exit_code],
+      ended: events.filter((event) => event.type === "run_ended").length,
+      markers: readFileSync(paths.progress, "utf8")
+        .split("\n")
+        .filter((line) => line === "promise=COMPLETE").length,
+    };
+  };
+
+  test("forced out by a second signal during teardown: a run this process still records is finished as any run is", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
+    try {
+      const paths = runPaths(dir, "r3");
+      const record = RunRecord.create(
+        paths,
+        status("r3"),
+        { event: () => undefined, log: () => undefined },
+        () => new Date(1000),
+      );
+      record.update({ state: "stopping" });
+      markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
+      assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 143], ended: 1, markers: 1 });
+      // Forced out twice (the parent's and a child's hooks name the same run): nothing is written again.
+      markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
+      assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 143], ended: 1, markers: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("forced out after the run was finished: its ending stays, nothing is written twice", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
+    try {
+      const paths = runPaths(dir, "r4");
+      const record = RunRecord.create(
+        paths,
+        status("r4"),
+        { event: () => undefined, log: () => undefined },
+        () => new Date(1000),
+      );
+      finishRun(record, { reason: "INTERRUPTED", detail: "x", signal: "SIGINT" }, new Date(2000));
+      markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
+      assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 130], ended: 1, markers: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("the marker is written even when writing status fails", () => {
