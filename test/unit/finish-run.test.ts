@@ -130,44 +130,37 @@ describe("finishRun", () => {
     };
   };
 
-  test("forced out by a second signal during teardown: a run this process still records is finished as any run is", () => {
+  /** A run `id` recorded in a fresh directory, given to `check`; the directory is removed after. */
+  const withRun = (id: string, check: (paths: ReturnType<typeof runPaths>, record: RunRecord) => void) => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
     try {
-      const paths = runPaths(dir, "r3");
-      const record = RunRecord.create(
+      const paths = runPaths(dir, id);
+      const silent = { event: () => undefined, log: () => undefined };
+      check(
         paths,
-        status("r3"),
-        { event: () => undefined, log: () => undefined },
-        () => new Date(1000),
+        RunRecord.create(paths, status(id), silent, () => new Date(1000)),
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  test("forced out by a second signal during teardown: a run this process still records is finished as any run is", () =>
+    withRun("r3", (paths, record) => {
       record.update({ state: "stopping" });
       markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
       assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 143], ended: 1, markers: 1 });
       // Forced out twice (the parent's and a child's hooks name the same run): nothing is written again.
       markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
       assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 143], ended: 1, markers: 1 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  test("forced out after the run was finished: its ending stays, nothing is written twice", () => {
-    const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
-    try {
-      const paths = runPaths(dir, "r4");
-      const record = RunRecord.create(
-        paths,
-        status("r4"),
-        { event: () => undefined, log: () => undefined },
-        () => new Date(1000),
-      );
+  test("forced out after the run was finished: its ending stays, nothing is written twice", () =>
+    withRun("r4", (paths, record) => {
       finishRun(record, { reason: "INTERRUPTED", detail: "x", signal: "SIGINT" }, new Date(2000));
       markEndedIfNot(paths.progress, "INTERRUPTED", "SIGTERM");
       assert.deepEqual(endOf(paths), { status: ["ended", "INTERRUPTED", 130], ended: 1, markers: 1 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
   test("the marker is written even when writing status fails", () => {
     const dir = mkdtempSync(join(tmpdir(), "ralph-finish-"));
