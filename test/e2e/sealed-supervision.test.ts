@@ -433,12 +433,21 @@ describe("stale cgroups", () => {
       const live = join(base, `ralph-${namespace}-${process.pid}-${identify(process.pid).start}`);
       const sleepers: Proc[] = [];
       for (const cgroup of [stale, live]) {
-        mkdirSync(cgroup);
         const sleeper = spawn("sleep", ["300"], { stdio: "ignore" });
         const proc = identify(sleeper.pid as number);
         cleanup.pid(proc);
         sleepers.push(proc);
-        writeFileSync(join(cgroup, "cgroup.procs"), String(sleeper.pid));
+        // Another ralph on this machine (a second test suite) may remove the dead runner's cgroup between its
+        // making and the write: the behaviour under test, done early. It is made again until the write lands.
+        for (let attempt = 1; ; attempt++) {
+          mkdirSync(cgroup, { recursive: true });
+          try {
+            writeFileSync(join(cgroup, "cgroup.procs"), String(sleeper.pid));
+            break;
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT" || cgroup !== stale || attempt === 10) throw error;
+          }
+        }
       }
       try {
         const ralph = cleanup.ralph(
