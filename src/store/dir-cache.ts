@@ -12,10 +12,10 @@ import { writeFileAtomic } from "./atomic-write.js";
  */
 const SETTLE_MS = 2000;
 
-/** What a listing read from one directory, by file name; `save` keeps it for the next listing. */
+/** What a listing read from one directory, by a key of its choosing (a run id); `save` keeps it for the next listing. */
 export interface DirCache<T> {
-  /** What file `name` holds: the cache's while the directory is unchanged, else `read(name)`'s (null: none). */
-  get(name: string, read: (name: string) => T | null): T | null;
+  /** What was read for `key`: the cache's while the directory is unchanged, else `read(key)`'s (null: none). */
+  get(key: string, read: (key: string) => T | null): T | null;
   /** Keeps what was read in the cache file (atomically), when anything new was; a failure keeps nothing. */
   save(): void;
 }
@@ -24,7 +24,7 @@ interface CacheFile<T> {
   version: 1;
   dir: string;
   identity: string;
-  /** Each file name with what was read of it (null: nothing, no such file). */
+  /** Each key with what was read for it (null: nothing, no such record). */
   entries: Array<[string, T | null]>;
 }
 
