@@ -54,11 +54,11 @@ export function dirCache<T>(
   const entries = new Map<string, T | null>(identity === null ? [] : kept(cacheFile, dir, identity, valid));
   let added = false;
   return {
-    get(name, read) {
-      const known = entries.get(name);
+    get(key, read) {
+      const known = entries.get(key);
       if (known !== undefined) return known;
-      const entry = read(name);
-      entries.set(name, entry);
+      const entry = read(key);
+      entries.set(key, entry);
       added = true;
       return entry;
     },
