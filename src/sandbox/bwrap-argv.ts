@@ -1,5 +1,5 @@
 // The bubblewrap command line of one sandboxed process: what it sees, writes, and which namespaces it gets.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { ensurePlaceholder } from "./placeholder.js";
@@ -39,33 +39,25 @@ export interface Walls {
   programs: string[];
   /** Where the command starts, when not in the work directory. */
   startDir?: string;
-  /** The run's own directory (RALPH_RUN_DIR): its files but settings.json stay readable; every other run is hidden. */
+  /** The run's own directory (RALPH_RUN_DIR): shown as `runView` shows it; every other run is hidden. */
   runDir?: string;
+  /** The run directory's view for this start (see run-view.ts); without one, the run directory shows empty. */
+  runView?: string;
 }
 
-/** Files of a run directory the agent never sees: its settings name webhook URLs and notification commands. */
-const RUN_SECRETS = new Set(["settings.json", "requests"]);
-
 /**
- * The project's runs hidden behind an empty read-only directory, with the current run's other files bound
- * back read-only one by one. A file bound over would not do: ralph replaces settings.json by a rename
- * during a run, which detaches a mount over it in the sandbox and shows the new one.
+ * The project's runs hidden behind an empty read-only directory, with the current run's view (see
+ * run-view.ts) bound read-only at its place: its files but settings.json, each as it was when the view was
+ * made (or growing, for a log). No file is bound by itself: bubblewrap's set-up fails when one is renamed over
+ * while it is being bound, and ralph replaces status.json at any time.
  */
-function hideRuns(ralphDir: string, runDir: string | undefined): string[] {
+function hideRuns(ralphDir: string, runDir: string | undefined, runView: string | undefined): string[] {
   const runs = join(ralphDir, "runs");
   if (!existsSync(runs)) return [];
   const options = ["--tmpfs", runs];
   const own = runDir === undefined ? null : real(runDir);
-  if (own !== null && own.startsWith(`${runs}/`)) {
-    options.push("--dir", own);
-    let names: string[] = [];
-    try {
-      names = readdirSync(own);
-    } catch {
-      // Gone meanwhile: nothing to bind back.
-    }
-    for (const name of names) if (!RUN_SECRETS.has(name)) options.push("--ro-bind", join(own, name), join(own, name));
-  }
+  if (own !== null && own.startsWith(`${runs}/`))
+    options.push(...(runView === undefined ? ["--dir", own] : ["--ro-bind", runView, own]));
   return [...options, "--remount-ro", runs];
 }
 
@@ -222,7 +214,7 @@ export function bwrapOptions(walls: Walls): string[] {
   const gitPaths = gitProtected(work);
   const readOnly = [...worktreeGitDirs(work), ...gitPaths, ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
   for (const path of readOnly) options.push("--ro-bind", path, path);
-  if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.runDir));
+  if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.runDir, walls.runView));
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
     options.push(bind, work, work);

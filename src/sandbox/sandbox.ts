@@ -1,5 +1,5 @@
 // One run's sandbox: the walls (bubblewrap), the way out (the egress proxy), and the environment that passes.
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { agentState } from "./agent-state.js";
 import { agentVariables } from "./billing.js";
 import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
+import { makeRunView, removeLeftoverViews, removeRunView } from "./run-view.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
 import { watchTamper, type TamperScan } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
@@ -129,6 +130,9 @@ export class Sandbox implements SandboxIo {
   private readonly copies = new Map<string, string>();
   /** Copies made so far (each file's name is numbered). */
   private copied = 0;
+  /** The run directory views still in use (see run-view.ts), and the run directories they show. */
+  private readonly views = new Set<string>();
+  private readonly viewed = new Set<string>();
 
   private constructor(
     private readonly probe: Extract<SandboxProbe, { ok: true }>,
@@ -230,8 +234,17 @@ export class Sandbox implements SandboxIo {
     return inside;
   }
 
-  wrap(argv: string[], env: NodeJS.ProcessEnv, view?: ReviewerView): { argv: string[]; env: NodeJS.ProcessEnv } {
+  /**
+   * The argv and environment that run `argv` inside the sandbox, and the view of the run directory made for
+   * it (removed by close(), or by spawn() once the process has exited).
+   */
+  wrap(
+    argv: string[],
+    env: NodeJS.ProcessEnv,
+    view?: ReviewerView,
+  ): { argv: string[]; env: NodeJS.ProcessEnv; runView?: string } {
     const home = homeOf(env);
+    const runView = env.RALPH_RUN_DIR ? this.runView(env.RALPH_RUN_DIR) : null;
     const state = agentState(view?.agent ?? this.dirs.agent, home, env, view?.cwd ?? this.dirs.workDir);
     const walls = {
       projectDir: this.dirs.projectDir,
@@ -250,11 +263,34 @@ export class Sandbox implements SandboxIo {
       programs: [RALPH_ROOT, ...argv.filter((arg) => isAbsolute(arg))],
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
       ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
+      ...(runView !== null ? { runView } : {}),
     };
     return {
       argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv),
       env: this.environment(env, view?.agent ?? this.dirs.agent),
+      ...(runView !== null ? { runView } : {}),
     };
+  }
+
+  /** A new view of run directory `runDir`; the first one also removes what a runner that died left. */
+  private runView(runDir: string): string | null {
+    let real: string;
+    try {
+      real = realpathSync(runDir);
+    } catch {
+      return null;
+    }
+    if (!this.viewed.has(real)) removeLeftoverViews(real);
+    this.viewed.add(real);
+    const made = makeRunView(real);
+    if (made !== null) this.views.add(made);
+    return made;
+  }
+
+  private dropView(view: string | undefined): void {
+    if (view === undefined) return;
+    removeRunView(view);
+    this.views.delete(view);
   }
 
   watchTamper(workDir: string, quarantineDir: string, env: NodeJS.ProcessEnv): Promise<TamperScan> {
@@ -284,7 +320,11 @@ export class Sandbox implements SandboxIo {
       options.env,
       view && options.cwd !== this.dirs.workDir ? { ...view, cwd: options.cwd } : view,
     );
-    return spawn({ ...options, argv: wrapped.argv, env: wrapped.env });
+    return spawn({ ...options, argv: wrapped.argv, env: wrapped.env }).then((result) => {
+      if (result.ok) void result.agent.exited.then(() => this.dropView(wrapped.runView));
+      else this.dropView(wrapped.runView);
+      return result;
+    });
   }
 
   /**
@@ -309,8 +349,10 @@ export class Sandbox implements SandboxIo {
     }
   }
 
-  /** Stops the proxy and removes the private copies. */
+  /** Stops the proxy and removes the private copies and the run directory views. */
   async close(): Promise<void> {
+    for (const view of this.views) removeRunView(view);
+    this.views.clear();
     if (this.copyDir !== null) rmSync(this.copyDir, { recursive: true, force: true });
     this.copyDir = null;
     this.copies.clear();
