@@ -39,26 +39,26 @@ export interface Walls {
   programs: string[];
   /** Where the command starts, when not in the work directory. */
   startDir?: string;
-  /** The run's own directory (RALPH_RUN_DIR): shown as `runView` shows it; every other run is hidden. */
-  runDir?: string;
-  /** The run directory's view for this start (see run-view.ts); without one, the run directory shows empty. */
-  runView?: string;
+  /**
+   * The run's own directory (RALPH_RUN_DIR, its real path, one of the project's runs: see shownRunDir), shown
+   * as its view for this start shows it (see run-view.ts), or empty without one; every other run is hidden.
+   */
+  run?: { dir: string; view: string | null };
 }
 
-/**
- * The project's runs hidden behind an empty read-only directory, with the current run's view (see
- * run-view.ts) bound read-only at its place: its files but settings.json, each as it was when the view was
- * made (or growing, for a log). No file is bound by itself: bubblewrap's set-up fails when one is renamed over
- * while it is being bound, and ralph replaces status.json at any time.
- */
-function hideRuns(ralphDir: string, runDir: string | undefined, runView: string | undefined): string[] {
+/** The project's runs hidden behind an empty read-only directory, with the current run's view bound at its place. */
+function hideRuns(ralphDir: string, run: Walls["run"]): string[] {
   const runs = join(ralphDir, "runs");
   if (!existsSync(runs)) return [];
-  const options = ["--tmpfs", runs];
-  const own = runDir === undefined ? null : real(runDir);
-  if (own !== null && own.startsWith(`${runs}/`))
-    options.push(...(runView === undefined ? ["--dir", own] : ["--ro-bind", runView, own]));
-  return [...options, "--remount-ro", runs];
+  const shown = run === undefined ? [] : run.view === null ? ["--dir", run.dir] : ["--ro-bind", run.view, run.dir];
+  return ["--tmpfs", runs, ...shown, "--remount-ro", runs];
+}
+
+/** The real path of run directory `runDir` when it is one of the project's runs (the sandbox shows it), else null. */
+export function shownRunDir(projectDir: string, runDir: string): string | null {
+  const own = real(runDir);
+  const runs = join(real(projectDir) ?? projectDir, ".ralph", "runs");
+  return own !== null && own.startsWith(`${runs}/`) ? own : null;
 }
 
 /** The directories the sandbox replaces with empty private ones. */
@@ -214,7 +214,7 @@ export function bwrapOptions(walls: Walls): string[] {
   const gitPaths = gitProtected(work);
   const readOnly = [...worktreeGitDirs(work), ...gitPaths, ...ralphYaml, ...(existsSync(ralphDir) ? [ralphDir] : [])];
   for (const path of readOnly) options.push("--ro-bind", path, path);
-  if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.runDir, walls.runView));
+  if (existsSync(ralphDir)) options.push(...hideRuns(ralphDir, walls.run));
   // A worktree lives under `.ralph/worktrees/`: it is writable again after `.ralph/` was made read-only.
   if (work.startsWith(`${ralphDir}/`)) {
     options.push(bind, work, work);

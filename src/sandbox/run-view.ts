@@ -2,8 +2,9 @@
 // for each start and bound whole. Binding the files one by one raced: ralph replaces status.json (and others)
 // by a rename at any time, and bubblewrap fails its set-up when a file it has just bound is renamed over
 // before it remounts it read-only. Nothing renames or removes a view's links while its sandbox lives.
-import { copyFileSync, linkSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { linkSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegular } from "../store/regular-file.js";
 
 /** The names views start with, in the run directory they show. */
 const VIEW_PREFIX = ".sandbox-view-";
@@ -21,10 +22,10 @@ function names(dir: string): string[] {
 
 /**
  * A view of run directory `runDir` (its real path): a fresh 0700 directory inside it holding a hard link to
- * each of its regular files but settings.json and the temporary files of a write under way (a copy where
- * no link can be made: a file system without them, or a file being renamed over). Its subdirectories (the `ralph set` requests, planted files) are left
- * out. A file replaced by ralph later stays as it was in the view; one appended to (the logs) is seen
- * growing. Null when the view cannot be made: the sandbox then shows an empty run directory.
+ * each of its regular files but settings.json and the temporary files of a write under way; subdirectories
+ * (the `ralph set` requests, planted files) are left out. A file ralph replaces later stays in the view as it
+ * was; one appended to (a log) is seen growing. Null when no view can be made: the run directory then shows
+ * empty.
  */
 export function makeRunView(runDir: string): string | null {
   let view: string;
@@ -35,25 +36,34 @@ export function makeRunView(runDir: string): string | null {
   }
   for (const name of names(runDir)) {
     if (RUN_SECRETS.has(name) || name.endsWith(".tmp") || name.startsWith(VIEW_PREFIX)) continue;
-    const from = join(runDir, name);
     try {
-      if (!lstatSync(from).isFile()) continue;
+      if (lstatSync(join(runDir, name)).isFile()) addToView(join(runDir, name), join(view, name));
     } catch {
-      continue; // Gone meanwhile (removed, or a temporary name renamed away): not part of the run any more.
-    }
-    try {
-      linkSync(from, join(view, name));
-    } catch {
-      // A file renamed over while it is linked fails with ENOENT though its name never went away; a copy
-      // opens whichever file the name holds. Gone for the copy too: no longer part of the run.
-      try {
-        copyFileSync(from, join(view, name));
-      } catch {
-        // Unreadable or gone: left out of the view.
-      }
+      // Gone meanwhile (removed, or a temporary name renamed away): not part of the run any more.
     }
   }
   return view;
+}
+
+/**
+ * Links `from` into a view as `to`. A file renamed over while it is being linked fails with ENOENT though its
+ * name never went away: it is linked again. Where no link can be made (a file system without them, or a file
+ * renamed over at every try), the view gets a copy, read without following a link or waiting on a FIFO.
+ */
+function addToView(from: string, to: string): void {
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      linkSync(from, to);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") break;
+    }
+  }
+  try {
+    writeFileSync(to, readRegular(from), { mode: 0o600, flag: "wx" });
+  } catch {
+    // Gone, not a regular file any more, or unreadable: left out of the view.
+  }
 }
 
 /** Removes a view (only its links: the run's files stay). */

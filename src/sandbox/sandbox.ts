@@ -1,5 +1,5 @@
 // One run's sandbox: the walls (bubblewrap), the way out (the egress proxy), and the environment that passes.
-import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,9 +8,9 @@ import { findOnPath } from "../process/supervision.js";
 import type { SpawnAgentOptions, SpawnResult } from "../process/spawn-agent.js";
 import { agentState } from "./agent-state.js";
 import { agentVariables } from "./billing.js";
-import { bwrapOptions, DEFAULT_READ_DENY, homeOf } from "./bwrap-argv.js";
+import { bwrapOptions, DEFAULT_READ_DENY, homeOf, shownRunDir } from "./bwrap-argv.js";
 import type { Denied, EgressProxy } from "./egress-proxy.js";
-import { makeRunView, removeLeftoverViews, removeRunView } from "./run-view.js";
+import { makeRunView, removeRunView } from "./run-view.js";
 import { PROXY_PORT, sandboxedArgv } from "./sandbox-launcher.js";
 import { watchTamper, type TamperScan } from "./tamper-scan.js";
 import { envPasses, type SandboxSettings } from "./sandbox-policy.js";
@@ -130,9 +130,8 @@ export class Sandbox implements SandboxIo {
   private readonly copies = new Map<string, string>();
   /** Copies made so far (each file's name is numbered). */
   private copied = 0;
-  /** The run directory views still in use (see run-view.ts), and the run directories they show. */
+  /** The run directory views still in use (see run-view.ts). */
   private readonly views = new Set<string>();
-  private readonly viewed = new Set<string>();
 
   private constructor(
     private readonly probe: Extract<SandboxProbe, { ok: true }>,
@@ -244,7 +243,6 @@ export class Sandbox implements SandboxIo {
     view?: ReviewerView,
   ): { argv: string[]; env: NodeJS.ProcessEnv; runView?: string } {
     const home = homeOf(env);
-    const runView = env.RALPH_RUN_DIR ? this.runView(env.RALPH_RUN_DIR) : null;
     const state = agentState(view?.agent ?? this.dirs.agent, home, env, view?.cwd ?? this.dirs.workDir);
     const walls = {
       projectDir: this.dirs.projectDir,
@@ -262,33 +260,27 @@ export class Sandbox implements SandboxIo {
       // The agent's program and every path in its command line (a script under /tmp, hidden by the private /tmp otherwise).
       programs: [RALPH_ROOT, ...argv.filter((arg) => isAbsolute(arg))],
       ...(view?.cwd !== undefined ? { startDir: view.cwd } : {}),
-      ...(env.RALPH_RUN_DIR ? { runDir: env.RALPH_RUN_DIR } : {}),
-      ...(runView !== null ? { runView } : {}),
     };
-    return {
-      argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, bwrapOptions(walls), this.proxy?.socket ?? null, argv),
-      env: this.environment(env, view?.agent ?? this.dirs.agent),
-      ...(runView !== null ? { runView } : {}),
-    };
-  }
-
-  /** A new view of run directory `runDir`; the first one also removes what a runner that died left. */
-  private runView(runDir: string): string | null {
-    let real: string;
+    const inside = this.environment(env, view?.agent ?? this.dirs.agent);
+    // The view is made last, and removed again when the walls cannot be built.
+    const runDir = env.RALPH_RUN_DIR ? shownRunDir(this.dirs.projectDir, env.RALPH_RUN_DIR) : null;
+    const runView = runDir === null ? null : makeRunView(runDir);
+    if (runView !== null) this.views.add(runView);
     try {
-      real = realpathSync(runDir);
-    } catch {
-      return null;
+      const options = bwrapOptions({ ...walls, ...(runDir !== null ? { run: { dir: runDir, view: runView } } : {}) });
+      return {
+        argv: sandboxedArgv(this.probe.perl, this.probe.bwrap, options, this.proxy?.socket ?? null, argv),
+        env: inside,
+        ...(runView !== null ? { runView } : {}),
+      };
+    } catch (error) {
+      this.dropView(runView);
+      throw error;
     }
-    if (!this.viewed.has(real)) removeLeftoverViews(real);
-    this.viewed.add(real);
-    const made = makeRunView(real);
-    if (made !== null) this.views.add(made);
-    return made;
   }
 
-  private dropView(view: string | undefined): void {
-    if (view === undefined) return;
+  private dropView(view: string | null | undefined): void {
+    if (view === null || view === undefined) return;
     removeRunView(view);
     this.views.delete(view);
   }

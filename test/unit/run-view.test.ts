@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapOptions } from "../../src/sandbox/bwrap-argv.js";
+import { bwrapOptions, shownRunDir } from "../../src/sandbox/bwrap-argv.js";
 import { makeRunView, removeLeftoverViews, removeRunView } from "../../src/sandbox/run-view.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
 
@@ -95,9 +95,10 @@ test("bubblewrap binds the view whole at the run directory's place, and nothing 
     readDeny: [],
     socket: null,
     programs: [],
-    runDir: run,
   };
-  const options = bwrapOptions({ ...walls, runView: view });
+  assert.equal(shownRunDir(project, run), run);
+  assert.equal(shownRunDir(project, join(project, "elsewhere")), null, "not one of the project's runs");
+  const options = bwrapOptions({ ...walls, run: { dir: run, view } });
   const runs = join(project, ".ralph", "runs");
   const at = options.indexOf(view);
   assert.deepEqual(options.slice(at - 1, at + 2), ["--ro-bind", view, run]);
@@ -108,7 +109,7 @@ test("bubblewrap binds the view whole at the run directory's place, and nothing 
     "no file of the live run directory is a bind source",
   );
   // Without a view, the run directory is an empty one: nothing of the runs is bound at all.
-  const bare = bwrapOptions(walls);
+  const bare = bwrapOptions({ ...walls, run: { dir: run, view: null } });
   assert.deepEqual(
     bindSources(bare).filter((source) => source.startsWith(`${runs}/`)),
     [],

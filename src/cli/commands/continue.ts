@@ -8,6 +8,7 @@ import { summariseRun } from "../../control/list-runs.js";
 import { runPaths, type RunPaths } from "../../store/run-paths.js";
 import type { RunStatus } from "../../store/status-file.js";
 import type { Plan } from "../../store/plan-file.js";
+import { removeLeftoverViews } from "../../sandbox/run-view.js";
 import { removeLeftoverTemps } from "../../store/create-run-dir.js";
 import { readPlanFile, writePlanFile } from "../../store/plan-file.js";
 import { archiveStop, clearAnswer } from "../../control/control-files.js";
@@ -93,6 +94,7 @@ export async function continueCommand(
  */
 export function prepareContinue(paths: RunPaths, status: RunStatus, plan: Plan): void {
   removeLeftoverTemps(paths.dir);
+  removeLeftoverViews(paths.dir);
   archiveStop(paths, new Date());
   // An answer the runner already took (status.json holds it) must not answer the next question too.
   if (status.answer) clearAnswer(paths);
