@@ -56,25 +56,31 @@ function start(
   return { failed, first, done };
 }
 
+/** A project whose run x has its status, progress and settings, and a sandbox for it. */
+async function scene() {
+  if (!probe.ok) throw new Error(probe.why);
+  const work = realpathSync(mkdtempSync(join(tmpdir(), "ralph-run-view-")));
+  made.push(work);
+  const runDir = join(work, ".ralph", "runs", "x");
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, "status.json"), "{}");
+  writeFileSync(join(runDir, "progress.txt"), "iteration 1\n");
+  writeFileSync(join(runDir, "settings.json"), '{"webhooks":["https://hooks.example.com/secret"]}');
+  const env: NodeJS.ProcessEnv = { ...process.env, RALPH_RUN_DIR: runDir, RALPH_RUN_ID: "x" };
+  const sandbox = await Sandbox.open(
+    probe,
+    { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
+    { agent: "command", env, projectDir: work, workDir: work },
+  );
+  return { work, runDir, env, sandbox };
+}
+
 describe(
   "the run directory in the sandbox while ralph replaces status.json",
   { skip: probe.ok ? false : `no sandbox here: ${probe.why}` },
   () => {
     test("every start sets up and sees the run's files; binding them one by one fails (known-false control)", async () => {
-      if (!probe.ok) return;
-      const work = realpathSync(mkdtempSync(join(tmpdir(), "ralph-run-view-race-")));
-      made.push(work);
-      const runDir = join(work, ".ralph", "runs", "x");
-      mkdirSync(runDir, { recursive: true });
-      writeFileSync(join(runDir, "status.json"), "{}");
-      writeFileSync(join(runDir, "progress.txt"), "iteration 1\n");
-      writeFileSync(join(runDir, "settings.json"), '{"webhooks":["https://hooks.example.com/secret"]}');
-      const env: NodeJS.ProcessEnv = { ...process.env, RALPH_RUN_DIR: runDir, RALPH_RUN_ID: "x" };
-      const sandbox = await Sandbox.open(
-        probe,
-        { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
-        { agent: "command", env, projectDir: work, workDir: work },
-      );
+      const { work, runDir, env, sandbox } = await scene();
       const look = ["/bin/sh", "-c", LOOK];
       // The control: ralph's command line with the run's files bound one by one in place of the view.
       const oneByOne = () => {
@@ -116,18 +122,7 @@ describe(
     });
 
     test("a started process's view is removed once it has exited", async () => {
-      if (!probe.ok) return;
-      const work = realpathSync(mkdtempSync(join(tmpdir(), "ralph-run-view-exit-")));
-      made.push(work);
-      const runDir = join(work, ".ralph", "runs", "x");
-      mkdirSync(runDir, { recursive: true });
-      writeFileSync(join(runDir, "status.json"), "{}");
-      const env: NodeJS.ProcessEnv = { ...process.env, RALPH_RUN_DIR: runDir, RALPH_RUN_ID: "x" };
-      const sandbox = await Sandbox.open(
-        probe,
-        { ...NO_SANDBOX, mode: "on", network: { kind: "none" } },
-        { agent: "command", env, projectDir: work, workDir: work },
-      );
+      const { work, runDir, env, sandbox } = await scene();
       let seen: string[] = [];
       const result = await sandbox.spawn(
         {
