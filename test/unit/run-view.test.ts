@@ -97,7 +97,10 @@ test("bubblewrap binds the view whole at the run directory's place, and nothing 
     programs: [],
   };
   assert.equal(shownRunDir(project, run), run);
-  assert.equal(shownRunDir(project, join(project, "elsewhere")), null, "not one of the project's runs");
+  // A directory that exists (one that does not has no real path to compare), its name starting as the runs' does.
+  const elsewhere = join(project, ".ralph", "runs-elsewhere");
+  mkdirSync(elsewhere);
+  assert.equal(shownRunDir(project, elsewhere), null, "not one of the project's runs");
   const options = bwrapOptions({ ...walls, run: { dir: run, view } });
   const runs = join(project, ".ralph", "runs");
   const at = options.indexOf(view);
